@@ -1,0 +1,1 @@
+//! The umpire's calculator: `adjutant calc`. (in progress)

@@ -1,0 +1,13 @@
+//! Adjutant: American Civil War miniature wargames by email.
+//!
+//! The crate is a functional core with an imperative shell (see
+//! `ARCHITECTURE.md`): [`rules`] adjudicates turns as a pure function of
+//! state, orders and dice; [`store`], [`mail`] and the binary do the I/O.
+
+pub mod calc;
+pub mod config;
+pub mod dice;
+pub mod mail;
+pub mod rules;
+pub mod scenario;
+pub mod store;

@@ -1,0 +1,273 @@
+//! The shared vocabulary of Iron Brigade: the closed sets of names that the
+//! scenario format, the order language and the adjudicator all use.
+//!
+//! Each enum serialises in kebab case (`rifled-musket`, `company-column`) so a
+//! scenario file, an order and a report spell them the same way. `ALL` lists
+//! every value so that callers can suggest the nearest name on a typo.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+
+/// Error for a name that is not one of an enum's values.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown {what} `{given}`; expected one of: {expected}")]
+pub struct UnknownName {
+    pub what: &'static str,
+    pub given: String,
+    pub expected: String,
+}
+
+macro_rules! named_enum {
+    ($(#[$meta:meta])* $name:ident, $what:literal, { $($(#[$vmeta:meta])* $variant:ident => $text:literal),+ $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        pub enum $name {
+            $($(#[$vmeta])* #[serde(rename = $text)] $variant),+
+        }
+
+        impl $name {
+            /// Every value, in declaration order.
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+
+            /// The kebab-case name used in scenarios, orders and reports.
+            pub fn as_str(self) -> &'static str {
+                match self { $($name::$variant => $text),+ }
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl FromStr for $name {
+            type Err = UnknownName;
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                let wanted = s.trim().to_ascii_lowercase().replace(['_', ' '], "-");
+                $name::ALL
+                    .iter()
+                    .copied()
+                    .find(|v| v.as_str() == wanted)
+                    .ok_or_else(|| UnknownName {
+                        what: $what,
+                        given: s.to_string(),
+                        expected: $name::ALL.iter().map(|v| v.as_str()).collect::<Vec<_>>().join(", "),
+                    })
+            }
+        }
+    };
+}
+
+named_enum!(
+    /// The weapon charts of APSoF XIII ("Weapons Effects Charts") and VII.H
+    /// (snipers), by the chart names in kebab case.
+    Weapon, "weapon", {
+        SmoothboreMusket => "smoothbore-musket",
+        ObsoleteRifleMusket => "obsolete-rifle-musket",
+        RifledMusket => "rifled-musket",
+        BreechloadingRifle => "breechloading-rifle",
+        RepeatingRifle => "repeating-rifle",
+        MuzzleLoadingCarbine => "muzzle-loading-carbine",
+        ObsoleteBreechloadingCarbine => "obsolete-breechloading-carbine",
+        BreechloadingCarbine => "breechloading-carbine",
+        RepeatingCarbine => "repeating-carbine",
+        PistolsOrShotguns => "pistols-or-shotguns",
+        MountainRifle => "mountain-rifle",
+        SixPdrGun => "6pdr-gun",
+        TwelvePdrMountainHowitzer => "12pdr-mountain-howitzer",
+        LightRifle => "light-rifle",
+        TwelvePdrGun => "12pdr-gun",
+        TwelvePdrHowitzer => "12pdr-howitzer",
+        MediumRifle => "medium-rifle",
+        TwentyFourPdrHowitzer => "24pdr-howitzer",
+        HeavyRifle => "heavy-rifle",
+        ThirtyTwoPdrHowitzer => "32pdr-howitzer",
+        Sniper => "sniper",
+    }
+);
+
+impl Weapon {
+    /// Guns and howitzers: fired by crew castings, one die per two crew (APSoF V.B.1).
+    pub fn is_artillery(self) -> bool {
+        matches!(
+            self,
+            Weapon::MountainRifle
+                | Weapon::SixPdrGun
+                | Weapon::TwelvePdrMountainHowitzer
+                | Weapon::LightRifle
+                | Weapon::TwelvePdrGun
+                | Weapon::TwelvePdrHowitzer
+                | Weapon::MediumRifle
+                | Weapon::TwentyFourPdrHowitzer
+                | Weapon::HeavyRifle
+                | Weapon::ThirtyTwoPdrHowitzer
+        )
+    }
+
+    /// Breechloaders and repeaters may split-move even when passing through
+    /// other units (APSoF IV.G, note ****).
+    pub fn is_breechloader(self) -> bool {
+        matches!(
+            self,
+            Weapon::BreechloadingRifle
+                | Weapon::RepeatingRifle
+                | Weapon::ObsoleteBreechloadingCarbine
+                | Weapon::BreechloadingCarbine
+                | Weapon::RepeatingCarbine
+        )
+    }
+}
+
+named_enum!(
+    /// The arm of service, which selects the movement column (APSoF IV.G) and
+    /// how fire dice are counted (APSoF V.B.1).
+    Arm, "arm", {
+        Infantry => "infantry",
+        Cavalry => "cavalry",
+        /// Foot ("mounted") artillery, 12" (APSoF IV.B, IV.G).
+        Artillery => "artillery",
+        /// Horse artillery, 14" (APSoF IV.B, IV.G).
+        HorseArtillery => "horse-artillery",
+    }
+);
+
+impl Arm {
+    pub fn is_artillery(self) -> bool {
+        matches!(self, Arm::Artillery | Arm::HorseArtillery)
+    }
+}
+
+named_enum!(
+    /// Recognised formations (APSoF III.D, III.G). Artillery is limbered or
+    /// unlimbered; infantry and cavalry use the others. Mounted/dismounted
+    /// cavalry and lying down are separate flags on the unit, not formations.
+    Formation, "formation", {
+        Line => "line",
+        Column => "column",
+        Skirmish => "skirmish",
+        CompanyColumn => "company-column",
+        EnMasse => "en-masse",
+        Limbered => "limbered",
+        Unlimbered => "unlimbered",
+    }
+);
+
+impl Formation {
+    /// Whether `arm` may take this formation.
+    pub fn allowed_for(self, arm: Arm) -> bool {
+        let artillery_formation = matches!(self, Formation::Limbered | Formation::Unlimbered);
+        arm.is_artillery() == artillery_formation
+    }
+}
+
+named_enum!(
+    /// Base morale classes (APSoF VI.B.1).
+    MoraleClass, "morale class", {
+        Elite => "elite",
+        Regular => "regular",
+        Poor => "poor",
+        Garrison => "garrison",
+        Militia => "militia",
+        Rabble => "rabble",
+    }
+);
+
+impl MoraleClass {
+    /// Base morale value of the class (APSoF VI.B.1 i–vi).
+    pub fn base_morale(self) -> u8 {
+        match self {
+            MoraleClass::Elite => 6,
+            MoraleClass::Regular => 5,
+            MoraleClass::Poor => 4,
+            MoraleClass::Garrison => 3,
+            MoraleClass::Militia => 2,
+            MoraleClass::Rabble => 1,
+        }
+    }
+}
+
+named_enum!(
+    /// An officer's APSoF quality rating, used by rally (VI.E) and replacement
+    /// after a hit (V.H).
+    OfficerRating, "officer rating", {
+        Hero => "hero",
+        Good => "good",
+        Normal => "normal",
+        Poor => "poor",
+        Bad => "bad",
+    }
+);
+
+named_enum!(
+    /// Level of command (APSoF II.F).
+    OfficerLevel, "officer level", {
+        Brigade => "brigade",
+        Division => "division",
+        Corps => "corps",
+        Army => "army",
+    }
+);
+
+named_enum!(
+    /// SFRM command class, which with the level gives command ability
+    /// (SFRM Table 2).
+    CommandClass, "command class", {
+        Inferior => "inferior",
+        Regular => "regular",
+        Superior => "superior",
+    }
+);
+
+named_enum!(
+    /// Kinds of area terrain (polygons) with their own movement and sight
+    /// effects (APSoF IV.G, V.C.3).
+    AreaKind, "area terrain", {
+        Woods => "woods",
+        DenseWoods => "dense-woods",
+        Swamp => "swamp",
+        Rough => "rough",
+        SteepHill => "steep-hill",
+        Town => "town",
+    }
+);
+
+named_enum!(
+    /// Kinds of linear terrain (polylines) (APSoF IV.G, IV.E).
+    LineKind, "linear terrain", {
+        Road => "road",
+        Fence => "fence",
+        Wall => "wall",
+        Stream => "stream",
+    }
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for w in Weapon::ALL {
+            assert_eq!(w.as_str().parse::<Weapon>().unwrap(), *w);
+        }
+        assert_eq!(Weapon::ALL.len(), 21);
+        assert_eq!(
+            "Company Column".parse::<Formation>().unwrap(),
+            Formation::CompanyColumn
+        );
+    }
+
+    #[test]
+    fn unknown_name_lists_the_choices() {
+        let e = "musket".parse::<Weapon>().unwrap_err();
+        assert!(e.to_string().contains("rifled-musket"));
+    }
+
+    #[test]
+    fn base_morale_by_class() {
+        assert_eq!(MoraleClass::Elite.base_morale(), 6);
+        assert_eq!(MoraleClass::Rabble.base_morale(), 1);
+    }
+}

@@ -1,0 +1,4 @@
+//! Rulesets. Everything under here is pure: no SQL, no mail, no clock, no
+//! global randomness. Dice arrive through [`crate::dice::DiceSource`].
+
+pub mod iron_brigade;
