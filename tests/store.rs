@@ -1028,3 +1028,136 @@ fn two_stores_on_one_file_see_each_others_commits() {
     writer.create_game(&brawner("shared")).unwrap();
     assert_eq!(reader.list_games().unwrap().len(), 1);
 }
+
+#[test]
+fn orders_events_dice_and_audit_keep_their_history() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&db_in(&dir)).unwrap();
+    let g = store.create_game(&brawner("a")).unwrap();
+    let InboundInsert::New(mail) = store
+        .insert_inbound_mail(&inbound(MAIL_WITH_ID, "cur/1"))
+        .unwrap()
+    else {
+        panic!()
+    };
+    let c = store.conn();
+    let id = |sql: &str| -> i64 { c.query_row(sql, [], |r| r.get(0)).unwrap() };
+    let turn = id("SELECT id FROM turns WHERE number = 1");
+    let alice = id("SELECT id FROM players WHERE name = 'Alice'");
+    let gibbon = id("SELECT id FROM officers WHERE name = 'Gibbon'");
+    let wis2 = id("SELECT id FROM units WHERE name = '2nd Wisconsin'");
+    c.execute(
+        "INSERT INTO submissions (public_id, game_id, player_id, inbound_mail_id, turn_id,
+                                  received_at, ready, status)
+         VALUES ('S-1', ?1, ?2, ?3, ?4, ?5, 1, 'accepted')",
+        rusqlite::params![g.0, alice, mail, turn, T0],
+    )
+    .unwrap();
+    let sub = c.last_insert_rowid();
+    let order = |text: &str, replaces: Option<i64>| {
+        c.execute(
+            "INSERT INTO orders (game_id, submission_id, unit_id, issuing_officer_id,
+                                 original_text, parsed_json, issued_turn, effective_turn, replaces_id)
+             VALUES (?1, ?2, ?3, ?4, ?5, '{\"advance\":true}', 1, 2, ?6)",
+            rusqlite::params![g.0, sub, wis2, gibbon, text, replaces],
+        )
+        .map(|_| c.last_insert_rowid())
+    };
+    let first = order("2nd Wisconsin: advance to the Brawner farm in line.", None).unwrap();
+    let second = order("2nd Wisconsin: hold and lie down.", Some(first)).unwrap();
+    // Superseding changes only status and replaced_by_id: allowed.
+    c.execute(
+        "UPDATE orders SET status = 'superseded', replaced_by_id = ?1 WHERE id = ?2",
+        [second, first],
+    )
+    .unwrap();
+    // Rewriting an order is refused.
+    let err = c
+        .execute(
+            "UPDATE orders SET original_text = 'retreat' WHERE id = ?1",
+            [first],
+        )
+        .unwrap_err();
+    assert!(err.to_string().contains("never rewritten"), "{err}");
+    // An order is for a unit or an officer, not both and not neither.
+    assert!(
+        c.execute(
+            "INSERT INTO orders (game_id, submission_id, unit_id, officer_id, original_text,
+                                 parsed_json, issued_turn, effective_turn)
+             VALUES (?1, ?2, ?3, ?4, 'x', '{}', 1, 1)",
+            [g.0, sub, wis2, gibbon],
+        )
+        .is_err()
+    );
+    // A mail makes at most one submission.
+    assert!(
+        c.execute(
+            "INSERT INTO submissions (public_id, game_id, player_id, inbound_mail_id, turn_id,
+                                      received_at, status)
+             VALUES ('S-2', ?1, ?2, ?3, ?4, ?5, 'accepted')",
+            rusqlite::params![g.0, alice, mail, turn, T0],
+        )
+        .is_err()
+    );
+
+    c.execute(
+        "INSERT INTO events (game_id, turn_id, seq, kind, data_json) VALUES (?1, ?2, 0, 'moved', '{}')",
+        [g.0, turn],
+    )
+    .unwrap();
+    assert!(c.execute("UPDATE events SET kind = 'routed'", []).is_err());
+    assert!(c.execute("DELETE FROM events", []).is_err());
+
+    let roll = |seq: i64, draw: Option<i64>, value: i64, source: &str| {
+        c.execute(
+            "INSERT INTO dice_rolls (game_id, turn_id, seq, draw_index, sides, value, purpose,
+                                     subject, source)
+             VALUES (?1, ?2, ?3, ?4, 6, ?5, 'fire (APSoF V.B)', '2nd Wisconsin', ?6)",
+            rusqlite::params![g.0, turn, seq, draw, value, source],
+        )
+    };
+    roll(0, Some(0), 4, "stream").unwrap();
+    roll(1, None, 6, "umpire").unwrap();
+    assert!(roll(2, Some(1), 7, "stream").is_err(), "a d6 cannot show 7");
+    assert!(
+        roll(3, Some(2), 3, "umpire").is_err(),
+        "umpire dice use no draws"
+    );
+    assert!(
+        roll(4, Some(0), 3, "stream").is_err(),
+        "draw 0 was already used"
+    );
+    assert!(c.execute("UPDATE dice_rolls SET value = 6", []).is_err());
+
+    c.execute(
+        "INSERT INTO audit_log (game_id, actor, at, action, reason, detail_json)
+         VALUES (?1, 'umpire', ?2, 'hold-turn', 'checking a disputed charge', '{\"turn\":1}')",
+        [g.0, T0],
+    )
+    .unwrap();
+    assert!(c.execute("UPDATE audit_log SET reason = NULL", []).is_err());
+    assert!(c.execute("DELETE FROM audit_log", []).is_err());
+}
+
+#[test]
+fn queued_outbound_content_is_never_rewritten() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&db_in(&dir)).unwrap();
+    let id = store
+        .in_transaction(|tx| Store::queue_outbound(tx, &outbound(1, T0)))
+        .unwrap();
+    let err = store
+        .conn()
+        .execute("UPDATE outbound_mail SET raw = x'00' WHERE id = ?1", [id])
+        .unwrap_err();
+    assert!(err.to_string().contains("never rewritten"), "{err}");
+    // Queueing the same Message-ID twice is a bug the schema catches.
+    let dup = store.in_transaction(|tx| Store::queue_outbound(tx, &outbound(1, T0)));
+    assert!(dup.is_err());
+    let mut nobody = outbound(2, T0);
+    nobody.recipients.clear();
+    let err = store
+        .in_transaction(|tx| Store::queue_outbound(tx, &nobody))
+        .unwrap_err();
+    assert!(matches!(err, StoreError::InvalidOutbound { .. }), "{err:?}");
+}
