@@ -1161,3 +1161,23 @@ fn queued_outbound_content_is_never_rewritten() {
         .unwrap_err();
     assert!(matches!(err, StoreError::InvalidOutbound { .. }), "{err:?}");
 }
+
+#[test]
+fn concurrent_first_opens_migrate_exactly_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = db_in(&dir);
+    let handles: Vec<_> = (0..4)
+        .map(|_| {
+            let path = path.clone();
+            std::thread::spawn(move || Store::open(&path).map(|s| s.schema_version().unwrap()))
+        })
+        .collect();
+    for h in handles {
+        assert_eq!(h.join().unwrap().unwrap(), SCHEMA_VERSION);
+    }
+    let tables = schema_of(&path)
+        .into_iter()
+        .filter(|(kind, _, _)| kind == "table")
+        .count();
+    assert_eq!(tables, 17);
+}

@@ -79,14 +79,7 @@ impl Store {
             })?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
         check_is_ours(&conn, path)?;
-        let mode: String =
-            conn.pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get(0))?;
-        if !mode.eq_ignore_ascii_case("wal") {
-            return Err(StoreError::WalRefused {
-                path: path.to_path_buf(),
-                mode,
-            });
-        }
+        enable_wal(&conn, path)?;
         conn.pragma_update(None, "foreign_keys", true)?;
         migrate::migrate(&mut conn, path)?;
         Ok(Store {
@@ -135,6 +128,34 @@ impl Store {
     }
 }
 
+/// Switches the file to write-ahead logging (persistent, so usually a no-op).
+///
+/// The switch needs an exclusive lock, and when another process is opening
+/// the same new file at the same moment SQLite may answer "database is
+/// locked" without consulting the busy handler; so retry for as long as the
+/// busy timeout would have waited.
+fn enable_wal(conn: &Connection, path: &Path) -> Result<(), StoreError> {
+    const PAUSE: Duration = Duration::from_millis(10);
+    let mut tries = BUSY_TIMEOUT.as_millis() / PAUSE.as_millis();
+    let mode: String = loop {
+        match conn.pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get(0)) {
+            Err(e) if e.sqlite_error_code() == Some(ErrorCode::DatabaseBusy) && tries > 0 => {
+                tries -= 1;
+                std::thread::sleep(PAUSE);
+            }
+            other => break other?,
+        }
+    };
+    if mode.eq_ignore_ascii_case("wal") {
+        Ok(())
+    } else {
+        Err(StoreError::WalRefused {
+            path: path.to_path_buf(),
+            mode,
+        })
+    }
+}
+
 /// Refuses files that are not SQLite, are corrupt, are newer than this build,
 /// or are SQLite databases belonging to something else. Only reads.
 fn check_is_ours(conn: &Connection, path: &Path) -> Result<(), StoreError> {
@@ -150,7 +171,16 @@ fn check_is_ours(conn: &Connection, path: &Path) -> Result<(), StoreError> {
             source: e,
         },
     };
-    let version = migrate::user_version(conn).map_err(classify)?;
+    // One statement, so both values come from one snapshot: another process
+    // may be committing the first migration at this very moment.
+    let (version, objects): (i64, i64) = conn
+        .query_row(
+            "SELECT (SELECT user_version FROM pragma_user_version),
+                    (SELECT count(*) FROM sqlite_schema)",
+            [],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )
+        .map_err(classify)?;
     if version > SCHEMA_VERSION {
         return Err(StoreError::NewerSchema {
             path: path.to_path_buf(),
@@ -163,15 +193,10 @@ fn check_is_ours(conn: &Connection, path: &Path) -> Result<(), StoreError> {
             "its schema version is {version}, which no Adjutant ever writes"
         )));
     }
-    if version == 0 {
-        let objects: i64 = conn
-            .query_row("SELECT count(*) FROM sqlite_schema", [], |row| row.get(0))
-            .map_err(classify)?;
-        if objects > 0 {
-            return Err(not_db(format!(
-                "it is an SQLite database with {objects} tables or indexes that Adjutant did not create"
-            )));
-        }
+    if version == 0 && objects > 0 {
+        return Err(not_db(format!(
+            "it is an SQLite database with {objects} tables or indexes that Adjutant did not create"
+        )));
     }
     Ok(())
 }
