@@ -1,1 +1,87 @@
-//! Scenario files. (in progress)
+//! Scenario files: the battlefield, the forces and the players of one game.
+//!
+//! A scenario is a TOML file (format: `docs/scenario-format.md`). Loading it
+//! validates everything the rules will later rely on — names resolve, units
+//! and officers stand on the table, batteries have one crew casting per gun
+//! (APSoF II.E), formations suit the arm (APSoF III) — and reports *every*
+//! problem at once, each with its TOML path and line, so an author can fix a
+//! file in one pass.
+
+mod error;
+mod facing;
+mod model;
+mod names;
+mod raw;
+mod spans;
+mod validate;
+
+pub use error::{Problem, ScenarioError};
+pub use facing::{COMPASS_POINTS, facing_from_degrees, facing_from_name};
+pub use model::*;
+pub use validate::{
+    DEFAULT_MINUTES_PER_TURN, DEFAULT_YARDS_PER_INCH, FORD_TOLERANCE, distance_to_polyline,
+};
+
+use spans::{LineStarts, SpanIndex};
+use std::path::Path;
+
+/// Read and validate the scenario at `path`.
+pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    Scenario::from_toml_str(&text, &path.display().to_string())
+}
+
+impl Scenario {
+    /// Parse and validate scenario text; `origin` names it in messages
+    /// (usually the file path).
+    pub fn from_toml_str(text: &str, origin: &str) -> Result<Scenario, ScenarioError> {
+        let invalid = |problems: Vec<Problem>| ScenarioError::Invalid {
+            origin: origin.to_string(),
+            problems,
+        };
+        let starts = LineStarts::new(text);
+        let doc = toml::de::DeTable::parse(text).map_err(|e| {
+            invalid(vec![Problem {
+                path: String::new(),
+                line: e.span().map(|s| starts.line_of(s.start)),
+                message: format!("TOML syntax error: {}", e.message().trim()),
+            }])
+        })?;
+        let index = SpanIndex::build(text, doc.get_ref());
+        let mut problems = index.unknown_keys.clone();
+        let raw: raw::RawScenario = match toml::from_str(text) {
+            Ok(raw) => raw,
+            Err(e) => {
+                let at = e.span().map(|s| s.start);
+                problems.push(Problem {
+                    path: at
+                        .and_then(|o| index.path_at(o))
+                        .unwrap_or_default()
+                        .to_string(),
+                    line: at.map(|o| starts.line_of(o)),
+                    message: format!("wrong type of value: {}", e.message().trim()),
+                });
+                return Err(invalid(problems));
+            }
+        };
+        match validate::validate(&raw) {
+            Ok(scenario) if problems.is_empty() => Ok(scenario),
+            Ok(_) => Err(invalid(problems)),
+            Err(found) => {
+                problems.extend(found.into_iter().map(|mut p| {
+                    if p.line.is_none() {
+                        p.line = index.line_of(&p.path);
+                    }
+                    p
+                }));
+                // In file order, so the author can work down the file;
+                // problems with no line (missing sections) come last.
+                problems.sort_by_key(|p| p.line.unwrap_or(usize::MAX));
+                Err(invalid(problems))
+            }
+        }
+    }
+}

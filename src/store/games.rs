@@ -1,0 +1,790 @@
+//! Games: creating one from a scenario (with its sides, players, officers,
+//! units and turn 1) and reading it back for `adjutant game list/show`.
+
+use super::seed::{seed_commitment, sha256_hex, turn_seed};
+use super::{Store, StoreError};
+use crate::rules::iron_brigade::kinds::{Arm, CommandClass, OfficerLevel, OfficerRating, Weapon};
+use rusqlite::{Connection, OptionalExtension, Transaction, params};
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::str::FromStr;
+
+/// Row id of a game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(transparent)]
+pub struct GameId(pub i64);
+
+/// Everything needed to create a game, filled by the caller from a scenario.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewGame {
+    pub name: String,
+    pub ruleset: String,
+    pub scenario_name: String,
+    /// The full scenario file, kept so the game can be replayed from the store alone.
+    pub scenario_toml: String,
+    /// Secret game seed; per-turn seeds derive from it ([`super::turn_seed`]).
+    pub seed: [u8; 32],
+    pub created_at: i64,
+    pub umpire_address: Option<String>,
+    /// Game settings as a JSON object (`"{}"` for none).
+    pub settings_json: String,
+    pub sides: Vec<String>,
+    pub players: Vec<NewPlayer>,
+    pub officers: Vec<NewOfficer>,
+    pub units: Vec<NewUnit>,
+    /// The dynamic battle state at the start of turn 1.
+    pub initial_state_json: String,
+    pub first_deadline_at: Option<i64>,
+    /// Grace after each deadline, in seconds (stored on turn 1).
+    pub grace_secs: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewPlayer {
+    pub name: String,
+    pub side: String,
+    pub addresses: Vec<String>,
+    /// Argon2 PHC string of the player's secret.
+    pub secret_hash: String,
+    /// IANA zone name used to show deadlines, e.g. `America/New_York`.
+    pub time_zone: String,
+    /// Names of the officers this player commands.
+    pub officers: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewOfficer {
+    pub name: String,
+    pub side: String,
+    pub level: OfficerLevel,
+    pub rating: OfficerRating,
+    pub command_class: CommandClass,
+    pub superior: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewUnit {
+    pub name: String,
+    /// Other names players may use for it ("2nd Wis").
+    pub aliases: Vec<String>,
+    pub side: String,
+    pub arm: Arm,
+    pub weapon: Weapon,
+    /// Name of the officer commanding it.
+    pub commander: String,
+}
+
+macro_rules! text_enum {
+    ($(#[$meta:meta])* $name:ident { $($variant:ident => $text:literal),+ $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+        pub enum $name { $(#[serde(rename = $text)] $variant),+ }
+
+        impl $name {
+            /// The text stored in the database.
+            pub fn as_str(self) -> &'static str {
+                match self { $($name::$variant => $text),+ }
+            }
+
+        }
+
+        /// Read straight from a column; text outside the set (a hand-edited
+        /// file) is a conversion error naming the value.
+        impl rusqlite::types::FromSql for $name {
+            fn column_result(
+                value: rusqlite::types::ValueRef<'_>,
+            ) -> rusqlite::types::FromSqlResult<Self> {
+                match value.as_str()? {
+                    $($text => Ok($name::$variant),)+
+                    other => Err(rusqlite::types::FromSqlError::Other(
+                        format!("unknown {} `{}` in the database", stringify!($name), other).into(),
+                    )),
+                }
+            }
+        }
+
+        impl rusqlite::types::ToSql for $name {
+            fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
+                Ok(self.as_str().into())
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    };
+}
+pub(crate) use text_enum;
+
+text_enum!(
+    /// Lifecycle of a whole game.
+    GameStatus { Active => "active", Paused => "paused", Finished => "finished", Abandoned => "abandoned" }
+);
+text_enum!(
+    /// Lifecycle of a turn: open → processing → (held for the umpire) → released.
+    TurnStatus { Open => "open", Processing => "processing", Held => "held", Released => "released" }
+);
+text_enum!(
+    /// Whether a player still takes part.
+    PlayerStatus { Active => "active", Absent => "absent", Dropped => "dropped" }
+);
+
+/// One line of `adjutant game list`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GameSummary {
+    pub name: String,
+    pub scenario_name: String,
+    pub status: GameStatus,
+    /// Number of the current (latest) turn.
+    pub current_turn: Option<u32>,
+    /// Player names, in scenario order.
+    pub players: Vec<String>,
+    pub created_at: i64,
+}
+
+/// `adjutant game show`: everything but the secrets (seed, secret hashes).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GameDetail {
+    pub id: GameId,
+    pub name: String,
+    pub ruleset: String,
+    pub scenario_name: String,
+    pub status: GameStatus,
+    pub created_at: i64,
+    pub umpire_address: Option<String>,
+    pub sides: Vec<String>,
+    pub players: Vec<PlayerDetail>,
+    pub officers: Vec<OfficerDetail>,
+    pub units_per_side: Vec<SideUnits>,
+    pub current_turn: Option<TurnDetail>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PlayerDetail {
+    pub name: String,
+    pub side: String,
+    pub status: PlayerStatus,
+    pub time_zone: String,
+    pub address_failing: bool,
+    pub addresses: Vec<AddressDetail>,
+    /// Officers this player commands.
+    pub officers: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AddressDetail {
+    pub address: String,
+    pub failing: bool,
+    pub last_bounce_at: Option<i64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct OfficerDetail {
+    pub name: String,
+    pub side: String,
+    pub level: OfficerLevel,
+    pub rating: OfficerRating,
+    pub command_class: CommandClass,
+    pub superior: Option<String>,
+    pub player: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SideUnits {
+    pub side: String,
+    pub units: u32,
+}
+
+/// The current turn: the one not yet released, else the latest.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TurnDetail {
+    pub number: u32,
+    pub status: TurnStatus,
+    pub deadline_at: Option<i64>,
+    pub grace_secs: i64,
+    pub seed_commitment: String,
+    pub opened_at: i64,
+}
+
+impl Store {
+    /// Creates a game, its sides, players, addresses, officers, units and
+    /// turn 1 (open, with the initial snapshot and its seed commitment) in
+    /// one transaction. A name already in use gives [`StoreError::GameExists`];
+    /// an inconsistent scenario gives [`StoreError::InvalidGame`] naming the problem.
+    pub fn create_game(&mut self, g: &NewGame) -> Result<GameId, StoreError> {
+        validate(g)?;
+        let tx = self.transaction()?;
+        if game_id_by_name(&tx, &g.name)?.is_some() {
+            return Err(StoreError::GameExists {
+                name: g.name.clone(),
+            });
+        }
+        let id = insert_game(&tx, g)?;
+        tx.commit()?;
+        Ok(id)
+    }
+
+    /// Every game, oldest first.
+    pub fn list_games(&self) -> Result<Vec<GameSummary>, StoreError> {
+        let mut stmt = self.conn.prepare(
+            "SELECT id, name, scenario_name, status, created_at,
+                    (SELECT max(number) FROM turns WHERE turns.game_id = games.id)
+             FROM games ORDER BY created_at, id",
+        )?;
+        let rows = stmt.query_map([], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, GameStatus>(3)?,
+                r.get::<_, i64>(4)?,
+                r.get::<_, Option<u32>>(5)?,
+            ))
+        })?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (id, name, scenario_name, status, created_at, current_turn) = row?;
+            let mut players = self
+                .conn
+                .prepare_cached("SELECT name FROM players WHERE game_id = ?1 ORDER BY id")?;
+            let players = players
+                .query_map([id], |r| r.get::<_, String>(0))?
+                .collect::<Result<Vec<_>, _>>()?;
+            out.push(GameSummary {
+                name,
+                scenario_name,
+                status,
+                current_turn,
+                players,
+                created_at,
+            });
+        }
+        Ok(out)
+    }
+
+    /// The row id of the game called `name` (ASCII case-insensitive).
+    pub fn game_id(&self, name: &str) -> Result<Option<GameId>, StoreError> {
+        game_id_by_name(&self.conn, name)
+    }
+
+    /// Full description of one game, or `None` if no game has that name.
+    pub fn game_detail(&self, name: &str) -> Result<Option<GameDetail>, StoreError> {
+        let Some(id) = game_id_by_name(&self.conn, name)? else {
+            return Ok(None);
+        };
+        let c = &self.conn;
+        let (name, ruleset, scenario_name, status, created_at, umpire_address) = c.query_row(
+            "SELECT name, ruleset, scenario_name, status, created_at, umpire_address
+             FROM games WHERE id = ?1",
+            [id.0],
+            |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, String>(2)?,
+                    r.get::<_, GameStatus>(3)?,
+                    r.get::<_, i64>(4)?,
+                    r.get::<_, Option<String>>(5)?,
+                ))
+            },
+        )?;
+        let sides = c
+            .prepare("SELECT name FROM sides WHERE game_id = ?1 ORDER BY id")?
+            .query_map([id.0], |r| r.get::<_, String>(0))?
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Some(GameDetail {
+            id,
+            name,
+            ruleset,
+            scenario_name,
+            status,
+            created_at,
+            umpire_address,
+            sides,
+            players: players_of(c, id)?,
+            officers: officers_of(c, id)?,
+            units_per_side: units_per_side(c, id)?,
+            current_turn: current_turn(c, id)?,
+        }))
+    }
+}
+
+fn game_id_by_name(c: &Connection, name: &str) -> Result<Option<GameId>, StoreError> {
+    Ok(
+        c.query_row("SELECT id FROM games WHERE name = ?1", [name.trim()], |r| {
+            r.get(0)
+        })
+        .optional()?
+        .map(GameId),
+    )
+}
+
+/// Case-insensitive key, matching the `COLLATE NOCASE` columns.
+fn key(s: &str) -> String {
+    s.trim().to_ascii_lowercase()
+}
+
+/// Checks the scenario's cross-references before touching the database, so
+/// the operator gets one sentence naming the bad entry rather than a
+/// constraint error.
+fn validate(g: &NewGame) -> Result<(), StoreError> {
+    let bad = |problem: String| StoreError::InvalidGame {
+        game: g.name.clone(),
+        problem,
+    };
+    if g.name.trim().is_empty() {
+        return Err(bad("the game name is empty".into()));
+    }
+    if g.ruleset.trim().is_empty() {
+        return Err(bad("the ruleset is empty".into()));
+    }
+    if g.grace_secs < 0 {
+        return Err(bad(format!(
+            "grace of {} seconds is negative",
+            g.grace_secs
+        )));
+    }
+    match serde_json::from_str::<serde_json::Value>(&g.settings_json) {
+        Ok(v) if v.is_object() => {}
+        Ok(_) => return Err(bad("settings must be a JSON object".into())),
+        Err(e) => return Err(bad(format!("settings are not valid JSON: {e}"))),
+    }
+    if let Err(e) = serde_json::from_str::<serde_json::Value>(&g.initial_state_json) {
+        return Err(bad(format!("the initial state is not valid JSON: {e}")));
+    }
+    if g.sides.is_empty() {
+        return Err(bad("the scenario names no sides".into()));
+    }
+    let mut sides = HashSet::new();
+    for s in &g.sides {
+        if s.trim().is_empty() {
+            return Err(bad("a side has an empty name".into()));
+        }
+        if !sides.insert(key(s)) {
+            return Err(bad(format!("side `{s}` is listed twice")));
+        }
+    }
+    let side_known = |what: &str, name: &str, side: &str| {
+        if sides.contains(&key(side)) {
+            Ok(())
+        } else {
+            Err(bad(format!(
+                "{what} `{name}` is on side `{side}`, which is not one of: {}",
+                g.sides.join(", ")
+            )))
+        }
+    };
+
+    let mut officer_side: HashMap<String, &str> = HashMap::new();
+    for o in &g.officers {
+        if o.name.trim().is_empty() {
+            return Err(bad("an officer has an empty name".into()));
+        }
+        side_known("officer", &o.name, &o.side)?;
+        if officer_side.insert(key(&o.name), &o.side).is_some() {
+            return Err(bad(format!("officer `{}` is listed twice", o.name)));
+        }
+    }
+    let superiors: HashMap<String, String> = g
+        .officers
+        .iter()
+        .filter_map(|o| o.superior.as_ref().map(|s| (key(&o.name), key(s))))
+        .collect();
+    for o in &g.officers {
+        if let Some(sup) = &o.superior {
+            match officer_side.get(&key(sup)) {
+                None => {
+                    return Err(bad(format!(
+                        "officer `{}` has superior `{sup}`, who is not in the officer list",
+                        o.name
+                    )));
+                }
+                Some(side) if key(side) != key(&o.side) => {
+                    return Err(bad(format!(
+                        "officer `{}` ({}) has superior `{sup}` on the other side ({side})",
+                        o.name, o.side
+                    )));
+                }
+                Some(_) => {}
+            }
+        }
+        // Walk up the chain; more steps than officers means a loop.
+        let mut at = key(&o.name);
+        for _ in 0..=g.officers.len() {
+            match superiors.get(&at) {
+                Some(next) => at = next.clone(),
+                None => break,
+            }
+            if at == key(&o.name) {
+                return Err(bad(format!(
+                    "officer `{}` is their own superior through the chain of command",
+                    o.name
+                )));
+            }
+        }
+    }
+
+    let mut players = HashSet::new();
+    let mut addresses = HashSet::new();
+    let mut commanded: HashMap<String, &str> = HashMap::new();
+    for p in &g.players {
+        if p.name.trim().is_empty() {
+            return Err(bad("a player has an empty name".into()));
+        }
+        side_known("player", &p.name, &p.side)?;
+        if !players.insert(key(&p.name)) {
+            return Err(bad(format!("player `{}` is listed twice", p.name)));
+        }
+        if !p.secret_hash.starts_with("$argon2") {
+            return Err(bad(format!(
+                "player `{}` has a secret hash that is not an Argon2 PHC string",
+                p.name
+            )));
+        }
+        if p.addresses.is_empty() {
+            return Err(bad(format!("player `{}` has no e-mail address", p.name)));
+        }
+        for a in &p.addresses {
+            let a = a.trim();
+            if a.find('@').is_none_or(|at| at == 0 || at + 1 == a.len()) {
+                return Err(bad(format!(
+                    "player `{}` has address `{a}`, which is not an e-mail address",
+                    p.name
+                )));
+            }
+            if !addresses.insert(key(a)) {
+                return Err(bad(format!(
+                    "address `{a}` is given to more than one player (or twice)"
+                )));
+            }
+        }
+        for o in &p.officers {
+            match officer_side.get(&key(o)) {
+                None => {
+                    return Err(bad(format!(
+                        "player `{}` commands `{o}`, who is not in the officer list",
+                        p.name
+                    )));
+                }
+                Some(side) if key(side) != key(&p.side) => {
+                    return Err(bad(format!(
+                        "player `{}` ({}) cannot command `{o}` of side {side}",
+                        p.name, p.side
+                    )));
+                }
+                Some(_) => {}
+            }
+            if let Some(other) = commanded.insert(key(o), &p.name) {
+                return Err(bad(format!(
+                    "officer `{o}` is commanded by both `{other}` and `{}`",
+                    p.name
+                )));
+            }
+        }
+    }
+
+    // Unit names and aliases share one namespace: an order names a unit by
+    // either, so any overlap would make an order ambiguous.
+    let mut unit_names: HashMap<String, &str> = HashMap::new();
+    for u in &g.units {
+        if u.name.trim().is_empty() {
+            return Err(bad("a unit has an empty name".into()));
+        }
+        side_known("unit", &u.name, &u.side)?;
+        match officer_side.get(&key(&u.commander)) {
+            None => {
+                return Err(bad(format!(
+                    "unit `{}` is commanded by `{}`, who is not in the officer list",
+                    u.name, u.commander
+                )));
+            }
+            Some(side) if key(side) != key(&u.side) => {
+                return Err(bad(format!(
+                    "unit `{}` ({}) has commander `{}` of side {side}",
+                    u.name, u.side, u.commander
+                )));
+            }
+            Some(_) => {}
+        }
+        for n in std::iter::once(&u.name).chain(u.aliases.iter()) {
+            if n.trim().is_empty() {
+                return Err(bad(format!("unit `{}` has an empty alias", u.name)));
+            }
+            if let Some(other) = unit_names.insert(key(n), &u.name) {
+                return Err(bad(format!(
+                    "the name `{n}` would mean both unit `{other}` and unit `{}`",
+                    u.name
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Inserts a validated game. Officers go in without superiors first, then
+/// the superiors are linked, so the scenario may list them in any order.
+fn insert_game(tx: &Transaction<'_>, g: &NewGame) -> Result<GameId, StoreError> {
+    tx.execute(
+        "INSERT INTO games (name, ruleset, scenario_name, scenario_toml, status, seed,
+                            created_at, umpire_address, settings_json)
+         VALUES (?1, ?2, ?3, ?4, 'active', ?5, ?6, ?7, ?8)",
+        params![
+            g.name.trim(),
+            g.ruleset,
+            g.scenario_name,
+            g.scenario_toml,
+            &g.seed[..],
+            g.created_at,
+            g.umpire_address,
+            g.settings_json
+        ],
+    )?;
+    let game = tx.last_insert_rowid();
+
+    let mut side_ids = BTreeMap::new();
+    for s in &g.sides {
+        tx.execute(
+            "INSERT INTO sides (game_id, name) VALUES (?1, ?2)",
+            params![game, s.trim()],
+        )?;
+        side_ids.insert(key(s), tx.last_insert_rowid());
+    }
+    let side_id = |side: &str| {
+        side_ids
+            .get(&key(side))
+            .copied()
+            .ok_or_else(|| StoreError::InvalidGame {
+                game: g.name.clone(),
+                problem: format!("side `{side}` is not listed"),
+            })
+    };
+
+    let mut player_of_officer = HashMap::new();
+    for p in &g.players {
+        tx.execute(
+            "INSERT INTO players (game_id, side_id, name, secret_hash, time_zone)
+             VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![
+                game,
+                side_id(&p.side)?,
+                p.name.trim(),
+                p.secret_hash,
+                p.time_zone
+            ],
+        )?;
+        let player = tx.last_insert_rowid();
+        for a in &p.addresses {
+            tx.execute(
+                "INSERT INTO player_addresses (game_id, player_id, address) VALUES (?1, ?2, ?3)",
+                params![game, player, a.trim()],
+            )?;
+        }
+        for o in &p.officers {
+            player_of_officer.insert(key(o), player);
+        }
+    }
+
+    let mut officer_ids = HashMap::new();
+    for o in &g.officers {
+        tx.execute(
+            "INSERT INTO officers (game_id, side_id, name, level, rating, command_class, player_id)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            params![
+                game,
+                side_id(&o.side)?,
+                o.name.trim(),
+                o.level.as_str(),
+                o.rating.as_str(),
+                o.command_class.as_str(),
+                player_of_officer.get(&key(&o.name)).copied()
+            ],
+        )?;
+        officer_ids.insert(key(&o.name), tx.last_insert_rowid());
+    }
+    let officer_id = |name: &str| {
+        officer_ids
+            .get(&key(name))
+            .copied()
+            .ok_or_else(|| StoreError::InvalidGame {
+                game: g.name.clone(),
+                problem: format!("officer `{name}` is not listed"),
+            })
+    };
+    for o in &g.officers {
+        if let Some(sup) = &o.superior {
+            tx.execute(
+                "UPDATE officers SET superior_id = ?1 WHERE id = ?2",
+                params![officer_id(sup)?, officer_id(&o.name)?],
+            )?;
+        }
+    }
+
+    for u in &g.units {
+        let aliases = serde_json::to_string(&u.aliases).map_err(|e| StoreError::InvalidGame {
+            game: g.name.clone(),
+            problem: format!("aliases of unit `{}` cannot be stored: {e}", u.name),
+        })?;
+        tx.execute(
+            "INSERT INTO units (game_id, side_id, name, aliases_json, arm, weapon, commander_id)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            params![
+                game,
+                side_id(&u.side)?,
+                u.name.trim(),
+                aliases,
+                u.arm.as_str(),
+                u.weapon.as_str(),
+                officer_id(&u.commander)?
+            ],
+        )?;
+    }
+
+    tx.execute(
+        "INSERT INTO turns (game_id, number, status, deadline_at, grace_secs, seed_commitment,
+                            state_json, state_hash, opened_at)
+         VALUES (?1, 1, 'open', ?2, ?3, ?4, ?5, ?6, ?7)",
+        params![
+            game,
+            g.first_deadline_at,
+            g.grace_secs,
+            seed_commitment(&turn_seed(&g.seed, 1)),
+            g.initial_state_json,
+            sha256_hex(g.initial_state_json.as_bytes()),
+            g.created_at
+        ],
+    )?;
+    Ok(GameId(game))
+}
+
+fn players_of(c: &Connection, game: GameId) -> Result<Vec<PlayerDetail>, StoreError> {
+    let mut stmt = c.prepare(
+        "SELECT p.id, p.name, s.name, p.status, p.time_zone, p.address_failing
+         FROM players p JOIN sides s ON s.id = p.side_id
+         WHERE p.game_id = ?1 ORDER BY p.id",
+    )?;
+    let rows = stmt
+        .query_map([game.0], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, PlayerStatus>(3)?,
+                r.get::<_, String>(4)?,
+                r.get::<_, bool>(5)?,
+            ))
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut out = Vec::with_capacity(rows.len());
+    for (id, name, side, status, time_zone, address_failing) in rows {
+        let addresses = c
+            .prepare_cached(
+                "SELECT address, failing, last_bounce_at FROM player_addresses
+                 WHERE player_id = ?1 ORDER BY id",
+            )?
+            .query_map([id], |r| {
+                Ok(AddressDetail {
+                    address: r.get(0)?,
+                    failing: r.get(1)?,
+                    last_bounce_at: r.get(2)?,
+                })
+            })?
+            .collect::<Result<Vec<_>, _>>()?;
+        let officers = c
+            .prepare_cached("SELECT name FROM officers WHERE player_id = ?1 ORDER BY id")?
+            .query_map([id], |r| r.get::<_, String>(0))?
+            .collect::<Result<Vec<_>, _>>()?;
+        out.push(PlayerDetail {
+            name,
+            side,
+            status,
+            time_zone,
+            address_failing,
+            addresses,
+            officers,
+        });
+    }
+    Ok(out)
+}
+
+/// Parses a kinds.rs name read back from the database.
+fn kind<T: FromStr>(text: &str) -> Result<T, StoreError>
+where
+    T::Err: std::fmt::Display,
+{
+    text.parse::<T>().map_err(|e| StoreError::BadValue {
+        what: e.to_string(),
+    })
+}
+
+fn officers_of(c: &Connection, game: GameId) -> Result<Vec<OfficerDetail>, StoreError> {
+    let mut stmt = c.prepare(
+        "SELECT o.name, s.name, o.level, o.rating, o.command_class, sup.name, p.name
+         FROM officers o
+         JOIN sides s ON s.id = o.side_id
+         LEFT JOIN officers sup ON sup.id = o.superior_id
+         LEFT JOIN players p ON p.id = o.player_id
+         WHERE o.game_id = ?1 ORDER BY o.id",
+    )?;
+    let rows = stmt
+        .query_map([game.0], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, String>(3)?,
+                r.get::<_, String>(4)?,
+                r.get::<_, Option<String>>(5)?,
+                r.get::<_, Option<String>>(6)?,
+            ))
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    rows.into_iter()
+        .map(|(name, side, level, rating, class, superior, player)| {
+            Ok(OfficerDetail {
+                name,
+                side,
+                level: kind(&level)?,
+                rating: kind(&rating)?,
+                command_class: kind(&class)?,
+                superior,
+                player,
+            })
+        })
+        .collect()
+}
+
+fn units_per_side(c: &Connection, game: GameId) -> Result<Vec<SideUnits>, StoreError> {
+    let mut stmt = c.prepare(
+        "SELECT s.name, count(u.id) FROM sides s LEFT JOIN units u ON u.side_id = s.id
+         WHERE s.game_id = ?1 GROUP BY s.id ORDER BY s.id",
+    )?;
+    let rows = stmt.query_map([game.0], |r| {
+        Ok(SideUnits {
+            side: r.get(0)?,
+            units: r.get(1)?,
+        })
+    })?;
+    Ok(rows.collect::<Result<Vec<_>, _>>()?)
+}
+
+fn current_turn(c: &Connection, game: GameId) -> Result<Option<TurnDetail>, StoreError> {
+    Ok(c.query_row(
+        "SELECT number, status, deadline_at, grace_secs, seed_commitment, opened_at
+         FROM turns WHERE game_id = ?1
+         ORDER BY (status = 'released'), number DESC LIMIT 1",
+        [game.0],
+        |r| {
+            Ok(TurnDetail {
+                number: r.get(0)?,
+                status: r.get(1)?,
+                deadline_at: r.get(2)?,
+                grace_secs: r.get(3)?,
+                seed_commitment: r.get(4)?,
+                opened_at: r.get(5)?,
+            })
+        },
+    )
+    .optional()?)
+}
