@@ -643,9 +643,11 @@ fn walk(state: &BattleState, m: &Mover, route: &Route, w: Walk) -> MoveOutcome {
         let (p, leg, _) = route.at(nd);
         let h = fixed_facing.or(leg).unwrap_or(heading0);
         let fp = fp_at(p, h);
-        // Terrain.
+        // What this step would touch that the move has not yet paid for.
         let (types, stream) = terrain_touched(state, &fp, on_road, m.class);
         let mut probe = Probe::Clear;
+        let mut new_rows: Vec<(TerrainType, f64)> = Vec::new();
+        let mut new_passed: Vec<UnitId> = Vec::new();
         if let Some((depth_in, max_in)) = stream
             && depth_in > max_in
         {
@@ -665,11 +667,10 @@ fn walk(state: &BattleState, m: &Mover, route: &Route, w: Walk) -> MoveOutcome {
                         probe = Probe::Stop(StopReason::Forbidden(t));
                         break;
                     }
-                    Some(md) => add_entry(&mut entered, &mut raw, t, md, &mut split_barred),
+                    Some(md) => new_rows.push((t, md)),
                 }
             }
         }
-        // Units.
         if let Probe::Clear = probe {
             let shrunk = Footprint {
                 frontage: (m.frontage - 2.0 * UNIT_INSET).max(0.01),
@@ -684,42 +685,25 @@ fn walk(state: &BattleState, m: &Mover, route: &Route, w: Walk) -> MoveOutcome {
                     probe = Probe::Stop(StopReason::EnemyContact(u.id));
                     break;
                 }
-                if m.passes_freely {
-                    if !passed.contains(&u.id) {
-                        passed.push(u.id);
+                if !m.passes_freely {
+                    match terrain_modifier(m.class, TerrainType::ThroughUnits) {
+                        None => {
+                            probe = Probe::Stop(StopReason::UnitInTheWay(u.id));
+                            break;
+                        }
+                        Some(md) => {
+                            let paid = entered
+                                .iter()
+                                .any(|e| e.terrain == TerrainType::ThroughUnits)
+                                || new_rows.iter().any(|r| r.0 == TerrainType::ThroughUnits);
+                            if !paid {
+                                new_rows.push((TerrainType::ThroughUnits, md));
+                            }
+                        }
                     }
-                    continue;
                 }
-                match terrain_modifier(m.class, TerrainType::ThroughUnits) {
-                    None => {
-                        probe = Probe::Stop(StopReason::UnitInTheWay(u.id));
-                        break;
-                    }
-                    Some(md) => {
-                        if !entered
-                            .iter()
-                            .any(|e| e.terrain == TerrainType::ThroughUnits)
-                        {
-                            add_entry(
-                                &mut entered,
-                                &mut raw,
-                                TerrainType::ThroughUnits,
-                                md,
-                                &mut split_barred,
-                            );
-                            if m.closed_order {
-                                mover_morale = -1;
-                            }
-                            // IV.G ****: breechloaders may still split-move,
-                            // except on roads.
-                            if m.breechloader && !on_road {
-                                split_barred.retain(|b| *b != SplitBar::ThroughUnits);
-                            }
-                        }
-                        if !passed.contains(&u.id) {
-                            passed.push(u.id);
-                        }
-                    }
+                if !passed.contains(&u.id) && !new_passed.contains(&u.id) {
+                    new_passed.push(u.id);
                 }
             }
         }
@@ -727,8 +711,30 @@ fn walk(state: &BattleState, m: &Mover, route: &Route, w: Walk) -> MoveOutcome {
             stop = reason;
             break;
         }
-        if nd > raw.max(0.0) * scale + 1e-9 {
-            // The terrain just met leaves less allowance than this step:
+        // A unit that has already used what the new terrain would leave it
+        // stops short instead of entering (IV.C.1 applies to terrain
+        // actually entered).
+        let tentative = (raw + new_rows.iter().map(|r| r.1).sum::<f64>()).max(0.0) * scale;
+        if nd > tentative + 1e-9 && d >= tentative - 1e-9 {
+            stop = StopReason::AllowanceUsed;
+            break;
+        }
+        for (t, md) in new_rows {
+            add_entry(&mut entered, &mut raw, t, md, &mut split_barred);
+            if t == TerrainType::ThroughUnits {
+                if m.closed_order {
+                    mover_morale = -1;
+                }
+                // IV.G ****: breechloaders may still split-move, except on
+                // roads.
+                if m.breechloader && !on_road {
+                    split_barred.retain(|b| *b != SplitBar::ThroughUnits);
+                }
+            }
+        }
+        passed.extend(new_passed);
+        if nd > tentative + 1e-9 {
+            // The terrain just entered leaves less allowance than this step:
             // go round again to stop at the new limit.
             continue;
         }
