@@ -1,1 +1,1449 @@
-//! (in progress)
+//! Movement (APSoF IV; III.D, III.G, III.I formation and facing costs;
+//! VIII.C cannon weights). Pure: given a state, a unit and what its orders
+//! ask, say where it gets to and what happened on the way. Morale changes
+//! and casualties are reported, never applied — the turn processor applies
+//! them with the other rules.
+//!
+//! How a move is walked (docs/rulings-table.md):
+//! - The route is sampled every [`STEP`] inches. At each sample the unit's
+//!   whole footprint is tested against terrain and other units.
+//! - Every terrain type the footprint touches, including where it starts,
+//!   adds its IV.G modifier once (IV.C.1 "accumulate all modifiers"; the
+//!   footprint test is IV.C.2 "slowest part of the unit").
+//! - The allowance is the IV.G base plus formation bonus plus every modifier
+//!   so far; the unit stops when it has gone that far. Half moves halve it.
+//! - Entering terrain marked `*` stops the move just outside (IV.G).
+//! - A stream deeper than the unit may ford aborts the move at the bank
+//!   with one casualty and one morale level lost (IV.E.1).
+//! - Enemy units stop the move at contact; friendly units may be passed
+//!   through (IV.C.4–6), but the unit may not end its move on top of one.
+
+use super::geometry::{Footprint, angle_between, bearing, formation_size};
+use super::kinds::{AreaKind, Arm, Formation, LineKind, Weapon};
+use super::state::{BattleState, Current, OfficerId, Pos, Ranks, Unit, UnitId};
+use geo::{Distance, Euclidean, Intersects};
+use serde::{Deserialize, Serialize};
+
+/// Sampling interval along a route, inches.
+pub const STEP: f64 = 0.1;
+/// A unit whose centre is this close to a road may move by it.
+pub const ROAD_JOIN: f64 = 1.0;
+/// A stream is crossed at a ford when the ford point is this close to the
+/// unit's footprint (our ruling).
+pub const FORD_REACH: f64 = 1.0;
+/// Oblique march: a unit may move up to this many degrees off its facing and
+/// still be moving "in the direction it is facing" (IV.C.3, our ruling).
+pub const OBLIQUE_LIMIT: f64 = 45.0;
+/// Mover footprints are shrunk by this much when testing other units, so
+/// units standing exactly side by side do not count as passing through.
+const UNIT_INSET: f64 = 0.05;
+
+/// The movement columns of the IV.G chart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MoveClass {
+    Infantry,
+    Cavalry,
+    Artillery,
+    HeavyEquipment,
+}
+
+impl MoveClass {
+    fn column(self) -> usize {
+        match self {
+            MoveClass::Infantry => 0,
+            MoveClass::Cavalry => 1,
+            MoveClass::Artillery => 2,
+            MoveClass::HeavyEquipment => 3,
+        }
+    }
+}
+
+/// The chart column a unit moves in: dismounted cavalry move as infantry
+/// (III.H: they "fight exactly like infantry"; our ruling extends it to
+/// movement).
+pub fn move_class(unit: &Unit) -> MoveClass {
+    if unit.heavy_equipment {
+        MoveClass::HeavyEquipment
+    } else if unit.arm.is_artillery() {
+        MoveClass::Artillery
+    } else if unit.on_foot() {
+        MoveClass::Infantry
+    } else {
+        MoveClass::Cavalry
+    }
+}
+
+/// A row of the IV.G chart that a move can run into.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TerrainType {
+    Area(AreaKind),
+    Wall,
+    Fence,
+    Road,
+    Ford,
+    /// Closed order moving through other units.
+    ThroughUnits,
+}
+
+const NO: Option<f64> = None;
+
+/// IV.G modifier for a terrain row and column; `None` is `*`, not allowed.
+/// Towns are not in the chart; we move through them as rough ground.
+pub fn terrain_modifier(class: MoveClass, terrain: TerrainType) -> Option<f64> {
+    let row: [Option<f64>; 4] = match terrain {
+        TerrainType::Wall => [Some(-1.0), Some(-8.0), NO, NO],
+        TerrainType::Fence => [Some(-1.0), Some(-4.0), Some(-5.0), Some(-5.0)],
+        TerrainType::Area(AreaKind::SteepHill) => [Some(-2.0), Some(-6.0), Some(-9.0), NO],
+        TerrainType::Area(AreaKind::Rough | AreaKind::Town) => {
+            [Some(-2.0), Some(-7.0), Some(-8.0), NO]
+        }
+        TerrainType::Area(AreaKind::Woods) => [Some(-3.0), Some(-10.0), Some(-9.0), NO],
+        TerrainType::Area(AreaKind::DenseWoods) => [Some(-4.0), Some(-11.0), NO, NO],
+        TerrainType::Area(AreaKind::Swamp) => [Some(-4.0), Some(-9.0), NO, NO],
+        TerrainType::Road => [Some(2.0), Some(4.0), Some(4.0), Some(3.0)],
+        TerrainType::Ford => [Some(-4.0), Some(-8.0), Some(-7.0), Some(-6.0)],
+        TerrainType::ThroughUnits => [Some(-2.0), Some(-4.0), NO, NO],
+    };
+    row.get(class.column()).copied().flatten()
+}
+
+/// Why a split move (I.B.4.ii) is not allowed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SplitBar {
+    Broken,
+    /// Base morale below regular (I.B.4.ii, VI.F).
+    BaseMoraleBelowFive,
+    /// Line only one rank deep (I.B.4.ii, III.G.1).
+    OneRankLine,
+    /// III.G.4.
+    CompanyColumn,
+    /// IV.G `**`/`***`/`****` rows.
+    DenseWoods,
+    Swamp,
+    Ford,
+    Road,
+    ThroughUnits,
+}
+
+/// Whether the unit itself may split-move this turn (I.B.4.ii, III.G.1,
+/// III.G.4, VI.F). Terrain can forbid it too: see
+/// [`MoveOutcome::split_barred`].
+pub fn split_move_bars(unit: &Unit) -> Vec<SplitBar> {
+    let mut bars = Vec::new();
+    if unit.broken || unit.combat_morale == 0 {
+        bars.push(SplitBar::Broken);
+    }
+    if unit.base_morale < 5 {
+        bars.push(SplitBar::BaseMoraleBelowFive);
+    }
+    if unit.formation == Formation::Line && unit.formed_ranks == Ranks::One {
+        bars.push(SplitBar::OneRankLine);
+    }
+    if unit.formation == Formation::CompanyColumn {
+        bars.push(SplitBar::CompanyColumn);
+    }
+    bars
+}
+
+/// Whether the unit is in open order: skirmish order 1/2 or 1/3 rank deep
+/// (III.E), or broken, which always moves as open order (VI.C.1).
+pub fn is_open_order(unit: &Unit) -> bool {
+    unit.broken || (unit.formation == Formation::Skirmish && unit.formed_ranks.is_open_order())
+}
+
+/// IV.G base movement: infantry 7 (3 backwards), cavalry 14, foot artillery
+/// 12, horse artillery 14, heavy equipment 10; with VIII.C cannon weights
+/// when that option is on (light +1", heavy −1").
+pub fn base_allowance(unit: &Unit, backwards: bool, cannon_weights: bool) -> f64 {
+    let base = match move_class(unit) {
+        MoveClass::Infantry if backwards => 3.0,
+        MoveClass::Infantry => 7.0,
+        MoveClass::Cavalry => 14.0,
+        MoveClass::Artillery if unit.arm == Arm::HorseArtillery => 14.0,
+        MoveClass::Artillery => 12.0,
+        MoveClass::HeavyEquipment => 10.0,
+    };
+    let weight = if cannon_weights && unit.arm.is_artillery() {
+        match cannon_weight(unit.weapon) {
+            CannonWeight::Light => 1.0,
+            CannonWeight::Heavy => -1.0,
+            CannonWeight::Mountain | CannonWeight::Medium => 0.0,
+        }
+    } else {
+        0.0
+    };
+    base + weight
+}
+
+/// VIII.C weight classes. Our assignment of the chart's guns to classes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CannonWeight {
+    Mountain,
+    Light,
+    Medium,
+    Heavy,
+}
+
+pub fn cannon_weight(weapon: Weapon) -> CannonWeight {
+    match weapon {
+        Weapon::MountainRifle | Weapon::TwelvePdrMountainHowitzer => CannonWeight::Mountain,
+        Weapon::SixPdrGun | Weapon::LightRifle => CannonWeight::Light,
+        Weapon::HeavyRifle | Weapon::TwentyFourPdrHowitzer | Weapon::ThirtyTwoPdrHowitzer => {
+            CannonWeight::Heavy
+        }
+        _ => CannonWeight::Medium,
+    }
+}
+
+/// IV.G formation bonus. Open order +2/+2; column +1/+2; en masse and
+/// company column +1/+1; line and artillery formations 0.
+pub fn formation_bonus(unit: &Unit) -> f64 {
+    let class = move_class(unit);
+    if !matches!(class, MoveClass::Infantry | MoveClass::Cavalry) {
+        return 0.0;
+    }
+    let cav = class == MoveClass::Cavalry;
+    if is_open_order(unit) {
+        return 2.0;
+    }
+    match unit.formation {
+        Formation::Column => {
+            if cav {
+                2.0
+            } else {
+                1.0
+            }
+        }
+        Formation::EnMasse | Formation::CompanyColumn => 1.0,
+        _ => 0.0,
+    }
+}
+
+/// Full or half move (I.B.4.i.a, I.B.4.ii.a).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Pace {
+    Full,
+    Half,
+}
+
+/// What the orders ask of a move.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MoveIntent {
+    /// Points to pass through; the last is the destination.
+    pub waypoints: Vec<Pos>,
+    /// Follow the road the unit stands on to the road point nearest the
+    /// destination (IV.G roads).
+    pub by_road: bool,
+    pub pace: Pace,
+    /// Infantry stepping back without turning (IV.G: 3").
+    pub backwards: bool,
+}
+
+impl MoveIntent {
+    /// A full move straight to `to`, cross-country.
+    pub fn to(to: Pos) -> MoveIntent {
+        MoveIntent {
+            waypoints: vec![to],
+            by_road: false,
+            pace: Pace::Full,
+            backwards: false,
+        }
+    }
+}
+
+/// Why a move ended where it did.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StopReason {
+    Arrived,
+    /// The allowance, after terrain, ran out.
+    AllowanceUsed,
+    /// The next step would have entered terrain the unit may not enter.
+    Forbidden(TerrainType),
+    /// The stream here is deeper than the unit may ford (IV.E.1).
+    StreamTooDeep {
+        depth_in: f64,
+        max_in: f64,
+    },
+    /// Came into contact with an enemy unit.
+    EnemyContact(UnitId),
+    /// A unit that may not pass through others (artillery, heavy equipment)
+    /// met one.
+    UnitInTheWay(UnitId),
+    /// The next leg is more than 45° off the unit's facing (IV.C.3).
+    OutsideFrontArc,
+}
+
+/// IV.E.1: a failed crossing costs one casualty and one morale level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FordFailure {
+    pub casualties: u32,
+    pub morale_loss: u8,
+}
+
+/// A terrain row the move paid for.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Entered {
+    pub terrain: TerrainType,
+    pub modifier: f64,
+}
+
+/// The result of a move.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MoveOutcome {
+    /// Start, each turning point reached, end.
+    pub path: Vec<Pos>,
+    pub end: Pos,
+    pub facing: f64,
+    /// Inches travelled by the centre.
+    pub distance: f64,
+    /// Final allowance after every modifier (halved for a half move).
+    pub allowance: f64,
+    pub entered: Vec<Entered>,
+    pub stop: StopReason,
+    /// Friendly units moved through, in id order.
+    pub passed_through: Vec<UnitId>,
+    /// Morale change for the mover: −1 when a closed-order unit moved
+    /// through others (IV.C.5, IV.G ****).
+    pub mover_morale: i8,
+    /// Units moved through get +1 morale if they did not move this turn
+    /// (IV.C.6); the caller knows who moved and applies it.
+    pub through_ranks_bonus: Vec<UnitId>,
+    pub ford_failure: Option<FordFailure>,
+    /// Reasons the move itself forbids a split move.
+    pub split_barred: Vec<SplitBar>,
+    /// The unit stopped short so as not to end on top of a friendly unit.
+    pub backed_off: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum MoveError {
+    #[error("there is no unit with id {0}; check the unit list of the battle")]
+    UnknownUnit(u32),
+    #[error("there is no officer with id {0}; check the officer list of the battle")]
+    UnknownOfficer(u32),
+    #[error("the move for `{0}` has no destination; give at least one point to move to")]
+    NoDestination(String),
+    #[error("`{0}` is lying down and must be ordered to stand up before it moves (APSoF III.J)")]
+    LyingDown(String),
+    #[error("`{0}` is unlimbered and must limber up before it moves (APSoF III.D.2)")]
+    Unlimbered(String),
+    #[error(
+        "`{0}` cannot move backwards; only infantry may step back (APSoF IV.G), so turn it first"
+    )]
+    BackwardsNotAllowed(String),
+    #[error(
+        "`{unit}` is {distance:.1}\" from the nearest road; march it onto the road before moving by road"
+    )]
+    NotOnRoad { unit: String, distance: f64 },
+    #[error("a destination is not a finite point; check the coordinates of the order")]
+    NotFinite,
+}
+
+/// Which stream-depth column applies (IV.E.1 chart). Heavy equipment is not
+/// in the chart; we use the artillery limit.
+pub fn max_ford_depth(class: MoveClass, current: Current) -> f64 {
+    match (class, current) {
+        (MoveClass::Infantry, Current::Strong) => 39.0,
+        (MoveClass::Infantry, Current::WeakOrNone) => 51.0,
+        (MoveClass::Cavalry, _) => 51.0,
+        (MoveClass::Artillery | MoveClass::HeavyEquipment, _) => 27.5,
+    }
+}
+
+/// A route: points and the cumulative distance at each.
+struct Route {
+    points: Vec<Pos>,
+    cum: Vec<f64>,
+}
+
+impl Route {
+    fn new(points: Vec<Pos>) -> Route {
+        let mut pts: Vec<Pos> = Vec::with_capacity(points.len());
+        for p in points {
+            if pts.last().is_none_or(|q: &Pos| q.distance(p) > 1e-9) {
+                pts.push(p);
+            }
+        }
+        let mut cum = vec![0.0];
+        for w in pts.windows(2) {
+            let last = cum.last().copied().unwrap_or(0.0);
+            cum.push(last + w[0].distance(w[1]));
+        }
+        Route { points: pts, cum }
+    }
+
+    fn length(&self) -> f64 {
+        self.cum.last().copied().unwrap_or(0.0)
+    }
+
+    /// Point and leg bearing at distance `d`.
+    fn at(&self, d: f64) -> (Pos, Option<f64>, usize) {
+        for i in 1..self.points.len() {
+            let (a, b) = (self.points[i - 1], self.points[i]);
+            let (c0, c1) = (self.cum[i - 1], self.cum[i]);
+            if d <= c1 || i + 1 == self.points.len() {
+                let t = if c1 > c0 {
+                    ((d - c0) / (c1 - c0)).clamp(0.0, 1.0)
+                } else {
+                    1.0
+                };
+                let p = Pos::new(a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t);
+                return (p, Some(bearing(a, b)), i);
+            }
+        }
+        (self.points.first().copied().unwrap_or_default(), None, 0)
+    }
+}
+
+/// What is moving: a unit or an officer.
+struct Mover {
+    id: Option<UnitId>,
+    side: super::state::SideId,
+    class: MoveClass,
+    frontage: f64,
+    depth: f64,
+    /// Closed order pays to pass through units and loses morale.
+    closed_order: bool,
+    breechloader: bool,
+    /// Officers and open order pass through units freely.
+    passes_freely: bool,
+}
+
+/// Plan a unit's move (APSoF IV). The unit is not changed; apply
+/// [`MoveOutcome::end`] and [`MoveOutcome::facing`] to move it.
+///
+/// Facing: a cross-country move keeps the unit's facing; each leg must lie
+/// within [`OBLIQUE_LIMIT`] of it (of its rear when stepping backwards),
+/// otherwise the unit stops at the last waypoint it could reach. Turn the
+/// unit first (a facing change, [`facing_change_cost`]) to march elsewhere.
+/// A road move follows the road and ends facing along it (IV.G ***).
+pub fn plan_move(
+    state: &BattleState,
+    unit_id: UnitId,
+    intent: &MoveIntent,
+) -> Result<MoveOutcome, MoveError> {
+    let unit = state
+        .unit(unit_id)
+        .ok_or(MoveError::UnknownUnit(unit_id.0))?;
+    if intent.waypoints.is_empty() {
+        return Err(MoveError::NoDestination(unit.name.clone()));
+    }
+    if intent.waypoints.iter().any(|p| !p.is_finite()) {
+        return Err(MoveError::NotFinite);
+    }
+    if unit.lying_down {
+        return Err(MoveError::LyingDown(unit.name.clone()));
+    }
+    if unit.formation == Formation::Unlimbered {
+        return Err(MoveError::Unlimbered(unit.name.clone()));
+    }
+    let class = move_class(unit);
+    if intent.backwards && (class != MoveClass::Infantry || intent.by_road) {
+        return Err(MoveError::BackwardsNotAllowed(unit.name.clone()));
+    }
+    let mut allowance = base_allowance(unit, intent.backwards, state.options.cannon_weights)
+        + formation_bonus(unit);
+    let mut entered = Vec::new();
+    let mut split_barred = Vec::new();
+    let mut stop_early = None;
+    let route = if intent.by_road {
+        let road = road_route(state, unit, intent)?;
+        if let Some(m) = terrain_modifier(class, TerrainType::Road) {
+            allowance += m;
+            entered.push(Entered {
+                terrain: TerrainType::Road,
+                modifier: m,
+            });
+        }
+        split_barred.push(SplitBar::Road);
+        road
+    } else {
+        let ahead = if intent.backwards {
+            unit.facing + 180.0
+        } else {
+            unit.facing
+        };
+        let mut pts = vec![unit.position];
+        for w in &intent.waypoints {
+            let last = pts.last().copied().unwrap_or(unit.position);
+            if last.distance(*w) > 1e-9 && angle_between(bearing(last, *w), ahead) > OBLIQUE_LIMIT {
+                stop_early = Some(StopReason::OutsideFrontArc);
+                break;
+            }
+            pts.push(*w);
+        }
+        Route::new(pts)
+    };
+    let (frontage, depth) = formation_size(unit, unit.formation);
+    let mover = Mover {
+        id: Some(unit.id),
+        side: unit.side,
+        class,
+        frontage,
+        depth,
+        closed_order: !is_open_order(unit),
+        breechloader: unit.weapon.is_breechloader(),
+        passes_freely: is_open_order(unit),
+    };
+    let half = intent.pace == Pace::Half;
+    let fixed_facing = (!intent.by_road).then_some(unit.facing);
+    let mut out = walk(
+        state,
+        &mover,
+        &route,
+        Walk {
+            allowance,
+            half,
+            fixed_facing,
+            on_road: intent.by_road,
+            entered,
+            split_barred,
+        },
+    );
+    if let Some(reason) = stop_early
+        && out.stop == StopReason::Arrived
+    {
+        out.stop = reason;
+    }
+    if fixed_facing.is_none() && out.distance <= 1e-9 {
+        out.facing = unit.facing;
+    }
+    Ok(out)
+}
+
+/// Plan an officer's move (APSoF IV.D): mounted officers move as open-order
+/// cavalry (16"), officers on foot as open-order infantry (9"), in any
+/// direction, through friendly units freely. Double-timing (allowed every
+/// turn the officer gives no orders) doubles the distance (our reading of
+/// double time as a second full move, VI.D.4).
+pub fn plan_officer_move(
+    state: &BattleState,
+    officer: OfficerId,
+    waypoints: &[Pos],
+    double_time: bool,
+) -> Result<MoveOutcome, MoveError> {
+    let o = state
+        .officer(officer)
+        .ok_or(MoveError::UnknownOfficer(officer.0))?;
+    if waypoints.is_empty() {
+        return Err(MoveError::NoDestination(o.name.clone()));
+    }
+    if waypoints.iter().any(|p| !p.is_finite()) {
+        return Err(MoveError::NotFinite);
+    }
+    let (class, base) = if o.mounted {
+        (MoveClass::Cavalry, 14.0 + 2.0)
+    } else {
+        (MoveClass::Infantry, 7.0 + 2.0)
+    };
+    let allowance = if double_time { base * 2.0 } else { base };
+    let mover = Mover {
+        id: None,
+        side: o.side,
+        class,
+        frontage: 2.0 * super::geometry::OFFICER_RADIUS,
+        depth: 2.0 * super::geometry::OFFICER_RADIUS,
+        closed_order: false,
+        breechloader: false,
+        passes_freely: true,
+    };
+    let mut pts = vec![o.position];
+    pts.extend_from_slice(waypoints);
+    let mut out = walk(
+        state,
+        &mover,
+        &Route::new(pts),
+        Walk {
+            allowance,
+            half: false,
+            fixed_facing: None,
+            on_road: false,
+            entered: Vec::new(),
+            split_barred: Vec::new(),
+        },
+    );
+    out.split_barred.clear();
+    Ok(out)
+}
+
+struct Walk {
+    allowance: f64,
+    half: bool,
+    fixed_facing: Option<f64>,
+    on_road: bool,
+    entered: Vec<Entered>,
+    split_barred: Vec<SplitBar>,
+}
+
+enum Probe {
+    Clear,
+    Stop(StopReason),
+}
+
+fn walk(state: &BattleState, m: &Mover, route: &Route, w: Walk) -> MoveOutcome {
+    let Walk {
+        allowance: mut raw,
+        half,
+        fixed_facing,
+        on_road,
+        mut entered,
+        mut split_barred,
+    } = w;
+    let scale = if half { 0.5 } else { 1.0 };
+    let start = route.points.first().copied().unwrap_or_default();
+    let heading0 = fixed_facing.or_else(|| route.at(0.0).1).unwrap_or(0.0);
+    let fp_at = |p: Pos, h: f64| Footprint {
+        centre: p,
+        facing: h,
+        frontage: m.frontage,
+        depth: m.depth,
+    };
+    // Units already under the mover at the start are ignored: it is leaving
+    // them, not passing through them.
+    let start_fp = fp_at(start, heading0);
+    let ignore: Vec<UnitId> = state
+        .units
+        .iter()
+        .filter(|u| Some(u.id) != m.id && overlaps(&start_fp, u))
+        .map(|u| u.id)
+        .collect();
+    let mut passed: Vec<UnitId> = Vec::new();
+    let mut ford_failure = None;
+    let mut mover_morale = 0i8;
+
+    // Terrain at the start counts; forbidden terrain there does not stop a
+    // unit from leaving it.
+    for t in terrain_touched(state, &start_fp, on_road, m.class).0 {
+        if let Some(md) = terrain_modifier(m.class, t) {
+            add_entry(&mut entered, &mut raw, t, md, &mut split_barred);
+        }
+    }
+
+    let total = route.length();
+    let mut d = 0.0;
+    let mut positions: Vec<(f64, Pos, f64)> = vec![(0.0, start, heading0)];
+    let stop;
+    loop {
+        let allowance = raw.max(0.0) * scale;
+        let limit = allowance.min(total);
+        if d >= limit - 1e-9 {
+            stop = if d >= total - 1e-9 {
+                StopReason::Arrived
+            } else {
+                StopReason::AllowanceUsed
+            };
+            break;
+        }
+        let nd = (d + STEP).min(limit);
+        let (p, leg, _) = route.at(nd);
+        let h = fixed_facing.or(leg).unwrap_or(heading0);
+        let fp = fp_at(p, h);
+        // What this step would touch that the move has not yet paid for.
+        let (types, stream) = terrain_touched(state, &fp, on_road, m.class);
+        let mut probe = Probe::Clear;
+        let mut new_rows: Vec<(TerrainType, f64)> = Vec::new();
+        let mut new_passed: Vec<UnitId> = Vec::new();
+        if let Some((depth_in, max_in)) = stream
+            && depth_in > max_in
+        {
+            ford_failure = Some(FordFailure {
+                casualties: 1,
+                morale_loss: 1,
+            });
+            probe = Probe::Stop(StopReason::StreamTooDeep { depth_in, max_in });
+        }
+        if let Probe::Clear = probe {
+            for t in types {
+                if entered.iter().any(|e| e.terrain == t) {
+                    continue;
+                }
+                match terrain_modifier(m.class, t) {
+                    None => {
+                        probe = Probe::Stop(StopReason::Forbidden(t));
+                        break;
+                    }
+                    Some(md) => new_rows.push((t, md)),
+                }
+            }
+        }
+        if let Probe::Clear = probe {
+            let shrunk = Footprint {
+                frontage: (m.frontage - 2.0 * UNIT_INSET).max(0.01),
+                depth: (m.depth - 2.0 * UNIT_INSET).max(0.01),
+                ..fp
+            };
+            for u in &state.units {
+                if Some(u.id) == m.id || ignore.contains(&u.id) || !overlaps(&shrunk, u) {
+                    continue;
+                }
+                if u.side != m.side {
+                    probe = Probe::Stop(StopReason::EnemyContact(u.id));
+                    break;
+                }
+                if !m.passes_freely {
+                    match terrain_modifier(m.class, TerrainType::ThroughUnits) {
+                        None => {
+                            probe = Probe::Stop(StopReason::UnitInTheWay(u.id));
+                            break;
+                        }
+                        Some(md) => {
+                            let paid = entered
+                                .iter()
+                                .any(|e| e.terrain == TerrainType::ThroughUnits)
+                                || new_rows.iter().any(|r| r.0 == TerrainType::ThroughUnits);
+                            if !paid {
+                                new_rows.push((TerrainType::ThroughUnits, md));
+                            }
+                        }
+                    }
+                }
+                if !passed.contains(&u.id) && !new_passed.contains(&u.id) {
+                    new_passed.push(u.id);
+                }
+            }
+        }
+        if let Probe::Stop(reason) = probe {
+            stop = reason;
+            break;
+        }
+        // A unit that has already used what the new terrain would leave it
+        // stops short instead of entering (IV.C.1 applies to terrain
+        // actually entered).
+        let tentative = (raw + new_rows.iter().map(|r| r.1).sum::<f64>()).max(0.0) * scale;
+        if nd > tentative + 1e-9 && d >= tentative - 1e-9 {
+            stop = StopReason::AllowanceUsed;
+            break;
+        }
+        for (t, md) in new_rows {
+            add_entry(&mut entered, &mut raw, t, md, &mut split_barred);
+            if t == TerrainType::ThroughUnits {
+                if m.closed_order {
+                    mover_morale = -1;
+                }
+                // IV.G ****: breechloaders may still split-move, except on
+                // roads.
+                if m.breechloader && !on_road {
+                    split_barred.retain(|b| *b != SplitBar::ThroughUnits);
+                }
+            }
+        }
+        passed.extend(new_passed);
+        if nd > tentative + 1e-9 {
+            // The terrain just entered leaves less allowance than this step:
+            // go round again to stop at the new limit.
+            continue;
+        }
+        d = nd;
+        positions.push((d, p, h));
+    }
+
+    // Do not end on top of a friendly unit: back off to the last clear spot.
+    let mut backed_off = false;
+    while let Some(&(_, p, h)) = positions.last() {
+        if positions.len() == 1 {
+            break;
+        }
+        let fp = fp_at(p, h);
+        let shrunk = Footprint {
+            frontage: (m.frontage - 2.0 * UNIT_INSET).max(0.01),
+            depth: (m.depth - 2.0 * UNIT_INSET).max(0.01),
+            ..fp
+        };
+        let on_top = state.units.iter().any(|u| {
+            Some(u.id) != m.id && !ignore.contains(&u.id) && m.id.is_some() && overlaps(&shrunk, u)
+        });
+        if !on_top {
+            break;
+        }
+        positions.pop();
+        backed_off = true;
+    }
+    let (dist, end, facing) = positions.last().copied().unwrap_or((0.0, start, heading0));
+    let mut path = vec![start];
+    for (i, c) in route.cum.iter().enumerate().skip(1) {
+        if *c < dist - 1e-9
+            && let Some(p) = route.points.get(i)
+        {
+            path.push(*p);
+        }
+    }
+    if path.last().is_none_or(|q| q.distance(end) > 1e-9) {
+        path.push(end);
+    }
+    passed.sort();
+    let through_ranks_bonus = if m.passes_freely || m.id.is_none() {
+        Vec::new()
+    } else {
+        passed.clone()
+    };
+    split_barred.sort();
+    split_barred.dedup();
+    MoveOutcome {
+        path,
+        end,
+        facing: super::geometry::normalize_deg(facing),
+        distance: dist,
+        allowance: raw.max(0.0) * scale,
+        entered,
+        stop: if backed_off && stop == StopReason::Arrived {
+            StopReason::AllowanceUsed
+        } else {
+            stop
+        },
+        passed_through: passed,
+        mover_morale,
+        through_ranks_bonus,
+        ford_failure,
+        split_barred,
+        backed_off,
+    }
+}
+
+fn add_entry(
+    entered: &mut Vec<Entered>,
+    raw: &mut f64,
+    t: TerrainType,
+    md: f64,
+    bars: &mut Vec<SplitBar>,
+) {
+    if entered.iter().any(|e| e.terrain == t) {
+        return;
+    }
+    *raw += md;
+    entered.push(Entered {
+        terrain: t,
+        modifier: md,
+    });
+    let bar = match t {
+        TerrainType::Area(AreaKind::DenseWoods) => Some(SplitBar::DenseWoods),
+        TerrainType::Area(AreaKind::Swamp) => Some(SplitBar::Swamp),
+        TerrainType::Ford => Some(SplitBar::Ford),
+        TerrainType::Road => Some(SplitBar::Road),
+        TerrainType::ThroughUnits => Some(SplitBar::ThroughUnits),
+        _ => None,
+    };
+    if let Some(b) = bar {
+        bars.push(b);
+    }
+}
+
+fn overlaps(fp: &Footprint, u: &Unit) -> bool {
+    let ufp = super::geometry::footprint(u);
+    let reach = (fp.frontage.hypot(fp.depth) + ufp.frontage.hypot(ufp.depth)) / 2.0;
+    fp.centre.distance(ufp.centre) <= reach && fp.polygon().intersects(&ufp.polygon())
+}
+
+/// Terrain rows the footprint touches, and for a stream being crossed the
+/// water depth there and the most this class may ford. On a road, the road
+/// carries the unit through areas and over walls, fences and streams
+/// (bridges) — our ruling.
+fn terrain_touched(
+    state: &BattleState,
+    fp: &Footprint,
+    on_road: bool,
+    class: MoveClass,
+) -> (Vec<TerrainType>, Option<(f64, f64)>) {
+    let mut types = Vec::new();
+    if on_road {
+        return (types, None);
+    }
+    let poly = fp.polygon();
+    let reach = fp.frontage.hypot(fp.depth) / 2.0;
+    let near = |pts: &[Pos]| {
+        let (mut lo, mut hi) = (
+            (f64::INFINITY, f64::INFINITY),
+            (f64::NEG_INFINITY, f64::NEG_INFINITY),
+        );
+        for p in pts {
+            lo = (lo.0.min(p.x), lo.1.min(p.y));
+            hi = (hi.0.max(p.x), hi.1.max(p.y));
+        }
+        fp.centre.x + reach >= lo.0
+            && fp.centre.x - reach <= hi.0
+            && fp.centre.y + reach >= lo.1
+            && fp.centre.y - reach <= hi.1
+    };
+    for a in &state.terrain.areas {
+        if !near(&a.outline) {
+            continue;
+        }
+        let ap = polygon(&a.outline);
+        if ap.intersects(&poly) {
+            push_unique(&mut types, TerrainType::Area(a.kind));
+        }
+    }
+    let mut stream = None;
+    for l in &state.terrain.lines {
+        if l.kind == LineKind::Road || !near(&l.path) {
+            continue;
+        }
+        let ls = linestring(&l.path);
+        if !ls.intersects(&poly) {
+            continue;
+        }
+        match l.kind {
+            LineKind::Wall => push_unique(&mut types, TerrainType::Wall),
+            LineKind::Fence => push_unique(&mut types, TerrainType::Fence),
+            LineKind::Stream => {
+                push_unique(&mut types, TerrainType::Ford);
+                if let Some(water) = l.water {
+                    let ford = state
+                        .terrain
+                        .fords
+                        .iter()
+                        .filter(|f| {
+                            Euclidean
+                                .distance(&geo::Point::from(geo::Coord::from(f.position)), &poly)
+                                <= FORD_REACH
+                        })
+                        .map(|f| f.depth_in)
+                        .fold(None, |a: Option<f64>, d| Some(a.map_or(d, |x| x.min(d))));
+                    let depth = ford.unwrap_or(water.depth_in);
+                    let max = max_ford_depth(class, water.current);
+                    // Report the worst crossing if several streams touch.
+                    let worse = stream.is_none_or(|(d0, m0): (f64, f64)| depth - max > d0 - m0);
+                    if worse {
+                        stream = Some((depth, max));
+                    }
+                }
+            }
+            LineKind::Road => {}
+        }
+    }
+    (types, stream)
+}
+
+fn push_unique(v: &mut Vec<TerrainType>, t: TerrainType) {
+    if !v.contains(&t) {
+        v.push(t);
+    }
+}
+
+fn polygon(outline: &[Pos]) -> geo::Polygon<f64> {
+    geo::Polygon::new(linestring(outline), vec![])
+}
+
+fn linestring(pts: &[Pos]) -> geo::LineString<f64> {
+    geo::LineString::from(pts.iter().map(|p| geo::Coord::from(*p)).collect::<Vec<_>>())
+}
+
+/// Nearest point on a polyline and its distance along it.
+fn project(path: &[Pos], p: Pos) -> (f64, Pos, f64) {
+    let mut best = (f64::INFINITY, Pos::default(), 0.0);
+    let mut along = 0.0;
+    for w in path.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        let (dx, dy) = (b.x - a.x, b.y - a.y);
+        let len2 = dx * dx + dy * dy;
+        let t = if len2 > 0.0 {
+            (((p.x - a.x) * dx + (p.y - a.y) * dy) / len2).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        let q = Pos::new(a.x + dx * t, a.y + dy * t);
+        let d = q.distance(p);
+        if d < best.0 {
+            best = (d, q, along + t * len2.sqrt());
+        }
+        along += len2.sqrt();
+    }
+    best
+}
+
+/// Route along the road nearest the unit (within [`ROAD_JOIN`]) from the
+/// unit to the road point nearest the destination (IV.G roads).
+fn road_route(state: &BattleState, unit: &Unit, intent: &MoveIntent) -> Result<Route, MoveError> {
+    let mut best: Option<(f64, &[Pos])> = None;
+    for l in &state.terrain.lines {
+        if l.kind != LineKind::Road || l.path.len() < 2 {
+            continue;
+        }
+        let (d, _, _) = project(&l.path, unit.position);
+        if best.is_none_or(|(bd, _)| d < bd) {
+            best = Some((d, &l.path));
+        }
+    }
+    let Some((_, path)) = best.filter(|(d, _)| *d <= ROAD_JOIN) else {
+        return Err(MoveError::NotOnRoad {
+            unit: unit.name.clone(),
+            distance: best.map_or(f64::INFINITY, |b| b.0),
+        });
+    };
+    let dest = intent.waypoints.last().copied().unwrap_or(unit.position);
+    let (_, from, s0) = project(path, unit.position);
+    let (_, to, s1) = project(path, dest);
+    let mut pts = vec![unit.position, from];
+    let mut along = 0.0;
+    let mut vertices: Vec<(f64, Pos)> = Vec::new();
+    for (i, p) in path.iter().enumerate() {
+        if i > 0 {
+            along += path[i - 1].distance(*p);
+        }
+        vertices.push((along, *p));
+    }
+    if s1 >= s0 {
+        pts.extend(
+            vertices
+                .iter()
+                .filter(|(a, _)| *a > s0 && *a < s1)
+                .map(|v| v.1),
+        );
+    } else {
+        pts.extend(
+            vertices
+                .iter()
+                .rev()
+                .filter(|(a, _)| *a < s0 && *a > s1)
+                .map(|v| v.1),
+        );
+    }
+    pts.push(to);
+    Ok(Route::new(pts))
+}
+
+/// IV.F: two units ordered to the same place meet where their moves, in
+/// proportion to their speeds, close the gap between their starting points.
+/// Returns the meeting point.
+pub fn meeting_point(a_start: Pos, a_allowance: f64, b_start: Pos, b_allowance: f64) -> Pos {
+    let total = a_allowance + b_allowance;
+    let t = if total > 0.0 {
+        a_allowance / total
+    } else {
+        0.5
+    };
+    Pos::new(
+        a_start.x + (b_start.x - a_start.x) * t,
+        a_start.y + (b_start.y - a_start.y) * t,
+    )
+}
+
+/// IV.F applied to two planned moves whose end footprints overlap: each unit
+/// instead stops with its front at the meeting point, on the line from its
+/// start. Returns the new centres, or `None` when the ends do not clash.
+pub fn resolve_meeting(
+    state: &BattleState,
+    a: (UnitId, &MoveOutcome),
+    b: (UnitId, &MoveOutcome),
+) -> Option<(Pos, Pos)> {
+    let ua = state.unit(a.0)?;
+    let ub = state.unit(b.0)?;
+    let fa = Footprint {
+        centre: a.1.end,
+        facing: a.1.facing,
+        ..super::geometry::footprint(ua)
+    };
+    let fb = Footprint {
+        centre: b.1.end,
+        facing: b.1.facing,
+        ..super::geometry::footprint(ub)
+    };
+    if !fa.polygon().intersects(&fb.polygon()) {
+        return None;
+    }
+    let m = meeting_point(ua.position, a.1.allowance, ub.position, b.1.allowance);
+    let back_off = |start: Pos, half_depth: f64| {
+        let d = start.distance(m);
+        if d <= half_depth || d <= 1e-9 {
+            return start;
+        }
+        let t = (d - half_depth) / d;
+        Pos::new(start.x + (m.x - start.x) * t, start.y + (m.y - start.y) * t)
+    };
+    Some((
+        back_off(ua.position, fa.depth / 2.0),
+        back_off(ub.position, fb.depth / 2.0),
+    ))
+}
+
+/// What a formation or facing change costs in the turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ChangeCost {
+    Free,
+    /// Half a move: one of the two actions of a split move (I.B.4.ii), or
+    /// the whole first option (I.B.4.i.c).
+    HalfMove,
+    /// The whole turn (VIII.C mountain guns unlimbering).
+    WholeTurn,
+}
+
+/// Cost of changing formation (III.B: half a move in most cases; III.D
+/// artillery half a move; III.G.5 into en masse free; III.G.4 company column
+/// a complete formation-and-facing change in half a move; III.H mounting or
+/// dismounting is a formation change; VIII.C mountain guns take the whole
+/// turn to unlimber when cannon weights are used).
+pub fn formation_change_cost(unit: &Unit, to: Formation, cannon_weights: bool) -> ChangeCost {
+    if unit.formation == to {
+        return ChangeCost::Free;
+    }
+    if to == Formation::EnMasse {
+        return ChangeCost::Free;
+    }
+    if cannon_weights
+        && to == Formation::Unlimbered
+        && cannon_weight(unit.weapon) == CannonWeight::Mountain
+    {
+        return ChangeCost::WholeTurn;
+    }
+    ChangeCost::HalfMove
+}
+
+/// Cost of mounting or dismounting cavalry (III.H).
+pub fn mount_change_cost() -> ChangeCost {
+    ChangeCost::HalfMove
+}
+
+/// Cost of changing facing (III.I): free when following a road (IV.G ***),
+/// for units en masse (III.G.5), for infantry facing about (III.I.2), and
+/// as part of a company-column change (III.G.4, priced by
+/// [`formation_change_cost`]); otherwise half a move (I.B.4.ii.b).
+pub fn facing_change_cost(unit: &Unit, new_facing: f64, following_road: bool) -> ChangeCost {
+    let turn = angle_between(unit.facing, new_facing);
+    if turn < 1e-6 || following_road || unit.formation == Formation::EnMasse {
+        return ChangeCost::Free;
+    }
+    if unit.on_foot() && (turn - 180.0).abs() < 1.0 {
+        return ChangeCost::Free;
+    }
+    ChangeCost::HalfMove
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::iron_brigade::state::{Area, Ford, LineFeature, StreamWater};
+
+    fn square(x0: f64, y0: f64, x1: f64, y1: f64) -> Vec<Pos> {
+        vec![
+            Pos::new(x0, y0),
+            Pos::new(x1, y0),
+            Pos::new(x1, y1),
+            Pos::new(x0, y1),
+        ]
+    }
+
+    fn one(u: Unit) -> BattleState {
+        BattleState {
+            units: vec![u],
+            ..BattleState::default()
+        }
+    }
+
+    fn inf() -> Unit {
+        Unit::infantry(1, "2nd Wisconsin", 0, 20, Pos::new(0.0, 0.0), 0.0)
+    }
+
+    fn near(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-6
+    }
+
+    #[test]
+    fn iv_g_infantry_line_moves_7_inches_in_the_open() {
+        let s = one(inf());
+        let o = plan_move(&s, UnitId(1), &MoveIntent::to(Pos::new(0.0, 20.0))).unwrap();
+        assert!(near(o.distance, 7.0), "{o:?}");
+        assert_eq!(o.stop, StopReason::AllowanceUsed);
+        assert!(near(o.end.y, 7.0));
+        assert!(near(o.facing, 0.0));
+    }
+
+    #[test]
+    fn iv_g_formation_bonuses_and_half_moves() {
+        let s = one(inf().with_formation(Formation::Column));
+        let o = plan_move(&s, UnitId(1), &MoveIntent::to(Pos::new(0.0, 20.0))).unwrap();
+        assert!(near(o.distance, 8.0));
+        let s = one(inf()
+            .with_formation(Formation::Skirmish)
+            .with_ranks(Ranks::Half));
+        let mut i = MoveIntent::to(Pos::new(0.0, 20.0));
+        i.pace = Pace::Half;
+        let o = plan_move(&s, UnitId(1), &i).unwrap();
+        assert!(near(o.distance, 4.5));
+        let s = one(Unit::cavalry(1, "1st Maine", 0, 16, Pos::default(), 0.0));
+        let o = plan_move(&s, UnitId(1), &MoveIntent::to(Pos::new(0.0, 40.0))).unwrap();
+        assert!(near(o.distance, 14.0));
+    }
+
+    #[test]
+    fn iv_g_backwards_is_3_inches_for_infantry_only() {
+        let s = one(inf());
+        let mut i = MoveIntent::to(Pos::new(0.0, -10.0));
+        i.backwards = true;
+        let o = plan_move(&s, UnitId(1), &i).unwrap();
+        assert!(near(o.distance, 3.0) && near(o.end.y, -3.0));
+        assert!(near(o.facing, 0.0));
+        let s = one(Unit::cavalry(1, "c", 0, 16, Pos::default(), 0.0));
+        assert!(matches!(
+            plan_move(&s, UnitId(1), &i),
+            Err(MoveError::BackwardsNotAllowed(_))
+        ));
+    }
+
+    #[test]
+    fn iv_c_3_moves_only_within_the_front_arc() {
+        let s = one(inf());
+        let o = plan_move(&s, UnitId(1), &MoveIntent::to(Pos::new(-10.0, 0.0))).unwrap();
+        assert_eq!(o.stop, StopReason::OutsideFrontArc);
+        assert!(near(o.distance, 0.0));
+        // A 45° oblique is allowed.
+        let o = plan_move(&s, UnitId(1), &MoveIntent::to(Pos::new(3.0, 3.0))).unwrap();
+        assert_eq!(o.stop, StopReason::Arrived);
+    }
+
+    #[test]
+    fn iv_c_1_accumulates_each_terrain_entered() {
+        let mut s = one(inf());
+        s.terrain.areas.push(Area {
+            name: "cornfield rough".into(),
+            kind: AreaKind::Rough,
+            outline: square(-10.0, 2.0, 10.0, 2.5),
+        });
+        s.terrain.lines.push(LineFeature {
+            name: "rail fence".into(),
+            kind: LineKind::Fence,
+            path: vec![Pos::new(-10.0, 3.0), Pos::new(10.0, 3.0)],
+            water: None,
+        });
+        let o = plan_move(&s, UnitId(1), &MoveIntent::to(Pos::new(0.0, 20.0))).unwrap();
+        // 7 − 2 (rough) − 1 (fence) = 4, even though little of either.
+        assert!(near(o.allowance, 4.0), "{o:?}");
+        assert!(near(o.distance, 4.0));
+        let kinds: Vec<_> = o.entered.iter().map(|e| e.terrain).collect();
+        assert_eq!(
+            kinds,
+            vec![TerrainType::Area(AreaKind::Rough), TerrainType::Fence]
+        );
+    }
+
+    #[test]
+    fn iv_c_2_slowest_part_governs_a_unit_partly_in_woods() {
+        let mut u = inf();
+        u.position = Pos::new(0.0, 0.0);
+        let mut s = one(u);
+        // Woods touch only the right end of the 10" wide line.
+        s.terrain.areas.push(Area {
+            name: "wood".into(),
+            kind: AreaKind::Woods,
+            outline: square(2.0, -5.0, 30.0, 30.0),
+        });
+        let o = plan_move(&s, UnitId(1), &MoveIntent::to(Pos::new(0.0, 20.0))).unwrap();
+        assert!(near(o.distance, 4.0), "{o:?}");
+    }
+
+    #[test]
+    fn iv_g_star_forbidden_terrain_stops_the_move() {
+        let mut s = one(Unit {
+            formation: Formation::Limbered,
+            ..Unit::battery(1, "B", 0, 6, Pos::default(), 0.0)
+        });
+        s.terrain.areas.push(Area {
+            name: "swamp".into(),
+            kind: AreaKind::Swamp,
+            outline: square(-10.0, 8.0, 10.0, 12.0),
+        });
+        let o = plan_move(&s, UnitId(1), &MoveIntent::to(Pos::new(0.0, 30.0))).unwrap();
+        assert_eq!(
+            o.stop,
+            StopReason::Forbidden(TerrainType::Area(AreaKind::Swamp))
+        );
+        // Limbered 6-gun battery is 6" deep: front reaches y=8 at centre y=5.
+        assert!(o.end.y <= 5.0 + 1e-6 && o.end.y > 4.8, "{o:?}");
+    }
+
+    #[test]
+    fn iii_d_2_unlimbered_artillery_cannot_move() {
+        let s = one(Unit::battery(1, "B", 0, 4, Pos::default(), 0.0));
+        let e = plan_move(&s, UnitId(1), &MoveIntent::to(Pos::new(0.0, 5.0))).unwrap_err();
+        assert!(e.to_string().contains("limber up"));
+    }
+
+    fn stream(depth: f64, current: Current) -> LineFeature {
+        stream_at(depth, current, 4.0)
+    }
+
+    fn stream_at(depth: f64, current: Current, y: f64) -> LineFeature {
+        LineFeature {
+            name: "Bull Run".into(),
+            kind: LineKind::Stream,
+            path: vec![Pos::new(-20.0, y), Pos::new(20.0, y)],
+            water: Some(StreamWater {
+                depth_in: depth,
+                current,
+            }),
+        }
+    }
+
+    #[test]
+    fn iv_e_1_too_deep_aborts_with_casualty_and_morale() {
+        let mut s = one(inf());
+        s.terrain.lines.push(stream(45.0, Current::Strong));
+        let o = plan_move(&s, UnitId(1), &MoveIntent::to(Pos::new(0.0, 20.0))).unwrap();
+        assert!(matches!(o.stop, StopReason::StreamTooDeep { .. }));
+        assert_eq!(
+            o.ford_failure,
+            Some(FordFailure {
+                casualties: 1,
+                morale_loss: 1
+            })
+        );
+        assert!(o.end.y < 4.0 - 0.75 + 1e-6);
+        // The same depth in a weak current can be forded, at −4.
+        let mut s = one(inf());
+        s.terrain
+            .lines
+            .push(stream_at(45.0, Current::WeakOrNone, 1.5));
+        let o = plan_move(&s, UnitId(1), &MoveIntent::to(Pos::new(0.0, 20.0))).unwrap();
+        assert_eq!(o.ford_failure, None);
+        assert!(near(o.distance, 3.0));
+        assert!(o.split_barred.contains(&SplitBar::Ford));
+    }
+
+    #[test]
+    fn iv_e_1_a_ford_point_is_shallower() {
+        let mut s = one(inf());
+        s.terrain.lines.push(stream(60.0, Current::Strong));
+        s.terrain.fords.push(Ford {
+            name: "Sudley Ford".into(),
+            position: Pos::new(0.0, 4.0),
+            depth_in: 20.0,
+        });
+        let o = plan_move(&s, UnitId(1), &MoveIntent::to(Pos::new(0.0, 20.0))).unwrap();
+        assert_eq!(o.ford_failure, None);
+    }
+
+    #[test]
+    fn iv_c_5_closed_order_through_friends_pays_and_loses_morale() {
+        let mut s = one(inf());
+        s.units.push(Unit::infantry(
+            2,
+            "19th Indiana",
+            0,
+            20,
+            Pos::new(0.0, 3.0),
+            0.0,
+        ));
+        let o = plan_move(&s, UnitId(1), &MoveIntent::to(Pos::new(0.0, 20.0))).unwrap();
+        assert_eq!(o.passed_through, vec![UnitId(2)]);
+        assert_eq!(o.mover_morale, -1);
+        assert_eq!(o.through_ranks_bonus, vec![UnitId(2)]);
+        assert!(near(o.distance, 5.0), "{o:?}");
+        assert!(o.split_barred.contains(&SplitBar::ThroughUnits));
+    }
+
+    #[test]
+    fn iv_c_4_open_order_passes_freely() {
+        let mut s = one(inf()
+            .with_formation(Formation::Skirmish)
+            .with_ranks(Ranks::Half));
+        s.units
+            .push(Unit::infantry(2, "friend", 0, 20, Pos::new(0.0, 4.0), 0.0));
+        let o = plan_move(&s, UnitId(1), &MoveIntent::to(Pos::new(0.0, 30.0))).unwrap();
+        assert!(near(o.distance, 9.0));
+        assert_eq!(o.mover_morale, 0);
+        assert_eq!(o.passed_through, vec![UnitId(2)]);
+    }
+
+    #[test]
+    fn enemy_contact_stops_the_move() {
+        let mut s = one(inf());
+        s.units
+            .push(Unit::infantry(2, "Rebs", 1, 20, Pos::new(0.0, 5.0), 180.0));
+        let o = plan_move(&s, UnitId(1), &MoveIntent::to(Pos::new(0.0, 20.0))).unwrap();
+        assert_eq!(o.stop, StopReason::EnemyContact(UnitId(2)));
+        assert!(o.end.y < 3.6 && o.end.y > 3.3, "{o:?}");
+    }
+
+    #[test]
+    fn iv_g_road_move_follows_the_road_with_bonus() {
+        let mut s = one(inf().with_formation(Formation::Column));
+        s.terrain.lines.push(LineFeature {
+            name: "Warrenton Turnpike".into(),
+            kind: LineKind::Road,
+            path: vec![Pos::new(0.0, 0.0), Pos::new(0.0, 5.0), Pos::new(20.0, 5.0)],
+            water: None,
+        });
+        s.terrain.areas.push(Area {
+            name: "wood".into(),
+            kind: AreaKind::Woods,
+            outline: square(-5.0, 3.0, 5.0, 8.0),
+        });
+        let mut i = MoveIntent::to(Pos::new(30.0, 5.0));
+        i.by_road = true;
+        let o = plan_move(&s, UnitId(1), &i).unwrap();
+        // 7 + 1 column + 2 road = 10, woods ignored on the road.
+        assert!(near(o.distance, 10.0), "{o:?}");
+        assert!(near(o.end.x, 5.0) && near(o.end.y, 5.0));
+        assert!(near(o.facing, 90.0));
+        assert!(o.split_barred.contains(&SplitBar::Road));
+        let mut far = s.clone();
+        far.units[0].position = Pos::new(10.0, -10.0);
+        assert!(matches!(
+            plan_move(&far, UnitId(1), &i),
+            Err(MoveError::NotOnRoad { .. })
+        ));
+    }
+
+    #[test]
+    fn iv_d_officers_move_at_open_order_speed() {
+        let mut s = BattleState::default();
+        s.officers
+            .push(crate::rules::iron_brigade::state::Officer::brigadier(
+                1,
+                "Gibbon",
+                0,
+                Pos::default(),
+            ));
+        let o = plan_officer_move(&s, OfficerId(1), &[Pos::new(-40.0, 0.0)], false).unwrap();
+        assert!(near(o.distance, 16.0));
+        let o = plan_officer_move(&s, OfficerId(1), &[Pos::new(-40.0, 0.0)], true).unwrap();
+        assert!(near(o.distance, 32.0));
+        s.officers[0].mounted = false;
+        let o = plan_officer_move(&s, OfficerId(1), &[Pos::new(-40.0, 0.0)], false).unwrap();
+        assert!(near(o.distance, 9.0));
+    }
+
+    #[test]
+    fn iv_f_units_meet_in_proportion_to_speed() {
+        let m = meeting_point(Pos::new(0.0, 0.0), 14.0, Pos::new(0.0, 21.0), 7.0);
+        assert!(near(m.y, 14.0));
+    }
+
+    #[test]
+    fn iii_g_formation_and_facing_costs() {
+        let u = inf();
+        assert_eq!(
+            formation_change_cost(&u, Formation::EnMasse, false),
+            ChangeCost::Free
+        );
+        assert_eq!(
+            formation_change_cost(&u, Formation::Column, false),
+            ChangeCost::HalfMove
+        );
+        assert_eq!(facing_change_cost(&u, 180.0, false), ChangeCost::Free);
+        assert_eq!(facing_change_cost(&u, 90.0, false), ChangeCost::HalfMove);
+        assert_eq!(facing_change_cost(&u, 90.0, true), ChangeCost::Free);
+        let mut m = Unit::battery(2, "mtn", 0, 4, Pos::default(), 0.0);
+        m.weapon = Weapon::TwelvePdrMountainHowitzer;
+        m.formation = Formation::Limbered;
+        assert_eq!(
+            formation_change_cost(&m, Formation::Unlimbered, true),
+            ChangeCost::WholeTurn
+        );
+    }
+
+    #[test]
+    fn i_b_4_ii_split_move_bars() {
+        let mut u = inf().with_ranks(Ranks::One);
+        u.base_morale = 4;
+        assert_eq!(
+            split_move_bars(&u),
+            vec![SplitBar::BaseMoraleBelowFive, SplitBar::OneRankLine]
+        );
+        assert!(split_move_bars(&inf()).is_empty());
+    }
+}
