@@ -6,6 +6,9 @@
 //! Maildir inbox and outbox ([`maildir`]) and building replies ([`compose`]).
 //! Network transports live beside these modules.
 
+pub mod address;
+pub mod parse;
+pub mod quote;
 pub mod token;
 // pub mod imap;  (network transport, written separately)
 // pub mod smtp;  (network transport, written separately)
