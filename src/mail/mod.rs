@@ -7,6 +7,8 @@
 //! Network transports live beside these modules.
 
 pub mod address;
+pub mod bounce;
+pub mod classify;
 pub mod parse;
 pub mod quote;
 pub mod token;
