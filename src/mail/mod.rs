@@ -9,6 +9,7 @@
 pub mod address;
 pub mod bounce;
 pub mod classify;
+pub mod maildir;
 pub mod parse;
 pub mod quote;
 pub mod token;
