@@ -7,6 +7,7 @@
 //! Network transports live beside these modules.
 
 pub mod address;
+pub mod auth;
 pub mod bounce;
 pub mod classify;
 pub mod maildir;
