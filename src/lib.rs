@@ -10,4 +10,5 @@ pub mod dice;
 pub mod mail;
 pub mod rules;
 pub mod scenario;
+pub mod secret;
 pub mod store;

@@ -1,0 +1,244 @@
+//! Maildir inbox and outbox, plain file I/O (the Maildir format of qmail,
+//! as Dovecot, Postfix `local`, getmail and fdm write it).
+//!
+//! Inbox: intake lists `new/`, reads each file, commits the bytes to SQLite,
+//! and only then calls [`Maildir::mark_processed`], which renames the file
+//! into `cur/` with the `:2,S` (seen) flag. A crash between the commit and
+//! the rename leaves the file in `new/`; the next pass reads it again and the
+//! store's duplicate check (Message-ID / SHA-256) drops it. Nothing is lost.
+//!
+//! Outbox: [`Maildir::deliver`] writes to `tmp/`, syncs, and renames into
+//! `new/`; the rename is atomic, so a reader never sees half a message and a
+//! file left in `tmp/` by a crash is never delivered.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// A Maildir operation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum MaildirError {
+    #[error(
+        "cannot create Maildir directory {path}: {source}; check that the parent exists and is writable"
+    )]
+    Create {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(
+        "{path} is not a Maildir (it needs tmp/, new/ and cur/ subdirectories); create it with `Maildir::create` or point the configuration at the right directory"
+    )]
+    NotMaildir { path: PathBuf },
+    #[error("cannot list {path}: {source}")]
+    List {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot read message {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot write message {path}: {source}; check free disk space and permissions")]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot move {from} to {to}: {source}")]
+    Rename {
+        from: PathBuf,
+        to: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(
+        "message {id:?} is neither in new/ nor in cur/ of {root}; was it moved by another program?"
+    )]
+    Missing { id: String, root: PathBuf },
+}
+
+/// One message waiting in `new/`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MaildirEntry {
+    /// The file name in `new/`; unique within the Maildir.
+    pub id: String,
+    pub path: PathBuf,
+}
+
+/// A Maildir directory (`tmp/`, `new/`, `cur/`).
+#[derive(Debug, Clone)]
+pub struct Maildir {
+    root: PathBuf,
+}
+
+static COUNTER: AtomicU64 = AtomicU64::new(0);
+
+impl Maildir {
+    /// Open an existing Maildir; fails if a subdirectory is missing.
+    pub fn open(root: impl Into<PathBuf>) -> Result<Self, MaildirError> {
+        let root = root.into();
+        if ["tmp", "new", "cur"].iter().all(|d| root.join(d).is_dir()) {
+            Ok(Maildir { root })
+        } else {
+            Err(MaildirError::NotMaildir { path: root })
+        }
+    }
+
+    /// Open a Maildir, creating `tmp/`, `new/` and `cur/` as needed.
+    pub fn create(root: impl Into<PathBuf>) -> Result<Self, MaildirError> {
+        let root = root.into();
+        for d in ["tmp", "new", "cur"] {
+            let path = root.join(d);
+            fs::create_dir_all(&path).map_err(|source| MaildirError::Create { path, source })?;
+        }
+        Ok(Maildir { root })
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Messages in `new/`, oldest name first (names start with the delivery
+    /// time, so this is roughly arrival order). Dot files are skipped, as
+    /// the Maildir convention requires.
+    pub fn list_new(&self) -> Result<Vec<MaildirEntry>, MaildirError> {
+        self.list("new")
+    }
+
+    /// Messages in `cur/` (already processed or read by a mail client).
+    pub fn list_cur(&self) -> Result<Vec<MaildirEntry>, MaildirError> {
+        self.list("cur")
+    }
+
+    fn list(&self, sub: &str) -> Result<Vec<MaildirEntry>, MaildirError> {
+        let dir = self.root.join(sub);
+        let rd = fs::read_dir(&dir).map_err(|source| MaildirError::List {
+            path: dir.clone(),
+            source,
+        })?;
+        let mut out = Vec::new();
+        for entry in rd {
+            let entry = entry.map_err(|source| MaildirError::List {
+                path: dir.clone(),
+                source,
+            })?;
+            let Ok(id) = entry.file_name().into_string() else {
+                continue; // not a name any Maildir writer produces
+            };
+            if id.starts_with('.') || !entry.file_type().is_ok_and(|t| t.is_file()) {
+                continue;
+            }
+            out.push(MaildirEntry {
+                path: entry.path(),
+                id,
+            });
+        }
+        out.sort_by(|a, b| a.id.cmp(&b.id));
+        Ok(out)
+    }
+
+    /// The raw bytes of a message.
+    pub fn read(&self, entry: &MaildirEntry) -> Result<Vec<u8>, MaildirError> {
+        fs::read(&entry.path).map_err(|source| MaildirError::Read {
+            path: entry.path.clone(),
+            source,
+        })
+    }
+
+    /// Move a message from `new/` to `cur/` with the seen flag (`:2,S`).
+    /// Call only after its bytes are committed to the store. Idempotent: if
+    /// it is already in `cur/` (a crash after the rename), that is success.
+    pub fn mark_processed(&self, entry: &MaildirEntry) -> Result<PathBuf, MaildirError> {
+        let base = entry.id.split(':').next().unwrap_or(&entry.id);
+        let to = self.root.join("cur").join(format!("{base}:2,S"));
+        let from = self.root.join("new").join(&entry.id);
+        match fs::rename(&from, &to) {
+            Ok(()) => Ok(to),
+            Err(_) if to.is_file() => Ok(to),
+            Err(source) if from.exists() => Err(MaildirError::Rename { from, to, source }),
+            Err(_) => Err(MaildirError::Missing {
+                id: entry.id.clone(),
+                root: self.root.clone(),
+            }),
+        }
+    }
+
+    /// Deliver a message: write it to `tmp/`, flush it to disk, rename it
+    /// into `new/`. Returns the file name. A crash before the rename leaves
+    /// only a file in `tmp/`, which no reader looks at.
+    pub fn deliver(&self, bytes: &[u8]) -> Result<String, MaildirError> {
+        let name = unique_name();
+        let tmp = self.root.join("tmp").join(&name);
+        let new = self.root.join("new").join(&name);
+        let write = |path: &Path| -> std::io::Result<()> {
+            let mut f = fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(path)?;
+            f.write_all(bytes)?;
+            f.sync_all()
+        };
+        if let Err(source) = write(&tmp) {
+            let _ = fs::remove_file(&tmp);
+            return Err(MaildirError::Write { path: tmp, source });
+        }
+        fs::rename(&tmp, &new).map_err(|source| MaildirError::Rename {
+            from: tmp.clone(),
+            to: new.clone(),
+            source,
+        })?;
+        // Make the rename itself durable where the platform allows it.
+        if let Ok(dir) = fs::File::open(self.root.join("new")) {
+            let _ = dir.sync_all();
+        }
+        Ok(name)
+    }
+}
+
+/// `<secs>.M<micros>P<pid>Q<counter>R<random>.<host>`: the modern Maildir
+/// unique name. Time, pid and a process-wide counter make it unique on one
+/// host; the random part covers pid reuse after a restart in the same
+/// microsecond; the host name covers Maildirs shared over NFS.
+fn unique_name() -> String {
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let mut rnd = [0u8; 4];
+    // Uniqueness does not depend on this; on failure the bytes stay zero.
+    let _ = getrandom::fill(&mut rnd);
+    format!(
+        "{}.M{}P{}Q{}R{}.{}",
+        now.as_secs(),
+        now.subsec_micros(),
+        std::process::id(),
+        n,
+        hex::encode(rnd),
+        hostname()
+    )
+}
+
+/// The host name with `/` and `:` escaped as the Maildir spec asks.
+fn hostname() -> String {
+    let raw = fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_default();
+    let raw = raw.trim();
+    let raw = if raw.is_empty() { "localhost" } else { raw };
+    raw.replace('/', "\\057").replace(':', "\\072")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unique_names_differ_and_carry_no_separator() {
+        let a = unique_name();
+        let b = unique_name();
+        assert_ne!(a, b);
+        assert!(!a.contains('/') && !a.contains(':'));
+    }
+}
