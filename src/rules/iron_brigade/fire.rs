@@ -491,13 +491,65 @@ pub fn check_fire_split(castings: u32, parts: &[u32]) -> Result<(), FireError> {
     Ok(())
 }
 
-/// Combined fire of several units (APSoF V.F.1): one attack total, divided
-/// by the highest divisor of any unit involved.
+/// The divisor of combined fire (APSoF V.F.1): the highest of any unit involved.
+pub fn combined_divisor(divisors: &[u8]) -> Option<u8> {
+    divisors.iter().copied().max()
+}
+
+/// One unit taking part in a combined fire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CombinedFirer<'a> {
+    pub name: &'a str,
+    pub arm: Arm,
+    pub castings: u32,
+    /// This unit's own modified effectiveness.
+    pub divisor: u8,
+}
+
+/// Resolve combined fire (APSoF V.F.1): one attack total, divided by the
+/// highest divisor of any unit involved, then one save by the target.
 ///
 /// Ruling: each unit counts its own dice by its own arm's rule and the
 /// totals are added (the text gives the divisor only); see docs/rulings.md.
-pub fn combined_divisor(divisors: &[u8]) -> Option<u8> {
-    divisors.iter().copied().max()
+pub fn resolve_combined_fire(
+    firers: &[CombinedFirer<'_>],
+    target_arm: Arm,
+    target_castings: u32,
+    perilous: bool,
+    dice: &mut dyn DiceSource,
+    target: &str,
+) -> Result<FireOutcome, FireError> {
+    let divisor = combined_divisor(&firers.iter().map(|f| f.divisor).collect::<Vec<_>>())
+        .ok_or(FireError::NoFirers)?;
+    let mut attack_dice = Vec::new();
+    let mut attack_total = 0;
+    for f in firers {
+        let pool = fire_dice(f.arm, f.castings);
+        let (rolled, total) = pool.roll(dice, &RollPurpose::new(RollKind::Fire, f.name))?;
+        attack_dice.extend(rolled);
+        attack_total += total;
+    }
+    if attack_dice.is_empty() {
+        return Err(FireError::NoFirers);
+    }
+    let cas = casualties(attack_total, divisor, target_castings);
+    let remaining = target_castings - cas;
+    let save_pool = if cas == 0 {
+        DicePool::None
+    } else {
+        fire_dice(target_arm, remaining)
+    };
+    let (save_dice, save_total) =
+        save_pool.roll(dice, &RollPurpose::new(RollKind::MoraleSave, target))?;
+    Ok(FireOutcome {
+        attack_dice,
+        attack_total,
+        casualties: cas,
+        target_remaining: remaining,
+        save_dice,
+        save_total,
+        morale_loss: morale_loss_from_fire(cas, save_total, perilous),
+    })
 }
 
 /// The order two units that fire at each other resolve in (APSoF V.B.2).
@@ -818,9 +870,39 @@ mod tests {
     }
 
     #[test]
-    fn v_f_1_combined_fire_uses_highest_divisor() {
+    fn v_f_1_combined_fire() {
         assert_eq!(combined_divisor(&[4, 6, 5]), Some(6));
         assert_eq!(combined_divisor(&[]), None);
+        // 6 infantry (1 die) + 3 crew (1 die) + 2 infantry (one die less 2),
+        // at the worst divisor 5.
+        let firers = [
+            CombinedFirer {
+                name: "A",
+                arm: Arm::Infantry,
+                castings: 6,
+                divisor: 4,
+            },
+            CombinedFirer {
+                name: "B",
+                arm: Arm::Artillery,
+                castings: 3,
+                divisor: 5,
+            },
+            CombinedFirer {
+                name: "C",
+                arm: Arm::Infantry,
+                castings: 2,
+                divisor: 3,
+            },
+        ];
+        let mut dice = ScriptedDice::new([6, 5, 6, 3, 3]).unwrap();
+        let out = resolve_combined_fire(&firers, Arm::Infantry, 12, false, &mut dice, "T").unwrap();
+        assert_eq!(out.attack_total, 6 + 5 + 4);
+        assert_eq!(out.casualties, 3);
+        assert_eq!(out.save_dice, vec![3, 3]);
+        assert_eq!(out.morale_loss, 9);
+        assert_eq!(dice.log()[1].purpose.subject, "B");
+        assert!(resolve_combined_fire(&[], Arm::Infantry, 12, false, &mut dice, "T").is_err());
     }
 
     #[test]
