@@ -5,6 +5,8 @@
 //! Everything here works on counts and modifiers handed in by the caller;
 //! positions, ranges and sight are decided elsewhere.
 
+pub mod alternate;
+
 use super::kinds::{Arm, OfficerRating, Weapon};
 use crate::dice::{DiceError, DiceSource, RollKind, RollPurpose};
 use serde::Serialize;
