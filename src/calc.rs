@@ -11,6 +11,7 @@
 
 use crate::dice::{DiceSource, Roll, RollKind, RollPurpose, ScriptedDice, StreamDice};
 use crate::rules::iron_brigade::delay::{self, Obedience, OrderTiming};
+use crate::rules::iron_brigade::fire::alternate::{self, AlternateFire, Cell, MoraleResult};
 use crate::rules::iron_brigade::fire::{
     self, DicePool, Effectiveness, FireModifiers, FirerWeaponClass, ModifierLine, Protection, Ranks,
 };
@@ -76,10 +77,13 @@ pub enum CalcRule {
     Contact(ContactArgs),
     /// Double-quick morale cost (APSoF VI.D.4).
     DoubleQuick(DoubleQuickArgs),
+    /// Fire on the alternate results tables (APSoF X, optional rule).
+    AlternateFire(AlternateFireArgs),
 }
 
 #[derive(Debug, Clone, Args)]
-pub struct FireArgs {
+/// Who fires at whom and how effectively: shared by `fire` and `alternate-fire`.
+pub struct FireSetup {
     /// Castings firing (crew castings for artillery).
     #[arg(long)]
     pub firers: u32,
@@ -129,10 +133,29 @@ pub struct FireArgs {
     /// With --effectiveness only the x10 applies (the -2 is in your number).
     #[arg(long)]
     pub perilous: bool,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct FireArgs {
+    #[command(flatten)]
+    pub setup: FireSetup,
     /// Attack dice, comma separated.
     #[arg(long, value_delimiter = ',', allow_negative_numbers = true)]
     pub dice: Option<Vec<i64>>,
     /// The target's morale save dice, comma separated.
+    #[arg(long, value_delimiter = ',', allow_negative_numbers = true)]
+    pub save_dice: Option<Vec<i64>>,
+}
+
+/// Alternate fire with the results tables (APSoF X, optional rule).
+#[derive(Debug, Clone, Args)]
+pub struct AlternateFireArgs {
+    #[command(flatten)]
+    pub setup: FireSetup,
+    /// The attacker's die for the casualty column.
+    #[arg(long, value_delimiter = ',', allow_negative_numbers = true)]
+    pub dice: Option<Vec<i64>>,
+    /// The defender's die for the morale column (only when the cell is a>b).
     #[arg(long, value_delimiter = ',', allow_negative_numbers = true)]
     pub save_dice: Option<Vec<i64>>,
 }
@@ -218,6 +241,7 @@ pub fn run(args: &CalcArgs) -> Result<String, CalcError> {
         CalcRule::Panic(a) => render(calc_panic(a, &mut dice)?, &dice)?,
         CalcRule::Contact(a) => render(calc_contact(a, &mut dice)?, &dice)?,
         CalcRule::DoubleQuick(a) => render(calc_double_quick(a, &mut dice)?, &dice)?,
+        CalcRule::AlternateFire(a) => render(calc_alternate_fire(a, &mut dice)?, &dice)?,
     };
     Ok(if args.json { json } else { text })
 }
@@ -466,7 +490,17 @@ impl Explain for FireReport {
     }
 }
 
-fn calc_fire(a: &FireArgs, dice: &mut CalcDice) -> Result<FireReport, CalcError> {
+/// The fire's situation, worked out from the command line.
+struct Situation {
+    arm: Arm,
+    target_arm: Arm,
+    effectiveness: Effectiveness,
+    weapon: Option<Weapon>,
+    range_inches: Option<u32>,
+    base: Option<u8>,
+}
+
+fn situation(a: &FireSetup) -> Result<Situation, CalcError> {
     let weapon = a.weapon.as_deref().map(parse_weapon).transpose()?;
     let arm = match (&a.arm, weapon) {
         (Some(s), _) => parse_arm("--arm", s)?,
@@ -540,14 +574,33 @@ fn calc_fire(a: &FireArgs, dice: &mut CalcDice) -> Result<FireReport, CalcError>
             ));
         }
     };
+    Ok(Situation {
+        arm,
+        target_arm,
+        effectiveness,
+        weapon,
+        range_inches,
+        base,
+    })
+}
 
+fn calc_fire(args: &FireArgs, dice: &mut CalcDice) -> Result<FireReport, CalcError> {
+    let a = &args.setup;
+    let Situation {
+        arm,
+        target_arm,
+        effectiveness,
+        weapon,
+        range_inches,
+        base,
+    } = situation(a)?;
     let attack_pool = fire::fire_dice(arm, a.firers);
     if attack_pool == DicePool::None {
         return Err(usage("--firers: a unit with no castings cannot fire"));
     }
     let attack_dice = dice.take(
         "--dice",
-        a.dice.as_deref(),
+        args.dice.as_deref(),
         attack_pool.count(),
         &format!("{} firing {arm} castings", a.firers),
         &RollPurpose::new(RollKind::Fire, "firer"),
@@ -564,7 +617,7 @@ fn calc_fire(a: &FireArgs, dice: &mut CalcDice) -> Result<FireReport, CalcError>
     };
     let save_dice = dice.take(
         "--save-dice",
-        a.save_dice.as_deref(),
+        args.save_dice.as_deref(),
         save_pool.count(),
         &format!(
             "the save of a target left with {target_remaining} castings after {casualties} casualties"
@@ -943,5 +996,121 @@ fn calc_double_quick(
         morale_loss: loss,
         die,
         base_morale: a.base_morale,
+    })
+}
+
+// ---------------------------------------------------------------- alternate fire
+
+#[derive(Debug, Serialize)]
+pub struct AlternateFireReport {
+    pub table: u8,
+    pub row_castings: u32,
+    pub column_castings: u32,
+    pub casualty_cell: Cell,
+    pub morale_cell: Cell,
+    pub casualties: u32,
+    /// Levels lost; `null` when the target routs.
+    pub morale_loss: Option<u32>,
+    pub rout: bool,
+    pub effectiveness: i32,
+    pub modifiers: Vec<ModifierLine>,
+    pub attacker_die: u8,
+    pub defender_die: Option<u8>,
+}
+
+fn cell_words(cell: Cell) -> String {
+    match cell {
+        Cell::Dash => "-".into(),
+        Cell::Rout => "R".into(),
+        Cell::Roll { base, beat } => format!("{base}>{beat}"),
+    }
+}
+
+impl Explain for AlternateFireReport {
+    fn explain(&self) -> String {
+        let mut t = String::new();
+        for m in &self.modifiers {
+            let _ = writeln!(t, "  {:+} {}", m.delta, m.reason);
+        }
+        let _ = writeln!(
+            t,
+            "Effectiveness {} → table {}; row {} firing castings; column {} target castings (APSoF X.B).",
+            self.effectiveness, self.table, self.row_castings, self.column_castings
+        );
+        let _ = writeln!(
+            t,
+            "Casualties {}: attacker rolled {} → {} casualt{}.",
+            cell_words(self.casualty_cell),
+            self.attacker_die,
+            self.casualties,
+            if self.casualties == 1 { "y" } else { "ies" }
+        );
+        let _ = match (self.morale_cell, self.defender_die, self.morale_loss) {
+            (Cell::Rout, _, _) => writeln!(t, "Morale R: the target routs."),
+            (Cell::Dash, _, _) => writeln!(t, "Morale -: no effect."),
+            (cell, Some(d), Some(loss)) => writeln!(
+                t,
+                "Morale {}: defender rolled {d} → {loss} level(s) lost.",
+                cell_words(cell)
+            ),
+            _ => Ok(()),
+        };
+        t
+    }
+}
+
+fn calc_alternate_fire(
+    args: &AlternateFireArgs,
+    dice: &mut CalcDice,
+) -> Result<AlternateFireReport, CalcError> {
+    let a = &args.setup;
+    let s = situation(a)?;
+    let fire = AlternateFire {
+        effectiveness: s.effectiveness.raw,
+        firer_arm: s.arm,
+        firer_castings: a.firers,
+        target_arm: s.target_arm,
+        target_castings: a.targets,
+        perilous: a.perilous,
+    };
+    let (table, row, column) = fire.locate().map_err(|e| usage(e.to_string()))?;
+    let (_, morale_cell) = alternate::lookup(table, row, column)
+        .ok_or_else(|| usage("no such cell in the alternate fire tables"))?;
+    let attacker = dice.take(
+        "--dice",
+        args.dice.as_deref(),
+        1,
+        "the casualty column",
+        &RollPurpose::new(RollKind::Fire, "firer").with_note("alternate fire"),
+    )?;
+    let defender = dice.take(
+        "--save-dice",
+        args.save_dice.as_deref(),
+        usize::from(alternate::needs_defender_die(morale_cell)),
+        &format!("the morale cell {}", cell_words(morale_cell)),
+        &RollPurpose::new(RollKind::MoraleSave, "target").with_note("alternate fire"),
+    )?;
+    let attacker_die = attacker.first().copied().unwrap_or(0);
+    let defender_die = defender.first().copied();
+    let out = fire
+        .resolve(attacker_die, defender_die)
+        .map_err(|e| usage(e.to_string()))?;
+    let (morale_loss, rout) = match out.morale {
+        MoraleResult::Levels(n) => (Some(n), false),
+        MoraleResult::Rout => (None, true),
+    };
+    Ok(AlternateFireReport {
+        table: out.table,
+        row_castings: out.row_castings,
+        column_castings: out.column_castings,
+        casualty_cell: out.casualty_cell,
+        morale_cell: out.morale_cell,
+        casualties: out.casualties,
+        morale_loss,
+        rout,
+        effectiveness: s.effectiveness.raw,
+        modifiers: s.effectiveness.modifiers,
+        attacker_die,
+        defender_die,
     })
 }

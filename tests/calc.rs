@@ -560,3 +560,83 @@ fn double_quick_of_vi_d_4() {
 fn bad_seed_is_a_usage_error() {
     usage_error(&["double-quick", "--base-morale", "5", "--seed", "xyz"]);
 }
+
+#[test]
+fn alternate_fire_worked_example_of_x_b() {
+    let v = json(&[
+        "alternate-fire",
+        "--firers",
+        "11",
+        "--targets",
+        "8",
+        "--effectiveness",
+        "6",
+        "--dice",
+        "5",
+        "--save-dice",
+        "2",
+    ]);
+    assert_eq!(v["table"], 6);
+    assert_eq!(v["casualty_cell"]["base"], 1);
+    assert_eq!(v["casualty_cell"]["beat"], 4);
+    assert_eq!(v["casualties"], 2);
+    assert_eq!(v["morale_loss"], 2);
+    assert_eq!(v["rout"], false);
+    let text = run(&[
+        "alternate-fire",
+        "--firers",
+        "11",
+        "--targets",
+        "8",
+        "--effectiveness",
+        "6",
+        "--dice",
+        "3",
+        "--save-dice",
+        "5",
+    ])
+    .unwrap();
+    assert!(
+        text.contains("Casualties 1>4: attacker rolled 3 → 1 casualty"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Morale 1>2: defender rolled 5 → 1 level(s)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn alternate_fire_rout_takes_no_defender_die() {
+    let v = json(&[
+        "alternate-fire",
+        "--firers",
+        "25",
+        "--targets",
+        "1",
+        "--weapon",
+        "rifled-musket",
+        "--range",
+        "1",
+        "--firer-morale",
+        "6",
+        "--dice",
+        "1",
+    ]);
+    assert_eq!(v["table"], 3);
+    assert_eq!(v["rout"], true);
+    assert_eq!(v["morale_loss"], Value::Null);
+    usage_error(&[
+        "alternate-fire",
+        "--firers",
+        "25",
+        "--targets",
+        "1",
+        "--effectiveness",
+        "1",
+        "--dice",
+        "1",
+        "--save-dice",
+        "4",
+    ]);
+}
