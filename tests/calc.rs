@@ -97,6 +97,7 @@ fn fire_from_weapon_range_and_modifiers() {
         "2,2",
     ]);
     assert_eq!(v["base_effectiveness"], 5);
+    assert_eq!(v["modifiers"][0]["reason"], "target protection: woods");
     assert_eq!(v["range_inches"], 6);
     assert_eq!(v["effectiveness"], 9);
     assert_eq!(v["attack_total"], 18);

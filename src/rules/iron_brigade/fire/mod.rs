@@ -58,6 +58,17 @@ pub enum Protection {
 }
 
 impl Protection {
+    /// The name used on the command line and in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Protection::None => "none",
+            Protection::Woods => "woods",
+            Protection::LyingDown => "lying-down",
+            Protection::HastyWorks => "hasty-works",
+            Protection::Entrenchments => "entrenchments",
+        }
+    }
+
     pub fn modifier(self) -> i32 {
         match self {
             Protection::None => 0,
@@ -252,7 +263,7 @@ pub fn modified_effectiveness(
     };
     add(
         true,
-        format!("target protection: {:?}", m.protection).to_lowercase(),
+        format!("target protection: {}", m.protection.as_str()),
         m.protection.modifier(),
     );
     add(
