@@ -128,8 +128,12 @@ pub trait DiceSource {
     /// Roll one d6 (1..=6) for `purpose` and log it.
     fn d6(&mut self, purpose: &RollPurpose) -> Result<u8, DiceError>;
 
-    /// Every roll made so far, oldest first.
+    /// Every roll made so far (since the last [`DiceSource::take_log`]), oldest first.
     fn log(&self) -> &[Roll];
+
+    /// Hand over the log and start a fresh one, e.g. at the end of a phase
+    /// whose rolls are written out as events. The stream position is kept.
+    fn take_log(&mut self) -> Vec<Roll>;
 
     /// Roll `count` d6 for the same purpose.
     fn roll_many(&mut self, count: usize, purpose: &RollPurpose) -> Result<Vec<u8>, DiceError> {
@@ -233,6 +237,10 @@ impl DiceSource for StreamDice {
     fn log(&self) -> &[Roll] {
         &self.log
     }
+
+    fn take_log(&mut self) -> Vec<Roll> {
+        std::mem::take(&mut self.log)
+    }
 }
 
 /// Dice supplied in advance: rolled by hand on a real table, or chosen by a
@@ -299,6 +307,10 @@ impl DiceSource for ScriptedDice {
     fn log(&self) -> &[Roll] {
         &self.log
     }
+
+    fn take_log(&mut self) -> Vec<Roll> {
+        std::mem::take(&mut self.log)
+    }
 }
 
 #[cfg(test)]
@@ -343,6 +355,19 @@ mod tests {
         assert!(json.contains("\"subject\":\"6th Wisconsin\""), "{json}");
         let back: Roll = serde_json::from_str(&json).unwrap();
         assert_eq!(back, log[0]);
+    }
+
+    #[test]
+    fn take_log_drains_but_keeps_the_stream_position() {
+        let mut a = StreamDice::new([4u8; 32]);
+        a.roll_many(3, &purpose()).unwrap();
+        let first = a.take_log();
+        assert_eq!(first.len(), 3);
+        assert!(a.log().is_empty());
+        let v = a.d6(&purpose()).unwrap();
+        assert_eq!(a.log()[0].draw, a.draws() - 1);
+        let mut b = StreamDice::new([4u8; 32]);
+        assert_eq!(b.roll_many(4, &purpose()).unwrap()[3], v);
     }
 
     #[test]
