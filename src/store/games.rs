@@ -208,6 +208,35 @@ pub struct TurnDetail {
     pub opened_at: i64,
 }
 
+/// A game's current turn with its snapshot, for the turn processor.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CurrentTurn {
+    /// Row id, for `turn_id` columns.
+    pub id: i64,
+    pub number: u32,
+    pub status: TurnStatus,
+    pub deadline_at: Option<i64>,
+    pub grace_secs: i64,
+    pub seed_commitment: String,
+    /// The dynamic battle state at the start of the turn.
+    pub state_json: String,
+    pub state_hash: String,
+    pub opened_at: i64,
+}
+
+/// A player known by a sender address, for intake's sender check.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PlayerAtAddress {
+    pub game: GameId,
+    pub game_name: String,
+    pub player_id: i64,
+    pub player_name: String,
+    pub side: String,
+    /// Argon2 PHC string to verify the secret the mail carries against.
+    #[serde(skip)]
+    pub secret_hash: String,
+}
+
 impl Store {
     /// Creates a game, its sides, players, addresses, officers, units and
     /// turn 1 (open, with the initial snapshot and its seed commitment) in
@@ -306,8 +335,90 @@ impl Store {
             players: players_of(c, id)?,
             officers: officers_of(c, id)?,
             units_per_side: units_per_side(c, id)?,
-            current_turn: current_turn(c, id)?,
+            current_turn: self.current_turn(id)?.map(|t| TurnDetail {
+                number: t.number,
+                status: t.status,
+                deadline_at: t.deadline_at,
+                grace_secs: t.grace_secs,
+                seed_commitment: t.seed_commitment,
+                opened_at: t.opened_at,
+            }),
         }))
+    }
+}
+
+impl Store {
+    /// The secret game seed, for deriving turn seeds ([`super::turn_seed`]).
+    /// Never print it.
+    pub fn game_seed(&self, game: GameId) -> Result<Option<[u8; 32]>, StoreError> {
+        let blob: Option<Vec<u8>> = self
+            .conn
+            .query_row("SELECT seed FROM games WHERE id = ?1", [game.0], |r| {
+                r.get(0)
+            })
+            .optional()?;
+        blob.map(|b| {
+            <[u8; 32]>::try_from(b.as_slice()).map_err(|_| StoreError::BadValue {
+                what: format!("game {} has a seed of {} bytes, not 32", game.0, b.len()),
+            })
+        })
+        .transpose()
+    }
+
+    /// The game's current turn (the one not yet released, else the latest)
+    /// with its state snapshot; `None` for an unknown game.
+    pub fn current_turn(&self, game: GameId) -> Result<Option<CurrentTurn>, StoreError> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT id, number, status, deadline_at, grace_secs, seed_commitment,
+                        state_json, state_hash, opened_at
+                 FROM turns WHERE game_id = ?1
+                 ORDER BY (status = 'released'), number DESC LIMIT 1",
+                [game.0],
+                |r| {
+                    Ok(CurrentTurn {
+                        id: r.get(0)?,
+                        number: r.get(1)?,
+                        status: r.get(2)?,
+                        deadline_at: r.get(3)?,
+                        grace_secs: r.get(4)?,
+                        seed_commitment: r.get(5)?,
+                        state_json: r.get(6)?,
+                        state_hash: r.get(7)?,
+                        opened_at: r.get(8)?,
+                    })
+                },
+            )
+            .optional()?)
+    }
+
+    /// Every player, in any game, who owns `address` (ASCII case-insensitive;
+    /// surrounding `<>` and whitespace ignored). One address may play in
+    /// several games, so intake must still pick the game from the mail.
+    pub fn players_by_address(&self, address: &str) -> Result<Vec<PlayerAtAddress>, StoreError> {
+        let address = address.trim();
+        let address = address.strip_prefix('<').unwrap_or(address);
+        let address = address.strip_suffix('>').unwrap_or(address).trim();
+        let mut stmt = self.conn.prepare(
+            "SELECT g.id, g.name, p.id, p.name, s.name, p.secret_hash
+             FROM player_addresses a
+             JOIN players p ON p.id = a.player_id
+             JOIN games g ON g.id = a.game_id
+             JOIN sides s ON s.id = p.side_id
+             WHERE a.address = ?1 ORDER BY g.id",
+        )?;
+        let rows = stmt.query_map([address], |r| {
+            Ok(PlayerAtAddress {
+                game: GameId(r.get(0)?),
+                game_name: r.get(1)?,
+                player_id: r.get(2)?,
+                player_name: r.get(3)?,
+                side: r.get(4)?,
+                secret_hash: r.get(5)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<Vec<_>, _>>()?)
     }
 }
 
@@ -767,24 +878,4 @@ fn units_per_side(c: &Connection, game: GameId) -> Result<Vec<SideUnits>, StoreE
         })
     })?;
     Ok(rows.collect::<Result<Vec<_>, _>>()?)
-}
-
-fn current_turn(c: &Connection, game: GameId) -> Result<Option<TurnDetail>, StoreError> {
-    Ok(c.query_row(
-        "SELECT number, status, deadline_at, grace_secs, seed_commitment, opened_at
-         FROM turns WHERE game_id = ?1
-         ORDER BY (status = 'released'), number DESC LIMIT 1",
-        [game.0],
-        |r| {
-            Ok(TurnDetail {
-                number: r.get(0)?,
-                status: r.get(1)?,
-                deadline_at: r.get(2)?,
-                grace_secs: r.get(3)?,
-                seed_commitment: r.get(4)?,
-                opened_at: r.get(5)?,
-            })
-        },
-    )
-    .optional()?)
 }

@@ -8,6 +8,7 @@
 //! The store never reads the clock: every time is an `i64` of unix seconds
 //! UTC passed in by the caller, which keeps it testable and replayable.
 
+mod audit;
 mod error;
 mod games;
 mod inbound;
@@ -15,10 +16,12 @@ mod migrate;
 mod outbound;
 mod seed;
 
+pub use audit::NewAudit;
 pub use error::StoreError;
 pub use games::{
-    AddressDetail, GameDetail, GameId, GameStatus, GameSummary, NewGame, NewOfficer, NewPlayer,
-    NewUnit, OfficerDetail, PlayerDetail, PlayerStatus, SideUnits, TurnDetail, TurnStatus,
+    AddressDetail, CurrentTurn, GameDetail, GameId, GameStatus, GameSummary, NewGame, NewOfficer,
+    NewPlayer, NewUnit, OfficerDetail, PlayerAtAddress, PlayerDetail, PlayerStatus, SideUnits,
+    TurnDetail, TurnStatus,
 };
 pub use inbound::{
     ImapState, InboundInsert, InboundMail, InboundStatus, MailSource, NewInboundMail,
