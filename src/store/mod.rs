@@ -15,6 +15,7 @@ mod inbound;
 mod migrate;
 mod outbound;
 mod seed;
+mod validate;
 
 pub use audit::NewAudit;
 pub use error::StoreError;
