@@ -1181,3 +1181,75 @@ fn concurrent_first_opens_migrate_exactly_once() {
         .count();
     assert_eq!(tables, 17);
 }
+
+#[test]
+fn turn_processor_and_intake_lookups() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&db_in(&dir)).unwrap();
+    let a = store.create_game(&brawner("a")).unwrap();
+    let mut other = brawner("b");
+    other.seed = [1; 32];
+    let b = store.create_game(&other).unwrap();
+
+    assert_eq!(store.game_seed(a).unwrap(), Some([9; 32]));
+    assert_eq!(store.game_seed(b).unwrap(), Some([1; 32]));
+    assert_eq!(store.game_seed(GameId(999)).unwrap(), None);
+
+    let turn = store.current_turn(a).unwrap().unwrap();
+    assert_eq!(turn.number, 1);
+    assert_eq!(turn.status, TurnStatus::Open);
+    assert_eq!(turn.state_json, brawner("a").initial_state_json);
+    assert_eq!(turn.state_hash, sha256_hex(turn.state_json.as_bytes()));
+    assert_eq!(
+        turn.seed_commitment,
+        seed_commitment(&turn_seed(&[9; 32], 1))
+    );
+    assert_eq!(store.current_turn(GameId(999)).unwrap(), None);
+
+    // Alice plays in both games under the same address.
+    let found = store.players_by_address(" <ALICE@example.org> ").unwrap();
+    let games: Vec<_> = found
+        .iter()
+        .map(|p| {
+            (
+                p.game_name.as_str(),
+                p.player_name.as_str(),
+                p.side.as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(games, [("a", "Alice", "Union"), ("b", "Alice", "Union")]);
+    assert_eq!(found[0].game, a);
+    assert!(found[0].secret_hash.starts_with("$argon2id$"));
+    assert!(!serde_json::to_string(&found[0]).unwrap().contains("argon2"));
+    assert!(
+        store
+            .players_by_address("stranger@example.com")
+            .unwrap()
+            .is_empty()
+    );
+
+    let entry = NewAudit {
+        game: Some(a),
+        actor: "umpire".into(),
+        at: T0 + 10,
+        action: "hold-turn".into(),
+        reason: Some("disputed charge".into()),
+        detail_json: r#"{"turn":1}"#.into(),
+    };
+    let id = store
+        .in_transaction(|tx| Store::append_audit(tx, &entry))
+        .unwrap();
+    let (actor, reason): (String, String) = store
+        .conn()
+        .query_row(
+            "SELECT actor, reason FROM audit_log WHERE id = ?1",
+            [id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!(
+        (actor.as_str(), reason.as_str()),
+        ("umpire", "disputed charge")
+    );
+}

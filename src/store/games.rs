@@ -2,11 +2,12 @@
 //! units and turn 1) and reading it back for `adjutant game list/show`.
 
 use super::seed::{seed_commitment, sha256_hex, turn_seed};
+use super::validate::{key, validate};
 use super::{Store, StoreError};
 use crate::rules::iron_brigade::kinds::{Arm, CommandClass, OfficerLevel, OfficerRating, Weapon};
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 use serde::Serialize;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::str::FromStr;
 
 /// Row id of a game.
@@ -208,6 +209,35 @@ pub struct TurnDetail {
     pub opened_at: i64,
 }
 
+/// A game's current turn with its snapshot, for the turn processor.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CurrentTurn {
+    /// Row id, for `turn_id` columns.
+    pub id: i64,
+    pub number: u32,
+    pub status: TurnStatus,
+    pub deadline_at: Option<i64>,
+    pub grace_secs: i64,
+    pub seed_commitment: String,
+    /// The dynamic battle state at the start of the turn.
+    pub state_json: String,
+    pub state_hash: String,
+    pub opened_at: i64,
+}
+
+/// A player known by a sender address, for intake's sender check.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PlayerAtAddress {
+    pub game: GameId,
+    pub game_name: String,
+    pub player_id: i64,
+    pub player_name: String,
+    pub side: String,
+    /// Argon2 PHC string to verify the secret the mail carries against.
+    #[serde(skip)]
+    pub secret_hash: String,
+}
+
 impl Store {
     /// Creates a game, its sides, players, addresses, officers, units and
     /// turn 1 (open, with the initial snapshot and its seed commitment) in
@@ -306,8 +336,90 @@ impl Store {
             players: players_of(c, id)?,
             officers: officers_of(c, id)?,
             units_per_side: units_per_side(c, id)?,
-            current_turn: current_turn(c, id)?,
+            current_turn: self.current_turn(id)?.map(|t| TurnDetail {
+                number: t.number,
+                status: t.status,
+                deadline_at: t.deadline_at,
+                grace_secs: t.grace_secs,
+                seed_commitment: t.seed_commitment,
+                opened_at: t.opened_at,
+            }),
         }))
+    }
+}
+
+impl Store {
+    /// The secret game seed, for deriving turn seeds ([`super::turn_seed`]).
+    /// Never print it.
+    pub fn game_seed(&self, game: GameId) -> Result<Option<[u8; 32]>, StoreError> {
+        let blob: Option<Vec<u8>> = self
+            .conn
+            .query_row("SELECT seed FROM games WHERE id = ?1", [game.0], |r| {
+                r.get(0)
+            })
+            .optional()?;
+        blob.map(|b| {
+            <[u8; 32]>::try_from(b.as_slice()).map_err(|_| StoreError::BadValue {
+                what: format!("game {} has a seed of {} bytes, not 32", game.0, b.len()),
+            })
+        })
+        .transpose()
+    }
+
+    /// The game's current turn (the one not yet released, else the latest)
+    /// with its state snapshot; `None` for an unknown game.
+    pub fn current_turn(&self, game: GameId) -> Result<Option<CurrentTurn>, StoreError> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT id, number, status, deadline_at, grace_secs, seed_commitment,
+                        state_json, state_hash, opened_at
+                 FROM turns WHERE game_id = ?1
+                 ORDER BY (status = 'released'), number DESC LIMIT 1",
+                [game.0],
+                |r| {
+                    Ok(CurrentTurn {
+                        id: r.get(0)?,
+                        number: r.get(1)?,
+                        status: r.get(2)?,
+                        deadline_at: r.get(3)?,
+                        grace_secs: r.get(4)?,
+                        seed_commitment: r.get(5)?,
+                        state_json: r.get(6)?,
+                        state_hash: r.get(7)?,
+                        opened_at: r.get(8)?,
+                    })
+                },
+            )
+            .optional()?)
+    }
+
+    /// Every player, in any game, who owns `address` (ASCII case-insensitive;
+    /// surrounding `<>` and whitespace ignored). One address may play in
+    /// several games, so intake must still pick the game from the mail.
+    pub fn players_by_address(&self, address: &str) -> Result<Vec<PlayerAtAddress>, StoreError> {
+        let address = address.trim();
+        let address = address.strip_prefix('<').unwrap_or(address);
+        let address = address.strip_suffix('>').unwrap_or(address).trim();
+        let mut stmt = self.conn.prepare(
+            "SELECT g.id, g.name, p.id, p.name, s.name, p.secret_hash
+             FROM player_addresses a
+             JOIN players p ON p.id = a.player_id
+             JOIN games g ON g.id = a.game_id
+             JOIN sides s ON s.id = p.side_id
+             WHERE a.address = ?1 ORDER BY g.id",
+        )?;
+        let rows = stmt.query_map([address], |r| {
+            Ok(PlayerAtAddress {
+                game: GameId(r.get(0)?),
+                game_name: r.get(1)?,
+                player_id: r.get(2)?,
+                player_name: r.get(3)?,
+                side: r.get(4)?,
+                secret_hash: r.get(5)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<Vec<_>, _>>()?)
     }
 }
 
@@ -319,208 +431,6 @@ fn game_id_by_name(c: &Connection, name: &str) -> Result<Option<GameId>, StoreEr
         .optional()?
         .map(GameId),
     )
-}
-
-/// Case-insensitive key, matching the `COLLATE NOCASE` columns.
-fn key(s: &str) -> String {
-    s.trim().to_ascii_lowercase()
-}
-
-/// Checks the scenario's cross-references before touching the database, so
-/// the operator gets one sentence naming the bad entry rather than a
-/// constraint error.
-fn validate(g: &NewGame) -> Result<(), StoreError> {
-    let bad = |problem: String| StoreError::InvalidGame {
-        game: g.name.clone(),
-        problem,
-    };
-    if g.name.trim().is_empty() {
-        return Err(bad("the game name is empty".into()));
-    }
-    if g.ruleset.trim().is_empty() {
-        return Err(bad("the ruleset is empty".into()));
-    }
-    if g.grace_secs < 0 {
-        return Err(bad(format!(
-            "grace of {} seconds is negative",
-            g.grace_secs
-        )));
-    }
-    match serde_json::from_str::<serde_json::Value>(&g.settings_json) {
-        Ok(v) if v.is_object() => {}
-        Ok(_) => return Err(bad("settings must be a JSON object".into())),
-        Err(e) => return Err(bad(format!("settings are not valid JSON: {e}"))),
-    }
-    if let Err(e) = serde_json::from_str::<serde_json::Value>(&g.initial_state_json) {
-        return Err(bad(format!("the initial state is not valid JSON: {e}")));
-    }
-    if g.sides.is_empty() {
-        return Err(bad("the scenario names no sides".into()));
-    }
-    let mut sides = HashSet::new();
-    for s in &g.sides {
-        if s.trim().is_empty() {
-            return Err(bad("a side has an empty name".into()));
-        }
-        if !sides.insert(key(s)) {
-            return Err(bad(format!("side `{s}` is listed twice")));
-        }
-    }
-    let side_known = |what: &str, name: &str, side: &str| {
-        if sides.contains(&key(side)) {
-            Ok(())
-        } else {
-            Err(bad(format!(
-                "{what} `{name}` is on side `{side}`, which is not one of: {}",
-                g.sides.join(", ")
-            )))
-        }
-    };
-
-    let mut officer_side: HashMap<String, &str> = HashMap::new();
-    for o in &g.officers {
-        if o.name.trim().is_empty() {
-            return Err(bad("an officer has an empty name".into()));
-        }
-        side_known("officer", &o.name, &o.side)?;
-        if officer_side.insert(key(&o.name), &o.side).is_some() {
-            return Err(bad(format!("officer `{}` is listed twice", o.name)));
-        }
-    }
-    let superiors: HashMap<String, String> = g
-        .officers
-        .iter()
-        .filter_map(|o| o.superior.as_ref().map(|s| (key(&o.name), key(s))))
-        .collect();
-    for o in &g.officers {
-        if let Some(sup) = &o.superior {
-            match officer_side.get(&key(sup)) {
-                None => {
-                    return Err(bad(format!(
-                        "officer `{}` has superior `{sup}`, who is not in the officer list",
-                        o.name
-                    )));
-                }
-                Some(side) if key(side) != key(&o.side) => {
-                    return Err(bad(format!(
-                        "officer `{}` ({}) has superior `{sup}` on the other side ({side})",
-                        o.name, o.side
-                    )));
-                }
-                Some(_) => {}
-            }
-        }
-        // Walk up the chain; more steps than officers means a loop.
-        let mut at = key(&o.name);
-        for _ in 0..=g.officers.len() {
-            match superiors.get(&at) {
-                Some(next) => at = next.clone(),
-                None => break,
-            }
-            if at == key(&o.name) {
-                return Err(bad(format!(
-                    "officer `{}` is their own superior through the chain of command",
-                    o.name
-                )));
-            }
-        }
-    }
-
-    let mut players = HashSet::new();
-    let mut addresses = HashSet::new();
-    let mut commanded: HashMap<String, &str> = HashMap::new();
-    for p in &g.players {
-        if p.name.trim().is_empty() {
-            return Err(bad("a player has an empty name".into()));
-        }
-        side_known("player", &p.name, &p.side)?;
-        if !players.insert(key(&p.name)) {
-            return Err(bad(format!("player `{}` is listed twice", p.name)));
-        }
-        if !p.secret_hash.starts_with("$argon2") {
-            return Err(bad(format!(
-                "player `{}` has a secret hash that is not an Argon2 PHC string",
-                p.name
-            )));
-        }
-        if p.addresses.is_empty() {
-            return Err(bad(format!("player `{}` has no e-mail address", p.name)));
-        }
-        for a in &p.addresses {
-            let a = a.trim();
-            if a.find('@').is_none_or(|at| at == 0 || at + 1 == a.len()) {
-                return Err(bad(format!(
-                    "player `{}` has address `{a}`, which is not an e-mail address",
-                    p.name
-                )));
-            }
-            if !addresses.insert(key(a)) {
-                return Err(bad(format!(
-                    "address `{a}` is given to more than one player (or twice)"
-                )));
-            }
-        }
-        for o in &p.officers {
-            match officer_side.get(&key(o)) {
-                None => {
-                    return Err(bad(format!(
-                        "player `{}` commands `{o}`, who is not in the officer list",
-                        p.name
-                    )));
-                }
-                Some(side) if key(side) != key(&p.side) => {
-                    return Err(bad(format!(
-                        "player `{}` ({}) cannot command `{o}` of side {side}",
-                        p.name, p.side
-                    )));
-                }
-                Some(_) => {}
-            }
-            if let Some(other) = commanded.insert(key(o), &p.name) {
-                return Err(bad(format!(
-                    "officer `{o}` is commanded by both `{other}` and `{}`",
-                    p.name
-                )));
-            }
-        }
-    }
-
-    // Unit names and aliases share one namespace: an order names a unit by
-    // either, so any overlap would make an order ambiguous.
-    let mut unit_names: HashMap<String, &str> = HashMap::new();
-    for u in &g.units {
-        if u.name.trim().is_empty() {
-            return Err(bad("a unit has an empty name".into()));
-        }
-        side_known("unit", &u.name, &u.side)?;
-        match officer_side.get(&key(&u.commander)) {
-            None => {
-                return Err(bad(format!(
-                    "unit `{}` is commanded by `{}`, who is not in the officer list",
-                    u.name, u.commander
-                )));
-            }
-            Some(side) if key(side) != key(&u.side) => {
-                return Err(bad(format!(
-                    "unit `{}` ({}) has commander `{}` of side {side}",
-                    u.name, u.side, u.commander
-                )));
-            }
-            Some(_) => {}
-        }
-        for n in std::iter::once(&u.name).chain(u.aliases.iter()) {
-            if n.trim().is_empty() {
-                return Err(bad(format!("unit `{}` has an empty alias", u.name)));
-            }
-            if let Some(other) = unit_names.insert(key(n), &u.name) {
-                return Err(bad(format!(
-                    "the name `{n}` would mean both unit `{other}` and unit `{}`",
-                    u.name
-                )));
-            }
-        }
-    }
-    Ok(())
 }
 
 /// Inserts a validated game. Officers go in without superiors first, then
@@ -767,24 +677,4 @@ fn units_per_side(c: &Connection, game: GameId) -> Result<Vec<SideUnits>, StoreE
         })
     })?;
     Ok(rows.collect::<Result<Vec<_>, _>>()?)
-}
-
-fn current_turn(c: &Connection, game: GameId) -> Result<Option<TurnDetail>, StoreError> {
-    Ok(c.query_row(
-        "SELECT number, status, deadline_at, grace_secs, seed_commitment, opened_at
-         FROM turns WHERE game_id = ?1
-         ORDER BY (status = 'released'), number DESC LIMIT 1",
-        [game.0],
-        |r| {
-            Ok(TurnDetail {
-                number: r.get(0)?,
-                status: r.get(1)?,
-                deadline_at: r.get(2)?,
-                grace_secs: r.get(3)?,
-                seed_commitment: r.get(4)?,
-                opened_at: r.get(5)?,
-            })
-        },
-    )
-    .optional()?)
 }

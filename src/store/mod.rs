@@ -8,17 +8,21 @@
 //! The store never reads the clock: every time is an `i64` of unix seconds
 //! UTC passed in by the caller, which keeps it testable and replayable.
 
+mod audit;
 mod error;
 mod games;
 mod inbound;
 mod migrate;
 mod outbound;
 mod seed;
+mod validate;
 
+pub use audit::NewAudit;
 pub use error::StoreError;
 pub use games::{
-    AddressDetail, GameDetail, GameId, GameStatus, GameSummary, NewGame, NewOfficer, NewPlayer,
-    NewUnit, OfficerDetail, PlayerDetail, PlayerStatus, SideUnits, TurnDetail, TurnStatus,
+    AddressDetail, CurrentTurn, GameDetail, GameId, GameStatus, GameSummary, NewGame, NewOfficer,
+    NewPlayer, NewUnit, OfficerDetail, PlayerAtAddress, PlayerDetail, PlayerStatus, SideUnits,
+    TurnDetail, TurnStatus,
 };
 pub use inbound::{
     ImapState, InboundInsert, InboundMail, InboundStatus, MailSource, NewInboundMail,
