@@ -7,6 +7,7 @@
 pub mod calc;
 pub mod config;
 pub mod dice;
+pub mod game;
 pub mod mail;
 pub mod rules;
 pub mod scenario;

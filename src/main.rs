@@ -1,7 +1,162 @@
 //! The `adjutant` binary: parses the command line, loads the configuration,
-//! and turns library errors into messages and exit codes
-//! (0 success, 2 bad usage/config/input, 1 internal failure).
+//! runs one command, and turns library errors into messages and exit codes.
+//!
+//! Exit codes: 0 success; 2 bad usage, configuration or input (the operator
+//! can fix it); 1 internal failure. Clap's own usage errors already exit 2.
+
+use adjutant::config::{Config, ConfigError};
+use adjutant::scenario::ScenarioError;
+use adjutant::store::StoreError;
+use anyhow::Context;
+use clap::{Args, Parser, Subcommand};
+use std::path::{Path, PathBuf};
+
+mod commands;
+
+/// Adjutant runs American Civil War miniature wargames by email under the
+/// Iron Brigade rules, with SFRM messengers between generals.
+#[derive(Debug, Parser)]
+#[command(name = "adjutant", version, about, long_about = None)]
+struct Cli {
+    /// Configuration file. Without it (and without ADJUTANT_CONFIG) the
+    /// built-in default is used: everything under ./var/, no server needed.
+    #[arg(long, global = true, env = "ADJUTANT_CONFIG", value_name = "PATH")]
+    config: Option<PathBuf>,
+
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Create the database and mail folders named in the config (safe to
+    /// run again: an existing setup is left as it is).
+    Init,
+    /// Create, list and inspect games.
+    #[command(subcommand)]
+    Game(GameCommand),
+    /// The umpire's calculator: apply one Iron Brigade rule to numbers you
+    /// give, with dice you rolled or dice rolled for you.
+    Calc(adjutant::calc::CalcArgs),
+}
+
+#[derive(Debug, Subcommand)]
+enum GameCommand {
+    /// Create a game from a scenario file and print each player's one-time
+    /// secret (only its hash is kept).
+    Create(CreateArgs),
+    /// List the games in the database.
+    List(JsonFlag),
+    /// Show one game: sides, players, officers, forces and the current turn.
+    Show(ShowArgs),
+}
+
+#[derive(Debug, Args)]
+struct CreateArgs {
+    /// The scenario TOML file (see docs/scenario-format.md).
+    #[arg(long, value_name = "FILE")]
+    scenario: PathBuf,
+    /// A short unique name for the game, used in commands and mail.
+    #[arg(long)]
+    name: String,
+    /// Print the result as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, Args)]
+struct JsonFlag {
+    /// Print the result as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, Args)]
+struct ShowArgs {
+    /// The game's name.
+    name: String,
+    /// Print the result as JSON.
+    #[arg(long)]
+    json: bool,
+}
 
 fn main() {
-    std::process::exit(0);
+    let cli = Cli::parse();
+    let code = match run(cli) {
+        Ok(()) => 0,
+        Err(err) => {
+            eprintln!("adjutant: error: {err:#}");
+            exit_code(&err)
+        }
+    };
+    std::process::exit(code);
+}
+
+fn run(cli: Cli) -> anyhow::Result<()> {
+    let config = || setup(cli.config.as_deref());
+    match &cli.command {
+        // The calculator needs no config or database: an umpire at a
+        // table-top game can use it anywhere.
+        Command::Calc(args) => {
+            println!("{}", adjutant::calc::run(args)?);
+            Ok(())
+        }
+        Command::Init => commands::init(&config()?),
+        Command::Game(GameCommand::Create(a)) => {
+            commands::game_create(&config()?, &a.scenario, &a.name, a.json)
+        }
+        Command::Game(GameCommand::List(a)) => commands::game_list(&config()?, a.json),
+        Command::Game(GameCommand::Show(a)) => commands::game_show(&config()?, &a.name, a.json),
+    }
+}
+
+/// Loads the configuration and starts logging at its level.
+fn setup(path: Option<&Path>) -> anyhow::Result<Config> {
+    let config = load_config(path)?;
+    init_logging(&config);
+    Ok(config)
+}
+
+fn load_config(path: Option<&Path>) -> anyhow::Result<Config> {
+    match path {
+        Some(p) => Ok(Config::load(p)?),
+        None => {
+            let cwd = std::env::current_dir().context("cannot read the current directory")?;
+            Ok(Config::embedded(&cwd))
+        }
+    }
+}
+
+/// Logs go to stderr; `RUST_LOG` overrides the configured level.
+fn init_logging(config: &Config) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(&config.log_level));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .try_init();
+}
+
+/// 2 for anything the operator can fix (config, scenario, usage, missing
+/// database, name taken); 1 for everything else.
+fn exit_code(err: &anyhow::Error) -> i32 {
+    for cause in err.chain() {
+        if cause.is::<ConfigError>() || cause.is::<ScenarioError>() {
+            return 2;
+        }
+        if let Some(e) = cause.downcast_ref::<StoreError>() {
+            return if e.is_user_error() { 2 } else { 1 };
+        }
+        if let Some(e) = cause.downcast_ref::<adjutant::game::GameError>() {
+            return if e.is_user_error() { 2 } else { 1 };
+        }
+        if let Some(e) = cause.downcast_ref::<adjutant::calc::CalcError>() {
+            return if e.is_usage() { 2 } else { 1 };
+        }
+        if cause.is::<commands::UsageError>() {
+            return 2;
+        }
+    }
+    1
 }

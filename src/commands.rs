@@ -1,0 +1,115 @@
+//! The binary's commands: thin wrappers that call the library and print.
+//! All decisions live in the library so that tests can reach them.
+
+use adjutant::config::{Config, InboxConfig, OutboxConfig};
+use adjutant::store::Store;
+use anyhow::Context;
+use std::path::Path;
+
+/// An error in what the operator asked for (exit code 2).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct UsageError(pub String);
+
+/// `adjutant init`: the database (migrated) and the Maildir folders.
+pub fn init(config: &Config) -> anyhow::Result<()> {
+    let existed = config.database.exists();
+    let store = Store::open(&config.database)?;
+    let version = store.schema_version()?;
+    println!(
+        "database {} {} (schema version {version})",
+        config.database.display(),
+        if existed { "is ready" } else { "created" }
+    );
+    if let InboxConfig::Maildir { path } = &config.inbox {
+        ensure_maildir(path)?;
+        println!("inbox Maildir {}", path.display());
+    }
+    if let OutboxConfig::Maildir { path } = &config.outbox {
+        ensure_maildir(path)?;
+        println!("outbox Maildir {}", path.display());
+    }
+    Ok(())
+}
+
+fn ensure_maildir(path: &Path) -> anyhow::Result<()> {
+    for sub in ["tmp", "new", "cur"] {
+        let dir = path.join(sub);
+        std::fs::create_dir_all(&dir)
+            .with_context(|| format!("cannot create Maildir folder {}", dir.display()))?;
+    }
+    Ok(())
+}
+
+/// `adjutant game create`.
+pub fn game_create(config: &Config, scenario: &Path, name: &str, json: bool) -> anyhow::Result<()> {
+    let mut store = Store::open_existing(&config.database)?;
+    let created = adjutant::game::create_from_file(&mut store, scenario, name)?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&created)?);
+        return Ok(());
+    }
+    println!(
+        "game `{}` created from {} ({} players); turn 1 is open.",
+        created.name,
+        scenario.display(),
+        created.players.len()
+    );
+    println!();
+    println!("Each player's secret is shown once and is not stored; give it to the player.");
+    println!("He writes `PASSWORD <secret>` in an order mail when not replying to one of ours.");
+    for p in &created.players {
+        println!(
+            "  {:<20} {:<12} {:<32} {}",
+            p.name,
+            p.side,
+            p.addresses.join(", "),
+            p.secret
+        );
+    }
+    Ok(())
+}
+
+/// `adjutant game list`.
+pub fn game_list(config: &Config, json: bool) -> anyhow::Result<()> {
+    let store = Store::open_existing(&config.database)?;
+    let games = store.list_games()?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&games)?);
+        return Ok(());
+    }
+    if games.is_empty() {
+        println!("no games yet; create one with `adjutant game create --scenario FILE --name NAME`");
+        return Ok(());
+    }
+    println!("{:<24} {:<28} {:<10} {:>5} {:>8}", "NAME", "SCENARIO", "STATUS", "TURN", "PLAYERS");
+    for g in games {
+        println!(
+            "{:<24} {:<28} {:<10} {:>5} {:>8}",
+            g.name,
+            g.scenario_name,
+            g.status,
+            g.current_turn.map_or_else(|| "-".to_string(), |t| t.to_string()),
+            g.players.len()
+        );
+    }
+    Ok(())
+}
+
+/// `adjutant game show NAME`.
+pub fn game_show(config: &Config, name: &str, json: bool) -> anyhow::Result<()> {
+    let store = Store::open_existing(&config.database)?;
+    let Some(detail) = store.game_detail(name)? else {
+        return Err(UsageError(format!(
+            "no game named `{name}` in {}; `adjutant game list` shows the games",
+            config.database.display()
+        ))
+        .into());
+    };
+    if json {
+        println!("{}", serde_json::to_string_pretty(&detail)?);
+    } else {
+        print!("{}", adjutant::game::describe(&detail));
+    }
+    Ok(())
+}

@@ -1,0 +1,161 @@
+//! Where the rules, the store and mail meet: the ruleset-neutral game
+//! lifecycle. Today: creating a game from a scenario and describing it.
+
+mod setup;
+
+pub use setup::{CreatedGame, PlayerSecret, battle_state_from_scenario, new_game};
+
+use crate::scenario::{self, ScenarioError};
+use crate::secret::{self, SecretError};
+use crate::store::{GameDetail, Store, StoreError};
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// Why a game could not be created.
+#[derive(Debug, thiserror::Error)]
+pub enum GameError {
+    #[error(
+        "`{0}` is not a usable game name: use 1 to 40 lower-case letters, digits and dashes, starting with a letter (e.g. `brawner-1`)"
+    )]
+    BadName(String),
+    #[error(transparent)]
+    Scenario(#[from] ScenarioError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("cannot make a player secret: {0}")]
+    Secret(#[from] SecretError),
+    #[error("cannot serialise the opening battle state: {0}")]
+    State(serde_json::Error),
+}
+
+impl GameError {
+    /// True when the operator can fix it (exit code 2).
+    pub fn is_user_error(&self) -> bool {
+        match self {
+            GameError::BadName(_) | GameError::Scenario(_) => true,
+            GameError::Store(e) => e.is_user_error(),
+            GameError::Secret(_) | GameError::State(_) => false,
+        }
+    }
+}
+
+/// Game names appear in mail subjects, reply tokens and file names, so they
+/// are kept to a safe alphabet.
+pub fn check_game_name(name: &str) -> Result<(), GameError> {
+    let ok = (1..=40).contains(&name.len())
+        && name.starts_with(|c: char| c.is_ascii_lowercase())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
+    if ok {
+        Ok(())
+    } else {
+        Err(GameError::BadName(name.to_string()))
+    }
+}
+
+/// `adjutant game create`: reads and validates the scenario, makes a fresh
+/// game seed and one secret per player, and stores the game with turn 1
+/// open. The edge of the program: it reads the file, the clock and OS
+/// randomness, then hands plain values to [`new_game`].
+pub fn create_from_file(
+    store: &mut Store,
+    scenario_path: &Path,
+    name: &str,
+) -> Result<CreatedGame, GameError> {
+    check_game_name(name)?;
+    let text = std::fs::read_to_string(scenario_path).map_err(|source| ScenarioError::Read {
+        path: scenario_path.to_path_buf(),
+        source,
+    })?;
+    let parsed = scenario::Scenario::from_toml_str(&text, &scenario_path.display().to_string())?;
+    let mut seed = [0u8; 32];
+    getrandom::fill(&mut seed).map_err(|e| SecretError::Random(e.to_string()))?;
+    let now = time::OffsetDateTime::now_utc().unix_timestamp();
+    let (game, created) = new_game(&parsed, &text, name, seed, now, |_| {
+        let s = secret::generate_secret()?;
+        let h = secret::hash_secret(&s)?;
+        Ok((s, h))
+    })?;
+    store.create_game(&game)?;
+    Ok(created)
+}
+
+/// A plain-text description of a game for `adjutant game show`.
+pub fn describe(d: &GameDetail) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "game      {}", d.name);
+    let _ = writeln!(out, "scenario  {}", d.scenario_name);
+    let _ = writeln!(out, "ruleset   {}", d.ruleset);
+    let _ = writeln!(out, "status    {}", d.status);
+    if let Some(u) = &d.umpire_address {
+        let _ = writeln!(out, "umpire    {u}");
+    }
+    match &d.current_turn {
+        Some(t) => {
+            let deadline = t
+                .deadline_at
+                .map(format_utc)
+                .unwrap_or_else(|| "none set".to_string());
+            let _ = writeln!(
+                out,
+                "turn      {} ({}); deadline {deadline}; dice commitment {}",
+                t.number, t.status, t.seed_commitment
+            );
+        }
+        None => {
+            let _ = writeln!(out, "turn      none");
+        }
+    }
+    let _ = writeln!(out, "\nsides");
+    for s in &d.units_per_side {
+        let _ = writeln!(out, "  {:<24} {} units", s.side, s.units);
+    }
+    let _ = writeln!(out, "\nplayers");
+    for p in &d.players {
+        let addrs: Vec<String> = p
+            .addresses
+            .iter()
+            .map(|a| {
+                if a.failing {
+                    format!("{} (FAILING)", a.address)
+                } else {
+                    a.address.clone()
+                }
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "  {:<20} {:<12} {:<8} commands {}; mail {}",
+            p.name,
+            p.side,
+            p.status,
+            p.officers.join(", "),
+            addrs.join(", ")
+        );
+    }
+    let _ = writeln!(out, "\nofficers");
+    for o in &d.officers {
+        let _ = writeln!(
+            out,
+            "  {:<24} {:<12} {:<9} {:<7} {:<9} under {}",
+            o.name,
+            o.side,
+            o.level,
+            o.rating,
+            o.command_class,
+            o.superior.as_deref().unwrap_or("-")
+        );
+    }
+    out
+}
+
+fn format_utc(t: i64) -> String {
+    time::OffsetDateTime::from_unix_timestamp(t)
+        .ok()
+        .and_then(|d| {
+            d.format(&time::format_description::well_known::Rfc3339)
+                .ok()
+        })
+        .unwrap_or_else(|| t.to_string())
+}
