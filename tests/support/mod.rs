@@ -1,0 +1,3 @@
+//! Shared helpers for integration tests.
+
+pub mod mailservers;
