@@ -161,6 +161,9 @@ pub struct ImapSettings {
     /// hang the daemon.
     pub command_timeout: Duration,
     pub backoff: Backoff,
+    /// Extra trusted root certificates (PEM), for a server with a private
+    /// CA; the Mozilla roots are always trusted too.
+    pub ca_file: Option<PathBuf>,
 }
 
 impl fmt::Debug for ImapSettings {
@@ -176,6 +179,7 @@ impl fmt::Debug for ImapSettings {
             .field("processed_folder", &self.processed_folder)
             .field("command_timeout", &self.command_timeout)
             .field("backoff", &self.backoff)
+            .field("ca_file", &self.ca_file)
             .finish()
     }
 }
@@ -202,6 +206,7 @@ impl ImapSettings {
                 processed_folder: None,
                 command_timeout: Duration::from_secs(120),
                 backoff: Backoff::default(),
+                ca_file: None,
             }),
             InboxConfig::Maildir { .. } => Err(ImapError::NotImap),
         }
@@ -622,7 +627,7 @@ async fn open_session(
             client
         }
         TlsMode::Tls => {
-            let tls = tls_handshake(tcp, &s.host).await?;
+            let tls = tls_handshake(tcp, s).await?;
             let mut client = Client::new(NetStream::Tls(Box::new(tls)));
             read_greeting(&mut client, &s.host).await?;
             client
@@ -648,7 +653,7 @@ async fn open_session(
                     transient: false,
                 });
             };
-            let tls = tls_handshake(tcp, &s.host).await?;
+            let tls = tls_handshake(tcp, s).await?;
             // No greeting after STARTTLS (RFC 3501 6.2.1).
             Client::new(NetStream::Tls(Box::new(tls)))
         }
@@ -734,17 +739,27 @@ fn is_loopback(host: &str) -> bool {
 }
 
 /// TLS with the Mozilla root set (webpki-roots), independent of the host's
-/// CA bundle so the daemon behaves the same in any container.
+/// CA bundle so the daemon behaves the same in any container, plus the
+/// certificates in `ca_file` if one is configured.
 async fn tls_handshake(
     tcp: TcpStream,
-    host: &str,
+    s: &ImapSettings,
 ) -> Result<tokio_rustls::client::TlsStream<TcpStream>, ImapError> {
+    let host = s.host.as_str();
     let tls_error = |message: String, transient: bool| ImapError::Tls {
         host: host.to_string(),
         message,
         transient,
     };
-    let roots = rustls::RootCertStore::from_iter(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
+    let mut roots =
+        rustls::RootCertStore::from_iter(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
+    if let Some(path) = &s.ca_file {
+        for cert in read_pem_certificates(path).map_err(|m| tls_error(m, false))? {
+            roots
+                .add(cert)
+                .map_err(|e| tls_error(format!("{}: {e}", path.display()), false))?;
+        }
+    }
     let config = rustls::ClientConfig::builder_with_provider(Arc::new(
         rustls::crypto::ring::default_provider(),
     ))
@@ -767,6 +782,22 @@ async fn tls_handshake(
             let transient = e.kind() != io::ErrorKind::InvalidData;
             tls_error(e.to_string(), transient)
         })
+}
+
+/// All certificates in a PEM file; an error names the file.
+fn read_pem_certificates(
+    path: &Path,
+) -> Result<Vec<rustls::pki_types::CertificateDer<'static>>, String> {
+    use rustls::pki_types::pem::PemObject;
+    let pem =
+        std::fs::read(path).map_err(|e| format!("cannot read CA file {}: {e}", path.display()))?;
+    let certs = rustls::pki_types::CertificateDer::pem_slice_iter(&pem)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| format!("CA file {} is not valid PEM: {e}", path.display()))?;
+    if certs.is_empty() {
+        return Err(format!("CA file {} holds no certificate", path.display()));
+    }
+    Ok(certs)
 }
 
 /// The byte stream under the IMAP session: plain TCP (loopback, or before
@@ -908,6 +939,7 @@ mod tests {
             processed_folder: None,
             command_timeout: Duration::from_secs(5),
             backoff: Backoff::new(Duration::from_millis(10), Duration::from_millis(20)),
+            ca_file: None,
         });
         let err = inbox.connect_with_backoff(Some(3)).await.unwrap_err();
         assert!(matches!(err, ImapError::Connect { .. }), "{err}");

@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use lettre::address::{Address, Envelope};
 use lettre::transport::smtp::authentication::Credentials;
-use lettre::transport::smtp::client::{Tls, TlsParameters};
+use lettre::transport::smtp::client::{Certificate, Tls, TlsParameters};
 use lettre::transport::smtp::{AsyncSmtpTransport, PoolConfig};
 use lettre::{AsyncTransport, Tokio1Executor};
 
@@ -80,10 +80,50 @@ impl fmt::Debug for SmtpOutbox {
     }
 }
 
-impl SmtpOutbox {
+/// Everything needed to reach one SMTP server.
+#[derive(Clone)]
+pub struct SmtpSettings {
+    pub host: String,
+    pub port: u16,
+    pub tls: TlsMode,
+    pub credentials: Option<Credentials>,
+    /// Bounds each network step, so a stalled server turns into a transient
+    /// error instead of a hung daemon.
+    pub timeout: Duration,
+    /// Extra trusted root certificates (PEM), for a server with a private
+    /// CA; the Mozilla roots are always trusted too.
+    pub ca_file: Option<PathBuf>,
+}
+
+impl fmt::Debug for SmtpSettings {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SmtpSettings")
+            .field("host", &self.host)
+            .field("port", &self.port)
+            .field("tls", &self.tls)
+            .field("auth", &self.credentials.is_some())
+            .field("timeout", &self.timeout)
+            .field("ca_file", &self.ca_file)
+            .finish()
+    }
+}
+
+impl SmtpSettings {
+    /// Plain settings for `host:port` without auth, 60 s timeout, no CA file.
+    pub fn new(host: &str, port: u16, tls: TlsMode) -> SmtpSettings {
+        SmtpSettings {
+            host: host.to_string(),
+            port,
+            tls,
+            credentials: None,
+            timeout: Duration::from_secs(60),
+            ca_file: None,
+        }
+    }
+
     /// From the `[outbox]` table; reads the password file now so a missing
     /// file is reported at start-up, not at the first send.
-    pub fn from_config(config: &OutboxConfig) -> Result<SmtpOutbox, SmtpConfigError> {
+    pub fn from_config(config: &OutboxConfig) -> Result<SmtpSettings, SmtpConfigError> {
         let OutboxConfig::Smtp {
             host,
             port,
@@ -94,44 +134,54 @@ impl SmtpOutbox {
         else {
             return Err(SmtpConfigError::NotSmtp);
         };
-        let credentials = match (user, password_file) {
-            (Some(user), Some(path)) => {
-                let password = std::fs::read_to_string(path)
-                    .map_err(|source| SmtpConfigError::PasswordFile {
-                        path: path.clone(),
-                        source,
-                    })?
-                    .trim()
-                    .to_string();
-                Some(Credentials::new(user.clone(), password))
-            }
-            _ => None,
-        };
-        SmtpOutbox::new(host, *port, *tls, credentials, Duration::from_secs(60))
+        let mut settings = SmtpSettings::new(host, *port, *tls);
+        if let (Some(user), Some(path)) = (user, password_file) {
+            let password = std::fs::read_to_string(path)
+                .map_err(|source| SmtpConfigError::PasswordFile {
+                    path: path.clone(),
+                    source,
+                })?
+                .trim()
+                .to_string();
+            settings.credentials = Some(Credentials::new(user.clone(), password));
+        }
+        Ok(settings)
+    }
+}
+
+impl SmtpOutbox {
+    /// From the `[outbox]` table (see [`SmtpSettings::from_config`]).
+    pub fn from_config(config: &OutboxConfig) -> Result<SmtpOutbox, SmtpConfigError> {
+        SmtpOutbox::new(SmtpSettings::from_config(config)?)
     }
 
-    /// `timeout` bounds each network step, so a stalled server turns into a
-    /// transient error instead of a hung daemon.
-    pub fn new(
-        host: &str,
-        port: u16,
-        tls: TlsMode,
-        credentials: Option<Credentials>,
-        timeout: Duration,
-    ) -> Result<SmtpOutbox, SmtpConfigError> {
-        let tls_params = || {
-            TlsParameters::new(host.to_string()).map_err(|e| SmtpConfigError::Tls {
-                host: host.to_string(),
-                message: e.to_string(),
-            })
+    pub fn new(settings: SmtpSettings) -> Result<SmtpOutbox, SmtpConfigError> {
+        let host = settings.host.as_str();
+        let tls_error = |message: String| SmtpConfigError::Tls {
+            host: host.to_string(),
+            message,
         };
-        let mut builder = AsyncSmtpTransport::<Tokio1Executor>::builder_dangerous(host).port(port);
-        builder = match tls {
+        let tls_params = || {
+            let mut builder = TlsParameters::builder(host.to_string());
+            if let Some(path) = &settings.ca_file {
+                let pem = std::fs::read(path).map_err(|e| {
+                    tls_error(format!("cannot read CA file {}: {e}", path.display()))
+                })?;
+                let cert = Certificate::from_pem(&pem).map_err(|e| {
+                    tls_error(format!("CA file {} is not valid PEM: {e}", path.display()))
+                })?;
+                builder = builder.add_root_certificate(cert);
+            }
+            builder.build().map_err(|e| tls_error(e.to_string()))
+        };
+        let mut builder =
+            AsyncSmtpTransport::<Tokio1Executor>::builder_dangerous(host).port(settings.port);
+        builder = match settings.tls {
             TlsMode::Tls => builder.tls(Tls::Wrapper(tls_params()?)),
             TlsMode::Starttls => builder.tls(Tls::Required(tls_params()?)),
             TlsMode::None => builder.tls(Tls::None),
         };
-        if let Some(credentials) = credentials {
+        if let Some(credentials) = settings.credentials.clone() {
             builder = builder.credentials(credentials);
         }
         // Keep no idle connection open between flushes: the outbox sends in
@@ -142,13 +192,13 @@ impl SmtpOutbox {
             .max_size(4)
             .idle_timeout(Duration::from_secs(30));
         let transport = builder
-            .timeout(Some(timeout))
+            .timeout(Some(settings.timeout))
             .pool_config(pool)
             .build::<Tokio1Executor>();
         Ok(SmtpOutbox {
             transport,
-            host: host.to_string(),
-            port,
+            host: settings.host.clone(),
+            port: settings.port,
         })
     }
 
@@ -324,14 +374,9 @@ mod tests {
             .local_addr()
             .unwrap()
             .port();
-        let outbox = SmtpOutbox::new(
-            "127.0.0.1",
-            port,
-            TlsMode::None,
-            None,
-            Duration::from_secs(5),
-        )
-        .unwrap();
+        let mut settings = SmtpSettings::new("127.0.0.1", port, TlsMode::None);
+        settings.timeout = Duration::from_secs(5);
+        let outbox = SmtpOutbox::new(settings).unwrap();
         let err = outbox
             .send(
                 b"Subject: x\r\n\r\nbody\r\n",
