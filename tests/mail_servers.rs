@@ -8,7 +8,8 @@ use std::time::{Duration, Instant};
 
 use adjutant::config::{InboxConfig, TlsMode};
 use adjutant::mail::imap::{ImapError, ImapInbox, Wakeup};
-use adjutant::mail::smtp::{SendError, SmtpOutbox};
+use adjutant::mail::smtp::{SendError, SmtpOutbox, SmtpSettings};
+use support::fake_smtp::FakeSmtp;
 use support::mailservers::{MailServers, address};
 
 const NEEDS: &str = "needs Dovecot and OpenSMTPD: run scripts/test";
@@ -46,14 +47,9 @@ fn inbox_for(servers: &MailServers, user: &str) -> ImapInbox {
 }
 
 fn outbox_for(servers: &MailServers) -> SmtpOutbox {
-    SmtpOutbox::new(
-        "127.0.0.1",
-        servers.smtp_port,
-        TlsMode::None,
-        None,
-        Duration::from_secs(10),
-    )
-    .expect("smtp outbox")
+    let mut settings = SmtpSettings::new("127.0.0.1", servers.smtp_port, TlsMode::None);
+    settings.timeout = Duration::from_secs(10);
+    SmtpOutbox::new(settings).expect("smtp outbox")
 }
 
 fn ends_with(haystack: &[u8], needle: &[u8]) -> bool {
@@ -319,4 +315,112 @@ async fn idle_wakes_up_on_new_mail_and_times_out_when_quiet() {
     let mails = inbox.fetch_since(0).await.expect("fetch after idle");
     assert_eq!(mails.len(), 1);
     assert_eq!(mails[0].bytes, order_mail(5));
+}
+
+#[tokio::test]
+#[ignore = "needs Dovecot and OpenSMTPD: run scripts/test"]
+async fn processed_mail_is_moved_to_the_processed_folder() {
+    let Some(servers) = MailServers::start() else {
+        return;
+    };
+    servers.create_folder("adjutant", "Processed").await;
+    servers.append("adjutant", &order_mail(1)).await;
+    servers.append("adjutant", &order_mail(2)).await;
+    let mut settings = inbox_for(&servers, "adjutant").settings().clone();
+    settings.processed_folder = Some("Processed".into());
+    let mut inbox = ImapInbox::new(settings);
+    let mails = inbox.fetch_since(0).await.expect("fetch");
+    assert_eq!(mails.len(), 2);
+    inbox.mark_processed(mails[0].uid).await.expect("mark");
+    // The other message is untouched; the processed one is in the folder.
+    let left = servers.read_all("adjutant").await;
+    assert_eq!(left.len(), 1);
+    assert_eq!(left[0].1, order_mail(2));
+    let moved = servers.read_folder("adjutant", "Processed").await;
+    assert_eq!(moved.len(), 1);
+    assert_eq!(moved[0].1, order_mail(1));
+    // Fetching from the last committed UID still finds nothing old.
+    let again = inbox.fetch_since(mails[0].uid).await.expect("fetch again");
+    assert_eq!(again.len(), 1);
+    assert_eq!(again[0].uid, mails[1].uid);
+}
+
+fn tls_inbox(servers: &MailServers, tls: TlsMode, port: u16, ca: bool) -> ImapInbox {
+    let mut settings = inbox_for(servers, "adjutant").settings().clone();
+    settings.tls = tls;
+    settings.port = port;
+    settings.ca_file = ca.then(|| servers.ca_file());
+    ImapInbox::new(settings)
+}
+
+#[tokio::test]
+#[ignore = "needs Dovecot and OpenSMTPD: run scripts/test"]
+async fn imap_over_starttls_and_tls_verifies_the_certificate() {
+    let Some(servers) = MailServers::start() else {
+        return;
+    };
+    servers.append("adjutant", &order_mail(1)).await;
+    for (tls, port) in [
+        (TlsMode::Starttls, servers.imap_port),
+        (TlsMode::Tls, servers.imaps_port),
+    ] {
+        let mut inbox = tls_inbox(&servers, tls, port, true);
+        let mails = inbox.fetch_since(0).await.expect("fetch over TLS");
+        assert_eq!(mails.len(), 1, "{tls:?}");
+        assert_eq!(mails[0].bytes, order_mail(1));
+
+        // Without our private CA the server is not trusted, and that is
+        // not something a retry fixes.
+        let mut untrusted = tls_inbox(&servers, tls, port, false);
+        let err = untrusted.connect().await.unwrap_err();
+        assert!(matches!(err, ImapError::Tls { .. }), "{tls:?}: {err}");
+        assert!(!err.is_transient(), "{tls:?}: {err}");
+    }
+}
+
+#[tokio::test]
+#[ignore = "needs Dovecot and OpenSMTPD: run scripts/test"]
+async fn smtp_over_starttls_and_tls_verifies_the_certificate() {
+    // The test servers' certificates (made with openssl) are reused by an
+    // in-process SMTP server: see support/fake_smtp.rs for why OpenSMTPD's
+    // TLS cannot be used here.
+    let Some(servers) = MailServers::start() else {
+        return;
+    };
+    let (cert, key) = servers.server_cert();
+    for tls in [TlsMode::Starttls, TlsMode::Tls] {
+        let server = FakeSmtp::start(tls, &cert, &key).await;
+        let mut settings = SmtpSettings::new("127.0.0.1", server.port, tls);
+        settings.timeout = Duration::from_secs(10);
+        settings.ca_file = Some(servers.ca_file());
+        let raw = order_mail(1);
+        SmtpOutbox::new(settings.clone())
+            .expect("outbox")
+            .send(
+                &raw,
+                &address("adjutant"),
+                &[&address("alice"), &address("umpire")],
+            )
+            .await
+            .unwrap_or_else(|e| panic!("{tls:?}: {e}"));
+        let got = server.received();
+        assert_eq!(got.len(), 1, "{tls:?}");
+        assert_eq!(got[0].data, raw, "{tls:?}: bytes intact");
+        assert_eq!(got[0].from, address("adjutant"));
+        assert_eq!(got[0].rcpts, vec![address("alice"), address("umpire")]);
+
+        // Without the private CA the certificate cannot be verified; the
+        // error says so and nothing is sent.
+        settings.ca_file = None;
+        let err = SmtpOutbox::new(settings)
+            .expect("outbox")
+            .send(&raw, &address("adjutant"), &[&address("alice")])
+            .await
+            .unwrap_err();
+        assert!(
+            err.to_string().to_lowercase().contains("certificate"),
+            "{tls:?}: {err}"
+        );
+        assert_eq!(server.received().len(), 1);
+    }
 }

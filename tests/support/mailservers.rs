@@ -57,7 +57,7 @@ pub fn unavailable_reason() -> Option<String> {
     if !is_root {
         return Some("not running as root".to_string());
     }
-    for bin in ["dovecot", "smtpd", "setpriv"] {
+    for bin in ["dovecot", "smtpd", "setpriv", "openssl"] {
         if find_binary(bin).is_none() {
             return Some(format!(
                 "`{bin}` not found (run scripts/install-test-deps.sh)"
@@ -77,7 +77,10 @@ fn find_binary(name: &str) -> Option<PathBuf> {
 
 pub struct MailServers {
     dir: tempfile::TempDir,
+    /// IMAP with STARTTLS offered (plain login also allowed).
     pub imap_port: u16,
+    /// IMAP over TLS from the first byte.
+    pub imaps_port: u16,
     pub lmtp_port: u16,
     pub smtp_port: u16,
     dovecot: Option<Child>,
@@ -101,10 +104,11 @@ impl MailServers {
             .prefix("adjutant-mail-")
             .tempdir()
             .expect("create temp dir");
-        let [imap_port, lmtp_port, smtp_port] = free_ports();
+        let [imap_port, imaps_port, lmtp_port, smtp_port] = free_ports();
         let mut servers = MailServers {
             dir,
             imap_port,
+            imaps_port,
             lmtp_port,
             smtp_port,
             dovecot: None,
@@ -145,7 +149,10 @@ impl MailServers {
             .spawn()
             .expect("spawn dovecot");
         self.dovecot = Some(child);
-        self.wait_listening("dovecot", &[self.imap_port, self.lmtp_port]);
+        self.wait_listening(
+            "dovecot",
+            &[self.imap_port, self.imaps_port, self.lmtp_port],
+        );
     }
 
     /// Stops Dovecot and waits until its ports are closed.
@@ -198,8 +205,13 @@ impl MailServers {
     /// Every message in `user`'s INBOX as `(uid, bytes)`, in UID order,
     /// without changing any flag.
     pub async fn read_all(&self, user: &str) -> Vec<(u32, Vec<u8>)> {
+        self.read_folder(user, "INBOX").await
+    }
+
+    /// Like [`MailServers::read_all`] for any folder of `user`.
+    pub async fn read_folder(&self, user: &str, folder: &str) -> Vec<(u32, Vec<u8>)> {
         let mut session = self.login(user).await;
-        let mailbox = session.examine("INBOX").await.expect("IMAP EXAMINE");
+        let mailbox = session.examine(folder).await.expect("IMAP EXAMINE");
         let mut out = Vec::new();
         if mailbox.exists > 0 {
             let fetches: Vec<_> = session
@@ -218,6 +230,13 @@ impl MailServers {
         let _ = session.logout().await;
         out.sort_by_key(|(uid, _)| *uid);
         out
+    }
+
+    /// Creates a folder for `user`.
+    pub async fn create_folder(&self, user: &str, folder: &str) {
+        let mut session = self.login(user).await;
+        session.create(folder).await.expect("IMAP CREATE");
+        let _ = session.logout().await;
     }
 
     /// UIDs of `user`'s INBOX messages that carry `\Seen`.
@@ -259,6 +278,17 @@ impl MailServers {
         path
     }
 
+    /// The server certificate and key (PEM), for an in-process TLS server.
+    pub fn server_cert(&self) -> (PathBuf, PathBuf) {
+        let tls = self.dir().join("tls");
+        (tls.join("server.pem"), tls.join("server.key"))
+    }
+
+    /// The private CA that signed the servers' certificate.
+    pub fn ca_file(&self) -> PathBuf {
+        self.dir().join("tls/ca.pem")
+    }
+
     /// Dovecot's and OpenSMTPD's logs, for failure messages.
     pub fn logs(&self) -> String {
         let read = |name: &str| fs::read_to_string(self.dir().join(name)).unwrap_or_default();
@@ -295,6 +325,7 @@ impl MailServers {
             fs::create_dir_all(&p).expect("create state dir");
             std::os::unix::fs::chown(&p, Some(NOBODY), Some(NOGROUP)).expect("chown state dir");
         }
+        make_certificates(&d.join("tls"));
         let dir = d.display();
         let passwd: String = USERS
             .iter()
@@ -308,7 +339,9 @@ state_dir = {dir}/state
 protocols = imap lmtp
 listen = 127.0.0.1
 log_path = /dev/stderr
-ssl = no
+ssl = yes
+ssl_cert = <{dir}/tls/server.pem
+ssl_key = <{dir}/tls/dovecot.key
 disable_plaintext_auth = no
 auth_mechanisms = plain login
 mail_location = maildir:~/Maildir
@@ -334,7 +367,9 @@ service imap-login {{
     port = {imap}
   }}
   inet_listener imaps {{
-    port = 0
+    address = 127.0.0.1
+    port = {imaps}
+    ssl = yes
   }}
 }}
 service lmtp {{
@@ -348,6 +383,7 @@ protocol lmtp {{
 }}
 "#,
             imap = self.imap_port,
+            imaps = self.imaps_port,
             lmtp = self.lmtp_port,
         );
         fs::write(d.join("dovecot.conf"), dovecot).expect("write dovecot.conf");
@@ -425,13 +461,104 @@ fn log_file(path: &Path) -> fs::File {
         .expect("open server log")
 }
 
-/// Three distinct free loopback ports (held open together so they differ).
-fn free_ports() -> [u16; 3] {
-    let listeners: Vec<TcpListener> = (0..3)
+/// Distinct free loopback ports (held open together so they differ).
+fn free_ports<const N: usize>() -> [u16; N] {
+    let listeners: Vec<TcpListener> = (0..N)
         .map(|_| TcpListener::bind("127.0.0.1:0").expect("bind a free port"))
         .collect();
-    let port = |i: usize| listeners[i].local_addr().expect("local addr").port();
-    [port(0), port(1), port(2)]
+    std::array::from_fn(|i| listeners[i].local_addr().expect("local addr").port())
+}
+
+fn openssl(dir: &Path, args: &[&str]) {
+    let out = Command::new("openssl")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("run openssl");
+    assert!(
+        out.status.success(),
+        "openssl {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A private CA and a server certificate for 127.0.0.1 and localhost signed
+/// by it, so the TLS code paths run with real verification.
+fn make_certificates(tls: &Path) {
+    fs::create_dir_all(tls).expect("create tls dir");
+    openssl(
+        tls,
+        &[
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:P-256",
+            "-nodes",
+            "-keyout",
+            "ca.key",
+            "-out",
+            "ca.pem",
+            "-days",
+            "2",
+            "-subj",
+            "/CN=Adjutant Test CA",
+        ],
+    );
+    openssl(
+        tls,
+        &[
+            "req",
+            // RSA: OpenSMTPD 6.8's privilege-separated signing fails
+            // with EC keys under OpenSSL 3.
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            "server.key",
+            "-out",
+            "server.csr",
+            "-subj",
+            "/CN=localhost",
+        ],
+    );
+    fs::write(
+        tls.join("server.ext"),
+        "basicConstraints=critical,CA:FALSE\n\
+         keyUsage=critical,digitalSignature,keyEncipherment\n\
+         extendedKeyUsage=serverAuth\n\
+         subjectAltName=DNS:localhost,IP:127.0.0.1\n",
+    )
+    .expect("write server.ext");
+    openssl(
+        tls,
+        &[
+            "x509",
+            "-req",
+            "-in",
+            "server.csr",
+            "-CA",
+            "ca.pem",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-out",
+            "server.pem",
+            "-days",
+            "2",
+            "-extfile",
+            "server.ext",
+        ],
+    );
+    // The key stays root-only (for the in-process TLS SMTP server); Dovecot
+    // (as nobody) gets its own copy.
+    fs::set_permissions(tls.join("server.key"), fs::Permissions::from_mode(0o600))
+        .expect("chmod key");
+    let dovecot_key = tls.join("dovecot.key");
+    fs::copy(tls.join("server.key"), &dovecot_key).expect("copy key");
+    std::os::unix::fs::chown(&dovecot_key, Some(NOBODY), Some(NOGROUP)).expect("chown key");
+    fs::set_permissions(tls, fs::Permissions::from_mode(0o755)).expect("chmod tls dir");
 }
 
 /// SIGTERM to the server's whole process group (each server runs in its
