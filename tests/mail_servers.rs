@@ -424,3 +424,40 @@ async fn smtp_over_starttls_and_tls_verifies_the_certificate() {
         assert_eq!(server.received().len(), 1);
     }
 }
+
+#[tokio::test]
+#[ignore = "needs Dovecot and OpenSMTPD: run scripts/test"]
+async fn recreated_folder_shows_a_new_uidvalidity() {
+    let Some(servers) = MailServers::start() else {
+        return;
+    };
+    servers.create_folder("adjutant", "Orders").await;
+    servers
+        .append_to("adjutant", "Orders", &order_mail(1))
+        .await;
+    let mut settings = inbox_for(&servers, "adjutant").settings().clone();
+    settings.folder = "Orders".into();
+    let mut inbox = ImapInbox::new(settings);
+    let first = inbox.fetch_since(0).await.expect("fetch");
+    assert_eq!(first.len(), 1);
+    let old_validity = first[0].uid_validity;
+    let last_uid = first[0].uid;
+
+    // Someone deletes and recreates the folder: UIDs start again.
+    inbox.disconnect().await;
+    servers.delete_folder("adjutant", "Orders").await;
+    servers.create_folder("adjutant", "Orders").await;
+    servers
+        .append_to("adjutant", "Orders", &order_mail(2))
+        .await;
+
+    let new_validity = inbox.connect().await.expect("reconnect");
+    assert_ne!(new_validity, old_validity);
+    assert_eq!(inbox.uid_validity(), Some(new_validity));
+    // The caller sees the change and restarts from UID 0.
+    let again = inbox.fetch_since(0).await.expect("fetch after reset");
+    assert_eq!(again.len(), 1);
+    assert_eq!(again[0].bytes, order_mail(2));
+    assert_eq!(again[0].uid_validity, new_validity);
+    assert!(again[0].uid <= last_uid, "UIDs were reset");
+}

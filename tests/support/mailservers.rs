@@ -239,6 +239,23 @@ impl MailServers {
         let _ = session.logout().await;
     }
 
+    /// Deletes a folder of `user` (a later CREATE gets a new UIDVALIDITY).
+    pub async fn delete_folder(&self, user: &str, folder: &str) {
+        let mut session = self.login(user).await;
+        session.delete(folder).await.expect("IMAP DELETE");
+        let _ = session.logout().await;
+    }
+
+    /// Puts `raw` into any folder of `user`.
+    pub async fn append_to(&self, user: &str, folder: &str, raw: &[u8]) {
+        let mut session = self.login(user).await;
+        session
+            .append(folder, None, None, raw)
+            .await
+            .expect("IMAP APPEND");
+        let _ = session.logout().await;
+    }
+
     /// UIDs of `user`'s INBOX messages that carry `\Seen`.
     pub async fn seen_uids(&self, user: &str) -> Vec<u32> {
         let mut session = self.login(user).await;
