@@ -210,6 +210,15 @@ async fn smtp_down_is_transient_and_sending_works_once_it_is_back() {
         .await
         .expect("first send");
 
+    // A restart between two sends leaves a dead connection in the pool; it
+    // must be replaced, not reported.
+    servers.stop_smtp();
+    servers.start_smtp();
+    outbox
+        .send(&order_mail(91), &address("adjutant"), &[&address("umpire")])
+        .await
+        .expect("send after a restart between sends");
+
     servers.stop_smtp();
     let err = outbox
         .send(&raw, &address("adjutant"), &[&address("alice")])
@@ -460,4 +469,40 @@ async fn recreated_folder_shows_a_new_uidvalidity() {
     assert_eq!(again[0].bytes, order_mail(2));
     assert_eq!(again[0].uid_validity, new_validity);
     assert!(again[0].uid <= last_uid, "UIDs were reset");
+}
+
+#[tokio::test]
+#[ignore = "needs Dovecot and OpenSMTPD: run scripts/test"]
+async fn server_restart_during_idle_ends_the_wait_and_reconnect_works() {
+    let Some(mut servers) = MailServers::start() else {
+        return;
+    };
+    let mut inbox = inbox_for(&servers, "adjutant");
+    inbox.connect().await.expect("connect");
+    let started = Instant::now();
+    let imap_port = servers.imap_port;
+    let waiting = tokio::spawn(async move {
+        let r = inbox.wait_for_change(Duration::from_secs(60)).await;
+        (inbox, r)
+    });
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    servers.stop_imap();
+    let (mut inbox, result) = waiting.await.expect("join");
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "the wait noticed the dead server only after {:?}",
+        started.elapsed()
+    );
+    let err = result.expect_err("a dead connection is an error, not a wake-up");
+    assert!(err.is_transient(), "{err}");
+    assert!(!inbox.is_connected());
+    assert_eq!(imap_port, servers.imap_port);
+    servers.start_imap();
+    servers.append("adjutant", &order_mail(4)).await;
+    inbox
+        .connect_with_backoff(Some(20))
+        .await
+        .expect("reconnect");
+    let mails = inbox.fetch_since(0).await.expect("fetch");
+    assert_eq!(mails.len(), 1);
 }
