@@ -19,6 +19,23 @@
 //! IDLE ([`ImapInbox::wait_for_change`]) is only a wake-up: it never says
 //! *what* arrived, the caller always fetches by UID afterwards. Servers
 //! without IDLE are polled instead.
+//!
+//! The intended daemon loop (errors: transient → `connect_with_backoff`,
+//! permanent → stop and report):
+//!
+//! ```text
+//! let mut inbox = ImapInbox::from_config(&config.inbox)?;
+//! loop {
+//!     let validity = inbox.connect_with_backoff(None).await?;
+//!     let (stored_validity, mut last) = store.imap_position()?;
+//!     if stored_validity != Some(validity) { last = 0; }   // folder renumbered
+//!     for mail in inbox.fetch_since(last).await? {
+//!         store.commit_raw(mail.uid_validity, mail.uid, &mail.bytes)?; // SQLite first
+//!         inbox.mark_processed(mail.uid).await?;                      // then \Seen
+//!     }
+//!     inbox.wait_for_change(poll_interval).await?;  // inside select! with shutdown
+//! }
+//! ```
 
 use std::fmt;
 use std::io;
