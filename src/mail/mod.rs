@@ -14,5 +14,5 @@ pub mod maildir;
 pub mod parse;
 pub mod quote;
 pub mod token;
-// pub mod imap;  (network transport, written separately)
-// pub mod smtp;  (network transport, written separately)
+pub mod imap;
+pub mod smtp;

@@ -1,0 +1,4 @@
+//! Shared helpers for integration tests.
+
+pub mod fake_smtp;
+pub mod mailservers;
