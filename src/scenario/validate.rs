@@ -164,6 +164,11 @@ fn same(a: &str, b: &str) -> bool {
     a.trim().eq_ignore_ascii_case(b.trim())
 }
 
+/// Whether any of `names` is `wanted` (case-insensitive).
+fn named_in<'a>(mut names: impl Iterator<Item = &'a Option<String>>, wanted: &str) -> bool {
+    names.any(|n| n.as_deref().is_some_and(|n| same(n, wanted)))
+}
+
 fn last_key(path: &str) -> &str {
     path.rsplit('.').next().unwrap_or(path)
 }
@@ -206,11 +211,12 @@ pub fn validate(raw: &RawScenario) -> Result<Scenario, Vec<Problem>> {
     let landmarks = check_landmarks(&mut c, &raw.landmarks, table.as_ref());
     let officers = check_officers(&mut c, &raw.officers, &sides, table.as_ref());
     let units = check_units(&mut c, &raw.units, &sides, &officers, raw, table.as_ref());
-    let players = check_players(&mut c, &raw.players, &sides, &officers);
+    let players = check_players(&mut c, raw, &sides, &officers);
     check_ambiguous_names(&mut c, raw);
     let objectives = check_objectives(
         &mut c,
         &raw.objectives,
+        &raw.landmarks,
         &sides,
         &landmarks,
         table.as_ref(),
@@ -800,7 +806,7 @@ fn check_units(
             c.problem(
                 format!("{path}.formation"),
                 format!(
-                    "{arm} cannot be in {f} (APSoF III.D, III.G); use one of: {}",
+                    "{arm} cannot take the {f} formation (APSoF III.D, III.G); use one of: {}",
                     allowed.join(", ")
                 ),
             );
@@ -1006,10 +1012,11 @@ fn check_morale(c: &mut Checker, path: &str, u: &RawUnit) -> (Option<u8>, Option
 
 fn check_players(
     c: &mut Checker,
-    raw: &[RawPlayer],
+    all: &RawScenario,
     sides: &[Side],
     officers: &[Officer],
 ) -> Vec<Player> {
+    let raw = &all.players;
     let mut out = Vec::new();
     let mut names: Vec<String> = Vec::new();
     // Officer (lower-case) -> the player path that first claimed him.
@@ -1052,14 +1059,12 @@ fn check_players(
             match officers.iter().find(|x| same(&x.name, o)) {
                 None => {
                     ok = false;
-                    c.problem(
-                        &opath,
-                        unknown_name_message(
-                            "officer",
-                            o,
-                            officers.iter().map(|x| x.name.as_str()),
-                        ),
-                    );
+                    // An officer that exists but is itself invalid is
+                    // reported at his own entry, not again here.
+                    if !named_in(all.officers.iter().map(|x| &x.name), o) {
+                        let known = all.officers.iter().filter_map(|x| x.name.as_deref());
+                        c.problem(&opath, unknown_name_message("officer", o, known));
+                    }
                 }
                 Some(officer) => {
                     if let Some(s) = &side
@@ -1170,6 +1175,7 @@ fn check_ambiguous_names(c: &mut Checker, raw: &RawScenario) {
 fn check_objectives(
     c: &mut Checker,
     raw: &[RawObjective],
+    raw_landmarks: &[RawLandmark],
     sides: &[Side],
     landmarks: &[Landmark],
     table: Option<&Table>,
@@ -1195,6 +1201,7 @@ fn check_objectives(
                 .find(|m| same(&m.name, l) || m.aliases.iter().any(|a| same(a, l)))
             {
                 Some(m) => Some((ObjectivePlace::Landmark(m.name.clone()), m.at)),
+                None if named_in(raw_landmarks.iter().map(|m| &m.name), l) => None,
                 None => {
                     let names: Vec<&str> = landmarks
                         .iter()
