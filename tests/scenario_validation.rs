@@ -652,3 +652,37 @@ fn chain_of_command_walks_up_to_the_top() {
     assert_eq!(names, ["Hale", "King"]);
     assert_eq!(s.units_of("Hale").count(), 1);
 }
+
+#[test]
+fn side_with_no_units() {
+    let text = edit(
+        r#"side = "Confederate"
+arm = "artillery""#,
+        r#"side = "Union"
+arm = "artillery""#,
+    );
+    let ps = problems(&text);
+    assert!(
+        ps.iter()
+            .any(|p| p.path == "sides[1].name" && p.message.contains("has no units")),
+        "{ps:#?}"
+    );
+}
+
+#[test]
+fn height_comes_from_nested_contours() {
+    let text = edit(
+        "[[landmarks]]",
+        "[[terrain.contours]]\nheight_feet = 20\npoints = [[0, 0], [20, 0], [20, 20], [0, 20]]\n\n[[terrain.contours]]\nheight_feet = 40\npoints = [[5, 5], [10, 5], [10, 10], [5, 10]]\n\n[[landmarks]]",
+    );
+    let s = Scenario::from_toml_str(&text, "t").unwrap();
+    use adjutant::scenario::Point;
+    assert_eq!(s.terrain.height_at(Point::new(7.0, 7.0)), 40.0);
+    assert_eq!(s.terrain.height_at(Point::new(15.0, 15.0)), 20.0);
+    assert_eq!(s.terrain.height_at(Point::new(30.0, 30.0)), 0.0);
+    assert_eq!(
+        s.terrain.areas_at(Point::new(4.0, 2.0)).count(),
+        1,
+        "inside the woods"
+    );
+}

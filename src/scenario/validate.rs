@@ -212,6 +212,7 @@ pub fn validate(raw: &RawScenario) -> Result<Scenario, Vec<Problem>> {
     let officers = check_officers(&mut c, &raw.officers, &sides, table.as_ref());
     let units = check_units(&mut c, &raw.units, &sides, &officers, raw, table.as_ref());
     let players = check_players(&mut c, raw, &sides, &officers);
+    check_sides_have_units(&mut c, raw, &sides);
     check_ambiguous_names(&mut c, raw);
     let objectives = check_objectives(
         &mut c,
@@ -388,6 +389,31 @@ fn check_sides(c: &mut Checker, raw: &[RawSide]) -> Vec<Side> {
         }
     }
     out
+}
+
+/// A side with no units cannot fight; almost certainly a side name was
+/// misspelt on its units (which is reported there) or units were left out.
+fn check_sides_have_units(c: &mut Checker, raw: &RawScenario, sides: &[Side]) {
+    for (i, side) in sides.iter().enumerate() {
+        let has_units = raw
+            .units
+            .iter()
+            .any(|u| u.side.as_deref().is_some_and(|s| same(s, &side.name)));
+        let misspelt_elsewhere = raw.units.iter().any(|u| {
+            u.side
+                .as_deref()
+                .is_some_and(|s| !sides.iter().any(|x| same(&x.name, s)))
+        });
+        if !has_units && !misspelt_elsewhere {
+            c.problem(
+                format!("sides[{i}].name"),
+                format!(
+                    "side `{}` has no units; add [[units]] with side = \"{}\"",
+                    side.name, side.name
+                ),
+            );
+        }
+    }
 }
 
 fn check_terrain(c: &mut Checker, raw: &RawTerrain) -> Terrain {
