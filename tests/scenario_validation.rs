@@ -686,3 +686,13 @@ fn height_comes_from_nested_contours() {
         "inside the woods"
     );
 }
+
+#[test]
+fn duplicate_officer_names() {
+    let text = edit(
+        "[[officers]]\nname = \"Pryor\"",
+        "[[officers]]\nname = \"HALE\"\nside = \"Union\"\nlevel = \"division\"\nrating = \"good\"\ncommand_class = \"regular\"\nposition = [2, 2]\n\n[[officers]]\nname = \"Pryor\"",
+    );
+    let p = only_problem(&text, "officers[1].name");
+    assert!(p.message.contains("duplicate name `HALE`"), "{}", p.message);
+}
