@@ -618,9 +618,11 @@ fn walk(state: &BattleState, m: &Mover, route: &Route, w: Walk) -> MoveOutcome {
 
     // Terrain at the start counts; forbidden terrain there does not stop a
     // unit from leaving it.
+    let mut start_forbidden: Vec<TerrainType> = Vec::new();
     for t in terrain_touched(state, &start_fp, on_road, m.class).0 {
-        if let Some(md) = terrain_modifier(m.class, t) {
-            add_entry(&mut entered, &mut raw, t, md, &mut split_barred);
+        match terrain_modifier(m.class, t) {
+            Some(md) => add_entry(&mut entered, &mut raw, t, md, &mut split_barred),
+            None => start_forbidden.push(t),
         }
     }
 
@@ -659,7 +661,7 @@ fn walk(state: &BattleState, m: &Mover, route: &Route, w: Walk) -> MoveOutcome {
         }
         if let Probe::Clear = probe {
             for t in types {
-                if entered.iter().any(|e| e.terrain == t) {
+                if entered.iter().any(|e| e.terrain == t) || start_forbidden.contains(&t) {
                     continue;
                 }
                 match terrain_modifier(m.class, t) {
@@ -1253,6 +1255,21 @@ mod tests {
         );
         // Limbered 6-gun battery is 6" deep: front reaches y=8 at centre y=5.
         assert!(o.end.y <= 5.0 + 1e-6 && o.end.y > 4.8, "{o:?}");
+    }
+
+    #[test]
+    fn iv_g_a_unit_may_leave_forbidden_terrain_it_starts_in() {
+        let mut s = one(Unit {
+            formation: Formation::Limbered,
+            ..Unit::battery(1, "B", 0, 4, Pos::default(), 0.0)
+        });
+        s.terrain.areas.push(Area {
+            name: "swamp".into(),
+            kind: AreaKind::Swamp,
+            outline: square(-10.0, -3.0, 10.0, 1.0),
+        });
+        let o = plan_move(&s, UnitId(1), &MoveIntent::to(Pos::new(0.0, 30.0))).unwrap();
+        assert!(near(o.distance, 12.0), "{o:?}");
     }
 
     #[test]
