@@ -340,7 +340,9 @@ pub enum MoveError {
         "`{unit}` is {distance:.1}\" from the nearest road; march it onto the road before moving by road"
     )]
     NotOnRoad { unit: String, distance: f64 },
-    #[error("a destination is not a finite point; check the coordinates of the order")]
+    #[error(
+        "a destination or the unit's own position is not a finite point; check the coordinates"
+    )]
     NotFinite,
 }
 
@@ -433,7 +435,10 @@ pub fn plan_move(
     if intent.waypoints.is_empty() {
         return Err(MoveError::NoDestination(unit.name.clone()));
     }
-    if intent.waypoints.iter().any(|p| !p.is_finite()) {
+    if intent.waypoints.iter().any(|p| !p.is_finite())
+        || !unit.position.is_finite()
+        || !unit.facing.is_finite()
+    {
         return Err(MoveError::NotFinite);
     }
     if unit.lying_down {
