@@ -310,8 +310,9 @@ pub struct MoveOutcome {
     /// Morale change for the mover: −1 when a closed-order unit moved
     /// through others (IV.C.5, IV.G ****).
     pub mover_morale: i8,
-    /// Units moved through get +1 morale if they did not move this turn
-    /// (IV.C.6); the caller knows who moved and applies it.
+    /// Formed (closed-order, unbroken) units moved through, which get +1
+    /// morale if they did not move this turn (IV.C.6); the caller knows who
+    /// moved and applies it.
     pub through_ranks_bonus: Vec<UnitId>,
     pub ford_failure: Option<FordFailure>,
     /// Reasons the move itself forbids a split move.
@@ -783,10 +784,16 @@ fn walk(state: &BattleState, m: &Mover, route: &Route, w: Walk) -> MoveOutcome {
         path.push(end);
     }
     passed.sort();
-    let through_ranks_bonus = if m.passes_freely || m.id.is_none() {
+    // IV.C.6 speaks of any unit moving through formed ranks, whatever the
+    // mover's own order; officers are not units.
+    let through_ranks_bonus = if m.id.is_none() {
         Vec::new()
     } else {
-        passed.clone()
+        passed
+            .iter()
+            .copied()
+            .filter(|id| state.unit(*id).is_some_and(|u| !is_open_order(u)))
+            .collect()
     };
     split_barred.sort();
     split_barred.dedup();
@@ -1368,6 +1375,7 @@ mod tests {
         assert!(near(o.distance, 9.0));
         assert_eq!(o.mover_morale, 0);
         assert_eq!(o.passed_through, vec![UnitId(2)]);
+        assert_eq!(o.through_ranks_bonus, vec![UnitId(2)]);
     }
 
     #[test]
