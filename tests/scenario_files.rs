@@ -151,4 +151,13 @@ fn brawners_farm_key_facts() {
     let (first, last) = (pike.points[0], *pike.points.last().unwrap());
     assert!(first.x < last.x && first.y < last.y && last.y < s.table.height / 2.0);
     assert!(s.units.iter().all(|u| u.formation != Formation::EnMasse));
+    // Stony Ridge stands above the fields; the farmhouse is a built-up area.
+    let ridge = s.landmark("Stony Ridge").unwrap().at;
+    let farm = s.landmark("the Brawner farm").unwrap().at;
+    assert!(s.terrain.height_at(ridge) > s.terrain.height_at(farm));
+    assert!(
+        s.terrain
+            .areas_at(farm)
+            .any(|a| a.kind == adjutant::rules::iron_brigade::kinds::AreaKind::Town)
+    );
 }

@@ -174,6 +174,30 @@ pub struct Terrain {
     pub contours: Vec<Contour>,
 }
 
+impl Terrain {
+    /// Height in feet of the ground at `p`: the greatest height of the
+    /// contours containing it (0 outside every contour). Nested contours
+    /// build a hill up; a point on a contour's edge counts as inside.
+    pub fn height_at(&self, p: Point) -> f64 {
+        use geo::Intersects;
+        let pt = geo::Point::from(geo::Coord::from(p));
+        self.contours
+            .iter()
+            .filter(|c| c.polygon().intersects(&pt))
+            .map(|c| c.height_feet)
+            .fold(0.0, f64::max)
+    }
+
+    /// The area terrain at `p` (edges included), in file order.
+    pub fn areas_at(&self, p: Point) -> impl Iterator<Item = &Area> {
+        use geo::Intersects;
+        let pt = geo::Point::from(geo::Coord::from(p));
+        self.areas
+            .iter()
+            .filter(move |a| a.polygon().intersects(&pt))
+    }
+}
+
 /// A named place players may refer to in orders.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Landmark {

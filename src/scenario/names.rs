@@ -25,6 +25,19 @@ pub fn unknown_name_message<'a>(
     let mut msg = format!("unknown {what} `{given}`");
     if let Some(n) = nearest(given, candidates.clone()) {
         msg.push_str(&format!("; did you mean `{n}`?"));
+    } else {
+        // A short word ("musket") is far from every full name by edit
+        // distance but is part of some of them: offer those.
+        let needle = given.trim().to_lowercase();
+        let containing: Vec<String> = candidates
+            .clone()
+            .into_iter()
+            .filter(|c| needle.len() >= 3 && c.to_lowercase().contains(&needle))
+            .map(|c| format!("`{c}`"))
+            .collect();
+        if !containing.is_empty() && containing.len() <= 4 {
+            msg.push_str(&format!("; did you mean {}?", containing.join(" or ")));
+        }
     }
     let all: Vec<&str> = candidates.into_iter().collect();
     if all.is_empty() {
@@ -56,5 +69,10 @@ mod tests {
         let known = ["rifled-musket", "smoothbore-musket", "12pdr-gun"];
         assert_eq!(nearest("rifle-musket", known), Some("rifled-musket"));
         assert_eq!(nearest("catapult", known), None);
+        let m = unknown_name_message("weapon", "musket", known);
+        assert!(
+            m.contains("did you mean `rifled-musket` or `smoothbore-musket`?"),
+            "{m}"
+        );
     }
 }

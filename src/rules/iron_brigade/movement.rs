@@ -310,8 +310,9 @@ pub struct MoveOutcome {
     /// Morale change for the mover: −1 when a closed-order unit moved
     /// through others (IV.C.5, IV.G ****).
     pub mover_morale: i8,
-    /// Units moved through get +1 morale if they did not move this turn
-    /// (IV.C.6); the caller knows who moved and applies it.
+    /// Formed (closed-order, unbroken) units moved through, which get +1
+    /// morale if they did not move this turn (IV.C.6); the caller knows who
+    /// moved and applies it.
     pub through_ranks_bonus: Vec<UnitId>,
     pub ford_failure: Option<FordFailure>,
     /// Reasons the move itself forbids a split move.
@@ -340,7 +341,9 @@ pub enum MoveError {
         "`{unit}` is {distance:.1}\" from the nearest road; march it onto the road before moving by road"
     )]
     NotOnRoad { unit: String, distance: f64 },
-    #[error("a destination is not a finite point; check the coordinates of the order")]
+    #[error(
+        "a destination or the unit's own position is not a finite point; check the coordinates"
+    )]
     NotFinite,
 }
 
@@ -433,7 +436,10 @@ pub fn plan_move(
     if intent.waypoints.is_empty() {
         return Err(MoveError::NoDestination(unit.name.clone()));
     }
-    if intent.waypoints.iter().any(|p| !p.is_finite()) {
+    if intent.waypoints.iter().any(|p| !p.is_finite())
+        || !unit.position.is_finite()
+        || !unit.facing.is_finite()
+    {
         return Err(MoveError::NotFinite);
     }
     if unit.lying_down {
@@ -618,9 +624,11 @@ fn walk(state: &BattleState, m: &Mover, route: &Route, w: Walk) -> MoveOutcome {
 
     // Terrain at the start counts; forbidden terrain there does not stop a
     // unit from leaving it.
+    let mut start_forbidden: Vec<TerrainType> = Vec::new();
     for t in terrain_touched(state, &start_fp, on_road, m.class).0 {
-        if let Some(md) = terrain_modifier(m.class, t) {
-            add_entry(&mut entered, &mut raw, t, md, &mut split_barred);
+        match terrain_modifier(m.class, t) {
+            Some(md) => add_entry(&mut entered, &mut raw, t, md, &mut split_barred),
+            None => start_forbidden.push(t),
         }
     }
 
@@ -659,7 +667,7 @@ fn walk(state: &BattleState, m: &Mover, route: &Route, w: Walk) -> MoveOutcome {
         }
         if let Probe::Clear = probe {
             for t in types {
-                if entered.iter().any(|e| e.terrain == t) {
+                if entered.iter().any(|e| e.terrain == t) || start_forbidden.contains(&t) {
                     continue;
                 }
                 match terrain_modifier(m.class, t) {
@@ -776,10 +784,16 @@ fn walk(state: &BattleState, m: &Mover, route: &Route, w: Walk) -> MoveOutcome {
         path.push(end);
     }
     passed.sort();
-    let through_ranks_bonus = if m.passes_freely || m.id.is_none() {
+    // IV.C.6 speaks of any unit moving through formed ranks, whatever the
+    // mover's own order; officers are not units.
+    let through_ranks_bonus = if m.id.is_none() {
         Vec::new()
     } else {
-        passed.clone()
+        passed
+            .iter()
+            .copied()
+            .filter(|id| state.unit(*id).is_some_and(|u| !is_open_order(u)))
+            .collect()
     };
     split_barred.sort();
     split_barred.dedup();
@@ -1256,6 +1270,21 @@ mod tests {
     }
 
     #[test]
+    fn iv_g_a_unit_may_leave_forbidden_terrain_it_starts_in() {
+        let mut s = one(Unit {
+            formation: Formation::Limbered,
+            ..Unit::battery(1, "B", 0, 4, Pos::default(), 0.0)
+        });
+        s.terrain.areas.push(Area {
+            name: "swamp".into(),
+            kind: AreaKind::Swamp,
+            outline: square(-10.0, -3.0, 10.0, 1.0),
+        });
+        let o = plan_move(&s, UnitId(1), &MoveIntent::to(Pos::new(0.0, 30.0))).unwrap();
+        assert!(near(o.distance, 12.0), "{o:?}");
+    }
+
+    #[test]
     fn iii_d_2_unlimbered_artillery_cannot_move() {
         let s = one(Unit::battery(1, "B", 0, 4, Pos::default(), 0.0));
         let e = plan_move(&s, UnitId(1), &MoveIntent::to(Pos::new(0.0, 5.0))).unwrap_err();
@@ -1346,6 +1375,7 @@ mod tests {
         assert!(near(o.distance, 9.0));
         assert_eq!(o.mover_morale, 0);
         assert_eq!(o.passed_through, vec![UnitId(2)]);
+        assert_eq!(o.through_ranks_bonus, vec![UnitId(2)]);
     }
 
     #[test]

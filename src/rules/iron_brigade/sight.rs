@@ -194,7 +194,10 @@ impl SightIndex {
         let mut woods_boxes = Vec::new();
         let mut towns = Vec::new();
         let mut towns_boxes = Vec::new();
-        for a in &terrain.areas {
+        // Features with non-finite points (which `BattleState::validate`
+        // rejects) are left out rather than upsetting the R-tree.
+        let finite = |pts: &[Pos]| pts.iter().all(|p| p.is_finite());
+        for a in terrain.areas.iter().filter(|a| finite(&a.outline)) {
             let weight = match a.kind {
                 AreaKind::Woods => 1.0,
                 AreaKind::DenseWoods => WOODS_SIGHT / DENSE_WOODS_SIGHT,
@@ -210,13 +213,13 @@ impl SightIndex {
         }
         let mut hills = Vec::new();
         let mut hills_boxes = Vec::new();
-        for h in &terrain.hills {
+        for h in terrain.hills.iter().filter(|h| finite(&h.outline)) {
             hills_boxes.push(bbox(&h.outline, hills.len()));
             hills.push((h.height, polygon(&h.outline)));
         }
         let mut cover = Vec::new();
         let mut cover_boxes = Vec::new();
-        for l in &terrain.lines {
+        for l in terrain.lines.iter().filter(|l| finite(&l.path)) {
             if matches!(l.kind, LineKind::Wall | LineKind::Fence) {
                 cover_boxes.push(bbox(&l.path, cover.len()));
                 cover.push(geo::LineString::from(
@@ -539,6 +542,7 @@ pub fn side_visibility(
         observers
             .iter()
             .enumerate()
+            .filter(|(_, (_, p))| p.is_finite())
             .map(|(i, (_, p))| GeomWithData::new([p.x, p.y], i))
             .collect(),
     );
@@ -644,6 +648,29 @@ mod tests {
             let got = inside_length(poly.exterior(), a, b);
             assert!((want - got).abs() < 1e-6, "{a:?}-{b:?}: {want} vs {got}");
         }
+    }
+
+    #[test]
+    fn non_finite_terrain_is_ignored_not_a_panic() {
+        let mut s = duel(30.0);
+        s.terrain.areas.push(Area {
+            name: "bad".into(),
+            kind: AreaKind::Woods,
+            outline: vec![
+                Pos::new(f64::NAN, 0.0),
+                Pos::new(1.0, 1.0),
+                Pos::new(0.0, 1.0),
+            ],
+        });
+        s.units[1].position = Pos::new(f64::INFINITY, 0.0);
+        let none = BTreeSet::new();
+        let index = SightIndex::new(&s.terrain);
+        let act = Activity {
+            fired: &none,
+            moved: &none,
+        };
+        let _ = side_visibility(&s, &index, SideId(1), &act);
+        let _ = side_visibility(&s, &index, SideId(0), &act);
     }
 
     #[test]

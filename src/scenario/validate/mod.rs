@@ -1,0 +1,129 @@
+//! Turning the raw file into a [`Scenario`], collecting every problem.
+//!
+//! Each check pushes a [`Problem`] with the TOML path of the value at fault
+//! and carries on, so one load reports everything that needs fixing.
+
+mod checker;
+mod header;
+mod officers;
+mod players;
+mod terrain;
+mod units;
+mod victory;
+
+pub use terrain::distance_to_polyline;
+
+use checker::Checker;
+use header::*;
+use officers::*;
+use players::*;
+use terrain::*;
+use units::*;
+use victory::*;
+
+use super::error::Problem;
+use super::model::*;
+use super::raw::*;
+
+/// Iron Brigade's ground scale and turn length (APSoF IV.A), used when a
+/// scenario does not give its own.
+pub const DEFAULT_YARDS_PER_INCH: f64 = 25.0;
+pub const DEFAULT_MINUTES_PER_TURN: f64 = 2.5;
+
+/// How far (table inches) a ford may lie from its stream's line and still
+/// count as on it: streams are drawn as centre lines, fords as points.
+pub const FORD_TOLERANCE: f64 = 1.0;
+
+/// Validate `raw` and build the scenario, or return every problem found.
+pub fn validate(raw: &RawScenario) -> Result<Scenario, Vec<Problem>> {
+    let mut c = Checker {
+        problems: Vec::new(),
+    };
+    let h = &raw.scenario;
+
+    let name = c.name("scenario.name", &h.name);
+    let yards_per_inch = match h.yards_per_inch {
+        Some(v) => c.positive("scenario.yards_per_inch", v, "yards_per_inch"),
+        None => Some(DEFAULT_YARDS_PER_INCH),
+    };
+    let minutes_per_turn = match h.minutes_per_turn {
+        Some(v) => c.positive("scenario.minutes_per_turn", v, "minutes_per_turn"),
+        None => Some(DEFAULT_MINUTES_PER_TURN),
+    };
+    let start = check_start(&mut c, h);
+    let last_turn = match c.required("scenario.last_turn", &h.last_turn, "last turn") {
+        Some(&n) if n >= 1 && n <= u32::MAX as i64 => Some(n as u32),
+        Some(&n) => {
+            c.problem(
+                "scenario.last_turn",
+                format!("last_turn must be 1 or more, got {n}"),
+            );
+            None
+        }
+        None => None,
+    };
+    if let Some(u) = &h.umpire {
+        check_address(&mut c, "scenario.umpire", u);
+    }
+
+    let table = check_table(&mut c, &raw.table);
+    let sides = check_sides(&mut c, &raw.sides);
+    let terrain = check_terrain(&mut c, &raw.terrain);
+    let landmarks = check_landmarks(&mut c, &raw.landmarks, table.as_ref());
+    let officers = check_officers(&mut c, &raw.officers, &sides, table.as_ref());
+    let units = check_units(&mut c, &raw.units, &sides, &officers, raw, table.as_ref());
+    let players = check_players(&mut c, raw, &sides, &officers);
+    check_sides_have_units(&mut c, raw, &sides);
+    check_ambiguous_names(&mut c, raw);
+    let objectives = check_objectives(
+        &mut c,
+        &raw.objectives,
+        &raw.landmarks,
+        &sides,
+        &landmarks,
+        table.as_ref(),
+        last_turn,
+    );
+    let options = check_options(&mut c, &raw.options);
+
+    match (
+        name,
+        yards_per_inch,
+        minutes_per_turn,
+        start,
+        last_turn,
+        table,
+    ) {
+        (
+            Some(name),
+            Some(yards_per_inch),
+            Some(minutes_per_turn),
+            Some(start),
+            Some(last_turn),
+            Some(table),
+        ) if c.problems.is_empty() => Ok(Scenario {
+            name,
+            description: h.description.clone(),
+            yards_per_inch,
+            minutes_per_turn,
+            start,
+            last_turn,
+            table,
+            terrain,
+            landmarks,
+            sides,
+            players,
+            officers,
+            units,
+            objectives,
+            options,
+            umpire: h.umpire.clone(),
+        }),
+        _ => {
+            if c.problems.is_empty() {
+                c.problem("", "scenario is incomplete");
+            }
+            Err(c.problems)
+        }
+    }
+}
