@@ -41,6 +41,26 @@ fn ensure_maildir(path: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `adjutant scenario check FILE`: needs no config or database.
+pub fn scenario_check(file: &Path) -> anyhow::Result<()> {
+    let s = adjutant::scenario::load(file)?;
+    let state = adjutant::game::battle_state_from_scenario(&s);
+    state
+        .validate()
+        .map_err(|e| UsageError(format!("{}: {e}", file.display())))?;
+    println!(
+        "{}: `{}` is valid: {} sides, {} players, {} officers, {} units, {} turns",
+        file.display(),
+        s.name,
+        s.sides.len(),
+        s.players.len(),
+        s.officers.len(),
+        s.units.len(),
+        s.last_turn
+    );
+    Ok(())
+}
+
 /// `adjutant game create`.
 pub fn game_create(config: &Config, scenario: &Path, name: &str, json: bool) -> anyhow::Result<()> {
     let mut store = Store::open_existing(&config.database)?;
@@ -79,17 +99,23 @@ pub fn game_list(config: &Config, json: bool) -> anyhow::Result<()> {
         return Ok(());
     }
     if games.is_empty() {
-        println!("no games yet; create one with `adjutant game create --scenario FILE --name NAME`");
+        println!(
+            "no games yet; create one with `adjutant game create --scenario FILE --name NAME`"
+        );
         return Ok(());
     }
-    println!("{:<24} {:<28} {:<10} {:>5} {:>8}", "NAME", "SCENARIO", "STATUS", "TURN", "PLAYERS");
+    println!(
+        "{:<24} {:<28} {:<10} {:>5} {:>8}",
+        "NAME", "SCENARIO", "STATUS", "TURN", "PLAYERS"
+    );
     for g in games {
         println!(
             "{:<24} {:<28} {:<10} {:>5} {:>8}",
             g.name,
             g.scenario_name,
             g.status,
-            g.current_turn.map_or_else(|| "-".to_string(), |t| t.to_string()),
+            g.current_turn
+                .map_or_else(|| "-".to_string(), |t| t.to_string()),
             g.players.len()
         );
     }

@@ -35,6 +35,9 @@ enum Command {
     /// Create, list and inspect games.
     #[command(subcommand)]
     Game(GameCommand),
+    /// Check scenario files.
+    #[command(subcommand)]
+    Scenario(ScenarioCommand),
     /// The umpire's calculator: apply one Iron Brigade rule to numbers you
     /// give, with dice you rolled or dice rolled for you.
     Calc(adjutant::calc::CalcArgs),
@@ -49,6 +52,16 @@ enum GameCommand {
     List(JsonFlag),
     /// Show one game: sides, players, officers, forces and the current turn.
     Show(ShowArgs),
+}
+
+#[derive(Debug, Subcommand)]
+enum ScenarioCommand {
+    /// Validate a scenario file and list every problem found, with its line
+    /// and TOML path.
+    Check {
+        /// The scenario TOML file.
+        file: PathBuf,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -101,6 +114,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             println!("{}", adjutant::calc::run(args)?);
             Ok(())
         }
+        Command::Scenario(ScenarioCommand::Check { file }) => commands::scenario_check(file),
         Command::Init => commands::init(&config()?),
         Command::Game(GameCommand::Create(a)) => {
             commands::game_create(&config()?, &a.scenario, &a.name, a.json)

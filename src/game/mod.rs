@@ -26,13 +26,15 @@ pub enum GameError {
     Secret(#[from] SecretError),
     #[error("cannot serialise the opening battle state: {0}")]
     State(serde_json::Error),
+    #[error("the scenario validates but its opening battle state does not: {0}")]
+    InvalidState(#[from] crate::rules::iron_brigade::state::StateError),
 }
 
 impl GameError {
     /// True when the operator can fix it (exit code 2).
     pub fn is_user_error(&self) -> bool {
         match self {
-            GameError::BadName(_) | GameError::Scenario(_) => true,
+            GameError::BadName(_) | GameError::Scenario(_) | GameError::InvalidState(_) => true,
             GameError::Store(e) => e.is_user_error(),
             GameError::Secret(_) | GameError::State(_) => false,
         }

@@ -4,13 +4,13 @@
 //! Both conversions are pure; the edge ([`super::create_from_file`]) supplies
 //! the file text, the clock, the game seed and the players' secrets.
 
+use super::GameError;
 use crate::rules::iron_brigade::kinds::Formation;
 use crate::rules::iron_brigade::state::{
     self as st, BattleState, OfficerId, OfficerStatus, Pos, Ranks, SideId, UnitId,
 };
 use crate::scenario::{self, Scenario, Strength};
 use crate::store::{NewGame, NewOfficer, NewPlayer, NewUnit};
-use super::GameError;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -29,7 +29,12 @@ pub fn battle_state_from_scenario(s: &Scenario) -> BattleState {
         .sides
         .iter()
         .enumerate()
-        .map(|(i, side)| (side.name.as_str(), SideId(u8::try_from(i).unwrap_or(u8::MAX))))
+        .map(|(i, side)| {
+            (
+                side.name.as_str(),
+                SideId(u8::try_from(i).unwrap_or(u8::MAX)),
+            )
+        })
         .collect();
     let side_of = |name: &str| side_ids.get(name).copied().unwrap_or(SideId(u8::MAX));
     let officer_ids: BTreeMap<&str, OfficerId> = s
@@ -241,6 +246,7 @@ pub fn new_game(
     mut secret_for: impl FnMut(&scenario::Player) -> Result<(String, String), GameError>,
 ) -> Result<(NewGame, CreatedGame), GameError> {
     let state = battle_state_from_scenario(s);
+    state.validate()?;
     let mut players = Vec::new();
     let mut secrets = Vec::new();
     for p in &s.players {
@@ -310,4 +316,65 @@ pub fn new_game(
             players: secrets,
         },
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn training() -> (Scenario, String) {
+        let text = include_str!("../../scenarios/training.toml");
+        (
+            Scenario::from_toml_str(text, "training.toml").unwrap(),
+            text.to_string(),
+        )
+    }
+
+    #[test]
+    fn same_scenario_gives_byte_identical_opening_state() {
+        let (s, _) = training();
+        let a = battle_state_from_scenario(&s);
+        let b = battle_state_from_scenario(&s);
+        assert_eq!(a.canonical_json(), b.canonical_json());
+        a.validate().unwrap();
+        assert_eq!(a.turn, 1);
+        assert_eq!(a.units.len(), s.units.len());
+        assert_eq!(a.officers.len(), s.officers.len());
+        // Every unit starts at full morale under a known commander.
+        for u in &a.units {
+            assert_eq!(u.combat_morale, u.base_morale, "{}", u.name);
+            assert!(u.commander.is_some(), "{}", u.name);
+        }
+    }
+
+    #[test]
+    fn batteries_keep_guns_and_crew() {
+        let (s, _) = training();
+        let state = battle_state_from_scenario(&s);
+        let batteries: Vec<_> = state
+            .units
+            .iter()
+            .filter(|u| u.arm.is_artillery())
+            .collect();
+        assert!(!batteries.is_empty());
+        for b in batteries {
+            assert!(b.guns > 0 && b.castings == b.guns, "{}", b.name);
+        }
+    }
+
+    #[test]
+    fn new_game_keeps_hashes_not_secrets() {
+        let (s, text) = training();
+        let (game, created) = new_game(&s, &text, "t", [7; 32], 1_000, |p| {
+            Ok((format!("secret-{}", p.name), format!("hash-{}", p.name)))
+        })
+        .unwrap();
+        assert_eq!(game.players.len(), created.players.len());
+        for (p, c) in game.players.iter().zip(&created.players) {
+            assert_eq!(p.secret_hash, format!("hash-{}", p.name));
+            assert_eq!(c.secret, format!("secret-{}", p.name));
+        }
+        let state: BattleState = serde_json::from_str(&game.initial_state_json).unwrap();
+        assert_eq!(state, battle_state_from_scenario(&s));
+    }
 }
