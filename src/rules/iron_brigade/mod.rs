@@ -9,6 +9,7 @@ pub mod geometry;
 pub mod kinds;
 pub mod morale;
 pub mod movement;
+pub mod orders;
 pub mod sight;
 pub mod state;
 pub mod weapons;
