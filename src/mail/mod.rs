@@ -10,6 +10,7 @@ pub mod address;
 pub mod auth;
 pub mod bounce;
 pub mod classify;
+pub mod compose;
 pub mod maildir;
 pub mod parse;
 pub mod quote;
