@@ -4,12 +4,13 @@
 //! mail ([`parse`], [`quote`]), deciding whether it may be answered
 //! ([`classify`], [`bounce`]), proving who sent it ([`token`], [`auth`]),
 //! Maildir inbox and outbox ([`maildir`]) and building replies ([`compose`]).
-//! Network transports live beside these modules.
+//! The network transports are [`imap`] (intake) and [`smtp`] (sending).
 
 pub mod address;
 pub mod auth;
 pub mod bounce;
 pub mod classify;
+pub mod compose;
 pub mod imap;
 pub mod maildir;
 pub mod parse;

@@ -434,7 +434,12 @@ fn walk(
                     .iter()
                     .find(|s| s.ctype.mimetype.eq_ignore_ascii_case(want) && !is_attachment(s))
             };
-            if let Some(plain) = usable("text/plain") {
+            // Some clients send an empty text/plain beside the real HTML.
+            let plain = usable("text/plain").filter(|s| {
+                usable("text/html").is_none()
+                    || s.get_body().map(|b| !b.trim().is_empty()).unwrap_or(true)
+            });
+            if let Some(plain) = plain {
                 walk(plain, p, body, depth + 1);
             } else if let Some(multi) = part.subparts.iter().find(|s| {
                 s.ctype
@@ -484,11 +489,52 @@ fn walk(
                 let converted = html_to_text(&t, p);
                 *body = Some((BodySource::Html, converted));
             } else {
+                let flowed = part
+                    .ctype
+                    .params
+                    .get("format")
+                    .is_some_and(|f| f.eq_ignore_ascii_case("flowed"));
+                let delsp = part
+                    .ctype
+                    .params
+                    .get("delsp")
+                    .is_some_and(|d| d.eq_ignore_ascii_case("yes"));
+                let t = if flowed { unflow(&t, delsp) } else { t };
                 *body = Some((BodySource::Plain, t));
             }
         }
         _ => note(part, p),
     }
+}
+
+/// Undo RFC 3676 `format=flowed`: Thunderbird and Apple Mail wrap long
+/// lines at ~72 characters with a trailing space, which would split one
+/// order over several lines. Soft breaks are joined (dropping the space when
+/// `delsp=yes`), space-stuffing is removed; quoted lines and the `-- `
+/// signature separator are left alone (quotes are removed later anyway).
+fn unflow(text: &str, delsp: bool) -> String {
+    let normal = text.replace("\r\n", "\n");
+    let mut out = String::with_capacity(normal.len());
+    let mut joining = false;
+    for line in normal.split('\n') {
+        let quoted = line.starts_with('>');
+        let line = if !quoted {
+            line.strip_prefix(' ').unwrap_or(line)
+        } else {
+            line
+        };
+        if !joining && !out.is_empty() {
+            out.push('\n');
+        }
+        let soft = !quoted && line != "-- " && line.ends_with(' ');
+        if soft && delsp {
+            out.push_str(line.strip_suffix(' ').unwrap_or(line));
+        } else {
+            out.push_str(line);
+        }
+        joining = soft;
+    }
+    out
 }
 
 fn header_pairs(raw: &[u8]) -> Vec<(String, String)> {
@@ -524,6 +570,42 @@ mod tests {
         assert!(p.signature_cut);
         assert_eq!(p.body_source, BodySource::Plain);
         assert_eq!(p.sha256.len(), 64);
+    }
+
+    #[test]
+    fn format_flowed_lines_are_joined() {
+        assert_eq!(
+            unflow(
+                "2nd Wisconsin: advance to the \r\nfarm in line.\r\n Stuffed\r\n-- \r\nsig",
+                false
+            ),
+            "2nd Wisconsin: advance to the farm in line.\nStuffed\n-- \nsig"
+        );
+        assert_eq!(unflow("ab \ncd", true), "abcd");
+        let p = parse(
+            "From: a@example.com\nContent-Type: text/plain; charset=utf-8; format=flowed\n\n6th Wisconsin: march by the turnpike to the edge of the woods, then \nform line facing north.\n",
+        );
+        assert_eq!(
+            p.text,
+            "6th Wisconsin: march by the turnpike to the edge of the woods, then form line facing north."
+        );
+    }
+
+    #[test]
+    fn empty_plain_alternative_falls_back_to_html() {
+        let p = parse(
+            "From: a@example.com\nContent-Type: multipart/alternative; boundary=b\n\n--b\nContent-Type: text/plain\n\n \n--b\nContent-Type: text/html\n\n<p>19th Indiana: hold.</p>\n--b--\n",
+        );
+        assert_eq!(p.body_source, BodySource::Html);
+        assert_eq!(p.text, "19th Indiana: hold.");
+    }
+
+    #[test]
+    fn outlook_html_only_reply_is_cut_at_the_header_block() {
+        let p = parse(
+            "From: a@example.com\nContent-Type: text/html\n\n<div><p>2nd Wisconsin: hold.</p><div id=\"divRplyFwdMsg\"><hr><p><b>From:</b> Adjutant<br><b>Sent:</b> Sunday<br><b>To:</b> Gibbon</p></div><p>Turn 3.</p></div>",
+        );
+        assert_eq!(p.text, "2nd Wisconsin: hold.");
     }
 
     #[test]

@@ -15,7 +15,8 @@
 //!   Thunderbird `-------- Original Message --------` forms), a line of
 //!   underscores, or a `From:` line followed within four lines by `Sent:` or
 //!   `Date:` — everything from there on is the original mail;
-//! * signatures: a `-- ` (or bare `--`) line and everything after it.
+//! * signatures: a `-- ` (or bare `--`) line and everything after it, and
+//!   mobile footers (`Sent from my iPhone`, `Get Outlook for Android`).
 
 /// Normalise line endings (CRLF and CR to LF), turn non-breaking and other
 /// fixed-width spaces into plain spaces, drop zero-width characters and the
@@ -51,7 +52,12 @@ fn is_quoted(line: &str) -> bool {
 }
 
 fn is_signature(line: &str) -> bool {
-    line == "-- " || line == "--"
+    if line == "-- " || line == "--" {
+        return true;
+    }
+    // Mobile clients' automatic footers, which players rarely delete.
+    let t = line.trim().to_ascii_lowercase();
+    (t.starts_with("sent from my ") || t.starts_with("get outlook for ")) && t.len() < 60
 }
 
 fn is_outlook_separator(line: &str) -> bool {
