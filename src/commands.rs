@@ -1,9 +1,8 @@
 //! The binary's commands: thin wrappers that call the library and print.
 //! All decisions live in the library so that tests can reach them.
 
-use adjutant::config::{Config, InboxConfig, OutboxConfig};
+use adjutant::config::Config;
 use adjutant::store::Store;
-use anyhow::Context;
 use std::path::Path;
 
 /// An error in what the operator asked for (exit code 2).
@@ -13,31 +12,52 @@ pub struct UsageError(pub String);
 
 /// `adjutant init`: the database (migrated) and the Maildir folders.
 pub fn init(config: &Config) -> anyhow::Result<()> {
-    let existed = config.database.exists();
-    let store = Store::open(&config.database)?;
-    let version = store.schema_version()?;
+    let done = adjutant::setup::init(config)?;
     println!(
-        "database {} {} (schema version {version})",
+        "database {} {} (schema version {})",
         config.database.display(),
-        if existed { "is ready" } else { "created" }
+        if done.created_database {
+            "created"
+        } else {
+            "is ready"
+        },
+        done.schema_version
     );
-    if let InboxConfig::Maildir { path } = &config.inbox {
-        ensure_maildir(path)?;
-        println!("inbox Maildir {}", path.display());
-    }
-    if let OutboxConfig::Maildir { path } = &config.outbox {
-        ensure_maildir(path)?;
-        println!("outbox Maildir {}", path.display());
+    for (what, path) in &done.maildirs {
+        println!("{what} Maildir {}", path.display());
     }
     Ok(())
 }
 
-fn ensure_maildir(path: &Path) -> anyhow::Result<()> {
-    for sub in ["tmp", "new", "cur"] {
-        let dir = path.join(sub);
-        std::fs::create_dir_all(&dir)
-            .with_context(|| format!("cannot create Maildir folder {}", dir.display()))?;
+/// `adjutant demo --dir DIR`.
+pub fn demo(dir: &Path) -> anyhow::Result<()> {
+    let run = adjutant::demo::run(dir)?;
+    println!("Adjutant demo in {}", run.dir.display());
+    println!("  config    {}", run.config_path.display());
+    println!("  database  {}", run.config.database.display());
+    println!();
+    println!(
+        "game `{}` created from {} with {} players; turn 1 is open.",
+        run.created.name,
+        run.created.scenario_name,
+        run.created.players.len()
+    );
+    for p in &run.created.players {
+        println!(
+            "  {:<12} {:<12} {:<26} secret {}",
+            p.name,
+            p.side,
+            p.addresses.join(", "),
+            p.secret
+        );
     }
+    println!();
+    println!("Look at it with:");
+    println!(
+        "  adjutant --config {} game show {}",
+        run.config_path.display(),
+        run.created.name
+    );
     Ok(())
 }
 

@@ -6,10 +6,12 @@
 
 pub mod calc;
 pub mod config;
+pub mod demo;
 pub mod dice;
 pub mod game;
 pub mod mail;
 pub mod rules;
 pub mod scenario;
 pub mod secret;
+pub mod setup;
 pub mod store;

@@ -32,6 +32,13 @@ enum Command {
     /// Create the database and mail folders named in the config (safe to
     /// run again: an existing setup is left as it is).
     Init,
+    /// Set up a whole demonstration game in one directory, on the embedded
+    /// default (no mail server needed), and say where to look.
+    Demo {
+        /// The directory to create it in (made if missing).
+        #[arg(long, value_name = "DIR")]
+        dir: PathBuf,
+    },
     /// Create, list and inspect games.
     #[command(subcommand)]
     Game(GameCommand),
@@ -116,6 +123,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Scenario(ScenarioCommand::Check { file }) => commands::scenario_check(file),
         Command::Init => commands::init(&config()?),
+        Command::Demo { dir } => commands::demo(dir),
         Command::Game(GameCommand::Create(a)) => {
             commands::game_create(&config()?, &a.scenario, &a.name, a.json)
         }
@@ -160,6 +168,12 @@ fn exit_code(err: &anyhow::Error) -> i32 {
             return 2;
         }
         if let Some(e) = cause.downcast_ref::<StoreError>() {
+            return if e.is_user_error() { 2 } else { 1 };
+        }
+        if let Some(e) = cause.downcast_ref::<adjutant::setup::SetupError>() {
+            return if e.is_user_error() { 2 } else { 1 };
+        }
+        if let Some(e) = cause.downcast_ref::<adjutant::demo::DemoError>() {
             return if e.is_user_error() { 2 } else { 1 };
         }
         if let Some(e) = cause.downcast_ref::<adjutant::game::GameError>() {

@@ -354,3 +354,32 @@ fn help_on_every_command() {
     }
     adjutant(dir.path()).arg("no-such-command").assert().code(2);
 }
+
+#[test]
+fn demo_sets_up_a_game_and_refuses_to_overwrite() {
+    let dir = tempfile::tempdir().unwrap();
+    let demo = dir.path().join("demo");
+    adjutant(dir.path())
+        .args(["demo", "--dir"])
+        .arg(&demo)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("brawners-farm").and(predicate::str::contains("Gibbon")));
+    assert!(demo.join("adjutant.toml").is_file());
+    assert!(demo.join("var/inbox/new").is_dir());
+    adjutant(dir.path())
+        .arg("--config")
+        .arg(demo.join("adjutant.toml"))
+        .args(["game", "show", "brawners-farm"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("Brawner's Farm"));
+    let before = snapshot(&demo);
+    adjutant(dir.path())
+        .args(["demo", "--dir"])
+        .arg(&demo)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("already holds"));
+    assert_eq!(snapshot(&demo), before);
+}

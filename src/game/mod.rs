@@ -65,16 +65,27 @@ pub fn create_from_file(
     scenario_path: &Path,
     name: &str,
 ) -> Result<CreatedGame, GameError> {
-    check_game_name(name)?;
     let text = std::fs::read_to_string(scenario_path).map_err(|source| ScenarioError::Read {
         path: scenario_path.to_path_buf(),
         source,
     })?;
-    let parsed = scenario::Scenario::from_toml_str(&text, &scenario_path.display().to_string())?;
+    create_from_text(store, &text, &scenario_path.display().to_string(), name)
+}
+
+/// As [`create_from_file`], with the scenario text in hand (`origin` names
+/// it in error messages).
+pub fn create_from_text(
+    store: &mut Store,
+    text: &str,
+    origin: &str,
+    name: &str,
+) -> Result<CreatedGame, GameError> {
+    check_game_name(name)?;
+    let parsed = scenario::Scenario::from_toml_str(text, origin)?;
     let mut seed = [0u8; 32];
     getrandom::fill(&mut seed).map_err(|e| SecretError::Random(e.to_string()))?;
     let now = time::OffsetDateTime::now_utc().unix_timestamp();
-    let (game, created) = new_game(&parsed, &text, name, seed, now, |_| {
+    let (game, created) = new_game(&parsed, text, name, seed, now, |_| {
         let s = secret::generate_secret()?;
         let h = secret::hash_secret(&s)?;
         Ok((s, h))
