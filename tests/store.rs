@@ -102,8 +102,16 @@ fn schema_of(path: &Path) -> Vec<(String, String, Option<String>)> {
         .unwrap()
 }
 
+/// A fresh rules id: unique across the whole test binary, so unique per game.
+fn next_rules_id() -> u32 {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static NEXT: AtomicU32 = AtomicU32::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
 fn officer(name: &str, side: &str, level: OfficerLevel, superior: Option<&str>) -> NewOfficer {
     NewOfficer {
+        rules_id: next_rules_id(),
         name: name.into(),
         side: side.into(),
         level,
@@ -122,6 +130,7 @@ fn unit(
     commander: &str,
 ) -> NewUnit {
     NewUnit {
+        rules_id: next_rules_id(),
         name: name.into(),
         aliases: aliases.iter().map(|a| a.to_string()).collect(),
         side: side.into(),
@@ -502,6 +511,7 @@ fn every_kind_value_fits_the_schema_checks() {
         for (j, rating) in OfficerRating::ALL.iter().enumerate() {
             for (k, class) in CommandClass::ALL.iter().enumerate() {
                 g.officers.push(NewOfficer {
+                    rules_id: next_rules_id(),
                     name: format!("Officer {i}-{j}-{k}"),
                     side: "Union".into(),
                     level: *level,

@@ -2,6 +2,7 @@
 //! lifecycle. Today: creating a game from a scenario and describing it.
 
 mod setup;
+pub mod snapshot;
 
 pub use setup::{CreatedGame, PlayerSecret, battle_state_from_scenario, new_game};
 

@@ -5,6 +5,7 @@
 //! the file text, the clock, the game seed and the players' secrets.
 
 use super::GameError;
+use super::snapshot::Snapshot;
 use crate::rules::iron_brigade::kinds::Formation;
 use crate::rules::iron_brigade::state::{
     self as st, BattleState, OfficerId, OfficerStatus, Pos, Ranks, SideId, UnitId,
@@ -283,7 +284,9 @@ pub fn new_game(
         officers: s
             .officers
             .iter()
-            .map(|o| NewOfficer {
+            .enumerate()
+            .map(|(i, o)| NewOfficer {
+                rules_id: index_id(i),
                 name: o.name.clone(),
                 side: o.side.clone(),
                 level: o.level,
@@ -295,7 +298,9 @@ pub fn new_game(
         units: s
             .units
             .iter()
-            .map(|u| NewUnit {
+            .enumerate()
+            .map(|(i, u)| NewUnit {
+                rules_id: index_id(i),
                 name: u.name.clone(),
                 aliases: u.aliases.clone(),
                 side: u.side.clone(),
@@ -304,7 +309,9 @@ pub fn new_game(
                 commander: u.commander.clone(),
             })
             .collect(),
-        initial_state_json: serde_json::to_string(&state).map_err(GameError::State)?,
+        initial_state_json: Snapshot::opening(state)
+            .to_json()
+            .map_err(GameError::State)?,
         first_deadline_at: None,
         grace_secs: 0,
     };
@@ -374,7 +381,12 @@ mod tests {
             assert_eq!(p.secret_hash, format!("hash-{}", p.name));
             assert_eq!(c.secret, format!("secret-{}", p.name));
         }
-        let state: BattleState = serde_json::from_str(&game.initial_state_json).unwrap();
-        assert_eq!(state, battle_state_from_scenario(&s));
+        let snap = Snapshot::from_json(&game.initial_state_json).unwrap();
+        assert_eq!(snap.battle, battle_state_from_scenario(&s));
+        assert!(snap.book.units.is_empty());
+        for (i, u) in game.units.iter().enumerate() {
+            assert_eq!(snap.battle.units[i].id.0, u.rules_id);
+            assert_eq!(snap.battle.units[i].name, u.name);
+        }
     }
 }

@@ -55,6 +55,8 @@ pub struct NewPlayer {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewOfficer {
+    /// The officer's `OfficerId` in the battle state.
+    pub rules_id: u32,
     pub name: String,
     pub side: String,
     pub level: OfficerLevel,
@@ -65,6 +67,8 @@ pub struct NewOfficer {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewUnit {
+    /// The unit's `UnitId` in the battle state.
+    pub rules_id: u32,
     pub name: String,
     /// Other names players may use for it ("2nd Wis").
     pub aliases: Vec<String>,
@@ -499,8 +503,8 @@ fn insert_game(tx: &Transaction<'_>, g: &NewGame) -> Result<GameId, StoreError> 
     let mut officer_ids = HashMap::new();
     for o in &g.officers {
         tx.execute(
-            "INSERT INTO officers (game_id, side_id, name, level, rating, command_class, player_id)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            "INSERT INTO officers (game_id, side_id, name, level, rating, command_class, player_id, rules_id)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
             params![
                 game,
                 side_id(&o.side)?,
@@ -508,7 +512,8 @@ fn insert_game(tx: &Transaction<'_>, g: &NewGame) -> Result<GameId, StoreError> 
                 o.level.as_str(),
                 o.rating.as_str(),
                 o.command_class.as_str(),
-                player_of_officer.get(&key(&o.name)).copied()
+                player_of_officer.get(&key(&o.name)).copied(),
+                o.rules_id
             ],
         )?;
         officer_ids.insert(key(&o.name), tx.last_insert_rowid());
@@ -537,8 +542,8 @@ fn insert_game(tx: &Transaction<'_>, g: &NewGame) -> Result<GameId, StoreError> 
             problem: format!("aliases of unit `{}` cannot be stored: {e}", u.name),
         })?;
         tx.execute(
-            "INSERT INTO units (game_id, side_id, name, aliases_json, arm, weapon, commander_id)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            "INSERT INTO units (game_id, side_id, name, aliases_json, arm, weapon, commander_id, rules_id)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
             params![
                 game,
                 side_id(&u.side)?,
@@ -546,7 +551,8 @@ fn insert_game(tx: &Transaction<'_>, g: &NewGame) -> Result<GameId, StoreError> 
                 aliases,
                 u.arm.as_str(),
                 u.weapon.as_str(),
-                officer_id(&u.commander)?
+                officer_id(&u.commander)?,
+                u.rules_id
             ],
         )?;
     }

@@ -11,10 +11,16 @@ use rusqlite::{Connection, TransactionBehavior};
 
 /// The migrations, in order. Migration `i` (0-based) takes the schema from
 /// version `i` to `i + 1`. Never edit a released migration; add a new one.
-pub const MIGRATIONS: &[(&str, &str)] = &[(
-    "0001_initial",
-    include_str!("../../migrations/0001_initial.sql"),
-)];
+pub const MIGRATIONS: &[(&str, &str)] = &[
+    (
+        "0001_initial",
+        include_str!("../../migrations/0001_initial.sql"),
+    ),
+    (
+        "0002_rules_ids",
+        include_str!("../../migrations/0002_rules_ids.sql"),
+    ),
+];
 
 /// The schema version this build writes and understands.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -135,8 +141,8 @@ mod tests {
     }
 
     #[test]
-    fn the_real_schema_is_version_one_and_well_formed() {
-        assert_eq!(SCHEMA_VERSION, 1);
+    fn the_real_schema_is_current_and_well_formed() {
+        assert_eq!(SCHEMA_VERSION, 2);
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("db");
         let mut c = Connection::open(&path).unwrap();
