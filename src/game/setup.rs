@@ -61,6 +61,7 @@ pub fn battle_state_from_scenario(s: &Scenario) -> BattleState {
             superior: o.superior.as_deref().and_then(officer_id),
             status: OfficerStatus::Active,
             hit_this_turn: false,
+            succession: st::Succession::default(),
         })
         .collect();
 
@@ -95,6 +96,7 @@ pub fn battle_state_from_scenario(s: &Scenario) -> BattleState {
                 retreating: false,
                 entrenched: false,
                 heavy_equipment: false,
+                marks: st::UnitMarks::default(),
             }
         })
         .collect();
@@ -113,6 +115,7 @@ pub fn battle_state_from_scenario(s: &Scenario) -> BattleState {
         officers,
         terrain: terrain(s),
         options: options(&s.options),
+        replacements: Vec::new(),
     }
 }
 
