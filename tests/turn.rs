@@ -2,7 +2,7 @@
 //! Crossroads), with scripted dice and every expected number worked out by
 //! hand from the rule text in the comments.
 
-use adjutant::dice::{DiceSource, ScriptedDice, StreamDice};
+use adjutant::dice::{ScriptedDice, StreamDice};
 use adjutant::game::battle_state_from_scenario;
 use adjutant::rules::iron_brigade::events::Event;
 use adjutant::rules::iron_brigade::kinds::{Formation, OfficerRating};
