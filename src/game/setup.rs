@@ -62,6 +62,7 @@ pub fn battle_state_from_scenario(s: &Scenario) -> BattleState {
             superior: o.superior.as_deref().and_then(officer_id),
             status: OfficerStatus::Active,
             hit_this_turn: false,
+            succession: st::Succession::default(),
         })
         .collect();
 
@@ -96,6 +97,7 @@ pub fn battle_state_from_scenario(s: &Scenario) -> BattleState {
                 retreating: false,
                 entrenched: false,
                 heavy_equipment: false,
+                marks: st::UnitMarks::default(),
             }
         })
         .collect();
@@ -114,6 +116,7 @@ pub fn battle_state_from_scenario(s: &Scenario) -> BattleState {
         officers,
         terrain: terrain(s),
         options: options(&s.options),
+        replacements: Vec::new(),
     }
 }
 

@@ -4,6 +4,7 @@
 //! minutes (APSoF IV.A).
 
 pub mod delay;
+pub mod events;
 pub mod fire;
 pub mod geometry;
 pub mod kinds;
@@ -12,4 +13,5 @@ pub mod movement;
 pub mod orders;
 pub mod sight;
 pub mod state;
+pub mod turn;
 pub mod weapons;

@@ -146,6 +146,42 @@ pub struct Unit {
     /// Moves as heavy equipment: wagons, siege guns, pontoon trains (APSoF IV.B).
     #[serde(default)]
     pub heavy_equipment: bool,
+    /// What the turn engine remembers about the unit from turn to turn.
+    #[serde(default)]
+    pub marks: UnitMarks,
+}
+
+/// Where a battery last aimed: the acquired-fire bonus needs the same point
+/// on consecutive turns (APSoF V.D.1).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct AimPoint {
+    pub at: Pos,
+    pub turn: u32,
+}
+
+/// Turn-to-turn memory of a unit that the rules need but the table does not
+/// show. All fields default, so snapshots written before they existed load.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct UnitMarks {
+    /// Combat morale 1: may not advance, and in the open with the enemy in
+    /// sight goes prone (APSoF VI.C.6).
+    #[serde(default)]
+    pub pinned: bool,
+    /// Artillery: the point fired at last (APSoF V.D.1).
+    #[serde(default)]
+    pub aim: Option<AimPoint>,
+    /// Broken friends this unit has already taken a panic check for; a unit
+    /// checks once per broken unit (APSoF VI.D.2.ii).
+    #[serde(default)]
+    pub panic_checked: Vec<UnitId>,
+    /// Rating of an officer hit while in contact with the unit in the last
+    /// fire phase: a deduction at the next rally (APSoF V.H.2, VI.E.2.ii).
+    #[serde(default)]
+    pub officer_hit_with: Option<OfficerRating>,
+    /// Has been fired on before: first fire against troops never exposed
+    /// to fire is a perilous situation (APSoF V.G.1.ii).
+    #[serde(default)]
+    pub been_under_fire: bool,
 }
 
 impl Unit {
@@ -204,6 +240,34 @@ pub struct Officer {
     /// Hit in the most recent fire phase (APSoF VI.E.2.ii rally deduction).
     #[serde(default)]
     pub hit_this_turn: bool,
+    /// Who takes over when he is hit (APSoF V.H.3).
+    #[serde(default)]
+    pub succession: Succession,
+}
+
+/// How an officer's place is filled when he is hit (APSoF V.H.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Succession {
+    /// The replacement's quality when the scenario names one; otherwise it
+    /// is rolled on the V.H.3 quality table.
+    #[serde(default)]
+    pub successor_rating: Option<OfficerRating>,
+    /// How many times the post has been filled by a replacement.
+    #[serde(default)]
+    pub replaced: u32,
+}
+
+/// A replacement officer on his way (APSoF V.H.3). He takes the hit
+/// officer's id, so the chain of command and the orders naming the post stay
+/// valid.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PendingReplacement {
+    pub officer: OfficerId,
+    /// The turn at whose start he is placed on the table.
+    pub arrives_turn: u32,
+    pub rating: OfficerRating,
+    /// The hit officer's position at the start of the turn he was hit.
+    pub position: Pos,
 }
 
 /// An area feature (APSoF IV.G terrain, V.C.3 woods).
@@ -326,6 +390,9 @@ pub struct BattleState {
     pub terrain: Terrain,
     #[serde(default)]
     pub options: Options,
+    /// Replacement officers not yet arrived (APSoF V.H.3).
+    #[serde(default)]
+    pub replacements: Vec<PendingReplacement>,
 }
 
 /// Something wrong in a battle state, found by [`BattleState::validate`].
@@ -570,6 +637,7 @@ impl Unit {
             retreating: false,
             entrenched: false,
             heavy_equipment: false,
+            marks: UnitMarks::default(),
         }
     }
 
@@ -622,6 +690,7 @@ impl Officer {
             superior: None,
             status: OfficerStatus::Active,
             hit_this_turn: false,
+            succession: Succession::default(),
         }
     }
 }

@@ -1,0 +1,687 @@
+//! What happened in a turn, decision by decision (APSoF I.B).
+//!
+//! The turn engine writes one [`Event`] for every decision it takes, so the
+//! umpire's log, the players' reports and any replay are built from the same
+//! record. Each event carries the units and officers it concerns together
+//! with their sides, so [`visible_to`] can decide what a side may be told
+//! without looking at the battle state: reports must never reveal an enemy
+//! that side could not see, nor the enemy's written orders.
+
+use super::kinds::{Formation, OfficerRating};
+use super::sight::Visibility;
+use super::state::{OfficerId, Pos, SideId, UnitId};
+use serde::{Deserialize, Serialize};
+
+/// A unit as named in an event.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UnitRef {
+    pub id: UnitId,
+    pub side: SideId,
+    pub name: String,
+}
+
+/// An officer as named in an event.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OfficerRef {
+    pub id: OfficerId,
+    pub side: SideId,
+    pub name: String,
+}
+
+/// Something an event is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "kind", content = "id")]
+pub enum Subject {
+    Unit(UnitId),
+    Officer(OfficerId),
+}
+
+/// One decision of the turn engine.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "event")]
+pub enum Event {
+    /// A replacement officer takes the field (APSoF V.H.3).
+    OfficerReplaced {
+        officer: OfficerRef,
+        rating: OfficerRating,
+        at: Pos,
+    },
+    /// An order is booked with the turn it takes effect (APSoF I.C.1).
+    OrderBooked {
+        unit: UnitRef,
+        order: u64,
+        issued_by: OfficerRef,
+        distance: f64,
+        effective_turn: u32,
+        /// The obedience die of an officer outside the unit's chain.
+        obedience_roll: Option<u8>,
+        follows_previous: bool,
+        /// Ids of pending orders this one replaced (APSoF I.B.1.i).
+        replaced: Vec<u64>,
+    },
+    /// An order that will never be carried out (APSoF I.C.1: a 6 from an
+    /// officer outside the chain; or an officer no longer on the field).
+    OrderIgnored {
+        unit: UnitRef,
+        order: u64,
+        issued_by: OfficerRef,
+        obedience_roll: Option<u8>,
+        reason: String,
+    },
+    /// A step of an order that cannot be carried out as written; the engine
+    /// skips it.
+    OrderNotCarriedOut {
+        unit: UnitRef,
+        order: u64,
+        step: usize,
+        reason: String,
+    },
+    /// A step of an order is done and the next begins (APSoF I.C.2).
+    StepCompleted {
+        unit: UnitRef,
+        order: u64,
+        step: usize,
+    },
+    /// An officer moved (APSoF IV.D).
+    OfficerMoved {
+        officer: OfficerRef,
+        from: Pos,
+        to: Pos,
+        double_time: bool,
+        note: String,
+    },
+    /// Contact morale (APSoF VI.D.3).
+    Contact {
+        a: UnitRef,
+        b: UnitRef,
+        total_a: u32,
+        total_b: u32,
+        loser: Option<UnitRef>,
+        morale_lost: u32,
+    },
+    /// A rally attempt (APSoF VI.E).
+    RallyAttempt {
+        unit: UnitRef,
+        die: u8,
+        modified_roll: i32,
+        officer: Option<OfficerRef>,
+        officer_was_hit: bool,
+        from: u8,
+        to: u8,
+    },
+    /// A broken unit falls back (APSoF VI.C.1).
+    Retreated {
+        unit: UnitRef,
+        from: Pos,
+        to: Pos,
+        away_from: Option<UnitRef>,
+    },
+    /// A broken unit with no way back gives up (APSoF VI.C.2).
+    Surrendered {
+        unit: UnitRef,
+        castings: u32,
+    },
+    /// Combat morale reached 0 (APSoF VI.C).
+    Broke {
+        unit: UnitRef,
+        cause: String,
+    },
+    /// Castings taken when breaking within 1" of the enemy (APSoF VI.C.3).
+    Captured {
+        unit: UnitRef,
+        castings: u32,
+        by: Option<UnitRef>,
+    },
+    /// A battery broken in contact loses its guns (APSoF VI.C.4).
+    GunsLost {
+        unit: UnitRef,
+        guns: u32,
+    },
+    /// A panic check for a broken friend in sight (APSoF VI.D.2).
+    Panic {
+        unit: UnitRef,
+        broken: UnitRef,
+        panic: u32,
+        saving: u32,
+        morale_lost: u32,
+    },
+    /// A double-quick move and its cost (APSoF I.B.3, VI.D.4).
+    DoubleQuick {
+        unit: UnitRef,
+        from: Pos,
+        to: Pos,
+        roll: u8,
+        morale_lost: u8,
+    },
+    /// A unit ordered to double quick that may not (combat morale under 4).
+    DoubleQuickRefused {
+        unit: UnitRef,
+        morale: u8,
+    },
+    /// A unit moved (APSoF IV). `half` for the half move of a split move.
+    Moved {
+        unit: UnitRef,
+        from: Pos,
+        to: Pos,
+        distance: f64,
+        half: bool,
+        stop: String,
+    },
+    /// Two units ordered to the same place met between (APSoF IV.F).
+    Met {
+        a: UnitRef,
+        b: UnitRef,
+    },
+    /// A morale change from moving through ranks or a failed ford
+    /// (APSoF IV.C.5–6, IV.E.1).
+    MoraleChanged {
+        unit: UnitRef,
+        from: u8,
+        to: u8,
+        reason: String,
+    },
+    /// Casualties that are not from fire (a failed ford, APSoF IV.E.1).
+    Casualties {
+        unit: UnitRef,
+        castings: u32,
+        reason: String,
+    },
+    FormationChanged {
+        unit: UnitRef,
+        from: Formation,
+        to: Formation,
+    },
+    FacingChanged {
+        unit: UnitRef,
+        from: f64,
+        to: f64,
+    },
+    /// Lay down or stand up (APSoF III.J).
+    LyingDown {
+        unit: UnitRef,
+        lying: bool,
+    },
+    /// Who fires first in an exchange of fire (APSoF V.B.2).
+    FireOrder {
+        a: UnitRef,
+        b: UnitRef,
+        roll_a: u8,
+        roll_b: u8,
+        first: Option<UnitRef>,
+    },
+    /// A fire and its result (APSoF V.B).
+    Fired {
+        unit: UnitRef,
+        target: UnitRef,
+        range: u32,
+        base_effectiveness: u8,
+        effectiveness: u8,
+        modifiers: Vec<String>,
+        castings_firing: u32,
+        dice_total: u32,
+        casualties: u32,
+        save_total: u32,
+        morale_lost: u32,
+        split_move: bool,
+        perilous: bool,
+    },
+    /// Combat morale 1 (APSoF VI.C.6).
+    Pinned {
+        unit: UnitRef,
+        went_prone: bool,
+    },
+    /// An officer in the line of fire is hit (APSoF V.H).
+    OfficerHit {
+        officer: OfficerRef,
+        with_unit: UnitRef,
+        roll: u8,
+        replacement_turn: u32,
+        replacement_rating: OfficerRating,
+    },
+    /// The line of fire was checked for an officer who was not hit.
+    OfficerMissed {
+        officer: OfficerRef,
+        with_unit: UnitRef,
+        roll: u8,
+    },
+}
+
+impl Event {
+    /// Every unit and officer the event concerns, with their sides.
+    pub fn parties(&self) -> Vec<(Subject, SideId)> {
+        let u = |r: &UnitRef| (Subject::Unit(r.id), r.side);
+        let o = |r: &OfficerRef| (Subject::Officer(r.id), r.side);
+        match self {
+            Event::OfficerReplaced { officer, .. } => vec![o(officer)],
+            Event::OrderBooked {
+                unit, issued_by, ..
+            }
+            | Event::OrderIgnored {
+                unit, issued_by, ..
+            } => vec![u(unit), o(issued_by)],
+            Event::OfficerMoved { officer, .. } => vec![o(officer)],
+            Event::Contact { a, b, .. } | Event::Met { a, b } | Event::FireOrder { a, b, .. } => {
+                vec![u(a), u(b)]
+            }
+            Event::RallyAttempt { unit, officer, .. } => {
+                let mut v = vec![u(unit)];
+                v.extend(officer.iter().map(o));
+                v
+            }
+            Event::Retreated {
+                unit, away_from, ..
+            } => {
+                let mut v = vec![u(unit)];
+                v.extend(away_from.iter().map(u));
+                v
+            }
+            Event::Captured { unit, by, .. } => {
+                let mut v = vec![u(unit)];
+                v.extend(by.iter().map(u));
+                v
+            }
+            Event::Panic { unit, broken, .. } => vec![u(unit), u(broken)],
+            Event::Fired { unit, target, .. } => vec![u(unit), u(target)],
+            Event::OfficerHit {
+                officer, with_unit, ..
+            }
+            | Event::OfficerMissed {
+                officer, with_unit, ..
+            } => vec![o(officer), u(with_unit)],
+            Event::OrderNotCarriedOut { unit, .. }
+            | Event::StepCompleted { unit, .. }
+            | Event::Surrendered { unit, .. }
+            | Event::Broke { unit, .. }
+            | Event::GunsLost { unit, .. }
+            | Event::DoubleQuick { unit, .. }
+            | Event::DoubleQuickRefused { unit, .. }
+            | Event::Moved { unit, .. }
+            | Event::MoraleChanged { unit, .. }
+            | Event::Casualties { unit, .. }
+            | Event::FormationChanged { unit, .. }
+            | Event::FacingChanged { unit, .. }
+            | Event::LyingDown { unit, .. }
+            | Event::Pinned { unit, .. } => vec![u(unit)],
+        }
+    }
+
+    /// The units and officers the event concerns.
+    pub fn subjects(&self) -> Vec<Subject> {
+        self.parties().into_iter().map(|(s, _)| s).collect()
+    }
+
+    /// Events about a side's orders and officers' intentions: only that
+    /// side is ever told of them.
+    pub fn is_private(&self) -> bool {
+        matches!(
+            self,
+            Event::OrderBooked { .. }
+                | Event::OrderIgnored { .. }
+                | Event::OrderNotCarriedOut { .. }
+                | Event::StepCompleted { .. }
+                | Event::OfficerMoved { .. }
+                | Event::DoubleQuickRefused { .. }
+                | Event::OfficerReplaced { .. }
+        )
+    }
+
+    /// The event in plain English, for reports.
+    pub fn describe(&self) -> String {
+        let p = |p: &Pos| format!("({:.1}, {:.1})", p.x, p.y);
+        match self {
+            Event::OfficerReplaced {
+                officer,
+                rating,
+                at,
+            } => format!(
+                "A {rating} officer takes over as {} at {}.",
+                officer.name,
+                p(at)
+            ),
+            Event::OrderBooked {
+                unit,
+                order,
+                issued_by,
+                distance,
+                effective_turn,
+                obedience_roll,
+                ..
+            } => {
+                let roll = obedience_roll
+                    .map(|r| format!(" (from outside the chain of command, rolled {r})"))
+                    .unwrap_or_default();
+                format!(
+                    "Order #{order} from {} reaches {} {distance:.1}\" away{roll}; it takes effect on turn {effective_turn}.",
+                    issued_by.name, unit.name
+                )
+            }
+            Event::OrderIgnored {
+                unit,
+                order,
+                issued_by,
+                reason,
+                ..
+            } => format!(
+                "{} does not carry out order #{order} from {}: {reason}.",
+                unit.name, issued_by.name
+            ),
+            Event::OrderNotCarriedOut {
+                unit,
+                order,
+                step,
+                reason,
+            } => format!(
+                "{} cannot carry out step {} of order #{order}: {reason}.",
+                unit.name,
+                step + 1
+            ),
+            Event::StepCompleted { unit, order, step } => format!(
+                "{} has completed step {} of order #{order}.",
+                unit.name,
+                step + 1
+            ),
+            Event::OfficerMoved {
+                officer,
+                from,
+                to,
+                double_time,
+                note,
+            } => format!(
+                "{} rides from {} to {}{}{}.",
+                officer.name,
+                p(from),
+                p(to),
+                if *double_time { " at double time" } else { "" },
+                if note.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({note})")
+                }
+            ),
+            Event::Contact {
+                a,
+                b,
+                total_a,
+                total_b,
+                loser,
+                morale_lost,
+            } => match loser {
+                Some(l) => format!(
+                    "{} ({total_a}) and {} ({total_b}) are in contact; {} loses {morale_lost} morale.",
+                    a.name, b.name, l.name
+                ),
+                None => format!(
+                    "{} ({total_a}) and {} ({total_b}) are in contact; neither gives way.",
+                    a.name, b.name
+                ),
+            },
+            Event::RallyAttempt {
+                unit,
+                die,
+                modified_roll,
+                officer,
+                officer_was_hit,
+                from,
+                to,
+            } => {
+                let with = match officer {
+                    Some(o) if *officer_was_hit => format!(", shaken by the loss of {}", o.name),
+                    Some(o) => format!(" with {}", o.name),
+                    None => String::new(),
+                };
+                format!(
+                    "{} tries to rally{with}: rolled {die}, {modified_roll} modified; morale {from} → {to}.",
+                    unit.name
+                )
+            }
+            Event::Retreated {
+                unit,
+                from,
+                to,
+                away_from,
+            } => format!(
+                "{} falls back from {} to {}{}.",
+                unit.name,
+                p(from),
+                p(to),
+                away_from
+                    .as_ref()
+                    .map(|e| format!(", away from {}", e.name))
+                    .unwrap_or_default()
+            ),
+            Event::Surrendered { unit, castings } => format!(
+                "{} has no way back and surrenders ({castings} castings).",
+                unit.name
+            ),
+            Event::Broke { unit, cause } => format!("{} breaks ({cause}).", unit.name),
+            Event::Captured { unit, castings, by } => format!(
+                "{castings} castings of {} are captured{}.",
+                unit.name,
+                by.as_ref()
+                    .map(|b| format!(" by {}", b.name))
+                    .unwrap_or_default()
+            ),
+            Event::GunsLost { unit, guns } => {
+                format!("{} abandons its {guns} guns to the enemy.", unit.name)
+            }
+            Event::Panic {
+                unit,
+                broken,
+                panic,
+                saving,
+                morale_lost,
+            } => format!(
+                "{} sees {} break: panic {panic}, saving {saving}, loses {morale_lost} morale.",
+                unit.name, broken.name
+            ),
+            Event::DoubleQuick {
+                unit,
+                from,
+                to,
+                roll,
+                morale_lost,
+            } => format!(
+                "{} moves at the double from {} to {} (rolled {roll}, loses {morale_lost} morale).",
+                unit.name,
+                p(from),
+                p(to)
+            ),
+            Event::DoubleQuickRefused { unit, morale } => format!(
+                "{} is too shaken (morale {morale}) to move at the double and marches instead.",
+                unit.name
+            ),
+            Event::Moved {
+                unit,
+                from,
+                to,
+                distance,
+                half,
+                stop,
+            } => format!(
+                "{} moves {distance:.1}\"{} from {} to {} ({stop}).",
+                unit.name,
+                if *half { " (half move)" } else { "" },
+                p(from),
+                p(to)
+            ),
+            Event::Met { a, b } => format!(
+                "{} and {} make for the same ground and meet between.",
+                a.name, b.name
+            ),
+            Event::MoraleChanged {
+                unit,
+                from,
+                to,
+                reason,
+            } => format!("{}: morale {from} → {to} ({reason}).", unit.name),
+            Event::Casualties {
+                unit,
+                castings,
+                reason,
+            } => format!("{} loses {castings} castings ({reason}).", unit.name),
+            Event::FormationChanged { unit, from, to } => {
+                format!("{} changes formation from {from} to {to}.", unit.name)
+            }
+            Event::FacingChanged { unit, from, to } => {
+                format!("{} turns from {from:.0}° to {to:.0}°.", unit.name)
+            }
+            Event::LyingDown { unit, lying } => format!(
+                "{} {}.",
+                unit.name,
+                if *lying { "lies down" } else { "stands up" }
+            ),
+            Event::FireOrder {
+                a,
+                b,
+                roll_a,
+                roll_b,
+                first,
+            } => format!(
+                "{} ({roll_a}) and {} ({roll_b}) exchange fire; {}.",
+                a.name,
+                b.name,
+                first
+                    .as_ref()
+                    .map(|f| format!("{} fires first", f.name))
+                    .unwrap_or_else(|| "both fire together".into())
+            ),
+            Event::Fired {
+                unit,
+                target,
+                range,
+                effectiveness,
+                castings_firing,
+                dice_total,
+                casualties,
+                morale_lost,
+                ..
+            } => format!(
+                "{} ({castings_firing} castings) fires on {} at {range}\": effectiveness {effectiveness}, dice {dice_total}, {casualties} casualties, {morale_lost} morale lost.",
+                unit.name, target.name
+            ),
+            Event::Pinned { unit, went_prone } => format!(
+                "{} is pinned{}.",
+                unit.name,
+                if *went_prone {
+                    " and goes to ground"
+                } else {
+                    ""
+                }
+            ),
+            Event::OfficerHit {
+                officer,
+                with_unit,
+                replacement_turn,
+                ..
+            } => format!(
+                "{} is hit beside {}; a replacement arrives on turn {replacement_turn}.",
+                officer.name, with_unit.name
+            ),
+            Event::OfficerMissed {
+                officer, with_unit, ..
+            } => format!(
+                "{} comes through the fire on {} unhurt.",
+                officer.name, with_unit.name
+            ),
+        }
+    }
+}
+
+/// Whether `side` may be told of `event` (APSoF V.C.3: one sees only what
+/// one's troops can see). Private events (orders, officers' rides) go to
+/// their own side only. Any other event is told when it involves one of the
+/// side's own units or officers, or an enemy unit the side saw at the end
+/// of the turn. Enemy officers are never in [`Visibility`], so an event
+/// about an enemy officer alone is not told.
+pub fn visible_to(side: SideId, event: &Event, visibility: &Visibility) -> bool {
+    let parties = event.parties();
+    if event.is_private() {
+        return parties.first().is_some_and(|(_, s)| *s == side);
+    }
+    parties.iter().any(|(subject, s)| {
+        *s == side || matches!(subject, Subject::Unit(id) if visibility.seen.contains_key(id))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::iron_brigade::sight::{Observer, SeenBy};
+
+    fn unit(id: u32, side: u8) -> UnitRef {
+        UnitRef {
+            id: UnitId(id),
+            side: SideId(side),
+            name: format!("unit {id}"),
+        }
+    }
+
+    #[test]
+    fn enemy_moves_are_told_only_when_seen() {
+        let ev = Event::Moved {
+            unit: unit(7, 1),
+            from: Pos::new(0.0, 0.0),
+            to: Pos::new(0.0, 5.0),
+            distance: 5.0,
+            half: false,
+            stop: "arrived".into(),
+        };
+        let mut vis = Visibility::default();
+        assert!(visible_to(SideId(1), &ev, &vis));
+        assert!(!visible_to(SideId(0), &ev, &vis));
+        vis.seen.insert(
+            UnitId(7),
+            SeenBy {
+                observer: Observer::Unit(UnitId(1)),
+                from: Pos::default(),
+                distance: 10.0,
+            },
+        );
+        assert!(visible_to(SideId(0), &ev, &vis));
+    }
+
+    #[test]
+    fn orders_stay_private_even_when_the_unit_is_seen() {
+        let ev = Event::StepCompleted {
+            unit: unit(7, 1),
+            order: 3,
+            step: 0,
+        };
+        let mut vis = Visibility::default();
+        vis.seen.insert(
+            UnitId(7),
+            SeenBy {
+                observer: Observer::Unit(UnitId(1)),
+                from: Pos::default(),
+                distance: 10.0,
+            },
+        );
+        assert!(!visible_to(SideId(0), &ev, &vis));
+        assert!(visible_to(SideId(1), &ev, &vis));
+    }
+
+    #[test]
+    fn being_fired_on_is_told_to_the_target_side() {
+        let ev = Event::Fired {
+            unit: unit(7, 1),
+            target: unit(1, 0),
+            range: 6,
+            base_effectiveness: 5,
+            effectiveness: 5,
+            modifiers: vec![],
+            castings_firing: 16,
+            dice_total: 14,
+            casualties: 2,
+            save_total: 9,
+            morale_lost: 1,
+            split_move: false,
+            perilous: false,
+        };
+        assert!(visible_to(SideId(0), &ev, &Visibility::default()));
+        assert!(ev.describe().contains("fires on unit 1 at 6\""));
+        assert_eq!(
+            ev.subjects(),
+            vec![Subject::Unit(UnitId(7)), Subject::Unit(UnitId(1))]
+        );
+    }
+}

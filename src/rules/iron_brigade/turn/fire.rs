@@ -1,0 +1,521 @@
+//! The fire half of the movement and fire phase (APSoF I.B.4, V): after all
+//! movement, every unit whose plan lets it fire picks a target in its 45°
+//! zone (V.C.1), visible (V.C.3), in range, with a clear line of fire
+//! (V.C.2). Units firing at each other roll who fires first (V.B.2): the
+//! loser takes its losses before replying. Other fire is simultaneous.
+//! Then officers in the line of fire may be hit (V.H), units at 0 break and
+//! units at 1 are pinned (VI.C.6).
+
+use super::movement::{FireMode, FirePlan};
+use super::{Ctx, TurnError};
+use crate::dice::{RollKind, RollPurpose};
+use crate::rules::iron_brigade::events::Event;
+use crate::rules::iron_brigade::fire::{
+    FireInput, FireModifiers, FirerWeaponClass, Precedence, Protection, Ranks as FireRanks,
+    modified_effectiveness, resolve_fire, roll_replacement, who_fires_first,
+};
+use crate::rules::iron_brigade::geometry::{
+    FireLine, attack_aspect, fire_line, footprint, formation_size, in_contact, in_fire_zone,
+    officer_in_contact, range_inches,
+};
+use crate::rules::iron_brigade::kinds::{Arm, Formation};
+use crate::rules::iron_brigade::orders::FireTarget;
+use crate::rules::iron_brigade::sight::{Activity, Observer, can_see};
+use crate::rules::iron_brigade::state::{
+    AimPoint, OfficerId, OfficerStatus, PendingReplacement, Pos, Ranks, Unit, UnitId,
+};
+use crate::rules::iron_brigade::weapons::{base_effectiveness, max_range};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Acquired fire: the new aim point is "the same point" when within this
+/// many inches of last turn's (our ruling; V.D.1 gives no tolerance).
+pub const ACQUIRED_TOLERANCE: f64 = 2.0;
+/// Officers within this distance of a unit under fire and in line with
+/// the fire may be hit (V.H.1).
+pub const OFFICER_LINE_REACH: f64 = 8.0;
+/// "Directly in line": within this many inches of the straight line from
+/// the firer through the target (our ruling).
+pub const OFFICER_LINE_WIDTH: f64 = 1.0;
+
+/// One fire chosen for the turn.
+#[derive(Debug, Clone, Copy)]
+struct Shot {
+    firer: UnitId,
+    target: UnitId,
+    split: bool,
+}
+
+/// Losses waiting to be applied at the end of simultaneous fire.
+#[derive(Debug, Default, Clone, Copy)]
+struct Pending {
+    casualties: u32,
+    morale: u32,
+}
+
+pub(crate) fn fire_phase(
+    ctx: &mut Ctx<'_>,
+    plans: &BTreeMap<UnitId, FirePlan>,
+) -> Result<(), TurnError> {
+    for o in &mut ctx.state.officers {
+        o.hit_this_turn = false;
+    }
+    let shooting: BTreeSet<UnitId> = plans
+        .iter()
+        .filter(|(_, p)| p.mode != FireMode::None)
+        .map(|(id, _)| *id)
+        .collect();
+    let mut shots: BTreeMap<UnitId, Shot> = BTreeMap::new();
+    for (&id, plan) in plans {
+        if plan.mode == FireMode::None {
+            continue;
+        }
+        if let Some(target) = choose_target(ctx, id, plan.target, &shooting)? {
+            shots.insert(
+                id,
+                Shot {
+                    firer: id,
+                    target,
+                    split: plan.mode == FireMode::Split,
+                },
+            );
+        }
+    }
+    // V.B.2: exchanges of fire.
+    let mut first: Vec<Shot> = Vec::new();
+    let mut fired_first: BTreeSet<UnitId> = BTreeSet::new();
+    for (&a, sa) in &shots {
+        let b = sa.target;
+        let Some(sb) = shots.get(&b) else { continue };
+        if sb.target != a || b < a {
+            continue;
+        }
+        let (ra, rb) = (ctx.uref(a), ctx.uref(b));
+        let roll_a = ctx
+            .dice
+            .d6(&RollPurpose::new(RollKind::FireOrder, ra.name.clone()))?;
+        let roll_b = ctx
+            .dice
+            .d6(&RollPurpose::new(RollKind::FireOrder, rb.name.clone()))?;
+        let prec = who_fires_first(roll_a, sa.split, roll_b, sb.split);
+        let winner = match prec {
+            Precedence::FirerFirst => Some((*sa, b)),
+            Precedence::TargetFirst => Some((*sb, a)),
+            Precedence::Simultaneous => None,
+        };
+        ctx.events.push(Event::FireOrder {
+            a: ra,
+            b: rb,
+            roll_a,
+            roll_b,
+            first: winner.map(|(s, _)| ctx.uref(s.firer)),
+        });
+        if let Some((shot, _)) = winner {
+            first.push(shot);
+            fired_first.insert(shot.firer);
+        }
+    }
+    let mut hit: BTreeMap<UnitId, Vec<UnitId>> = BTreeMap::new();
+    // Winners of exchanges fire first; their targets take losses at once.
+    for shot in &first {
+        if let Some(p) = fire(ctx, shot, &BTreeMap::new())? {
+            apply(ctx, shot.target, p);
+            hit.entry(shot.target).or_default().push(shot.firer);
+        }
+    }
+    // Everyone else fires together.
+    let mut pending: BTreeMap<UnitId, Pending> = BTreeMap::new();
+    for (id, shot) in &shots {
+        if fired_first.contains(id) {
+            continue;
+        }
+        let able = ctx
+            .state
+            .unit(*id)
+            .is_some_and(|u| u.castings > 0 && u.combat_morale > 0 && !u.broken);
+        if !able {
+            continue;
+        }
+        if let Some(p) = fire(ctx, shot, &pending)? {
+            let e = pending.entry(shot.target).or_default();
+            e.casualties += p.casualties;
+            e.morale += p.morale;
+            hit.entry(shot.target).or_default().push(shot.firer);
+        }
+    }
+    for (target, p) in pending {
+        apply(ctx, target, p);
+    }
+    let mut rolled = BTreeSet::new();
+    for (&target, firers) in &hit {
+        if let Some(t) = ctx.state.unit_mut(target) {
+            t.marks.been_under_fire = true;
+        }
+        officers_in_line(ctx, target, firers, &mut rolled)?;
+    }
+    // VI.C.6: morale 1 pins.
+    for id in ctx.unit_ids() {
+        let Some(u) = ctx.state.unit(id) else {
+            continue;
+        };
+        let pinned = u.castings > 0 && !u.broken && u.combat_morale == 1;
+        let was = u.marks.pinned;
+        if let Some(m) = ctx.state.unit_mut(id) {
+            m.marks.pinned = pinned;
+        }
+        if pinned && !was {
+            let unit = ctx.uref(id);
+            ctx.events.push(Event::Pinned {
+                unit,
+                went_prone: false,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Apply losses to a target: castings off, morale off, break at 0.
+fn apply(ctx: &mut Ctx<'_>, target: UnitId, p: Pending) {
+    if let Some(t) = ctx.state.unit_mut(target) {
+        t.castings = t.castings.saturating_sub(p.casualties);
+    }
+    ctx.lose_morale(target, p.morale, "fire");
+}
+
+/// Castings that may fire (V.C.4: two ranks deep; III.G.2–5: column,
+/// company column and en masse fire their lead rank only; III.H: horse
+/// holders do not fire). Artillery fires with all its crew.
+pub fn firing_castings(u: &Unit) -> u32 {
+    if u.arm.is_artillery() {
+        return u.castings;
+    }
+    let n = u.castings_in_line();
+    let per_inch = if u.on_foot() { 2.0 } else { 1.0 };
+    let (frontage, _) = formation_size(u, u.formation);
+    let per_rank = ((frontage * per_inch).round() as u32).max(1);
+    match u.formation {
+        Formation::Column | Formation::CompanyColumn | Formation::EnMasse => n.min(per_rank),
+        _ if u.formed_ranks == Ranks::Three => n.min(2 * per_rank),
+        _ => n,
+    }
+}
+
+/// The firer's target (V.C): the named unit if it can be engaged, otherwise
+/// the nearest enemy that can (our ruling: a colonel whose named target is
+/// out of sight fires at what is in front of him rather than not at all).
+fn choose_target(
+    ctx: &Ctx<'_>,
+    id: UnitId,
+    wanted: FireTarget,
+    shooting: &BTreeSet<UnitId>,
+) -> Result<Option<UnitId>, TurnError> {
+    let Some(u) = ctx.state.unit(id) else {
+        return Ok(None);
+    };
+    if u.castings == 0 || u.combat_morale == 0 || u.broken {
+        return Ok(None);
+    }
+    if u.arm.is_artillery() && u.formation != Formation::Unlimbered {
+        return Ok(None);
+    }
+    let reach = f64::from(max_range(u.weapon));
+    let front = footprint(u).front_centre();
+    let mut candidates: Vec<(u32, UnitId)> = Vec::new();
+    for e in ctx.state.enemies_of(u.side) {
+        if e.castings == 0 {
+            continue;
+        }
+        let efp = footprint(e);
+        let half_diag = efp.frontage.hypot(efp.depth) / 2.0;
+        if front.distance(e.position) - half_diag > reach + 1.0 {
+            continue;
+        }
+        let range = range_inches(u, e);
+        if base_effectiveness(u.weapon, f64::from(range)).is_err() {
+            continue;
+        }
+        // III.H: mounted cavalry fires only in contact.
+        if u.arm == Arm::Cavalry && u.mounted && !in_contact(u, e) {
+            continue;
+        }
+        // Fire "in any direction" for column, company column, en masse.
+        let any_direction = matches!(
+            u.formation,
+            Formation::Column | Formation::CompanyColumn | Formation::EnMasse
+        );
+        if !any_direction && !in_fire_zone(u, &efp) {
+            continue;
+        }
+        candidates.push((range, e.id));
+    }
+    candidates.sort_unstable();
+    let preferred: Vec<(u32, UnitId)> = match wanted {
+        FireTarget::AtWill => Vec::new(),
+        FireTarget::Unit(t) => candidates.iter().copied().filter(|c| c.1 == t).collect(),
+        FireTarget::NearestOf(arm) => candidates
+            .iter()
+            .copied()
+            .filter(|c| {
+                ctx.state
+                    .unit(c.1)
+                    .is_some_and(|e| e.arm == arm || (arm.is_artillery() && e.arm.is_artillery()))
+            })
+            .collect(),
+    };
+    let moved = &ctx.moved;
+    let activity = Activity {
+        fired: shooting,
+        moved,
+    };
+    let elevation = |p: Pos| ctx.index.ground_height(p);
+    for (_, t) in preferred.into_iter().chain(candidates) {
+        if !can_see(&ctx.state, &ctx.index, Observer::Unit(id), t, &activity)? {
+            continue;
+        }
+        let Some(target) = ctx.state.unit(t) else {
+            continue;
+        };
+        if fire_line(&ctx.state, u, target, &elevation) == FireLine::Clear {
+            return Ok(Some(t));
+        }
+    }
+    Ok(None)
+}
+
+fn fire_ranks(r: Ranks) -> FireRanks {
+    match r {
+        Ranks::Three => FireRanks::Three,
+        Ranks::Two => FireRanks::Two,
+        Ranks::One => FireRanks::One,
+        Ranks::Half => FireRanks::Half,
+        Ranks::Third => FireRanks::Third,
+    }
+}
+
+/// Resolve one fire (V.B.1) on the state as it stands, the target's
+/// castings reduced by losses already pending against it this turn.
+fn fire(
+    ctx: &mut Ctx<'_>,
+    shot: &Shot,
+    pending: &BTreeMap<UnitId, Pending>,
+) -> Result<Option<Pending>, TurnError> {
+    let (Some(u), Some(t)) = (ctx.state.unit(shot.firer), ctx.state.unit(shot.target)) else {
+        return Ok(None);
+    };
+    if u.castings == 0 || u.combat_morale == 0 || u.broken {
+        return Ok(None);
+    }
+    let already = pending.get(&shot.target).copied().unwrap_or_default();
+    let target_castings = t.castings.saturating_sub(already.casualties);
+    if target_castings == 0 {
+        return Ok(None);
+    }
+    let range = range_inches(u, t);
+    let Ok(base) = base_effectiveness(u.weapon, f64::from(range)) else {
+        return Ok(None);
+    };
+    let front = footprint(u).front_centre();
+    let tfp = footprint(t);
+    // V.B table, target protection: the best that applies.
+    let mut protection = Protection::None;
+    for p in [
+        (t.entrenched, Protection::Entrenchments),
+        (t.lying_down, Protection::LyingDown),
+        (ctx.index.in_woods(&tfp), Protection::Woods),
+    ] {
+        if p.0 && p.1.modifier() > protection.modifier() {
+            protection = p.1;
+        }
+    }
+    let target_ranks = fire_ranks(crate::rules::iron_brigade::geometry::ranks_deep(
+        &ctx.state,
+        t,
+        Some(front),
+    ));
+    // V.D.1 acquired fire; V.G.1 perilous situations: flank or rear
+    // (i), first fire at troops never under fire (ii), a target changing
+    // formation this turn (v).
+    let aim = tfp.centre;
+    let acquired = u.arm.is_artillery()
+        && u.marks
+            .aim
+            .is_some_and(|a| a.turn + 1 == ctx.turn && a.at.distance(aim) <= ACQUIRED_TOLERANCE);
+    let perilous = attack_aspect(t, u.position).is_perilous()
+        || !t.marks.been_under_fire
+        || ctx.changed_formation.contains(&shot.target);
+    let mods = FireModifiers {
+        protection,
+        target_ranks,
+        firer_morale: u.combat_morale,
+        split_move: shot.split,
+        firer_lying_down: u.lying_down,
+        first_fire: !u.first_fire_done,
+        acquired,
+        perilous,
+    };
+    let class = if u.arm.is_artillery() && !u.weapon.is_artillery() {
+        FirerWeaponClass::of_arm(Arm::Cavalry)
+    } else {
+        FirerWeaponClass::of(u.weapon)
+    };
+    let eff = modified_effectiveness(base, class, &mods)?;
+    let castings_firing = firing_castings(u);
+    let input = FireInput {
+        firer_arm: u.arm,
+        firer_castings: castings_firing,
+        target_arm: t.arm,
+        target_castings,
+        divisor: eff.divisor,
+        perilous,
+    };
+    let (fname, tname) = (u.name.clone(), t.name.clone());
+    let out = resolve_fire(&input, &mut *ctx.dice, &fname, &tname)?;
+    if let Some(m) = ctx.state.unit_mut(shot.firer) {
+        m.first_fire_done = true;
+        if m.arm.is_artillery() {
+            m.marks.aim = Some(AimPoint {
+                at: aim,
+                turn: ctx.turn,
+            });
+        }
+    }
+    ctx.fired.insert(shot.firer);
+    let (unit, target) = (ctx.uref(shot.firer), ctx.uref(shot.target));
+    ctx.events.push(Event::Fired {
+        unit,
+        target,
+        range,
+        base_effectiveness: base,
+        effectiveness: eff.divisor,
+        modifiers: eff
+            .modifiers
+            .iter()
+            .map(|l| format!("{} {:+}", l.reason, l.delta))
+            .collect(),
+        castings_firing,
+        dice_total: out.attack_total,
+        casualties: out.casualties,
+        save_total: out.save_total,
+        morale_lost: out.morale_loss,
+        split_move: shot.split,
+        perilous,
+    });
+    Ok(Some(Pending {
+        casualties: out.casualties,
+        morale: out.morale_loss,
+    }))
+}
+
+/// Distance from `p` to the straight line through `a` and `b`.
+fn distance_to_line(p: Pos, a: Pos, b: Pos) -> f64 {
+    let (dx, dy) = (b.x - a.x, b.y - a.y);
+    let len = dx.hypot(dy);
+    if len < 1e-9 {
+        return p.distance(a);
+    }
+    ((p.x - a.x) * dy - (p.y - a.y) * dx).abs() / len
+}
+
+/// APSoF V.H: when a unit takes casualties, each of its side's officers in
+/// the line of fire — in contact with it, or within 8" of it and directly in
+/// line with it and a firer — rolls once: on foot hit on a 6, mounted on a
+/// 5 or 6. A hit officer leaves the field; units in contact with him get a
+/// rally deduction next morale phase; his replacement comes after 0–2 turns
+/// at his start-of-turn position, of the scenario's quality or rolled.
+/// Ruling: the text does not tell killed from wounded; we record "wounded".
+fn officers_in_line(
+    ctx: &mut Ctx<'_>,
+    target: UnitId,
+    firers: &[UnitId],
+    rolled: &mut BTreeSet<OfficerId>,
+) -> Result<(), TurnError> {
+    let Some(t) = ctx.state.unit(target).cloned() else {
+        return Ok(());
+    };
+    let took_casualties = ctx.events.iter().rev().any(|e| {
+        matches!(e, Event::Fired { target: tr, casualties, .. } if tr.id == target && *casualties > 0)
+    });
+    if !took_casualties {
+        return Ok(());
+    }
+    let tfp = footprint(&t);
+    let firer_fronts: Vec<Pos> = firers
+        .iter()
+        .filter_map(|f| ctx.state.unit(*f))
+        .map(|f| footprint(f).front_centre())
+        .collect();
+    let mut officers: Vec<_> = ctx
+        .state
+        .officers_of(t.side)
+        .filter(|o| o.status == OfficerStatus::Active && !rolled.contains(&o.id))
+        .filter(|o| {
+            officer_in_contact(o.position, &t)
+                || (tfp.distance_to(o.position) <= OFFICER_LINE_REACH
+                    && firer_fronts.iter().any(|&f| {
+                        distance_to_line(o.position, f, tfp.centre) <= OFFICER_LINE_WIDTH
+                    }))
+        })
+        .map(|o| {
+            (
+                o.id,
+                o.mounted,
+                o.name.clone(),
+                o.rating,
+                o.succession.successor_rating,
+            )
+        })
+        .collect();
+    officers.sort_by_key(|o| o.0);
+    for (oid, mounted, name, rating, successor) in officers {
+        rolled.insert(oid);
+        let roll = ctx
+            .dice
+            .d6(&RollPurpose::new(RollKind::OfficerHit, name.clone()))?;
+        let officer = ctx.oref(oid);
+        let with_unit = ctx.uref(target);
+        if !crate::rules::iron_brigade::fire::officer_hit(roll, mounted) {
+            ctx.events.push(Event::OfficerMissed {
+                officer,
+                with_unit,
+                roll,
+            });
+            continue;
+        }
+        let (delay, rolled) = roll_replacement(&mut *ctx.dice, &name, successor.is_none())?;
+        let new_rating = successor.or(rolled).unwrap_or(rating);
+        let position = ctx
+            .officer_start
+            .get(&oid)
+            .copied()
+            .or_else(|| ctx.state.officer(oid).map(|o| o.position))
+            .unwrap_or_default();
+        let at = ctx
+            .state
+            .officer(oid)
+            .map(|o| o.position)
+            .unwrap_or_default();
+        for u in &mut ctx.state.units {
+            if u.side == t.side && u.castings > 0 && officer_in_contact(at, u) {
+                u.marks.officer_hit_with = Some(rating);
+            }
+        }
+        if let Some(o) = ctx.state.officer_mut(oid) {
+            o.status = OfficerStatus::Wounded;
+            o.hit_this_turn = true;
+        }
+        let arrives_turn = ctx.turn + 1 + u32::from(delay);
+        ctx.state.replacements.push(PendingReplacement {
+            officer: oid,
+            arrives_turn,
+            rating: new_rating,
+            position,
+        });
+        ctx.events.push(Event::OfficerHit {
+            officer,
+            with_unit,
+            roll,
+            replacement_turn: arrives_turn,
+            replacement_rating: new_rating,
+        });
+    }
+    Ok(())
+}

@@ -1,0 +1,378 @@
+//! One whole turn of Iron Brigade, in the sequence of play of APSoF I.B:
+//! order phase ([`orders`]), morale phase ([`morale_phase`]), double-quick
+//! phase ([`double_quick`]), movement and fire ([`movement`], then
+//! [`fire`]: firing always comes after all movement), then the turn number
+//! goes up.
+//!
+//! Pure and deterministic: the state and order book come in by reference and
+//! go out changed in a [`TurnOutcome`]; every die comes from the
+//! [`DiceSource`] handed in; units and officers are visited in id order.
+//! The same inputs and dice therefore always give byte-identical outcomes.
+
+pub mod double_quick;
+pub mod fire;
+pub mod morale_phase;
+pub mod movement;
+pub mod orders;
+
+use super::events::{Event, OfficerRef, UnitRef};
+use super::geometry::{footprint, in_contact};
+use super::morale::losses_on_break;
+use super::orders::{BookedOrder, OrderBook, TurnOrders};
+use super::sight::{Activity, SightError, SightIndex, Visibility, side_visibility};
+use super::state::{BattleState, OfficerId, OfficerStatus, Pos, SideId, UnitId};
+use crate::dice::{DiceError, DiceSource};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The result of one turn.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TurnOutcome {
+    /// The battle at the end of the turn, turn number incremented.
+    pub state: BattleState,
+    /// Every unit's booked orders after the turn.
+    pub book: OrderBook,
+    /// Every decision, in the order it was taken.
+    pub events: Vec<Event>,
+    /// What each side could see at the end of the turn, and from where.
+    pub visibility: BTreeMap<SideId, Visibility>,
+}
+
+/// Input the engine cannot work with. Everything else (an order that cannot
+/// be carried out, a move into forbidden ground) is an event, not an error.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum TurnError {
+    #[error("order #{order} names unit {unit}, which is not in the battle; check the order's unit")]
+    UnknownUnit { order: u64, unit: u32 },
+    #[error(
+        "order #{order} comes from officer {officer}, who is not in the battle; check who issued it"
+    )]
+    UnknownOfficer { order: u64, officer: u32 },
+    #[error("officer {officer} is moved but is not in the battle; check the officer moves")]
+    UnknownMovingOfficer { officer: u32 },
+    #[error(
+        "order #{order}: officer {officer} cannot command unit {unit} of the other side; fix the issuer"
+    )]
+    WrongSide { order: u64, officer: u32, unit: u32 },
+    #[error("order #{order} has no steps; an order must tell the unit to do something")]
+    EmptyOrder { order: u64 },
+    #[error("a position in order #{order} is not a finite point; check its coordinates")]
+    NotFinite { order: u64 },
+    #[error("the battle state is for turn {state} but the orders were written for turn {orders}")]
+    WrongTurn { state: u32, orders: u32 },
+    #[error(transparent)]
+    Dice(#[from] DiceError),
+    #[error(transparent)]
+    Sight(#[from] SightError),
+    /// A rules function refused inputs the engine built: a bug, not bad input.
+    #[error(
+        "the rules code refused a step of the turn: {0}; this is a bug, please report it with the turn's input"
+    )]
+    Internal(String),
+}
+
+impl From<super::fire::FireError> for TurnError {
+    fn from(e: super::fire::FireError) -> Self {
+        match e {
+            super::fire::FireError::Dice(d) => TurnError::Dice(d),
+            other => TurnError::Internal(other.to_string()),
+        }
+    }
+}
+
+impl From<super::morale::MoraleError> for TurnError {
+    fn from(e: super::morale::MoraleError) -> Self {
+        match e {
+            super::morale::MoraleError::Dice(d) => TurnError::Dice(d),
+            other => TurnError::Internal(other.to_string()),
+        }
+    }
+}
+
+/// The step a unit is carrying out this turn: index of the booked order,
+/// the order id, the step index and the action.
+pub(crate) fn current_step(
+    book: &OrderBook,
+    unit: UnitId,
+    turn: u32,
+) -> Option<(usize, u64, usize, super::orders::Action)> {
+    let list = book.units.get(&unit)?;
+    let i = active_index(list, turn)?;
+    let b = list.get(i)?;
+    let step = b.order.steps.get(b.current_step)?;
+    Some((i, b.order.id, b.current_step, step.action.clone()))
+}
+
+/// Resolve one whole turn (APSoF I.B).
+///
+/// `book` holds orders booked on earlier turns; `orders` is what the players
+/// wrote for this turn. Returns the new state (turn + 1), the new book, the
+/// events and each side's end-of-turn visibility.
+pub fn resolve_turn(
+    state: &BattleState,
+    book: &OrderBook,
+    orders: &TurnOrders,
+    dice: &mut dyn DiceSource,
+) -> Result<TurnOutcome, TurnError> {
+    orders::validate(state, orders)?;
+    let mut ctx = Ctx::new(state.clone(), book.clone(), dice);
+    ctx.replacements_arrive();
+    orders::order_phase(&mut ctx, orders)?;
+    morale_phase::morale_phase(&mut ctx)?;
+    double_quick::double_quick_phase(&mut ctx)?;
+    let plans = movement::movement_phase(&mut ctx, orders)?;
+    fire::fire_phase(&mut ctx, &plans)?;
+    ctx.advance();
+    let visibility = ctx.visibility();
+    Ok(TurnOutcome {
+        state: ctx.state,
+        book: ctx.book,
+        events: ctx.events,
+        visibility,
+    })
+}
+
+/// The turn being worked out.
+pub(crate) struct Ctx<'d> {
+    pub state: BattleState,
+    pub book: OrderBook,
+    pub events: Vec<Event>,
+    pub dice: &'d mut dyn DiceSource,
+    pub turn: u32,
+    pub index: SightIndex,
+    /// Units that moved this turn (for sight, VIII.F, and IV.C.6).
+    pub moved: BTreeSet<UnitId>,
+    /// Units that fired this turn (V.C.3: firing reveals units in cover).
+    pub fired: BTreeSet<UnitId>,
+    /// Units that rallied from 0 (VI.E.2.iv) or from pinned (VI.C.6) this
+    /// turn and may not move.
+    pub no_move: BTreeSet<UnitId>,
+    /// Units that changed formation this turn: perilous targets (V.G.1.v).
+    pub changed_formation: BTreeSet<UnitId>,
+    /// Officers' positions at the start of the turn (I.C.1 issue distance,
+    /// V.H.3 replacement position).
+    pub officer_start: BTreeMap<OfficerId, Pos>,
+}
+
+impl<'d> Ctx<'d> {
+    fn new(state: BattleState, book: OrderBook, dice: &'d mut dyn DiceSource) -> Self {
+        let index = SightIndex::new(&state.terrain);
+        let officer_start = state.officers.iter().map(|o| (o.id, o.position)).collect();
+        let turn = state.turn;
+        Ctx {
+            state,
+            book,
+            events: Vec::new(),
+            dice,
+            turn,
+            index,
+            moved: BTreeSet::new(),
+            fired: BTreeSet::new(),
+            no_move: BTreeSet::new(),
+            changed_formation: BTreeSet::new(),
+            officer_start,
+        }
+    }
+
+    /// Unit ids in id order.
+    pub fn unit_ids(&self) -> Vec<UnitId> {
+        let mut ids: Vec<UnitId> = self.state.units.iter().map(|u| u.id).collect();
+        ids.sort_unstable();
+        ids
+    }
+
+    pub fn uref(&self, id: UnitId) -> UnitRef {
+        match self.state.unit(id) {
+            Some(u) => UnitRef {
+                id,
+                side: u.side,
+                name: u.name.clone(),
+            },
+            None => UnitRef {
+                id,
+                side: SideId(u8::MAX),
+                name: format!("unit {}", id.0),
+            },
+        }
+    }
+
+    pub fn oref(&self, id: OfficerId) -> OfficerRef {
+        match self.state.officer(id) {
+            Some(o) => OfficerRef {
+                id,
+                side: o.side,
+                name: o.name.clone(),
+            },
+            None => OfficerRef {
+                id,
+                side: SideId(u8::MAX),
+                name: format!("officer {}", id.0),
+            },
+        }
+    }
+
+    /// The nearest enemy unit still in the field, by the gap between
+    /// footprints; ties to the lower id.
+    pub fn nearest_enemy(&self, id: UnitId) -> Option<(UnitId, f64)> {
+        let u = self.state.unit(id)?;
+        let fp = footprint(u);
+        let mut best: Option<(UnitId, f64)> = None;
+        for e in self.state.enemies_of(u.side).filter(|e| e.castings > 0) {
+            let gap = fp.gap(&footprint(e));
+            let better = match best {
+                None => true,
+                Some((bid, bg)) => gap < bg || (gap == bg && e.id < bid),
+            };
+            if better {
+                best = Some((e.id, gap));
+            }
+        }
+        best
+    }
+
+    /// A unit's combat morale has reached 0: it breaks (APSoF VI.C), losing
+    /// a third of its castings as captured when within 1" of enemy castings
+    /// (VI.C.3) and, for a battery in contact, its guns (VI.C.4). A battery
+    /// that lost its guns fights on with pistols (VI.C.4: "as cavalry with
+    /// pistols").
+    pub fn break_unit(&mut self, id: UnitId, cause: &str) {
+        let near = self.nearest_enemy(id);
+        let Some(u) = self.state.unit(id) else {
+            return;
+        };
+        if u.broken || u.castings == 0 {
+            if let Some(u) = self.state.unit_mut(id) {
+                u.combat_morale = 0;
+            }
+            return;
+        }
+        let contact = near
+            .and_then(|(e, _)| self.state.unit(e))
+            .is_some_and(|e| in_contact(u, e));
+        let within_one = near.is_some_and(|(_, gap)| gap <= 1.0);
+        let losses = losses_on_break(u.arm, u.castings, within_one, contact);
+        let guns = u.guns;
+        let unit = self.uref(id);
+        if let Some(u) = self.state.unit_mut(id) {
+            u.combat_morale = 0;
+            u.broken = true;
+            u.lying_down = false;
+            u.marks.pinned = false;
+            u.castings -= losses.captured.min(u.castings);
+            if losses.guns_lost {
+                u.guns = 0;
+                u.weapon = super::kinds::Weapon::PistolsOrShotguns;
+            }
+        }
+        self.events.push(Event::Broke {
+            unit: unit.clone(),
+            cause: cause.to_string(),
+        });
+        if losses.captured > 0 {
+            let by = near.map(|(e, _)| self.uref(e));
+            self.events.push(Event::Captured {
+                unit: unit.clone(),
+                castings: losses.captured,
+                by,
+            });
+        }
+        if losses.guns_lost && guns > 0 {
+            self.events.push(Event::GunsLost { unit, guns });
+        }
+    }
+
+    /// Take `loss` morale levels off a unit and break it at 0.
+    pub fn lose_morale(&mut self, id: UnitId, loss: u32, cause: &str) {
+        let Some(u) = self.state.unit_mut(id) else {
+            return;
+        };
+        u.combat_morale = super::morale::apply_loss(u.combat_morale, loss, u.base_morale);
+        if u.combat_morale == 0 && !u.broken {
+            self.break_unit(id, cause);
+        }
+    }
+
+    /// Replacement officers due this turn take the field (APSoF V.H.3): the
+    /// "start of next turn" result places him before this turn's orders, so
+    /// he can give orders at once.
+    fn replacements_arrive(&mut self) {
+        let turn = self.turn;
+        let (due, later): (Vec<_>, Vec<_>) = std::mem::take(&mut self.state.replacements)
+            .into_iter()
+            .partition(|r| r.arrives_turn <= turn);
+        self.state.replacements = later;
+        for r in due {
+            if let Some(o) = self.state.officer_mut(r.officer) {
+                o.status = OfficerStatus::Active;
+                o.rating = r.rating;
+                o.position = r.position;
+                o.hit_this_turn = false;
+                o.succession.replaced += 1;
+                self.officer_start.insert(r.officer, r.position);
+                let officer = self.oref(r.officer);
+                self.events.push(Event::OfficerReplaced {
+                    officer,
+                    rating: r.rating,
+                    at: r.position,
+                });
+            }
+        }
+    }
+
+    /// APSoF I.B.5: the turn number goes up; finished and superseded orders
+    /// leave the book.
+    fn advance(&mut self) {
+        let turn = self.turn;
+        for list in self.book.units.values_mut() {
+            if let Some(i) = active_index(list, turn) {
+                list.drain(..i);
+            }
+            if list
+                .first()
+                .is_some_and(|b| b.effective_turn <= turn && finished(b))
+            {
+                list.remove(0);
+            }
+        }
+        self.book.units.retain(|_, l| !l.is_empty());
+        self.state.turn = turn.saturating_add(1);
+    }
+
+    fn visibility(&self) -> BTreeMap<SideId, Visibility> {
+        let mut sides: BTreeSet<SideId> = self.state.sides.iter().map(|s| s.id).collect();
+        sides.extend(self.state.units.iter().map(|u| u.side));
+        let activity = Activity {
+            fired: &self.fired,
+            moved: &self.moved,
+        };
+        sides
+            .into_iter()
+            .map(|s| (s, side_visibility(&self.state, &self.index, s, &activity)))
+            .collect()
+    }
+}
+
+/// Whether every step of a booked order is done.
+pub fn finished(b: &BookedOrder) -> bool {
+    b.current_step >= b.order.steps.len()
+}
+
+/// The index of the order a unit carries out on `turn` (APSoF I.B.1.i):
+/// the latest order in effect that replaced what went before, or an order
+/// written to follow it once everything before it is finished.
+pub fn active_index(list: &[BookedOrder], turn: u32) -> Option<usize> {
+    let mut active: Option<usize> = None;
+    for (i, b) in list.iter().enumerate() {
+        if b.effective_turn > turn {
+            continue;
+        }
+        match active {
+            Some(j) if b.order.follows_previous => {
+                if list.get(j).is_some_and(finished) {
+                    active = Some(i);
+                }
+            }
+            _ => active = Some(i),
+        }
+    }
+    active
+}

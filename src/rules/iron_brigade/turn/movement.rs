@@ -1,0 +1,810 @@
+//! The movement half of the movement and fire phase (APSoF I.B.4).
+//!
+//! Each unit takes option one (a full move, or fire, or a formation and/or
+//! facing change) or the split move (any two of: half move, facing change,
+//! formation change, fire at +2), as its active order dictates (I.B.4.i–ii).
+//! All changes and moves are planned from the same start-of-phase state and
+//! then applied together (simultaneous movement); two units that end on the
+//! same ground meet between (IV.F). Fire comes after, in [`super::fire`].
+
+use super::{Ctx, TurnError, current_step};
+use crate::rules::iron_brigade::events::Event;
+use crate::rules::iron_brigade::geometry::{
+    angle_between, bearing, footprint, in_contact, normalize_deg,
+};
+use crate::rules::iron_brigade::kinds::{Arm, Formation};
+use crate::rules::iron_brigade::movement::{
+    ChangeCost, MoveIntent, MoveOutcome, OBLIQUE_LIMIT, Pace, StopReason, facing_change_cost,
+    formation_change_cost, plan_move, plan_officer_move, split_move_bars,
+};
+use crate::rules::iron_brigade::orders::{Action, Direction, FireTarget, MoveOrder, TurnOrders};
+use crate::rules::iron_brigade::sight::{Activity, Observer, can_see};
+use crate::rules::iron_brigade::state::{BattleState, OfficerStatus, Ranks, Unit, UnitId};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// How a unit fires this turn (APSoF I.B.4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FireMode {
+    /// Does not fire (moved a full move, changed formation, holds fire).
+    None,
+    /// Option one: fire at full effect.
+    Full,
+    /// Fire as part of a split move, at +2 (I.B.4.ii.d).
+    Split,
+}
+
+/// What the fire half of the phase needs to know about each unit.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FirePlan {
+    pub mode: FireMode,
+    pub target: FireTarget,
+}
+
+/// When the step being carried out is done.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Completion {
+    /// Done this turn.
+    Now,
+    /// Done when the move arrives.
+    OnArrival,
+    /// Done on arrival or in contact with the target (a charge).
+    OnContact(UnitId),
+    /// Standing orders (hold, fire, hold fire) last while they are the last
+    /// step; otherwise they are done after one turn.
+    Standing,
+    /// Not done this turn.
+    Never,
+}
+
+/// The unit's decision for the turn.
+#[derive(Debug, Clone)]
+struct Decision {
+    formation: Option<Formation>,
+    facing: Option<f64>,
+    lying: Option<bool>,
+    mounted: Option<bool>,
+    intent: Option<MoveIntent>,
+    fire: FireMode,
+    target: FireTarget,
+    completion: Completion,
+    /// Why the step is skipped (it cannot be carried out as written).
+    skip: Option<String>,
+    /// Why the step waits this turn.
+    held: Option<String>,
+}
+
+impl Decision {
+    fn idle(fire: FireMode) -> Decision {
+        Decision {
+            formation: None,
+            facing: None,
+            lying: None,
+            mounted: None,
+            intent: None,
+            fire,
+            target: FireTarget::AtWill,
+            completion: Completion::Never,
+            skip: None,
+            held: None,
+        }
+    }
+}
+
+/// Work out the movement half of the phase; returns each unit's fire plan.
+pub(crate) fn movement_phase(
+    ctx: &mut Ctx<'_>,
+    orders: &TurnOrders,
+) -> Result<BTreeMap<UnitId, FirePlan>, TurnError> {
+    officer_moves(ctx, orders);
+    pinned_go_prone(ctx)?;
+    let mut decisions: BTreeMap<UnitId, Decision> = BTreeMap::new();
+    for id in ctx.unit_ids() {
+        if let Some(d) = decide(ctx, id) {
+            decisions.insert(id, d);
+        }
+    }
+    apply_changes(ctx, &decisions);
+    let outcomes = plan_and_apply_moves(ctx, &mut decisions);
+    complete_steps(ctx, &decisions, &outcomes);
+    Ok(decisions
+        .into_iter()
+        .map(|(id, d)| {
+            (
+                id,
+                FirePlan {
+                    mode: d.fire,
+                    target: d.target,
+                },
+            )
+        })
+        .collect())
+}
+
+/// APSoF IV.D: officers move without orders, mounted as open-order cavalry
+/// and on foot as open-order infantry; double time is allowed only in a turn
+/// the officer gives no orders.
+fn officer_moves(ctx: &mut Ctx<'_>, orders: &TurnOrders) {
+    let mut moves: Vec<_> = orders.officer_moves.iter().collect();
+    moves.sort_by_key(|m| m.officer);
+    for m in moves {
+        let Some(o) = ctx.state.officer(m.officer) else {
+            continue;
+        };
+        if o.status != OfficerStatus::Active || m.waypoints.is_empty() {
+            continue;
+        }
+        let gave_orders = orders.unit_orders.iter().any(|u| u.issued_by == m.officer);
+        let double_time = m.double_time && !gave_orders;
+        let note = if m.double_time && gave_orders {
+            "he gave orders this turn, so he may not double time (IV.D)".to_string()
+        } else {
+            String::new()
+        };
+        let from = o.position;
+        if let Ok(out) = plan_officer_move(&ctx.state, m.officer, &m.waypoints, double_time) {
+            if let Some(o) = ctx.state.officer_mut(m.officer) {
+                o.position = out.end;
+            }
+            let officer = ctx.oref(m.officer);
+            ctx.events.push(Event::OfficerMoved {
+                officer,
+                from,
+                to: out.end,
+                double_time,
+                note,
+            });
+        }
+    }
+}
+
+/// APSoF VI.C.6: a pinned unit (combat morale 1) in the open with the enemy
+/// in sight goes prone. Units in woods or a town are already in cover.
+fn pinned_go_prone(ctx: &mut Ctx<'_>) -> Result<(), TurnError> {
+    let none = BTreeSet::new();
+    for id in ctx.unit_ids() {
+        let Some(u) = ctx.state.unit(id) else {
+            continue;
+        };
+        if !u.marks.pinned || u.broken || u.castings == 0 || u.lying_down || u.arm.is_artillery() {
+            continue;
+        }
+        if ctx.index.in_woods(&footprint(u)) || ctx.index.in_town(u.position) {
+            continue;
+        }
+        let side = u.side;
+        let pos = u.position;
+        let mut enemy_in_sight = false;
+        let enemies: Vec<UnitId> = ctx
+            .state
+            .enemies_of(side)
+            .filter(|e| e.castings > 0 && e.position.distance(pos) < 120.0)
+            .map(|e| e.id)
+            .collect();
+        for e in enemies {
+            let activity = Activity {
+                fired: &none,
+                moved: &none,
+            };
+            if can_see(&ctx.state, &ctx.index, Observer::Unit(id), e, &activity)? {
+                enemy_in_sight = true;
+                break;
+            }
+        }
+        if enemy_in_sight {
+            if let Some(u) = ctx.state.unit_mut(id) {
+                u.lying_down = true;
+            }
+            let unit = ctx.uref(id);
+            ctx.events.push(Event::Pinned {
+                unit,
+                went_prone: true,
+            });
+        }
+    }
+    Ok(())
+}
+
+fn resolve_direction(state: &BattleState, u: &Unit, d: &Direction) -> f64 {
+    match d {
+        Direction::Degrees(deg) => normalize_deg(*deg),
+        Direction::Toward(p) => bearing(u.position, *p),
+        Direction::TowardUnit(t) => state
+            .unit(*t)
+            .map_or(u.facing, |t| bearing(u.position, t.position)),
+        Direction::About => normalize_deg(u.facing + 180.0),
+    }
+}
+
+fn paid(c: ChangeCost) -> bool {
+    c != ChangeCost::Free
+}
+
+/// The unit's choice for the turn from its active order (APSoF I.B.4).
+fn decide(ctx: &Ctx<'_>, id: UnitId) -> Option<Decision> {
+    let u = ctx.state.unit(id)?;
+    if u.castings == 0 {
+        return None;
+    }
+    if u.broken || u.combat_morale == 0 {
+        return Some(Decision::idle(FireMode::None));
+    }
+    // VI.C.5: pinned artillery may not fire.
+    let at_will = if u.marks.pinned && u.arm.is_artillery() {
+        FireMode::None
+    } else {
+        FireMode::Full
+    };
+    let Some((_, _, _, action)) = current_step(&ctx.book, id, ctx.turn) else {
+        // I.B.4.i.b: units without active orders may always fire.
+        return Some(Decision::idle(at_will));
+    };
+    let split_ok = split_move_bars(u).is_empty();
+    let cw = ctx.state.options.cannon_weights;
+    let mut d = Decision::idle(at_will);
+    match &action {
+        Action::Hold => d.completion = Completion::Standing,
+        Action::HoldFire => {
+            d.fire = FireMode::None;
+            d.completion = Completion::Standing;
+        }
+        Action::Fire(t) => {
+            d.target = *t;
+            d.completion = Completion::Standing;
+        }
+        Action::LieDown => {
+            d.lying = Some(true);
+            d.completion = Completion::Now;
+        }
+        Action::StandUp => {
+            d.lying = Some(false);
+            d.completion = Completion::Now;
+        }
+        Action::Face(dir) => {
+            let f = resolve_direction(&ctx.state, u, dir);
+            d.facing = Some(f);
+            if paid(facing_change_cost(u, f, false)) {
+                // I.B.4.ii.d: a facing change may be paired with fire at +2
+                // without special orders; otherwise it is the whole action.
+                d.fire = if split_ok && at_will != FireMode::None {
+                    FireMode::Split
+                } else {
+                    FireMode::None
+                };
+            }
+            d.completion = Completion::Now;
+        }
+        Action::Form { formation, facing } => {
+            form_decision(
+                &mut d,
+                &ctx.state,
+                u,
+                *formation,
+                facing.as_ref(),
+                split_ok,
+                cw,
+            );
+        }
+        Action::Unlimber { facing } => {
+            form_decision(
+                &mut d,
+                &ctx.state,
+                u,
+                Formation::Unlimbered,
+                facing.as_ref(),
+                split_ok,
+                cw,
+            );
+        }
+        Action::Limber => {
+            form_decision(
+                &mut d,
+                &ctx.state,
+                u,
+                Formation::Limbered,
+                None,
+                split_ok,
+                cw,
+            );
+        }
+        Action::Mount | Action::Dismount => {
+            let want = matches!(action, Action::Mount);
+            if u.arm != Arm::Cavalry {
+                d.skip = Some("only cavalry mounts and dismounts (III.H)".into());
+            } else {
+                if u.mounted != want {
+                    // III.H: a formation change, half a move.
+                    d.mounted = Some(want);
+                    d.fire = FireMode::None;
+                }
+                d.completion = Completion::Now;
+            }
+        }
+        Action::Split { .. } | Action::Combine { .. } => {
+            d.skip = Some(
+                "splitting and combining units (APSoF VII) is not handled by the turn engine"
+                    .into(),
+            );
+        }
+        Action::Move(m) | Action::Retreat(m) => {
+            let retreat = matches!(action, Action::Retreat(_));
+            move_decision(&mut d, ctx, u, m, None, split_ok, cw, retreat);
+        }
+        Action::Charge { target, to, .. } => {
+            let goal = target
+                .and_then(|t| ctx.state.unit(t))
+                .map(|t| footprint(t).nearest_point(u.position))
+                .or(*to);
+            match goal {
+                Some(g) => {
+                    let m = MoveOrder {
+                        waypoints: vec![g],
+                        by_road: false,
+                        formation: None,
+                        gait: Default::default(),
+                        fire_while_moving: false,
+                        backwards: false,
+                    };
+                    move_decision(&mut d, ctx, u, &m, *target, split_ok, cw, false);
+                }
+                None => d.skip = Some("a charge needs a target or a place".into()),
+            }
+        }
+    }
+    Some(d)
+}
+
+/// A formation change with an optional facing (III.B, III.D, III.G, III.I).
+/// Both paid changes need a split move; without one, the formation changes
+/// this turn and the facing next turn.
+fn form_decision(
+    d: &mut Decision,
+    state: &BattleState,
+    u: &Unit,
+    formation: Formation,
+    facing: Option<&Direction>,
+    split_ok: bool,
+    cannon_weights: bool,
+) {
+    if !formation.allowed_for(u.arm) {
+        d.skip = Some(format!("{} cannot take {formation} formation", u.arm));
+        return;
+    }
+    let face = facing.map(|f| resolve_direction(state, u, f));
+    let form_cost = formation_change_cost(u, formation, cannon_weights);
+    // III.G.4: a company column makes a complete formation and facing
+    // change in half a move.
+    let company = formation == Formation::CompanyColumn || u.formation == Formation::CompanyColumn;
+    let face_cost = match face {
+        Some(f) if !(company && paid(form_cost)) => facing_change_cost(u, f, false),
+        _ => ChangeCost::Free,
+    };
+    let (fp, cp) = (paid(form_cost), paid(face_cost));
+    d.formation = Some(formation);
+    d.completion = Completion::Now;
+    match (fp, cp) {
+        (false, false) => d.facing = face,
+        (true, false) => {
+            d.facing = face;
+            d.fire = FireMode::None;
+        }
+        (false, true) => {
+            d.facing = face;
+            if !split_ok {
+                d.fire = FireMode::None;
+            } else if d.fire != FireMode::None {
+                d.fire = FireMode::Split;
+            }
+        }
+        (true, true) => {
+            d.fire = FireMode::None;
+            if split_ok && form_cost == ChangeCost::HalfMove {
+                d.facing = face;
+            } else {
+                d.completion = Completion::Never;
+            }
+        }
+    }
+}
+
+/// A move (IV), with the formation and facing changes it needs first.
+/// Paid changes use the split move's other half; with no split allowed the
+/// unit makes the change this turn and moves next turn. Fire while moving
+/// is the split move's fire at +2 (I.B.4.ii.d). A unit lying down stands up
+/// as part of an order to move (our ruling: the order to move is the order
+/// to stand, III.J).
+#[allow(clippy::too_many_arguments)]
+fn move_decision(
+    d: &mut Decision,
+    ctx: &Ctx<'_>,
+    u: &Unit,
+    m: &MoveOrder,
+    charge: Option<UnitId>,
+    split_ok: bool,
+    cannon_weights: bool,
+    retreat: bool,
+) {
+    d.completion = match charge {
+        Some(t) => Completion::OnContact(t),
+        None => Completion::OnArrival,
+    };
+    let Some(&first) = m.waypoints.first() else {
+        d.skip = Some("the move has no destination".into());
+        return;
+    };
+    if ctx.no_move.contains(&u.id) {
+        d.held = Some("it rallied this turn and may not move (VI.E.2.iv, VI.C.6)".into());
+        d.completion = Completion::Never;
+        return;
+    }
+    if u.marks.pinned && !retreat {
+        d.held = Some("it is pinned and may not advance (VI.C.6)".into());
+        d.completion = Completion::Never;
+        return;
+    }
+    let dest = m.waypoints.last().copied().unwrap_or(first);
+    if u.position.distance(dest) < 0.05 {
+        d.completion = Completion::Now;
+        return;
+    }
+    d.fire = FireMode::None;
+    if u.lying_down {
+        d.lying = Some(false);
+    }
+    let want_form = m.formation.or(if u.formation == Formation::Unlimbered {
+        Some(Formation::Limbered)
+    } else {
+        None
+    });
+    let form_cost = want_form
+        .filter(|f| f.allowed_for(u.arm))
+        .map_or(ChangeCost::Free, |f| {
+            formation_change_cost(u, f, cannon_weights)
+        });
+    let ahead = if m.backwards {
+        u.facing + 180.0
+    } else {
+        u.facing
+    };
+    let face = (!m.by_road
+        && u.position.distance(first) > 1e-6
+        && angle_between(bearing(u.position, first), ahead) > OBLIQUE_LIMIT)
+        .then(|| {
+            let b = bearing(u.position, first);
+            if m.backwards {
+                normalize_deg(b + 180.0)
+            } else {
+                b
+            }
+        });
+    let face_cost = face.map_or(ChangeCost::Free, |f| facing_change_cost(u, f, false));
+    let n_paid = usize::from(paid(form_cost)) + usize::from(paid(face_cost));
+    d.formation = want_form.filter(|f| f.allowed_for(u.arm));
+    d.facing = face;
+    let intent = |pace| MoveIntent {
+        waypoints: m.waypoints.clone(),
+        by_road: m.by_road,
+        pace,
+        backwards: m.backwards,
+    };
+    match n_paid {
+        0 => {
+            if m.fire_while_moving && split_ok {
+                d.intent = Some(intent(Pace::Half));
+                d.fire = FireMode::Split;
+            } else {
+                d.intent = Some(intent(Pace::Full));
+            }
+        }
+        1 => {
+            if split_ok && form_cost != ChangeCost::WholeTurn {
+                d.intent = Some(intent(Pace::Half));
+            }
+        }
+        _ => {
+            if !split_ok {
+                d.facing = None;
+            }
+        }
+    }
+    if d.intent.is_none() {
+        d.completion = Completion::Never;
+    }
+}
+
+/// Formation, facing, lying down and mounting, applied before anyone moves.
+/// A line or skirmish order keeps its depth where it can: a line formed from
+/// skirmish order stands two ranks deep, skirmishers thrown out from a line
+/// stand half a rank deep (our ruling).
+fn apply_changes(ctx: &mut Ctx<'_>, decisions: &BTreeMap<UnitId, Decision>) {
+    for (&id, d) in decisions {
+        let Some(u) = ctx.state.unit(id).cloned() else {
+            continue;
+        };
+        let unit = ctx.uref(id);
+        if let Some(f) = d.formation
+            && f != u.formation
+        {
+            if let Some(m) = ctx.state.unit_mut(id) {
+                m.formation = f;
+                if f == Formation::Line && m.formed_ranks.is_open_order() {
+                    m.formed_ranks = Ranks::Two;
+                }
+                if f == Formation::Skirmish && !m.formed_ranks.is_open_order() {
+                    m.formed_ranks = Ranks::Half;
+                }
+                if f.allowed_for(Arm::Artillery) {
+                    m.formed_ranks = Ranks::One;
+                }
+            }
+            ctx.changed_formation.insert(id);
+            ctx.events.push(Event::FormationChanged {
+                unit: unit.clone(),
+                from: u.formation,
+                to: f,
+            });
+        }
+        if let Some(f) = d.facing
+            && angle_between(f, u.facing) > 1e-6
+        {
+            if let Some(m) = ctx.state.unit_mut(id) {
+                m.facing = f;
+            }
+            ctx.events.push(Event::FacingChanged {
+                unit: unit.clone(),
+                from: u.facing,
+                to: f,
+            });
+        }
+        if let Some(l) = d.lying
+            && l != u.lying_down
+        {
+            if let Some(m) = ctx.state.unit_mut(id) {
+                m.lying_down = l;
+            }
+            ctx.events.push(Event::LyingDown {
+                unit: unit.clone(),
+                lying: l,
+            });
+        }
+        if let Some(mo) = d.mounted
+            && mo != u.mounted
+        {
+            if let Some(m) = ctx.state.unit_mut(id) {
+                m.mounted = mo;
+            }
+            ctx.changed_formation.insert(id);
+            ctx.events.push(Event::FormationChanged {
+                unit,
+                from: u.formation,
+                to: u.formation,
+            });
+        }
+    }
+}
+
+fn stop_text(s: &StopReason) -> String {
+    match s {
+        StopReason::Arrived => "arrived".into(),
+        StopReason::AllowanceUsed => "move used up".into(),
+        StopReason::Forbidden(t) => format!("may not enter {t:?}"),
+        StopReason::StreamTooDeep { depth_in, max_in } => {
+            format!("stream {depth_in}\" deep, fordable to {max_in}\"")
+        }
+        StopReason::EnemyContact(_) => "halted on contact with the enemy".into(),
+        StopReason::UnitInTheWay(_) => "a unit is in the way".into(),
+        StopReason::OutsideFrontArc => "the route turns beyond its front".into(),
+    }
+}
+
+/// Plan every move on the same state (simultaneous movement, I.B), apply
+/// them, then resolve units that end on the same ground (IV.F) and the
+/// morale effects of passing through ranks (IV.C.5–6) and failed fords
+/// (IV.E.1). A split move whose ground forbids splitting (IV.G `**`–`****`)
+/// becomes a full move when its other half was fire, and no move when it
+/// was a change of formation or facing (our ruling: the change was already
+/// made).
+fn plan_and_apply_moves(
+    ctx: &mut Ctx<'_>,
+    decisions: &mut BTreeMap<UnitId, Decision>,
+) -> BTreeMap<UnitId, MoveOutcome> {
+    let start = ctx.state.clone();
+    let mut outcomes: BTreeMap<UnitId, MoveOutcome> = BTreeMap::new();
+    for (&id, d) in decisions.iter_mut() {
+        let Some(intent) = d.intent.clone() else {
+            continue;
+        };
+        match plan_move(&start, id, &intent) {
+            Ok(mut out) => {
+                if intent.pace == Pace::Half && !out.split_barred.is_empty() {
+                    if d.fire == FireMode::Split {
+                        d.fire = FireMode::None;
+                        let full = MoveIntent {
+                            pace: Pace::Full,
+                            ..intent
+                        };
+                        match plan_move(&start, id, &full) {
+                            Ok(o) => out = o,
+                            Err(_) => continue,
+                        }
+                    } else {
+                        d.intent = None;
+                        d.completion = Completion::Never;
+                        continue;
+                    }
+                }
+                outcomes.insert(id, out);
+            }
+            Err(e) => {
+                d.intent = None;
+                d.skip = Some(e.to_string());
+            }
+        }
+    }
+    // Apply.
+    for (&id, out) in &outcomes {
+        let Some(u) = ctx.state.unit(id) else {
+            continue;
+        };
+        let from = u.position;
+        let half = decisions
+            .get(&id)
+            .and_then(|d| d.intent.as_ref())
+            .is_some_and(|i| i.pace == Pace::Half);
+        if let Some(m) = ctx.state.unit_mut(id) {
+            m.position = out.end;
+            m.facing = out.facing;
+        }
+        if out.distance > 1e-9 {
+            ctx.moved.insert(id);
+        }
+        let unit = ctx.uref(id);
+        ctx.events.push(Event::Moved {
+            unit,
+            from,
+            to: out.end,
+            distance: (out.distance * 100.0).round() / 100.0,
+            half,
+            stop: stop_text(&out.stop),
+        });
+    }
+    // IV.F: units ending on the same ground meet between.
+    let movers: Vec<UnitId> = outcomes.keys().copied().collect();
+    for (i, &a) in movers.iter().enumerate() {
+        for &b in movers.iter().skip(i + 1) {
+            let (Some(oa), Some(ob)) = (outcomes.get(&a), outcomes.get(&b)) else {
+                continue;
+            };
+            if oa.end.distance(ob.end) > 30.0 {
+                continue;
+            }
+            if let Some((pa, pb)) =
+                crate::rules::iron_brigade::movement::resolve_meeting(&start, (a, oa), (b, ob))
+            {
+                for (id, p) in [(a, pa), (b, pb)] {
+                    if let Some(m) = ctx.state.unit_mut(id) {
+                        m.position = p;
+                    }
+                }
+                let (ra, rb) = (ctx.uref(a), ctx.uref(b));
+                ctx.events.push(Event::Met { a: ra, b: rb });
+            }
+        }
+    }
+    // IV.C.5–6 and IV.E.1.
+    for (&id, out) in &outcomes {
+        if out.mover_morale != 0 {
+            change_morale(
+                ctx,
+                id,
+                i32::from(out.mover_morale),
+                "moved through other ranks",
+            );
+        }
+        for &t in &out.through_ranks_bonus {
+            if !ctx.moved.contains(&t) {
+                change_morale(ctx, t, 1, "steady while others passed through its ranks");
+            }
+        }
+        if let Some(f) = out.ford_failure {
+            if let Some(m) = ctx.state.unit_mut(id) {
+                m.castings = m.castings.saturating_sub(f.casualties);
+            }
+            let unit = ctx.uref(id);
+            ctx.events.push(Event::Casualties {
+                unit,
+                castings: f.casualties,
+                reason: "a failed crossing of water too deep (IV.E.1)".into(),
+            });
+            change_morale(ctx, id, -i32::from(f.morale_loss), "a failed crossing");
+        }
+    }
+    outcomes
+}
+
+fn change_morale(ctx: &mut Ctx<'_>, id: UnitId, delta: i32, reason: &str) {
+    let Some(u) = ctx.state.unit(id) else {
+        return;
+    };
+    let from = u.combat_morale;
+    let to = crate::rules::iron_brigade::morale::clamp_morale(
+        i64::from(from) + i64::from(delta),
+        u.base_morale,
+    );
+    if from == to {
+        return;
+    }
+    if let Some(m) = ctx.state.unit_mut(id) {
+        m.combat_morale = to;
+    }
+    let unit = ctx.uref(id);
+    ctx.events.push(Event::MoraleChanged {
+        unit,
+        from,
+        to,
+        reason: reason.to_string(),
+    });
+    if to == 0 {
+        ctx.break_unit(id, reason);
+    }
+}
+
+/// Steps of orders advance (I.C.2 "then", "upon arrival").
+fn complete_steps(
+    ctx: &mut Ctx<'_>,
+    decisions: &BTreeMap<UnitId, Decision>,
+    outcomes: &BTreeMap<UnitId, MoveOutcome>,
+) {
+    for (&id, d) in decisions {
+        let Some((idx, order, step, _)) = current_step(&ctx.book, id, ctx.turn) else {
+            continue;
+        };
+        let unit = ctx.uref(id);
+        if let Some(reason) = &d.held {
+            ctx.events.push(Event::OrderNotCarriedOut {
+                unit: unit.clone(),
+                order,
+                step,
+                reason: format!("not this turn: {reason}"),
+            });
+        }
+        let last = ctx
+            .book
+            .units
+            .get(&id)
+            .and_then(|l| l.get(idx))
+            .is_none_or(|b| step + 1 >= b.order.steps.len());
+        let done = if let Some(reason) = &d.skip {
+            ctx.events.push(Event::OrderNotCarriedOut {
+                unit: unit.clone(),
+                order,
+                step,
+                reason: reason.clone(),
+            });
+            true
+        } else {
+            match d.completion {
+                Completion::Now => true,
+                Completion::Never => false,
+                Completion::Standing => !last,
+                Completion::OnArrival => outcomes
+                    .get(&id)
+                    .is_some_and(|o| o.stop == StopReason::Arrived),
+                Completion::OnContact(t) => {
+                    outcomes
+                        .get(&id)
+                        .is_some_and(|o| o.stop == StopReason::Arrived)
+                        || match (ctx.state.unit(id), ctx.state.unit(t)) {
+                            (Some(a), Some(b)) => in_contact(a, b),
+                            _ => true,
+                        }
+                }
+            }
+        };
+        if done {
+            if let Some(b) = ctx.book.units.get_mut(&id).and_then(|l| l.get_mut(idx)) {
+                b.current_step += 1;
+            }
+            ctx.events.push(Event::StepCompleted { unit, order, step });
+        }
+    }
+}

@@ -1,0 +1,464 @@
+//! Whole turns of Iron Brigade on the training scenario (Miller's
+//! Crossroads), with scripted dice and every expected number worked out by
+//! hand from the rule text in the comments.
+
+use adjutant::dice::{ScriptedDice, StreamDice};
+use adjutant::game::battle_state_from_scenario;
+use adjutant::rules::iron_brigade::events::Event;
+use adjutant::rules::iron_brigade::kinds::{Formation, OfficerRating};
+use adjutant::rules::iron_brigade::orders::{
+    Action, Gait, MoveOrder, OrderBook, Step, Trigger, TurnOrders, UnitOrder,
+};
+use adjutant::rules::iron_brigade::state::{
+    BattleState, OfficerId, OfficerStatus, Pos, Ranks, UnitId,
+};
+use adjutant::rules::iron_brigade::turn::{TurnError, TurnOutcome, resolve_turn};
+use std::path::Path;
+
+const TENTH_OHIO: UnitId = UnitId(1);
+const TWELFTH_OHIO: UnitId = UnitId(2);
+const BATTERY_A: UnitId = UnitId(4);
+const THIRD_TENN: UnitId = UnitId(5);
+const RIDLEY: UnitId = UnitId(8);
+const HALE: OfficerId = OfficerId(1);
+
+fn training() -> BattleState {
+    let sc = adjutant::scenario::load(Path::new("scenarios/training.toml")).unwrap();
+    battle_state_from_scenario(&sc)
+}
+
+fn keep(mut s: BattleState, ids: &[UnitId]) -> BattleState {
+    s.units.retain(|u| ids.contains(&u.id));
+    s
+}
+
+fn move_to(id: u64, unit: UnitId, to: Pos, gait: Gait) -> UnitOrder {
+    UnitOrder {
+        id,
+        unit,
+        issued_by: HALE,
+        issued_turn: 1,
+        follows_previous: false,
+        steps: vec![Step {
+            trigger: Trigger::Then,
+            action: Action::Move(MoveOrder {
+                waypoints: vec![to],
+                by_road: false,
+                formation: None,
+                gait,
+                fire_while_moving: false,
+                backwards: false,
+            }),
+        }],
+    }
+}
+
+fn dice(values: &[i64]) -> ScriptedDice {
+    ScriptedDice::new(values.iter().copied()).unwrap()
+}
+
+fn run(
+    s: &BattleState,
+    book: &OrderBook,
+    orders: &TurnOrders,
+    d: &mut ScriptedDice,
+) -> TurnOutcome {
+    resolve_turn(s, book, orders, d).unwrap()
+}
+
+fn near(a: Pos, x: f64, y: f64) -> bool {
+    (a.x - x).abs() < 1e-6 && (a.y - y).abs() < 1e-6
+}
+
+/// Turn 1 as set up. The 10th Ohio (column, 24,11) is ordered north to
+/// (24,16) by Colonel Hale, 1.1" away: within 12", so it acts this turn
+/// (I.C.1). A column moves 7 + 1 = 8" (IV.G): the 5" march arrives.
+/// Nobody else has orders, so units fire at will (I.B.4.i.b). Only Battery
+/// A (12-pdr, on Round Hill) has an enemy in reach: Ridley's limbered
+/// battery at 23" (the 3rd Tennessee is further). 12-pdr at 17–40" is 4;
+/// artillery is 1 rank deep: +1; Ridley has never been under fire, so the
+/// fire is perilous (V.G.1.ii): −2 → 3. Four crew roll 2 dice: 3 + 3 = 6
+/// → 2 casualties. Two crew left roll 1 die: 3; perilous loss 10 × 2 − 3 =
+/// 17 levels: Ridley's breaks (VI.C). It is 20" from the nearest Union
+/// unit, so nothing is captured (VI.C.3).
+#[test]
+fn i_b_turn_one_march_and_battery_fire() {
+    let s = training();
+    let orders = TurnOrders {
+        unit_orders: vec![move_to(1, TENTH_OHIO, Pos::new(24.0, 16.0), Gait::March)],
+        officer_moves: vec![],
+    };
+    let mut d = dice(&[3, 3, 3]);
+    let out = run(&s, &OrderBook::default(), &orders, &mut d);
+    assert_eq!(d.remaining(), 0);
+    assert_eq!(out.state.turn, 2);
+    let tenth = out.state.unit(TENTH_OHIO).unwrap();
+    assert!(near(tenth.position, 24.0, 16.0), "{:?}", tenth.position);
+    let ridley = out.state.unit(RIDLEY).unwrap();
+    assert_eq!(
+        (ridley.castings, ridley.combat_morale, ridley.broken),
+        (2, 0, true)
+    );
+    let fired: Vec<_> = out
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Fired {
+                unit,
+                target,
+                range,
+                effectiveness,
+                dice_total,
+                casualties,
+                save_total,
+                morale_lost,
+                ..
+            } => Some((
+                unit.id,
+                target.id,
+                *range,
+                *effectiveness,
+                *dice_total,
+                *casualties,
+                *save_total,
+                *morale_lost,
+            )),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(fired, vec![(BATTERY_A, RIDLEY, 23, 3, 6, 2, 3, 17)]);
+    assert!(
+        out.events
+            .iter()
+            .all(|e| !matches!(e, Event::Captured { .. }))
+    );
+    // The finished order leaves the book.
+    assert!(out.book.units.is_empty());
+    // Both sides see each other's units at the end of the turn, but the
+    // Confederates are never told of the Union order.
+    let grey = &out.visibility[&adjutant::rules::iron_brigade::state::SideId(1)];
+    assert!(grey.seen.contains_key(&TENTH_OHIO));
+    let told: Vec<_> = out
+        .events
+        .iter()
+        .filter(|e| {
+            adjutant::rules::iron_brigade::events::visible_to(
+                adjutant::rules::iron_brigade::state::SideId(1),
+                e,
+                grey,
+            )
+        })
+        .collect();
+    assert!(
+        told.iter()
+            .all(|e| !matches!(e, Event::OrderBooked { .. } | Event::StepCompleted { .. }))
+    );
+}
+
+/// The 10th Ohio and the 3rd Tennessee face each other in two-rank lines
+/// 4.5" apart (range rounds up to 5"), both veterans of fire already. With
+/// no orders both fire at will, at each other: V.B.2, each rolls a die, the
+/// 10th 5 against 2, so it fires first. Rifled musket at 2–6" is 5; target
+/// two ranks deep, morale 5, front, no cover: 5. 18 castings roll 4 dice,
+/// 4+4+4+4 = 16 → 3 casualties; the 3rd has 14 left, 3 dice 5+5+5 = 15
+/// against 5 × 3 = 15: no morale lost. Then the 3rd replies with its 14
+/// castings (3 dice, not 4): 6+6+6 = 18 → 3 casualties; the 10th has 15
+/// left, 3 dice 4+4+5 = 13, loses 15 − 13 = 2 → morale 3. Colonel Hale
+/// at (24,8) is 7.25" behind the 10th, in line with the fire: he rolls (V.H);
+/// mounted, a 1 misses him.
+#[test]
+fn v_b_2_exchange_of_fire_the_second_replies_after_losses() {
+    let mut s = keep(training(), &[TENTH_OHIO, THIRD_TENN]);
+    for u in &mut s.units {
+        u.formation = Formation::Line;
+        u.formed_ranks = Ranks::Two;
+        u.first_fire_done = true;
+        u.marks.been_under_fire = true;
+    }
+    let t = s.unit_mut(TENTH_OHIO).unwrap();
+    t.position = Pos::new(24.0, 16.0);
+    t.facing = 0.0;
+    let r = s.unit_mut(THIRD_TENN).unwrap();
+    r.position = Pos::new(24.0, 22.0);
+    r.facing = 180.0;
+    let mut d = dice(&[5, 2, 4, 4, 4, 4, 5, 5, 5, 6, 6, 6, 4, 4, 5, 1]);
+    let out = run(&s, &OrderBook::default(), &TurnOrders::default(), &mut d);
+    assert_eq!(d.remaining(), 0);
+    let tenth = out.state.unit(TENTH_OHIO).unwrap();
+    let third = out.state.unit(THIRD_TENN).unwrap();
+    assert_eq!((tenth.castings, tenth.combat_morale), (15, 3));
+    assert_eq!((third.castings, third.combat_morale), (14, 5));
+    assert!(near(tenth.position, 24.0, 16.0));
+    let order: Vec<(UnitId, u32, u32, u32)> = out
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Fired {
+                unit,
+                range,
+                castings_firing,
+                casualties,
+                ..
+            } => Some((unit.id, *range, *castings_firing, *casualties)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(order, vec![(TENTH_OHIO, 5, 18, 3), (THIRD_TENN, 5, 14, 3)]);
+    assert!(out.events.iter().any(|e| matches!(e,
+        Event::FireOrder { first: Some(f), roll_a: 5, roll_b: 2, .. } if f.id == TENTH_OHIO)));
+    assert!(
+        out.events
+            .iter()
+            .any(|e| matches!(e, Event::OfficerMissed { roll: 1, .. }))
+    );
+    assert_eq!(
+        out.state.officer(HALE).unwrap().status,
+        OfficerStatus::Active
+    );
+}
+
+/// Same exchange, but Colonel Hale's die is a 6: hit (V.H.2). His
+/// replacement's delay die 3 means one turn late (V.H.3: arrives at the
+/// start of turn 3), and with no successor named in the scenario the
+/// quality die 1 makes him a hero.
+#[test]
+fn v_h_officer_hit_in_the_line_of_fire_is_replaced_later() {
+    let mut s = keep(training(), &[TENTH_OHIO, THIRD_TENN]);
+    for u in &mut s.units {
+        u.formation = Formation::Line;
+        u.formed_ranks = Ranks::Two;
+        u.first_fire_done = true;
+        u.marks.been_under_fire = true;
+    }
+    s.unit_mut(TENTH_OHIO).unwrap().position = Pos::new(24.0, 16.0);
+    let r = s.unit_mut(THIRD_TENN).unwrap();
+    r.position = Pos::new(24.0, 22.0);
+    r.facing = 180.0;
+    let mut d = dice(&[5, 2, 4, 4, 4, 4, 5, 5, 5, 6, 6, 6, 4, 4, 5, 6, 3, 1]);
+    let out = run(&s, &OrderBook::default(), &TurnOrders::default(), &mut d);
+    assert_eq!(d.remaining(), 0);
+    let hale = out.state.officer(HALE).unwrap();
+    assert_eq!(hale.status, OfficerStatus::Wounded);
+    assert_eq!(out.state.replacements.len(), 1);
+    assert_eq!(out.state.replacements[0].arrives_turn, 3);
+    assert_eq!(out.state.replacements[0].rating, OfficerRating::Hero);
+    assert!(near(out.state.replacements[0].position, 24.0, 8.0));
+    // Turn 2: an order from the wounded colonel is ignored.
+    let orders = TurnOrders {
+        unit_orders: vec![move_to(9, TENTH_OHIO, Pos::new(24.0, 13.0), Gait::March)],
+        officer_moves: vec![],
+    };
+    let mut state2 = out.state.clone();
+    // Part the lines so turn 2 has no fire to roll.
+    state2.unit_mut(THIRD_TENN).unwrap().position = Pos::new(24.0, 40.0);
+    let mut d = dice(&[6, 6]);
+    let out2 = run(&state2, &out.book, &orders, &mut d);
+    assert!(
+        out2.events
+            .iter()
+            .any(|e| matches!(e, Event::OrderIgnored { order: 9, .. }))
+    );
+    // Turn 3: the hero takes the field where Hale stood.
+    let mut d = dice(&[6, 6]);
+    let out3 = run(&out2.state, &out2.book, &TurnOrders::default(), &mut d);
+    let hale = out3.state.officer(HALE).unwrap();
+    assert_eq!(
+        (hale.status, hale.rating),
+        (OfficerStatus::Active, OfficerRating::Hero)
+    );
+    assert!(out3.state.replacements.is_empty());
+}
+
+/// VI.E, VI.C, VI.D.2. The 10th Ohio (18 castings, line at 24,16 facing
+/// north) is broken; the 3rd Tennessee stands 4.5" north of it; the 12th
+/// Ohio watches from Round Hill (16,8). Morale phase: the 10th tries to
+/// rally, no officer in contact: 2 + 0 → no change, so it retreats
+/// (VI.E.2.iv), straight away from the 3rd Tennessee (due south), as open
+/// order: 7 + 2 = 9", less 1" because its 4.5" front straddles Miller's
+/// fence at x = 26 where it starts (IV.C.1, IV.G fence −1) → (24,8). The
+/// 12th sees it retreat and checks once:
+/// panic 4 dice 6+6+6+6 = 24 → 3; saving 4 dice 1+2+1+2 = 6 → 0; loss 3 →
+/// morale 2. Nothing is within range to fire.
+/// Turn 2: the 10th fails again (1) and, clear of the fence, goes 9"
+/// further to (24,−1); the
+/// 12th rallies (6 + 0 → +1, morale 3) and does not check again for the
+/// same broken unit.
+#[test]
+fn vi_c_broken_unit_retreats_and_friends_check_once() {
+    let mut s = keep(training(), &[TENTH_OHIO, TWELFTH_OHIO, THIRD_TENN]);
+    let t = s.unit_mut(TENTH_OHIO).unwrap();
+    t.formation = Formation::Line;
+    t.position = Pos::new(24.0, 16.0);
+    t.combat_morale = 0;
+    t.broken = true;
+    let r = s.unit_mut(THIRD_TENN).unwrap();
+    r.formation = Formation::Line;
+    r.position = Pos::new(24.0, 22.0);
+    s.unit_mut(TWELFTH_OHIO).unwrap().position = Pos::new(16.0, 8.0);
+    let mut d = dice(&[2, 6, 6, 6, 6, 1, 2, 1, 2]);
+    let out = run(&s, &OrderBook::default(), &TurnOrders::default(), &mut d);
+    assert_eq!(d.remaining(), 0);
+    let tenth = out.state.unit(TENTH_OHIO).unwrap();
+    assert!(near(tenth.position, 24.0, 8.0), "{:?}", tenth.position);
+    assert_eq!(
+        (tenth.castings, tenth.combat_morale, tenth.broken),
+        (18, 0, true)
+    );
+    let twelfth = out.state.unit(TWELFTH_OHIO).unwrap();
+    assert_eq!(twelfth.combat_morale, 2);
+    assert_eq!(twelfth.marks.panic_checked, vec![TENTH_OHIO]);
+    assert!(out.events.iter().any(|e| matches!(
+        e,
+        Event::Panic {
+            panic: 3,
+            saving: 0,
+            morale_lost: 3,
+            ..
+        }
+    )));
+
+    let mut d = dice(&[1, 6]);
+    let out = run(&out.state, &out.book, &TurnOrders::default(), &mut d);
+    assert_eq!(d.remaining(), 0);
+    let tenth = out.state.unit(TENTH_OHIO).unwrap();
+    assert!(near(tenth.position, 24.0, -1.0), "{:?}", tenth.position);
+    assert_eq!(out.state.unit(TWELFTH_OHIO).unwrap().combat_morale, 3);
+    assert!(out.events.iter().all(|e| !matches!(e, Event::Panic { .. })));
+}
+
+/// VI.D.4: the 12th Ohio (regular, morale 5, column at 21,5) ordered north
+/// at the double moves a full column move of 7 + 1 = 8" in the double-quick
+/// phase, rolls a 1 and loses 2 levels (base-5 column), then marches on 8"
+/// in the movement phase (our ruling: double time is a second move):
+/// (21,5) → (21,13) → (21,21). Alone on the table, nobody fires.
+#[test]
+fn vi_d_4_double_quick_moves_then_pays_in_morale() {
+    let mut s = keep(training(), &[TWELFTH_OHIO]);
+    s.unit_mut(TWELFTH_OHIO).unwrap().position = Pos::new(21.0, 5.0);
+    let orders = TurnOrders {
+        unit_orders: vec![move_to(
+            3,
+            TWELFTH_OHIO,
+            Pos::new(21.0, 30.0),
+            Gait::DoubleQuick,
+        )],
+        officer_moves: vec![],
+    };
+    let mut d = dice(&[1]);
+    let out = run(&s, &OrderBook::default(), &orders, &mut d);
+    assert_eq!(d.remaining(), 0);
+    let u = out.state.unit(TWELFTH_OHIO).unwrap();
+    assert_eq!(u.combat_morale, 3);
+    assert!(near(u.position, 21.0, 21.0), "{:?}", u.position);
+    assert!(out.events.iter().any(|e| matches!(
+        e,
+        Event::DoubleQuick {
+            roll: 1,
+            morale_lost: 2,
+            ..
+        }
+    )));
+}
+
+/// VI.D.3: enemies in contact roll a die per 4 castings; the lower total
+/// loses a level per full 3 of difference.
+#[test]
+fn vi_d_3_contact_in_the_morale_phase() {
+    let mut s = keep(training(), &[TENTH_OHIO, THIRD_TENN]);
+    for u in &mut s.units {
+        u.formation = Formation::Line;
+        u.first_fire_done = true;
+        u.marks.been_under_fire = true;
+    }
+    s.unit_mut(TENTH_OHIO).unwrap().position = Pos::new(24.0, 16.0);
+    let r = s.unit_mut(THIRD_TENN).unwrap();
+    // Fronts 0.4" apart (10th's at 16.75, the 3rd's at 17.9 − 0.75):
+    // within the 0.5" contact gap.
+    r.position = Pos::new(24.0, 17.9);
+    r.facing = 180.0;
+    // Contact: 10th 4 dice 6,6,6,6 = 24; 3rd 4 dice 1,1,1,1 = 4 →
+    // the 3rd loses ⌊20 / 3⌋ = 6 → 0: it breaks in contact, and a third
+    // of its castings is captured: 17 / 3 = 5 (VI.C.3). Contact comes
+    // before rally, so it tries to rally at once: die 1 → nothing, and it
+    // retreats. The remaining dice feed the 10th's fire at will.
+    let mut d = dice(&[
+        6, 6, 6, 6, 1, 1, 1, 1, 1, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+    ]);
+    let out = resolve_turn(&s, &OrderBook::default(), &TurnOrders::default(), &mut d).unwrap();
+    assert!(out.events.iter().any(|e| matches!(
+        e,
+        Event::Contact {
+            total_a: 24,
+            total_b: 4,
+            morale_lost: 6,
+            ..
+        }
+    )));
+    assert!(
+        out.events
+            .iter()
+            .any(|e| matches!(e, Event::Captured { castings: 5, .. }))
+    );
+    let third = out.state.unit(THIRD_TENN).unwrap();
+    assert!(third.castings <= 12);
+    assert!(third.broken);
+}
+
+#[test]
+fn malformed_orders_are_errors_not_panics() {
+    let s = training();
+    let orders = TurnOrders {
+        unit_orders: vec![move_to(1, UnitId(99), Pos::new(0.0, 0.0), Gait::March)],
+        officer_moves: vec![],
+    };
+    let mut d = dice(&[]);
+    let err = resolve_turn(&s, &OrderBook::default(), &orders, &mut d).unwrap_err();
+    assert_eq!(err, TurnError::UnknownUnit { order: 1, unit: 99 });
+    let mut bad = move_to(2, TENTH_OHIO, Pos::new(f64::NAN, 0.0), Gait::March);
+    bad.issued_by = OfficerId(2);
+    let orders = TurnOrders {
+        unit_orders: vec![bad],
+        officer_moves: vec![],
+    };
+    assert!(matches!(
+        resolve_turn(&s, &OrderBook::default(), &orders, &mut d),
+        Err(TurnError::WrongSide { .. })
+    ));
+}
+
+/// Same state, orders and seed → byte-identical state and events.
+#[test]
+fn same_inputs_same_seed_same_bytes() {
+    let s = training();
+    let orders = TurnOrders {
+        unit_orders: vec![
+            move_to(1, TENTH_OHIO, Pos::new(24.0, 18.0), Gait::March),
+            move_to(2, TWELFTH_OHIO, Pos::new(20.0, 12.0), Gait::DoubleQuick),
+        ],
+        officer_moves: vec![],
+    };
+    let play = || {
+        let mut d = StreamDice::new([7u8; 32]);
+        let mut state = s.clone();
+        let mut book = OrderBook::default();
+        let mut log = String::new();
+        for turn in 0..4 {
+            let o = if turn == 0 {
+                orders.clone()
+            } else {
+                TurnOrders::default()
+            };
+            let out = resolve_turn(&state, &book, &o, &mut d).unwrap();
+            log.push_str(&serde_json::to_string(&out.events).unwrap());
+            state = out.state;
+            book = out.book;
+        }
+        log.push_str(&d.draws().to_string());
+        (
+            state.canonical_json(),
+            log,
+            serde_json::to_string(&book).unwrap(),
+        )
+    };
+    assert_eq!(play(), play());
+}
