@@ -364,6 +364,18 @@ fn table_3_in_contact_with_friends_too_means_no_capture() {
             .any(|e| matches!(e, DispatchEvent::Captured { .. }))
     );
     assert_eq!(s2.dispatches[&id].status, DispatchStatus::InTransit);
+    // Having answered for that contact he rides on past the Virginians
+    // without another roll: 18.5" + 12" a turn reaches King (49") on turn 5.
+    let (s3, ev) = turn(&s2, &mut b, Scale::IRON_BRIGADE, &mut d);
+    assert!(
+        !ev.iter()
+            .any(|e| matches!(e, DispatchEvent::Casualty { .. })),
+        "{ev:?}"
+    );
+    let (s4, _) = turn(&s3, &mut b, Scale::IRON_BRIGADE, &mut d);
+    assert_eq!(delivered_turn(&s4, id), None);
+    let (s5, _) = turn(&s4, &mut b, Scale::IRON_BRIGADE, &mut d);
+    assert_eq!(delivered_turn(&s5, id), Some(5));
 }
 
 #[test]
@@ -609,4 +621,44 @@ fn whole_sequence_is_deterministic_for_a_seed() {
     assert_eq!(back, s);
     assert!(events_a.contains("\"event\":\"delivered\""), "{events_a}");
     assert!(events_a.contains("\"event\":\"read\""), "{events_a}");
+}
+
+/// SFRM under Table 3: a captured general's unread dispatches fall to the
+/// enemy, who read them like any other; ones he had read go with him.
+#[test]
+fn a_captured_generals_unread_dispatches_are_read_by_the_enemy() {
+    let mut b = field();
+    b.officers[1].position = Pos::new(0.0, 0.5);
+    let mut s = DispatchState::default();
+    let (unread, _) = s
+        .write_dispatch(&b, OfficerId(1), OfficerId(2), "Secret.")
+        .unwrap();
+    let (s1, _) = turn(&s, &mut b, Scale::IRON_BRIGADE, &mut dice(&[]));
+    let mut s = s1;
+    assert_eq!(delivered_turn(&s, unread), Some(1));
+    // King is taken on turn 2 (Table 3 roll 5 in contact, alone). Before
+    // he can roll to read it, Jackson's men hand it to Jackson.
+    let king = b.officers[1].clone();
+    let hit = s.officer_hit(5, &king).unwrap();
+    assert!(hit.casualty.captured(true, false));
+    assert_eq!(hit.stats_after.command_range, 3, "-1 command radius");
+    let ev = s.officer_captured(OfficerId(2), REBEL, Some(OfficerId(3)), 2);
+    b.officers[1].status = OfficerStatus::Wounded;
+    assert!(DispatchEvent::filter_for(&ev, UNION).is_empty());
+    assert_eq!(s.dispatches[&unread].holder, Holder::Officer(OfficerId(3)));
+    // Rest of turn 2: no read roll for a dispatch received this turn.
+    let (s, ev) = turn(&s, &mut b, Scale::IRON_BRIGADE, &mut dice(&[]));
+    assert!(ev.is_empty(), "{ev:?}");
+    // Turn 3: Jackson (ability 3) rolls a 1 and reads it.
+    let (s, ev) = turn(&s, &mut b, Scale::IRON_BRIGADE, &mut dice(&[1]));
+    assert!(matches!(
+        s.dispatches[&unread].status,
+        DispatchStatus::Read { turn: 3 }
+    ));
+    assert!(
+        DispatchEvent::filter_for(&ev, REBEL)
+            .iter()
+            .any(|e| matches!(e, DispatchEvent::Read { text, .. } if text == "Secret."))
+    );
+    assert!(DispatchEvent::filter_for(&ev, UNION).is_empty());
 }

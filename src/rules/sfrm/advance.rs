@@ -16,7 +16,7 @@ use crate::dice::{DiceSource, RollKind, RollPurpose};
 use crate::rules::iron_brigade::geometry::{footprint, officer_in_contact};
 use crate::rules::iron_brigade::kinds::OfficerLevel;
 use crate::rules::iron_brigade::state::{
-    BattleState, Officer, OfficerId, OfficerStatus, Pos, SideId, Unit,
+    BattleState, Officer, OfficerId, OfficerStatus, Pos, SideId, Unit, UnitId,
 };
 
 /// Messengers' rides are checked for contact every this many table inches.
@@ -144,11 +144,18 @@ fn recipient(battle: &BattleState, wanted: OfficerId, side: SideId) -> Option<&O
 }
 
 /// The nearest unit of a side other than `side` that a rider at `at` is in
-/// contact with (an officer-sized disc, APSoF geometry's contact gap).
-fn enemy_in_contact(battle: &BattleState, side: SideId, at: Pos) -> Option<&Unit> {
+/// contact with (an officer-sized disc, APSoF geometry's contact gap),
+/// leaving out units in `already` — those he was touching when the turn
+/// began, whose contact he has already answered for.
+fn enemy_in_contact<'a>(
+    battle: &'a BattleState,
+    side: SideId,
+    at: Pos,
+    already: &[UnitId],
+) -> Option<&'a Unit> {
     battle
         .enemies_of(side)
-        .filter(|u| officer_in_contact(at, u))
+        .filter(|u| !already.contains(&u.id) && officer_in_contact(at, u))
         .min_by(|a, b| {
             footprint(a)
                 .distance_to(at)
@@ -226,6 +233,14 @@ fn ride(
     // Ride: straight at where the target is now. Terrain does not slow a
     // messenger (SFRM movement table), so a road is never faster.
     let from = m.position;
+    // A rider who began the turn touching the enemy (he survived last
+    // turn's roll, or set out from a general in contact) slips past them
+    // without a second roll; only fresh contact stops him.
+    let already: Vec<UnitId> = battle
+        .enemies_of(m.side)
+        .filter(|u| officer_in_contact(from, u))
+        .map(|u| u.id)
+        .collect();
     let mut at = from;
     let mut arrived = target.as_ref().is_some_and(|t| t.reached(from));
     if let (Some(t), false) = (&target, arrived) {
@@ -238,7 +253,7 @@ fn ride(
             for i in 1..=steps {
                 let along = (f64::from(i) * RIDE_STEP).min(travel);
                 at = Pos::new(from.x + dx * along, from.y + dy * along);
-                if enemy_in_contact(battle, m.side, at).is_some() {
+                if enemy_in_contact(battle, m.side, at, &already).is_some() {
                     break;
                 }
                 if t.reached(at) {
@@ -262,7 +277,7 @@ fn ride(
     }
 
     // SFRM "Officer Casualties" (ii) contacted by the enemy, (iii) fired on.
-    let contact = enemy_in_contact(battle, m.side, at);
+    let contact = enemy_in_contact(battle, m.side, at, &already);
     let fired_by = s.fired_upon.get(&id).copied();
     if contact.is_some() || fired_by.is_some() {
         let witness = contact.map(|u| u.side).or(fired_by);
