@@ -662,3 +662,50 @@ fn a_captured_generals_unread_dispatches_are_read_by_the_enemy() {
     );
     assert!(DispatchEvent::filter_for(&ev, UNION).is_empty());
 }
+
+#[test]
+fn courier_for_a_unit_that_left_the_table_reports_back() {
+    let mut b = field();
+    b.units = vec![Unit::infantry(
+        5,
+        "6th Wisconsin",
+        0,
+        20,
+        Pos::new(0.0, 60.0),
+        0.0,
+    )];
+    let mut s = DispatchState::default();
+    s.courier_order(&b, OfficerId(1), hold_order(5, 1)).unwrap();
+    b.units.clear();
+    let (s, ev) = turn(&s, &mut b, Scale::IRON_BRIGADE, &mut dice(&[]));
+    assert_eq!(
+        s.courier_orders[&77].status,
+        CourierStatus::Undeliverable { turn: 1 }
+    );
+    assert!(s.messengers.is_empty());
+    assert!(
+        DispatchEvent::filter_for(&ev, UNION)
+            .iter()
+            .any(|e| matches!(e, DispatchEvent::OrderUndeliverable { order: 77, .. }))
+    );
+}
+
+#[test]
+fn rolls_name_the_messenger_and_the_reader() {
+    let mut b = ambush();
+    b.officers[1].position = Pos::new(0.0, 0.5);
+    let mut s = DispatchState::default();
+    let (id, _) = s
+        .write_dispatch(&b, OfficerId(1), OfficerId(2), "x")
+        .unwrap();
+    s.mark_fired_upon(s.dispatches[&id].carried_by, REBEL);
+    let mut d = dice(&[4, 4, 1]);
+    let (s, _) = turn(&s, &mut b, Scale::IRON_BRIGADE, &mut d);
+    let (_, _) = turn(&s, &mut b, Scale::IRON_BRIGADE, &mut d);
+    let log = d.log();
+    assert_eq!(log.len(), 3);
+    assert_eq!(log[0].purpose.subject, "messenger 0");
+    assert!(log[0].purpose.note.contains("SFRM Table 3"));
+    assert_eq!(log[2].purpose.subject, "King");
+    assert!(log[2].purpose.note.contains("read roll"));
+}
