@@ -104,6 +104,9 @@ proptest! {
             s = next;
             events.extend(ev);
             check_consistent(&s)?;
+            let json = s.canonical_json();
+            let back: DispatchState = serde_json::from_str(&json).unwrap();
+            prop_assert_eq!(back.canonical_json(), json);
         }
         for e in DispatchEvent::filter_for(&events, SideId(0)) {
             let secret = matches!(
