@@ -517,6 +517,10 @@ fn courier_order_takes_effect_after_the_courier_reaches_the_unit() {
             effective_turn: 4
         }
     );
+    let booked = s.arrivals(3);
+    assert_eq!(booked.len(), 1);
+    assert_eq!((booked[0].order.id, booked[0].effective_turn), (77, 4));
+    assert!(s.arrivals(2).is_empty());
     // The same order cannot be sent twice.
     assert!(matches!(
         s.courier_order(&b, OfficerId(1), hold_order(5, 1)),

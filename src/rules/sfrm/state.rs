@@ -9,7 +9,7 @@ use super::events::DispatchEvent;
 use super::table2::{SfrmStats, StatPenalty};
 use super::table3::{CasualtyRollError, OfficerCasualty, OfficerHit, officer_casualty};
 use crate::dice::DiceError;
-use crate::rules::iron_brigade::orders::UnitOrder;
+use crate::rules::iron_brigade::orders::{BookedOrder, UnitOrder};
 use crate::rules::iron_brigade::state::{
     BattleState, Officer, OfficerId, OfficerStatus, Pos, SideId, UnitId,
 };
@@ -445,6 +445,26 @@ impl DispatchState {
             }
         }
         events
+    }
+
+    /// Courier orders that reached their units on `turn`, ready for the
+    /// engine's [`crate::rules::iron_brigade::orders::OrderBook`]: each
+    /// takes effect the turn after arrival, not after APSoF I.C.1's delay.
+    pub fn arrivals(&self, turn: u32) -> Vec<BookedOrder> {
+        self.courier_orders
+            .values()
+            .filter_map(|c| match c.status {
+                CourierStatus::Arrived {
+                    turn: t,
+                    effective_turn,
+                } if t == turn => Some(BookedOrder {
+                    order: c.order.clone(),
+                    effective_turn,
+                    current_step: 0,
+                }),
+                _ => None,
+            })
+            .collect()
     }
 
     /// The state as canonical JSON (same state, same bytes).
