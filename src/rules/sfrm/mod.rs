@@ -7,7 +7,7 @@
 //! [`crate::dice::DiceSource`]. The engine keeps a [`DispatchState`] beside
 //! the battle state, writes with [`DispatchState::write_dispatch`] /
 //! [`DispatchState::courier_order`] in the order phase, and calls
-//! [`advance`] once a turn. Rulings: docs/rulings-sfrm.md.
+//! [`advance()`] once a turn. Rulings: docs/rulings-sfrm.md.
 
 pub mod advance;
 pub mod events;

@@ -98,7 +98,7 @@ pub struct Messenger {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub order: Option<u64>,
     pub destination: Destination,
-    /// Turn he was sent; he first rides in the next [`super::advance`].
+    /// Turn he was sent; he first rides in that turn's [`super::advance()`].
     pub sent_turn: u32,
 }
 
@@ -145,7 +145,7 @@ pub struct DispatchState {
     #[serde(default)]
     pub penalties: BTreeMap<OfficerId, StatPenalty>,
     /// Messengers fired on this turn and the side that fired; the engine
-    /// marks them after fire, [`super::advance`] rolls and clears.
+    /// marks them after fire, [`super::advance()`] rolls and clears.
     #[serde(default)]
     pub fired_upon: BTreeMap<MessengerId, SideId>,
     pub next_dispatch: u32,
@@ -373,7 +373,7 @@ impl DispatchState {
     }
 
     /// The engine's note that enemy fire fell on a messenger this turn; the
-    /// next [`super::advance`] rolls Table 3 for him (SFRM "Officer
+    /// next [`super::advance()`] rolls Table 3 for him (SFRM "Officer
     /// Casualties", iii).
     pub fn mark_fired_upon(&mut self, messenger: MessengerId, by_side: SideId) {
         self.fired_upon.insert(messenger, by_side);
