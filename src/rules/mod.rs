@@ -2,3 +2,4 @@
 //! global randomness. Dice arrive through [`crate::dice::DiceSource`].
 
 pub mod iron_brigade;
+pub mod sfrm;

@@ -1,0 +1,30 @@
+//! SFRM (*ACW Shit For Real Men*) messenger rules: written dispatches
+//! between generals carried by messenger elements, the read roll against
+//! command ability (Table 2), officer casualties and capture (Table 3), and
+//! courier orders as a scenario option.
+//!
+//! Pure like the rest of `rules`: no I/O, no clock, dice from a
+//! [`crate::dice::DiceSource`]. The engine keeps a [`DispatchState`] beside
+//! the battle state, writes with [`DispatchState::write_dispatch`] /
+//! [`DispatchState::courier_order`] in the order phase, and calls
+//! [`advance()`] once a turn. Rulings: docs/rulings-sfrm.md.
+
+pub mod advance;
+pub mod events;
+pub mod scale;
+pub mod state;
+pub mod table2;
+pub mod table3;
+
+pub use advance::advance;
+pub use events::DispatchEvent;
+pub use scale::{DELIVERY_RADIUS, MESSENGER_YARDS_PER_MINUTE, Scale, ScaleError};
+pub use state::{
+    Capture, CourierOrder, CourierStatus, Destination, Dispatch, DispatchError, DispatchId,
+    DispatchState, DispatchStatus, Holder, Messenger, MessengerId,
+};
+pub use table2::{SfrmStats, StatPenalty};
+pub use table3::{
+    CasualtyResult, CasualtyRollError, OfficerCasualty, OfficerHit, Removal, officer_casualty,
+    roll_2d6, table3,
+};
