@@ -159,3 +159,19 @@ pub fn game_show(config: &Config, name: &str, json: bool) -> anyhow::Result<()> 
     }
     Ok(())
 }
+
+/// `adjutant game process NAME`.
+pub fn game_process(config: &Config, name: &str, json: bool) -> anyhow::Result<()> {
+    let mut store = Store::open_existing(&config.database)?;
+    let now = time::OffsetDateTime::now_utc().unix_timestamp();
+    let done = adjutant::game::turn::process_turn(&mut store, name, now)?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&done)?);
+    } else {
+        println!(
+            "game `{}`: turn {} processed ({} events, {} dice rolls); turn {} is open (state {})",
+            done.game, done.turn, done.events, done.rolls, done.next_turn, done.state_hash
+        );
+    }
+    Ok(())
+}

@@ -59,6 +59,9 @@ enum GameCommand {
     List(JsonFlag),
     /// Show one game: sides, players, officers, forces and the current turn.
     Show(ShowArgs),
+    /// Process the game's open turn now, whatever its deadline: adjudicate
+    /// it with its committed dice and open the next.
+    Process(ShowArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -129,6 +132,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Game(GameCommand::List(a)) => commands::game_list(&config()?, a.json),
         Command::Game(GameCommand::Show(a)) => commands::game_show(&config()?, &a.name, a.json),
+        Command::Game(GameCommand::Process(a)) => {
+            commands::game_process(&config()?, &a.name, a.json)
+        }
     }
 }
 
@@ -174,6 +180,9 @@ fn exit_code(err: &anyhow::Error) -> i32 {
             return if e.is_user_error() { 2 } else { 1 };
         }
         if let Some(e) = cause.downcast_ref::<adjutant::demo::DemoError>() {
+            return if e.is_user_error() { 2 } else { 1 };
+        }
+        if let Some(e) = cause.downcast_ref::<adjutant::game::turn::TurnCycleError>() {
             return if e.is_user_error() { 2 } else { 1 };
         }
         if let Some(e) = cause.downcast_ref::<adjutant::game::GameError>() {

@@ -342,6 +342,7 @@ fn help_on_every_command() {
         vec!["game", "create", "--help"],
         vec!["game", "list", "--help"],
         vec!["game", "show", "--help"],
+        vec!["game", "process", "--help"],
         vec!["scenario", "check", "--help"],
         vec!["calc", "--help"],
         vec!["calc", "fire", "--help"],
@@ -382,4 +383,36 @@ fn demo_sets_up_a_game_and_refuses_to_overwrite() {
         .code(2)
         .stderr(predicate::str::contains("already holds"));
     assert_eq!(snapshot(&demo), before);
+}
+
+#[test]
+fn game_process_advances_the_turn() {
+    let dir = tempfile::tempdir().unwrap();
+    adjutant(dir.path()).arg("init").assert().success();
+    adjutant(dir.path())
+        .args(["game", "create", "--name", "t1", "--scenario"])
+        .arg(repo("scenarios/training.toml"))
+        .assert()
+        .success();
+    adjutant(dir.path())
+        .args(["game", "process", "t1"])
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains("turn 1 processed")
+                .and(predicate::str::contains("turn 2 is open")),
+        );
+    let out = adjutant(dir.path())
+        .args(["game", "show", "t1", "--json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let shown: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(shown["current_turn"]["number"], 2);
+    adjutant(dir.path())
+        .args(["game", "process", "nosuch"])
+        .assert()
+        .code(2);
 }

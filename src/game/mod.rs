@@ -1,8 +1,10 @@
 //! Where the rules, the store and mail meet: the ruleset-neutral game
 //! lifecycle. Today: creating a game from a scenario and describing it.
 
+pub mod book;
 mod setup;
 pub mod snapshot;
+pub mod turn;
 
 pub use setup::{CreatedGame, PlayerSecret, battle_state_from_scenario, new_game};
 
