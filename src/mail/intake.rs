@@ -519,12 +519,15 @@ fn identify(
             }
         }
     }
+    let passwords = extract_password(&parsed.text).candidates;
     let chosen = match by_from.len() {
-        0 => None,
+        0 => match passwords.first() {
+            Some(pw) => by_password(tx, parsed, pw)?,
+            None => None,
+        },
         1 => by_from.first().cloned(),
         _ => {
             let subject = parsed.subject.as_deref().unwrap_or("").to_lowercase();
-            let passwords = extract_password(&parsed.text).candidates;
             by_from
                 .iter()
                 .find(|p| subject.contains(&p.game_name.to_lowercase()))
@@ -544,6 +547,32 @@ fn identify(
         Some(p) => Ok(current_turn(tx, p.game)?.map(|t| (p, t))),
         None => Ok(None),
     }
+}
+
+/// At most this many Argon2 checks are spent finding the owner of a
+/// password sent from an unregistered address: each costs tens of
+/// milliseconds, and anyone can send us mail with PASSWORD lines.
+pub const MAX_UNKNOWN_SENDER_CHECKS: usize = 16;
+
+/// The player whose secret `password` is, for a mail from an unregistered
+/// address. Players of games named in the Subject are tried first (all of
+/// them); then the other players of active games, within
+/// [`MAX_UNKNOWN_SENDER_CHECKS`]. A player writing from a strange address
+/// on a busy server names the game in the Subject (docs/mail.md).
+fn by_password(
+    tx: &Transaction<'_>,
+    parsed: &InboundParsed,
+    password: &str,
+) -> Result<Option<Player>, IntakeError> {
+    let subject = parsed.subject.as_deref().unwrap_or("").to_lowercase();
+    let (named, others): (Vec<Player>, Vec<Player>) = players_at(tx, None)?
+        .into_iter()
+        .partition(|p| subject.contains(&p.game_name.to_lowercase()));
+    let budget = MAX_UNKNOWN_SENDER_CHECKS.saturating_sub(named.len());
+    Ok(named
+        .into_iter()
+        .chain(others.into_iter().take(budget))
+        .find(|p| crate::secret::verify_secret(password, &p.secret_hash)))
 }
 
 /// Players of active games at `address`, or all of them for `None`.
