@@ -355,8 +355,7 @@ fn a_bounce_marks_the_address_failing_and_is_not_answered() {
     );
     g.run_once();
     assert_eq!(g.outbox().len(), 1);
-    let dsn = format!(
-        "Return-Path: <>\r\nFrom: MAILER-DAEMON@mx.example.test (Mail Delivery System)\r\n\
+    let dsn = "Return-Path: <>\r\nFrom: MAILER-DAEMON@mx.example.test (Mail Delivery System)\r\n\
          To: adjutant@example.test\r\nSubject: Undelivered Mail Returned to Sender\r\n\
          Message-ID: <bounce1@mx.example.test>\r\nMIME-Version: 1.0\r\n\
          Content-Type: multipart/report; report-type=delivery-status; boundary=\"B\"\r\n\r\n\
@@ -366,8 +365,7 @@ fn a_bounce_marks_the_address_failing_and_is_not_answered() {
          Diagnostic-Code: smtp; 550 5.1.1 user unknown\r\n\r\n\
          --B\r\nContent-Type: text/rfc822-headers\r\n\r\n\
          From: Adjutant <adjutant@example.test>\r\nTo: blue@example.test\r\n\
-         Message-ID: <receipt.mill.S-mill-1@adjutant.example.test>\r\n\r\n--B--\r\n"
-    );
+         Message-ID: <receipt.mill.S-mill-1@adjutant.example.test>\r\n\r\n--B--\r\n";
     g.drop_mail("2.b", dsn.as_bytes());
     g.run_once();
     assert_eq!(g.outbox().len(), 1, "a bounce is never answered");
