@@ -215,9 +215,24 @@ pub fn intake_settings(config: &Config, server_key: Vec<u8>) -> IntakeSettings {
     }
 }
 
+impl DaemonError {
+    /// For the binary: a store error is handed over as itself, so the exit
+    /// code logic recognises it (a missing database is the operator's to fix).
+    pub fn into_anyhow(self) -> anyhow::Error {
+        match self {
+            DaemonError::Store(e) => e.into(),
+            other => other.into(),
+        }
+    }
+}
+
 /// `adjutant run [--once]` with the default parts: builds the runtime and,
 /// for the long-running daemon, stops cleanly on SIGTERM or SIGINT.
-pub fn run_command(config: &Config, once: bool) -> Result<(), DaemonError> {
+pub fn run_command(config: &Config, once: bool) -> anyhow::Result<()> {
+    run_command_inner(config, once).map_err(DaemonError::into_anyhow)
+}
+
+fn run_command_inner(config: &Config, once: bool) -> Result<(), DaemonError> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

@@ -128,7 +128,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Game(GameCommand::List(a)) => commands::game_list(&config()?, a.json),
         Command::Game(GameCommand::Show(a)) => commands::game_show(&config()?, &a.name, a.json),
-        Command::Run { once } => Ok(adjutant::daemon::run_command(&config()?, *once)?),
+        Command::Run { once } => adjutant::daemon::run_command(&config()?, *once),
     }
 }
 
