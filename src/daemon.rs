@@ -467,8 +467,13 @@ async fn processor_task(
         if *stop.borrow() {
             return Ok(());
         }
-        let done =
-            tokio::task::block_in_place(|| process_and_due(&mut store, &settings, &mut parts));
+        let mut work = || process_and_due(&mut store, &settings, &mut parts);
+        // block_in_place is only allowed on the multi-threaded runtime; on a
+        // current-thread runtime (a test) the work simply runs inline.
+        let done = match tokio::runtime::Handle::current().runtime_flavor() {
+            tokio::runtime::RuntimeFlavor::CurrentThread => work(),
+            _ => tokio::task::block_in_place(work),
+        };
         match done {
             Ok((report, due)) => {
                 if report.answers > 0 || due > 0 {
