@@ -6,6 +6,7 @@
 //! are resolved against the directory of the file they were read from, so a
 //! game directory made by `adjutant demo --dir DIR` works from anywhere.
 
+use crate::mail::parse::Limits;
 use serde::Deserialize;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -97,11 +98,55 @@ pub struct Config {
     pub log_level: String,
     pub inbox: InboxConfig,
     pub outbox: OutboxConfig,
+    /// File holding the reply-token key (64 hex characters = 32 bytes).
+    /// `adjutant run` creates it (mode 0600) when missing. Keep it secret
+    /// and stable: a new key invalidates every reply token in flight.
+    #[serde(default = "default_server_key_file")]
+    pub server_key_file: PathBuf,
+    /// Domain of every Message-ID we generate. A dedicated subdomain means
+    /// no player's own mail can ever look like ours. Default:
+    /// `adjutant.<domain of game_master>`; see [`Config::message_id_domain`].
+    #[serde(default)]
+    pub message_id_domain: Option<String>,
+    /// Further addresses that are ours (besides `game_master`): mail from
+    /// them is never answered, so two robots cannot talk to each other.
+    #[serde(default)]
+    pub our_addresses: Vec<String>,
+    /// Size limits for one inbound mail (`[limits] max_bytes, max_lines`).
+    #[serde(default)]
+    pub limits: Limits,
+}
+
+fn default_server_key_file() -> PathBuf {
+    PathBuf::from("var/server.key")
 }
 
 const LOG_LEVELS: [&str; 5] = ["error", "warn", "info", "debug", "trace"];
 
 impl Config {
+    /// The domain for our Message-IDs: `message_id_domain`, else
+    /// `adjutant.` + the domain of `game_master`.
+    pub fn message_id_domain(&self) -> String {
+        match &self.message_id_domain {
+            Some(d) => d.trim().to_string(),
+            None => {
+                let domain = self
+                    .game_master
+                    .rsplit_once('@')
+                    .map(|(_, d)| d)
+                    .unwrap_or("localhost");
+                format!("adjutant.{domain}")
+            }
+        }
+    }
+
+    /// Every address that is ours: `game_master` first, then `our_addresses`.
+    pub fn our_addresses(&self) -> Vec<String> {
+        std::iter::once(self.game_master.clone())
+            .chain(self.our_addresses.iter().cloned())
+            .collect()
+    }
+
     /// Reads and validates a config file.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
         let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
@@ -162,6 +207,41 @@ impl Config {
                 "log_level",
                 &self.log_level,
                 "expected one of error, warn, info, debug, trace",
+            ));
+        }
+        if self.server_key_file.as_os_str().is_empty() {
+            return Err(invalid(
+                "server_key_file",
+                &self.server_key_file,
+                "expected a file path",
+            ));
+        }
+        if let Some(d) = &self.message_id_domain {
+            let d = d.trim();
+            let ok = !d.is_empty()
+                && d.contains('.')
+                && d.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-');
+            if !ok {
+                return Err(invalid(
+                    "message_id_domain",
+                    &d,
+                    "expected a domain name such as adjutant.example.org",
+                ));
+            }
+        }
+        if let Some(bad) = self.our_addresses.iter().find(|a| !is_plausible_address(a)) {
+            return Err(invalid(
+                "our_addresses",
+                bad,
+                "expected mail addresses such as umpire@example.org",
+            ));
+        }
+        if self.limits.max_bytes < 1024 || self.limits.max_lines == 0 {
+            return Err(invalid(
+                "limits",
+                &self.limits,
+                "expected max_bytes of at least 1024 and max_lines of at least 1",
             ));
         }
         match &self.inbox {
@@ -228,6 +308,7 @@ impl Config {
             }
         };
         resolve(&mut self.database);
+        resolve(&mut self.server_key_file);
         match &mut self.inbox {
             InboxConfig::Maildir { path } => resolve(path),
             InboxConfig::Imap { password_file, .. } => resolve(password_file),
@@ -267,6 +348,39 @@ mod tests {
         assert_eq!(c.database, PathBuf::from("/srv/game/var/adjutant.db"));
         assert!(matches!(c.inbox, InboxConfig::Maildir { .. }));
         assert!(matches!(c.outbox, OutboxConfig::Maildir { .. }));
+        assert_eq!(c.server_key_file, PathBuf::from("/srv/game/var/server.key"));
+        assert_eq!(c.message_id_domain(), "adjutant.example.test");
+        assert_eq!(c.our_addresses(), vec!["adjutant@example.test".to_string()]);
+        assert_eq!(c.limits, Limits::default());
+    }
+
+    #[test]
+    fn intake_keys_default_when_absent_and_are_checked() {
+        let text = r#"
+database = "a.db"
+game_master = "judge@example.org"
+poll_interval_secs = 60
+log_level = "info"
+[inbox]
+kind = "maildir"
+path = "in"
+[outbox]
+kind = "maildir"
+path = "out"
+"#;
+        let c = Config::parse(text, "x.toml", Path::new("/g")).unwrap();
+        assert_eq!(c.server_key_file, PathBuf::from("/g/var/server.key"));
+        assert_eq!(c.message_id_domain(), "adjutant.example.org");
+        let bad = format!("message_id_domain = \"not a domain\"\n{text}");
+        let msg = Config::parse(&bad, "x.toml", Path::new("."))
+            .unwrap_err()
+            .to_string();
+        assert!(msg.contains("message_id_domain"), "{msg}");
+        let bad = format!("{text}[limits]\nmax_bytes = 10\nmax_lines = 5\n");
+        let msg = Config::parse(&bad, "x.toml", Path::new("."))
+            .unwrap_err()
+            .to_string();
+        assert!(msg.contains("limits"), "{msg}");
     }
 
     #[test]

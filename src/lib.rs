@@ -6,6 +6,7 @@
 
 pub mod calc;
 pub mod config;
+pub mod daemon;
 pub mod demo;
 pub mod dice;
 pub mod game;

@@ -48,6 +48,13 @@ enum Command {
     /// The umpire's calculator: apply one Iron Brigade rule to numbers you
     /// give, with dice you rolled or dice rolled for you.
     Calc(adjutant::calc::CalcArgs),
+    /// Run the daemon: read mail, answer it, send what is queued. Stops
+    /// cleanly on SIGTERM or Ctrl-C.
+    Run {
+        /// Do one full cycle (read, process, send) and exit: for cron and tests.
+        #[arg(long)]
+        once: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -135,6 +142,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Game(GameCommand::Process(a)) => {
             commands::game_process(&config()?, &a.name, a.json)
         }
+        Command::Run { once } => adjutant::daemon::run_command(&config()?, *once),
     }
 }
 

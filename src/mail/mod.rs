@@ -5,6 +5,8 @@
 //! ([`classify`], [`bounce`]), proving who sent it ([`token`], [`auth`]),
 //! Maildir inbox and outbox ([`maildir`]) and building replies ([`compose`]).
 //! The network transports are [`imap`] (intake) and [`smtp`] (sending).
+//! [`inbox`], [`intake`] and [`outbox`] join all of it to the store: raw
+//! mail in, answers queued, queued mail out.
 
 pub mod address;
 pub mod auth;
@@ -12,7 +14,10 @@ pub mod bounce;
 pub mod classify;
 pub mod compose;
 pub mod imap;
+pub mod inbox;
+pub mod intake;
 pub mod maildir;
+pub mod outbox;
 pub mod parse;
 pub mod quote;
 pub mod smtp;

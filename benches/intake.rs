@@ -1,0 +1,163 @@
+//! `cargo bench --bench intake`: ingest N order mails (default 10,000) from
+//! a Maildir — raw bytes stored, parsed, classified, authenticated by reply
+//! token, a submission written and a receipt composed and queued, one
+//! transaction per mail — then send the receipts to a Maildir outbox.
+//!
+//! Token-authenticated mail is the realistic bulk: players reply to our
+//! mail. PASSWORD mail costs one Argon2id check each (deliberately slow);
+//! a second, small run measures that separately.
+//!
+//! A plain `main` (harness = false) rather than criterion: the figure wanted
+//! is the throughput of one large run and its peak memory, measured with
+//! `/usr/bin/time -v` around the bench binary; repeated sampling of a
+//! 10,000-mail ingest adds nothing but time.
+//!
+//! Environment: `ADJUTANT_BENCH_MAILS` (default 10000),
+//! `ADJUTANT_BENCH_PASSWORD_MAILS` (default 20).
+
+use adjutant::config::Config;
+use adjutant::daemon::intake_settings;
+use adjutant::mail::inbox::Inbox;
+use adjutant::mail::intake::{RecordingHandler, process_new};
+use adjutant::mail::maildir::Maildir;
+use adjutant::mail::outbox::{Outbox, flush};
+use adjutant::store::Store;
+use std::path::Path;
+use std::time::Instant;
+
+const NOW: i64 = 1_781_000_000;
+
+fn env_usize(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn order_mail(n: usize, from: &str, to: &str, extra: &str) -> Vec<u8> {
+    format!(
+        "From: Player <{from}>\r\nTo: {to}\r\nSubject: Re: [bench] turn 1\r\n\
+         Message-ID: <order-{n}@players.example>\r\nDate: Sat, 20 Jun 1863 15:00:00 -0500\r\n\
+         MIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n{extra}\
+         Colonel Hale to 1st Minnesota: advance to Miller's fence in line, then halt.\r\n\
+         Colonel Hale to 15th Massachusetts: follow the 1st Minnesota in column.\r\n\
+         Colonel Hale to 82nd New York: hold the crossroads; fire at any enemy in range.\r\n\
+         Battery A: unlimber at the farm and fire on the ford.\r\n\
+         Colonel Hale moves to the farm.\r\n\r\n\
+         On Sat, 20 Jun 1863 at 14:00, Adjutant <adjutant@example.test> wrote:\r\n\
+         > Turn 1 report. 1st Minnesota: in line at the road.\r\n\
+         > 15th Massachusetts: in column.\r\n"
+    )
+    .into_bytes()
+}
+
+fn setup(dir: &Path) -> (Config, Store, Vec<u8>) {
+    let config = Config::embedded(dir);
+    let mut store = Store::open(&config.database).expect("store");
+    adjutant::game::create_from_file(
+        &mut store,
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/training.toml"),
+        "bench",
+    )
+    .expect("game");
+    let key = b"bench-key-0123456789abcdef-bench".to_vec();
+    (config, store, key)
+}
+
+async fn run(label: &str, mails: usize, password: bool) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (config, mut store, key) = setup(dir.path());
+    let inbox_dir = Maildir::create(dir.path().join("var/inbox")).expect("inbox");
+    let secret = if password {
+        // A game whose secret we know: set Blue's hash from a fresh secret.
+        let secret = adjutant::secret::generate_secret().expect("secret");
+        let hash = adjutant::secret::hash_secret(&secret).expect("hash");
+        store
+            .conn()
+            .execute(
+                "UPDATE players SET secret_hash = ?1 WHERE name = 'Blue'",
+                [hash],
+            )
+            .expect("set hash");
+        Some(secret)
+    } else {
+        None
+    };
+    let token = adjutant::mail::token::make_token(&key, "bench", "Blue", 1).expect("token");
+    let token_to = format!("adjutant+{token}@example.test");
+    for n in 0..mails {
+        let raw = match &secret {
+            Some(s) => order_mail(
+                n,
+                "blue@example.test",
+                "adjutant@example.test",
+                &format!("PASSWORD {s}\r\n"),
+            ),
+            None => order_mail(n, "blue@example.test", &token_to, ""),
+        };
+        std::fs::write(
+            inbox_dir.root().join("new").join(format!("{n:06}.bench")),
+            raw,
+        )
+        .expect("write mail");
+    }
+    let settings = intake_settings(&config, key);
+    let mut inbox = Inbox::Maildir(inbox_dir);
+
+    let t0 = Instant::now();
+    let ingest = inbox.ingest(&mut store, NOW).await.expect("ingest");
+    let t1 = Instant::now();
+    let report = process_new(&mut store, &settings, &mut RecordingHandler, NOW).expect("process");
+    let t2 = Instant::now();
+    let outbox = Outbox::from_config(&config).expect("outbox");
+    let sent = flush(&mut store, &outbox, NOW).await.expect("flush");
+    let t3 = Instant::now();
+
+    assert_eq!(ingest.stored, mails);
+    assert_eq!(report.accepted, mails, "{report:?}");
+    assert_eq!(report.answers, mails);
+    assert_eq!(sent.sent, mails);
+    let rate = |n: usize, d: std::time::Duration| n as f64 / d.as_secs_f64();
+    println!("{label}: {mails} mails");
+    println!(
+        "  store raw (ingest)           {:>8.3} s  {:>9.0} mails/s",
+        (t1 - t0).as_secs_f64(),
+        rate(mails, t1 - t0)
+    );
+    println!(
+        "  parse+auth+submit+queue      {:>8.3} s  {:>9.0} mails/s",
+        (t2 - t1).as_secs_f64(),
+        rate(mails, t2 - t1)
+    );
+    println!(
+        "  ingest to answer queued      {:>8.3} s  {:>9.0} mails/s",
+        (t2 - t0).as_secs_f64(),
+        rate(mails, t2 - t0)
+    );
+    println!(
+        "  send receipts to Maildir     {:>8.3} s  {:>9.0} mails/s",
+        (t3 - t2).as_secs_f64(),
+        rate(mails, t3 - t2)
+    );
+}
+
+fn main() {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    runtime.block_on(async {
+        run(
+            "reply-token mail",
+            env_usize("ADJUTANT_BENCH_MAILS", 10_000),
+            false,
+        )
+        .await;
+        run(
+            "PASSWORD mail (one Argon2id check each)",
+            env_usize("ADJUTANT_BENCH_PASSWORD_MAILS", 20),
+            true,
+        )
+        .await;
+    });
+}

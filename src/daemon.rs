@@ -1,0 +1,521 @@
+//! `adjutant run`: the daemon that reads mail, processes it, runs due work
+//! and sends the answers.
+//!
+//! # Shape (in the manner of tokio's mini-redis)
+//!
+//! Three tasks on a multi-threaded tokio runtime, each owning its OWN
+//! SQLite connection (WAL lets them read while another writes; every write
+//! is one short IMMEDIATE transaction, so they never deadlock, they wait on
+//! the 5 s busy timeout at worst):
+//!
+//! * **inbox task** — owns the [`Inbox`]. Loop: [`Inbox::ingest`] (raw bytes
+//!   committed to SQLite, then released at the source), tell the processor,
+//!   then wait: IMAP IDLE via `wait_for_change` (a plain poll when the server
+//!   has no IDLE), or the poll interval for a Maildir. A transient IMAP error
+//!   (server restart, network) is logged and retried with exponential
+//!   backoff (1 s … 5 min); a permanent one (wrong password, missing folder)
+//!   ends the task with the error, which shuts the daemon down so the
+//!   operator sees it.
+//! * **processor task** — owns the [`SubmissionHandler`] and the [`DueWork`]
+//!   hook. Woken by the inbox task or every poll interval: processes every
+//!   stored mail still `new` ([`intake::process_new`], one transaction per
+//!   mail with the answers it queues), then asks [`DueWork`] for anything due
+//!   at the current time (deadlines: the turn cycle fills this hook), then
+//!   tells the outbox task. Its work is synchronous (SQLite, Argon2), so it
+//!   runs inside `block_in_place` and does not stall the other tasks.
+//! * **outbox task** — owns the [`Outbox`]. Woken by the processor or every
+//!   poll interval (at most a minute, so retries come due on time): sends
+//!   what is due ([`outbox::flush`]) and records each result.
+//!
+//! # Channels
+//!
+//! Two `tokio::sync::Notify`s carry the wake-ups inbox → processor and
+//! processor → outbox. A `Notify` keeps one permit when nobody waits, so a
+//! wake-up sent while the receiver is busy is not lost, and a burst of them
+//! collapses into one pass — each pass handles everything outstanding, which
+//! is exactly what we want. The data itself never travels through channels:
+//! it is in SQLite, which is what makes a crash at any point safe.
+//!
+//! # Shutdown
+//!
+//! A `watch::channel(false)` is the shutdown flag. The runner sets it on
+//! SIGTERM or SIGINT (Ctrl-C), or when any task ends with an error. Each
+//! task checks it only BETWEEN units of work: waits and sleeps are inside
+//! `select!` with the flag and are abandoned at once, but a transaction in
+//! hand (a mail being processed, a message being sent and marked) is
+//! finished first. The runner then waits for all three tasks and returns
+//! the first error, if any. Anything not yet done stays in SQLite (`new`
+//! mail, `queued` outbound mail) for the next start.
+//!
+//! # Edges
+//!
+//! The clock is passed in ([`Clock`]); the only randomness is the reply-token
+//! key made on first start ([`load_or_create_server_key`], OS randomness).
+//! `adjutant run --once` ([`run_once`]) does one full cycle — ingest, process,
+//! due work, flush — and exits: for cron and for tests.
+
+use crate::config::Config;
+use crate::mail::imap::Backoff;
+use crate::mail::inbox::{Inbox, InboxError, IngestReport};
+use crate::mail::intake::{
+    self, IntakeSettings, ProcessReport, RecordingHandler, SubmissionHandler,
+};
+use crate::mail::outbox::{self, FlushReport, Outbox, OutboxError};
+use crate::store::{Store, StoreError};
+use std::future::Future;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::{Notify, watch};
+
+/// Length of the reply-token key made on first start.
+const SERVER_KEY_BYTES: usize = 32;
+
+/// Why the daemon stopped or could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum DaemonError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Inbox(#[from] InboxError),
+    #[error(transparent)]
+    Outbox(#[from] OutboxError),
+    #[error(
+        "cannot read the reply-token key {path}: {problem}\n  hint: the file must hold 64 hex characters; if it is lost, delete it and restart (reply tokens already sent stop working; players can use PASSWORD lines)"
+    )]
+    Key { path: PathBuf, problem: String },
+    #[error("the due-work hook failed: {0}")]
+    DueWork(String),
+    #[error("cannot start the async runtime: {0}")]
+    Runtime(std::io::Error),
+    #[error("a daemon task stopped unexpectedly: {0}")]
+    Task(String),
+}
+
+/// Where the daemon reads the time. Passed in so tests can set it.
+pub trait Clock: Send + Sync {
+    /// Unix seconds, UTC.
+    fn now(&self) -> i64;
+}
+
+/// The system clock.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    fn now(&self) -> i64 {
+        time::OffsetDateTime::now_utc().unix_timestamp()
+    }
+}
+
+/// Work that falls due with time, such as processing a turn whose deadline
+/// passed. The turn cycle implements it; it runs in the processor task after
+/// intake, and should queue its mail in the transactions it commits.
+pub trait DueWork: Send {
+    /// Does whatever is due at `now`; returns how many things it did.
+    fn run_due(
+        &mut self,
+        store: &mut Store,
+        now: i64,
+    ) -> Result<usize, Box<dyn std::error::Error + Send + Sync>>;
+}
+
+/// The default hook: nothing is ever due.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NothingDue;
+
+impl DueWork for NothingDue {
+    fn run_due(
+        &mut self,
+        _store: &mut Store,
+        _now: i64,
+    ) -> Result<usize, Box<dyn std::error::Error + Send + Sync>> {
+        Ok(0)
+    }
+}
+
+/// The pluggable parts: clock, submission handler, due-work hook.
+pub struct Parts {
+    pub clock: Arc<dyn Clock>,
+    pub handler: Box<dyn SubmissionHandler + Send>,
+    pub due: Box<dyn DueWork>,
+}
+
+impl Default for Parts {
+    /// System clock, [`RecordingHandler`], [`NothingDue`].
+    fn default() -> Self {
+        Parts {
+            clock: Arc::new(SystemClock),
+            handler: Box::new(RecordingHandler),
+            due: Box::new(NothingDue),
+        }
+    }
+}
+
+/// What one cycle did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CycleReport {
+    pub ingest: IngestReport,
+    pub process: ProcessReport,
+    pub due: usize,
+    pub flush: FlushReport,
+}
+
+/// Reads the reply-token key, creating it (32 random bytes as hex, mode
+/// 0600) if the file does not exist.
+pub fn load_or_create_server_key(path: &Path) -> Result<Vec<u8>, DaemonError> {
+    let err = |problem: String| DaemonError::Key {
+        path: path.to_path_buf(),
+        problem,
+    };
+    match std::fs::read_to_string(path) {
+        Ok(text) => {
+            let key = hex::decode(text.trim()).map_err(|e| err(format!("not hex: {e}")))?;
+            if key.len() < 16 {
+                return Err(err(format!(
+                    "{} bytes is too short; at least 16 are needed",
+                    key.len()
+                )));
+            }
+            Ok(key)
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let mut key = vec![0u8; SERVER_KEY_BYTES];
+            getrandom::fill(&mut key).map_err(|e| err(format!("no OS randomness: {e}")))?;
+            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                std::fs::create_dir_all(dir).map_err(|e| err(e.to_string()))?;
+            }
+            let mut options = std::fs::OpenOptions::new();
+            options.write(true).create_new(true);
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::OpenOptionsExt;
+                options.mode(0o600);
+            }
+            let mut file = options.open(path).map_err(|e| err(e.to_string()))?;
+            file.write_all(format!("{}\n", hex::encode(&key)).as_bytes())
+                .and_then(|()| file.sync_all())
+                .map_err(|e| err(e.to_string()))?;
+            tracing::info!(path = %path.display(), "created a new reply-token key");
+            Ok(key)
+        }
+        Err(e) => Err(err(e.to_string())),
+    }
+}
+
+/// The intake settings from the configuration and the key.
+pub fn intake_settings(config: &Config, server_key: Vec<u8>) -> IntakeSettings {
+    IntakeSettings {
+        limits: config.limits,
+        game_master: config.game_master.clone(),
+        our_addresses: config.our_addresses(),
+        message_id_domain: config.message_id_domain(),
+        server_key,
+    }
+}
+
+impl DaemonError {
+    /// For the binary: a store error is handed over as itself, so the exit
+    /// code logic recognises it (a missing database is the operator's to fix).
+    pub fn into_anyhow(self) -> anyhow::Error {
+        match self {
+            DaemonError::Store(e) => e.into(),
+            other => other.into(),
+        }
+    }
+}
+
+/// `adjutant run [--once]` with the default parts: builds the runtime and,
+/// for the long-running daemon, stops cleanly on SIGTERM or SIGINT.
+pub fn run_command(config: &Config, once: bool) -> anyhow::Result<()> {
+    run_command_inner(config, once).map_err(DaemonError::into_anyhow)
+}
+
+fn run_command_inner(config: &Config, once: bool) -> Result<(), DaemonError> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(DaemonError::Runtime)?;
+    runtime.block_on(async {
+        let mut parts = Parts::default();
+        if once {
+            let r = run_once(config, &mut parts).await?;
+            tracing::info!(?r, "one cycle done");
+            println!(
+                "stored {} new mail ({} duplicates); accepted {}, refused {}, ignored {}; \
+                 {} answers queued; sent {}, retrying {}, failed {}",
+                r.ingest.stored,
+                r.ingest.duplicates,
+                r.process.accepted,
+                r.process.refused,
+                r.process.ignored,
+                r.process.answers,
+                r.flush.sent,
+                r.flush.retrying,
+                r.flush.failed
+            );
+            Ok(())
+        } else {
+            run(config, parts, shutdown_signal()).await
+        }
+    })
+}
+
+/// Resolves on SIGTERM or SIGINT.
+pub async fn shutdown_signal() {
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot listen for SIGTERM; use Ctrl-C");
+                std::future::pending::<()>().await;
+            }
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = terminate => {}
+    }
+    tracing::info!("shutdown requested; finishing the work in hand");
+}
+
+/// One full cycle: ingest, process, due work, flush. The store and the
+/// mail folders must exist (`adjutant init`).
+pub async fn run_once(config: &Config, parts: &mut Parts) -> Result<CycleReport, DaemonError> {
+    let key = load_or_create_server_key(&config.server_key_file)?;
+    let settings = intake_settings(config, key);
+    let mut store = Store::open_existing(&config.database)?;
+    let mut inbox = Inbox::from_config(config)?;
+    let outbox = Outbox::from_config(config)?;
+    let ingest = inbox.ingest(&mut store, parts.clock.now()).await?;
+    inbox.close().await;
+    let (process, due) = process_and_due(&mut store, &settings, parts)?;
+    let flush = outbox::flush(&mut store, &outbox, parts.clock.now()).await?;
+    Ok(CycleReport {
+        ingest,
+        process,
+        due,
+        flush,
+    })
+}
+
+fn process_and_due(
+    store: &mut Store,
+    settings: &IntakeSettings,
+    parts: &mut Parts,
+) -> Result<(ProcessReport, usize), DaemonError> {
+    let process = intake::process_new(store, settings, parts.handler.as_mut(), parts.clock.now())?;
+    let due = parts
+        .due
+        .run_due(store, parts.clock.now())
+        .map_err(|e| DaemonError::DueWork(e.to_string()))?;
+    Ok((process, due))
+}
+
+/// The long-running daemon; returns when `shutdown` resolves (after the
+/// work in hand is finished) or when a task fails for good.
+pub async fn run(
+    config: &Config,
+    parts: Parts,
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), DaemonError> {
+    let key = load_or_create_server_key(&config.server_key_file)?;
+    let settings = intake_settings(config, key);
+    let poll = Duration::from_secs(config.poll_interval_secs.max(1));
+    // Open everything before starting, so configuration mistakes are
+    // reported at once rather than from inside a task.
+    let inbox_store = Store::open_existing(&config.database)?;
+    let process_store = Store::open_existing(&config.database)?;
+    let outbox_store = Store::open_existing(&config.database)?;
+    let inbox = Inbox::from_config(config)?;
+    let outbox = Outbox::from_config(config)?;
+
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let to_processor = Arc::new(Notify::new());
+    let to_outbox = Arc::new(Notify::new());
+    let outbox_clock = parts.clock.clone();
+    let mut tasks = tokio::task::JoinSet::new();
+    tasks.spawn(inbox_task(
+        inbox,
+        inbox_store,
+        parts.clock.clone(),
+        poll,
+        to_processor.clone(),
+        stop_rx.clone(),
+    ));
+    tasks.spawn(processor_task(
+        process_store,
+        settings,
+        parts,
+        poll,
+        to_processor,
+        to_outbox.clone(),
+        stop_rx.clone(),
+    ));
+    tasks.spawn(outbox_task(
+        outbox,
+        outbox_store,
+        outbox_clock,
+        poll.min(Duration::from_secs(60)),
+        to_outbox,
+        stop_rx,
+    ));
+    tracing::info!("adjutant running");
+
+    let mut first_error: Option<DaemonError> = None;
+    tokio::pin!(shutdown);
+    let mut stopping = false;
+    loop {
+        tokio::select! {
+            _ = &mut shutdown, if !stopping => {
+                stopping = true;
+                let _ = stop_tx.send(true);
+            }
+            joined = tasks.join_next() => {
+                let Some(joined) = joined else { break };
+                let result = joined.map_err(|e| DaemonError::Task(e.to_string())).and_then(|r| r);
+                if let Err(e) = result {
+                    tracing::error!(error = %e, "a daemon task failed; shutting down");
+                    first_error.get_or_insert(e);
+                }
+                // One task ending means the daemon cannot do its job.
+                stopping = true;
+                let _ = stop_tx.send(true);
+            }
+        }
+    }
+    tracing::info!("adjutant stopped");
+    first_error.map_or(Ok(()), Err)
+}
+
+/// Waits `delay`, or less if shutdown is requested. True = shutting down.
+async fn pause(delay: Duration, stop: &mut watch::Receiver<bool>) -> bool {
+    if *stop.borrow() {
+        return true;
+    }
+    tokio::select! {
+        _ = tokio::time::sleep(delay) => false,
+        _ = stop.changed() => true,
+    }
+}
+
+/// See the module doc: ingest, wake the processor, wait for mail.
+async fn inbox_task(
+    mut inbox: Inbox,
+    mut store: Store,
+    clock: Arc<dyn Clock>,
+    poll: Duration,
+    to_processor: Arc<Notify>,
+    mut stop: watch::Receiver<bool>,
+) -> Result<(), DaemonError> {
+    let mut backoff = Backoff::new(Duration::from_secs(1), Duration::from_secs(300));
+    let result = loop {
+        if *stop.borrow() {
+            break Ok(());
+        }
+        match inbox.ingest(&mut store, clock.now()).await {
+            Ok(report) => {
+                backoff.reset();
+                if report.stored > 0 {
+                    to_processor.notify_one();
+                }
+            }
+            Err(e) if e.is_transient() => {
+                let delay = backoff.next_delay();
+                tracing::warn!(error = %e, ?delay, "reading the inbox failed; retrying");
+                if pause(delay, &mut stop).await {
+                    break Ok(());
+                }
+                continue;
+            }
+            Err(e) => break Err(e.into()),
+        }
+        let waited = tokio::select! {
+            r = inbox.wait(poll) => r,
+            _ = stop.changed() => break Ok(()),
+        };
+        if let Err(e) = waited {
+            if !e.is_transient() {
+                break Err(e.into());
+            }
+            let delay = backoff.next_delay();
+            tracing::warn!(error = %e, ?delay, "waiting for mail failed; retrying");
+            if pause(delay, &mut stop).await {
+                break Ok(());
+            }
+        }
+    };
+    inbox.close().await;
+    result
+}
+
+/// See the module doc: process stored mail, run due work, wake the outbox.
+async fn processor_task(
+    mut store: Store,
+    settings: IntakeSettings,
+    mut parts: Parts,
+    poll: Duration,
+    woken: Arc<Notify>,
+    to_outbox: Arc<Notify>,
+    mut stop: watch::Receiver<bool>,
+) -> Result<(), DaemonError> {
+    loop {
+        if *stop.borrow() {
+            return Ok(());
+        }
+        let mut work = || process_and_due(&mut store, &settings, &mut parts);
+        // block_in_place is only allowed on the multi-threaded runtime; on a
+        // current-thread runtime (a test) the work simply runs inline.
+        let done = match tokio::runtime::Handle::current().runtime_flavor() {
+            tokio::runtime::RuntimeFlavor::CurrentThread => work(),
+            _ => tokio::task::block_in_place(work),
+        };
+        match done {
+            Ok((report, due)) => {
+                if report.answers > 0 || due > 0 {
+                    to_outbox.notify_one();
+                }
+                if report != ProcessReport::default() {
+                    tracing::info!(?report, due, "processed mail");
+                }
+            }
+            // A locked or full database may clear; the mail stays `new`.
+            Err(e) => tracing::error!(error = %e, "processing failed; will try again"),
+        }
+        tokio::select! {
+            _ = woken.notified() => {}
+            _ = tokio::time::sleep(poll) => {}
+            _ = stop.changed() => return Ok(()),
+        }
+    }
+}
+
+/// See the module doc: send what is due, on wake-up or every `tick`.
+async fn outbox_task(
+    outbox: Outbox,
+    mut store: Store,
+    clock: Arc<dyn Clock>,
+    tick: Duration,
+    woken: Arc<Notify>,
+    mut stop: watch::Receiver<bool>,
+) -> Result<(), DaemonError> {
+    loop {
+        if *stop.borrow() {
+            return Ok(());
+        }
+        match outbox::flush(&mut store, &outbox, clock.now()).await {
+            Ok(r) if r != FlushReport::default() => tracing::info!(?r, "outbox flushed"),
+            Ok(_) => {}
+            Err(e) => tracing::error!(error = %e, "sending failed; will try again"),
+        }
+        tokio::select! {
+            _ = woken.notified() => {}
+            _ = tokio::time::sleep(tick) => {}
+            _ = stop.changed() => return Ok(()),
+        }
+    }
+}
