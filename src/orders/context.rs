@@ -180,6 +180,21 @@ impl<'a> ParseContext<'a> {
                 target: PlaceRef::Unit(c.target),
             });
         }
+        // A landmark often shares its name with the feature it marks ("Round
+        // Hill" the landmark and the hill): the first (the landmark) wins.
+        let core = |ws: &[String]| -> Vec<String> {
+            ws.iter().filter(|w| w.as_str() != "the").cloned().collect()
+        };
+        let mut seen: Vec<Vec<String>> = Vec::new();
+        out.retain(|c| {
+            let k = core(&c.words);
+            if seen.contains(&k) {
+                false
+            } else {
+                seen.push(k);
+                true
+            }
+        });
         out
     }
 

@@ -588,6 +588,11 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     /// One clause; pushes its steps.
     fn clause(&mut self, steps: &mut Vec<Step>) -> PResult<()> {
         self.skip_preambles();
+        if TAILS.iter().any(|t| self.at_words(t)) {
+            // A colouring phrase after a comma ("..., once fired upon").
+            self.skip_tail();
+            return Ok(());
+        }
         let Some(tok) = self.peek() else {
             return Err(self.expected("an order"));
         };
@@ -790,7 +795,9 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             gait,
             ..MoveBuild::default()
         };
-        self.eat_any(&["forward", "forwards", "ahead", "out", "on"]);
+        if !self.at_words(&["on", "the"]) {
+            self.eat_any(&["forward", "forwards", "ahead", "out", "on"]);
+        }
         loop {
             if self.move_modifier(&mut m)? {
                 continue;
@@ -1396,10 +1403,31 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 || p.eat_words(&["the", "fire"])
         };
         if (verb == "hold" || verb == "stop") && fire_words(self) {
-            steps.push(Step {
-                trigger: Trigger::Then,
-                action: Action::HoldFire,
-            });
+            // "hold their fire until they reach the enemy" governs the move
+            // before it, so it goes before that move (APSoF I.C.2 ex. iii).
+            let governs = self.at_word("until");
+            let last_move = steps
+                .iter()
+                .rposition(|s| matches!(s.action, Action::Move(_) | Action::Charge { .. }));
+            match last_move {
+                Some(i) if governs => {
+                    let trigger = steps.get(i).map(|s| s.trigger).unwrap_or_default();
+                    if let Some(s) = steps.get_mut(i) {
+                        s.trigger = Trigger::Then;
+                    }
+                    steps.insert(
+                        i,
+                        Step {
+                            trigger,
+                            action: Action::HoldFire,
+                        },
+                    );
+                }
+                _ => steps.push(Step {
+                    trigger: Trigger::Then,
+                    action: Action::HoldFire,
+                }),
+            }
             return Ok(());
         }
         self.hold_rest(steps)
