@@ -807,19 +807,22 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         Ok(m)
     }
 
+    /// A retreat: like a move, but a bare distance ("fall back 3 inches")
+    /// is straight back from the unit's facing.
     fn move_phrase_retreat(&mut self, verb: &str) -> PResult<MoveBuild> {
-        let mut m = self.move_phrase(Gait::March, verb)?;
+        let mut m = MoveBuild::default();
+        if self.at_number() && !self.toks.get(self.pos + 1).is_some_and(|t| t.is_punct(',')) {
+            let from = self.at;
+            let p = self.offset_place(from, normalize_deg(self.facing + 180.0))?;
+            m.dests.push(p);
+            while self.move_modifier(&mut m)? {}
+        } else {
+            m = self.move_phrase(Gait::March, verb)?;
+        }
         if m.dests.is_empty() && m.vias.is_empty() {
-            if self.at_number() {
-                let from = self.at;
-                let p = self.offset_place(from, normalize_deg(self.facing + 180.0))?;
-                m.dests.push(p);
-                while self.move_modifier(&mut m)? {}
-            } else {
-                return Err(self.expected(&format!(
-                    "a place after '{verb}', such as 'to the ford' or '6 inches south'"
-                )));
-            }
+            return Err(self.expected(&format!(
+                "a place after '{verb}', such as 'to the ford' or '6 inches south'"
+            )));
         }
         Ok(m)
     }
