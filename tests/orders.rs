@@ -901,3 +901,30 @@ fn expected_effective_turn_follows_i_c_1() {
     assert!(t.subject_to_roll);
     assert!(t.to_string().contains("subject to a roll"), "{t}");
 }
+
+/// A whole mail body as a player writes it: CRLF line ends, a greeting
+/// line, bullets, orders running over two lines, a signature.
+#[test]
+fn a_whole_mail_with_greeting_bullets_continuations_and_signature() {
+    let g = game("training.toml");
+    let ctx = blue(&g);
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/orders/training-turn3.eml.txt");
+    let text = std::fs::read_to_string(path).unwrap();
+    let m = parse(&ctx, &text);
+    // The greeting line has no "name:" head: reported, nothing else lost.
+    assert_eq!(m.errors.len(), 1, "{:#?}", m.errors);
+    assert_eq!((m.errors[0].line, m.errors[0].column), (1, 1));
+    assert!(m.ready);
+    let receipts: Vec<String> = m.items.iter().map(|i| normalise(i, &ctx)).collect();
+    assert_eq!(
+        receipts,
+        vec![
+            "10th Ohio: advance by road to Miller's Crossroads (24, 18); on arrival form line facing east (90°)",
+            "12th Ohio: advance to (15.5, 26.5) in column; then face toward 5th Tennessee",
+            "Battery A, 1st Ohio Light Artillery: unlimber facing north-east (45°); then fire at Ridley's Battery",
+            "14th Ohio: hold; then lie down",
+            "Colonel Hale: ride to Round Hill (10.5, 8.5)",
+        ]
+    );
+}

@@ -75,11 +75,11 @@ const SOFT_STOPS: &[&str] = &[
 /// five letters or more is read as that verb ("advnace").
 const VERBS: &[&str] = &[
     "advance", "march", "move", "go", "proceed", "head", "press", "push", "continue", "attack",
-    "assault", "charge", "double", "run", "form", "deploy", "face", "turn", "wheel", "about",
-    "fire", "firing", "open", "shoot", "hold", "cease", "halt", "stand", "stay", "wait", "remain",
-    "stop", "lie", "lay", "get", "rise", "limber", "unlimber", "mount", "dismount", "retreat",
-    "withdraw", "fall", "pull", "back", "split", "detach", "combine", "merge", "ride", "gallop",
-    "return", "hurry", "change",
+    "assault", "charge", "double", "run", "form", "deploy", "face", "facing", "turn", "wheel",
+    "about", "fire", "firing", "open", "shoot", "hold", "cease", "halt", "stand", "stay", "wait",
+    "remain", "stop", "lie", "lay", "get", "rise", "limber", "unlimber", "mount", "dismount",
+    "retreat", "withdraw", "fall", "pull", "back", "split", "detach", "combine", "merge", "ride",
+    "gallop", "return", "hurry", "change",
 ];
 
 /// Phrases of politeness or colour skipped before a clause.
@@ -648,7 +648,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 self.pos += 1;
                 self.form(steps, raw)?;
             }
-            Some("face" | "turn" | "wheel" | "about") => self.face(steps)?,
+            Some("face" | "facing" | "turn" | "wheel" | "about") => self.face(steps)?,
             Some("fire" | "firing" | "open" | "shoot") => self.fire(steps)?,
             Some("cease") => {
                 self.pos += 1;
@@ -955,6 +955,10 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             || self.at_words(&["on", "the", "right"])
             || self.at_words(&["to", "the", "left", "of"])
             || self.at_words(&["to", "the", "right", "of"])
+            || self.at_words(&["to", "the", "rear", "of"])
+            || self.at_words(&["in", "rear", "of"])
+            || self.at_words(&["in", "support", "of"])
+            || self.at_words(&["ahead", "of"])
     }
 
     /// "at the double (quick)", "double quick", "in double time", ...

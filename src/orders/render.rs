@@ -99,9 +99,13 @@ fn movement(verb: &str, m: &MoveOrder, ctx: &ParseContext) -> String {
         s.push_str(if i == 0 { " to " } else { ", then to " });
         s.push_str(&place(*p, ctx));
     }
-    if let Some(f) = m.formation {
-        s.push_str(" in ");
-        s.push_str(formation(f));
+    match m.formation {
+        Some(Formation::EnMasse) => s.push_str(" en masse"),
+        Some(f) => {
+            s.push_str(" in ");
+            s.push_str(formation(f));
+        }
+        None => {}
     }
     if m.fire_while_moving {
         s.push_str(", firing while advancing");
