@@ -928,3 +928,23 @@ fn a_whole_mail_with_greeting_bullets_continuations_and_signature() {
         ]
     );
 }
+
+#[test]
+fn places_within_places_are_bounded() {
+    let g = game("training.toml");
+    let ctx = blue(&g);
+    let m = parse(
+        &ctx,
+        "10th Ohio: advance to 1 inch north of 1 inch north of the ford",
+    );
+    match &actions(&m)[0] {
+        Action::Move(mv) => assert!(close(mv.waypoints[0], Pos::new(23.0, 29.0))),
+        other => panic!("{other:?}"),
+    }
+    let deep = format!(
+        "10th Ohio: advance to {}the ford",
+        "1 inch north of ".repeat(200)
+    );
+    let e = one_error(&parse(&ctx, &deep)).message.clone();
+    assert_eq!(e, "too many places within places; give the place directly");
+}

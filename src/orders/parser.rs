@@ -208,6 +208,9 @@ pub struct OrderParser<'c, 'a> {
     /// Where the ordered unit or officer stands now.
     at: Pos,
     facing: f64,
+    /// Places within places ("300 yards north of 5 inches east of ..."),
+    /// bounded so no text can exhaust the stack.
+    depth: u32,
 }
 
 impl<'c, 'a> OrderParser<'c, 'a> {
@@ -228,6 +231,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             unit,
             at,
             facing: unit.map(|u| u.facing).unwrap_or(0.0),
+            depth: 0,
         }
     }
 
@@ -1691,7 +1695,13 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         self.eat_words(&["to", "the"]);
         let bearing = self.compass();
         let base = if self.eat_any(&["of", "from"]).is_some() {
-            self.place(from, false)?
+            if self.depth >= 4 {
+                return Err(self.err("too many places within places; give the place directly"));
+            }
+            self.depth += 1;
+            let p = self.place(from, false);
+            self.depth -= 1;
+            p?
         } else {
             from
         };
