@@ -11,6 +11,7 @@ pub mod demo;
 pub mod dice;
 pub mod game;
 pub mod mail;
+pub mod orders;
 pub mod rules;
 pub mod scenario;
 pub mod secret;

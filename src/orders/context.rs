@@ -1,0 +1,367 @@
+//! What the parser knows about the game when it reads one player's mail, and
+//! the sets of names he may use. Every name set is built from what his side
+//! owns or can see, so nothing hidden can be matched or suggested.
+
+use super::names::Candidate;
+use crate::rules::iron_brigade::geometry;
+use crate::rules::iron_brigade::kinds::AreaKind;
+use crate::rules::iron_brigade::state::{
+    BattleState, OfficerId, OfficerStatus, Pos, SideId, UnitId,
+};
+use crate::scenario::Scenario;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Everything the parser needs to read one player's orders.
+#[derive(Debug, Clone)]
+pub struct ParseContext<'a> {
+    pub state: &'a BattleState,
+    /// The player's side.
+    pub side: SideId,
+    /// The officers this player writes orders for (scenario `players`).
+    pub player_officers: Vec<OfficerId>,
+    /// Enemy units his side can see now; the only enemies he may name.
+    pub visible_enemies: BTreeSet<UnitId>,
+    pub yards_per_inch: f64,
+    /// The turn whose orders these are.
+    pub turn: u32,
+    /// Other names of units (scenario `aliases`), lowercase or not.
+    pub aliases: BTreeMap<String, UnitId>,
+    /// Other names of places (landmark `aliases` in the scenario).
+    pub place_aliases: BTreeMap<String, Pos>,
+}
+
+/// Unit and place aliases of a scenario, keyed to the ids of the battle state
+/// made from it (matched by name, so the ids need not follow any order).
+pub fn scenario_aliases(
+    scenario: &Scenario,
+    state: &BattleState,
+) -> (BTreeMap<String, UnitId>, BTreeMap<String, Pos>) {
+    let mut units = BTreeMap::new();
+    for u in &scenario.units {
+        if let Some(su) = state.units.iter().find(|s| s.name == u.name) {
+            for a in &u.aliases {
+                units.insert(a.clone(), su.id);
+            }
+        }
+    }
+    let mut places = BTreeMap::new();
+    for l in &scenario.landmarks {
+        for a in &l.aliases {
+            places.insert(a.clone(), Pos::new(l.at.x, l.at.y));
+        }
+    }
+    (units, places)
+}
+
+/// A place a name can stand for.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum PlaceRef {
+    Point(Pos),
+    /// An area: its centre, or the edge nearest the unit ("the edge of").
+    Area(usize),
+    /// A road, fence or stream: the point on it nearest the unit.
+    Line(usize),
+    /// A hill contour: its centre.
+    Hill(usize),
+    /// A unit's present position (own units and visible enemies).
+    Unit(UnitId),
+}
+
+impl<'a> ParseContext<'a> {
+    /// Whether the player commands `unit`: it is of his side and one of his
+    /// officers is in its chain of command. A unit with no commander at all
+    /// may be ordered by any player of its side.
+    pub fn commands(&self, unit: UnitId) -> bool {
+        let Some(u) = self.state.unit(unit) else {
+            return false;
+        };
+        if u.side != self.side {
+            return false;
+        }
+        u.commander.is_none()
+            || self
+                .player_officers
+                .iter()
+                .any(|o| self.state.in_chain_of_command(unit, *o))
+    }
+
+    /// The player's own side's units, by name and alias.
+    pub fn own_units(&self) -> Vec<Candidate<UnitId>> {
+        let mut out: Vec<Candidate<UnitId>> = self
+            .state
+            .units_of(self.side)
+            .map(|u| Candidate::new(&u.name, u.id))
+            .collect();
+        for (alias, id) in &self.aliases {
+            if self.state.unit(*id).is_some_and(|u| u.side == self.side) {
+                let mut c = Candidate::new(alias, *id);
+                if let Some(u) = self.state.unit(*id) {
+                    c.display = u.name.clone();
+                }
+                out.push(c);
+            }
+        }
+        out
+    }
+
+    /// Enemy units the player's side can see, by name and alias.
+    pub fn visible_enemy_units(&self) -> Vec<Candidate<UnitId>> {
+        let visible = |id: &UnitId| {
+            self.visible_enemies.contains(id)
+                && self.state.unit(*id).is_some_and(|u| u.side != self.side)
+        };
+        let mut out: Vec<Candidate<UnitId>> = self
+            .state
+            .enemies_of(self.side)
+            .filter(|u| visible(&u.id))
+            .map(|u| Candidate::new(&u.name, u.id))
+            .collect();
+        for (alias, id) in &self.aliases {
+            if visible(id) {
+                let mut c = Candidate::new(alias, *id);
+                if let Some(u) = self.state.unit(*id) {
+                    c.display = u.name.clone();
+                }
+                out.push(c);
+            }
+        }
+        out
+    }
+
+    /// The player's own officers who are still on the field.
+    pub fn own_officers(&self) -> Vec<Candidate<OfficerId>> {
+        self.player_officers
+            .iter()
+            .filter_map(|id| self.state.officer(*id))
+            .filter(|o| o.status == OfficerStatus::Active)
+            .map(|o| Candidate::new(&o.name, o.id))
+            .collect()
+    }
+
+    /// Officers of the player's side (dispatch addressees).
+    pub fn side_officers(&self) -> Vec<Candidate<OfficerId>> {
+        self.state
+            .officers_of(self.side)
+            .map(|o| Candidate::new(&o.name, o.id))
+            .collect()
+    }
+
+    /// Every place the player may name: landmarks and their aliases, named
+    /// terrain, his own units and the enemy units he can see.
+    pub fn places(&self) -> Vec<Candidate<PlaceRef>> {
+        let t = &self.state.terrain;
+        let mut out: Vec<Candidate<PlaceRef>> = Vec::new();
+        for l in &t.landmarks {
+            out.push(Candidate::new(&l.name, PlaceRef::Point(l.position)));
+        }
+        for (alias, pos) in &self.place_aliases {
+            out.push(Candidate::new(alias, PlaceRef::Point(*pos)));
+        }
+        for f in &t.fords {
+            out.push(Candidate::new(&f.name, PlaceRef::Point(f.position)));
+        }
+        for (i, a) in t.areas.iter().enumerate() {
+            out.push(Candidate::new(&a.name, PlaceRef::Area(i)));
+        }
+        for (i, l) in t.lines.iter().enumerate() {
+            out.push(Candidate::new(&l.name, PlaceRef::Line(i)));
+        }
+        for (i, h) in t.hills.iter().enumerate() {
+            out.push(Candidate::new(&h.name, PlaceRef::Hill(i)));
+        }
+        for c in self
+            .own_units()
+            .into_iter()
+            .chain(self.visible_enemy_units())
+        {
+            out.push(Candidate {
+                display: c.display,
+                words: c.words,
+                target: PlaceRef::Unit(c.target),
+            });
+        }
+        // A landmark often shares its name with the feature it marks ("Round
+        // Hill" the landmark and the hill): the first (the landmark) wins.
+        let core = |ws: &[String]| -> Vec<String> {
+            ws.iter().filter(|w| w.as_str() != "the").cloned().collect()
+        };
+        let mut seen: Vec<Vec<String>> = Vec::new();
+        out.retain(|c| {
+            let k = core(&c.words);
+            if seen.contains(&k) {
+                false
+            } else {
+                seen.push(k);
+                true
+            }
+        });
+        out
+    }
+
+    /// Roads only (for "by the turnpike", "down the Mill Road").
+    pub fn roads(&self) -> Vec<Candidate<PlaceRef>> {
+        self.places()
+            .into_iter()
+            .filter(|c| match c.target {
+                PlaceRef::Line(i) => {
+                    self.state.terrain.lines.get(i).is_some_and(|l| {
+                        l.kind == crate::rules::iron_brigade::kinds::LineKind::Road
+                    })
+                }
+                PlaceRef::Point(_) => c
+                    .words
+                    .iter()
+                    .any(|w| matches!(w.as_str(), "road" | "pike" | "turnpike" | "lane")),
+                _ => false,
+            })
+            .collect()
+    }
+
+    /// Where a place is for a unit (or officer) standing at `from`.
+    pub fn locate(&self, place: PlaceRef, from: Pos, edge: bool) -> Pos {
+        let t = &self.state.terrain;
+        match place {
+            PlaceRef::Point(p) => p,
+            PlaceRef::Unit(id) => self.state.unit(id).map(|u| u.position).unwrap_or(from),
+            PlaceRef::Area(i) => match t.areas.get(i) {
+                Some(a) if edge => nearest_on_path(&a.outline, true, from),
+                Some(a) => centre(&a.outline),
+                None => from,
+            },
+            PlaceRef::Hill(i) => match t.hills.get(i) {
+                Some(h) if edge => nearest_on_path(&h.outline, true, from),
+                Some(h) => centre(&h.outline),
+                None => from,
+            },
+            PlaceRef::Line(i) => t
+                .lines
+                .get(i)
+                .map(|l| nearest_on_path(&l.path, false, from))
+                .unwrap_or(from),
+        }
+    }
+
+    /// Whether a place is an area or hill (so "the edge of" makes sense).
+    pub fn has_edge(&self, place: PlaceRef) -> bool {
+        matches!(place, PlaceRef::Area(_) | PlaceRef::Hill(_))
+            || matches!(place, PlaceRef::Point(p) if self.area_at(p).is_some())
+    }
+
+    /// An area whose centre a landmark marks, so "the edge of the woods"
+    /// works when "the woods" is a landmark in the middle of an area.
+    pub fn area_at(&self, p: Pos) -> Option<usize> {
+        let t = &self.state.terrain;
+        t.areas.iter().position(|a| {
+            matches!(
+                a.kind,
+                AreaKind::Woods
+                    | AreaKind::DenseWoods
+                    | AreaKind::Town
+                    | AreaKind::Swamp
+                    | AreaKind::Rough
+            ) && point_in(&a.outline, p)
+        })
+    }
+
+    /// A landmark at (or within a hair of) `p`, for receipts.
+    pub fn landmark_at(&self, p: Pos) -> Option<&str> {
+        self.state
+            .terrain
+            .landmarks
+            .iter()
+            .find(|l| l.position.distance(p) < 0.01)
+            .map(|l| l.name.as_str())
+    }
+
+    pub fn bearing(&self, from: Pos, to: Pos) -> f64 {
+        geometry::bearing(from, to)
+    }
+}
+
+/// The average of a ring's corners (closing corner not counted twice).
+fn centre(pts: &[Pos]) -> Pos {
+    let pts: &[Pos] = match (pts.first(), pts.last()) {
+        (Some(a), Some(b)) if pts.len() > 1 && a == b => pts.get(..pts.len() - 1).unwrap_or(pts),
+        _ => pts,
+    };
+    if pts.is_empty() {
+        return Pos::default();
+    }
+    let n = pts.len() as f64;
+    Pos::new(
+        pts.iter().map(|p| p.x).sum::<f64>() / n,
+        pts.iter().map(|p| p.y).sum::<f64>() / n,
+    )
+}
+
+/// The point of a path (closed if `ring`) nearest to `p`.
+fn nearest_on_path(pts: &[Pos], ring: bool, p: Pos) -> Pos {
+    let mut best: Option<(f64, Pos)> = None;
+    let n = pts.len();
+    let segs = if ring { n } else { n.saturating_sub(1) };
+    for i in 0..segs {
+        let (Some(a), Some(b)) = (pts.get(i), pts.get((i + 1) % n)) else {
+            continue;
+        };
+        let (dx, dy) = (b.x - a.x, b.y - a.y);
+        let len2 = dx * dx + dy * dy;
+        let t = if len2 > 0.0 {
+            (((p.x - a.x) * dx + (p.y - a.y) * dy) / len2).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        let q = Pos::new(a.x + t * dx, a.y + t * dy);
+        let d = q.distance(p);
+        if best.is_none_or(|(bd, _)| d < bd) {
+            best = Some((d, q));
+        }
+    }
+    best.map(|(_, q)| q)
+        .or_else(|| pts.first().copied())
+        .unwrap_or(p)
+}
+
+/// Even-odd point-in-polygon test.
+fn point_in(pts: &[Pos], p: Pos) -> bool {
+    let n = pts.len();
+    let mut inside = false;
+    for i in 0..n {
+        let (Some(a), Some(b)) = (pts.get(i), pts.get((i + 1) % n)) else {
+            continue;
+        };
+        if (a.y > p.y) != (b.y > p.y) {
+            let x = a.x + (p.y - a.y) / (b.y - a.y) * (b.x - a.x);
+            if p.x < x {
+                inside = !inside;
+            }
+        }
+    }
+    inside
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nearest_point_on_a_road_and_an_area_edge() {
+        let road = [Pos::new(0.0, 0.0), Pos::new(10.0, 0.0)];
+        assert_eq!(
+            nearest_on_path(&road, false, Pos::new(4.0, 3.0)),
+            Pos::new(4.0, 0.0)
+        );
+        let square = [
+            Pos::new(0.0, 0.0),
+            Pos::new(10.0, 0.0),
+            Pos::new(10.0, 10.0),
+            Pos::new(0.0, 10.0),
+        ];
+        assert_eq!(
+            nearest_on_path(&square, true, Pos::new(5.0, -4.0)),
+            Pos::new(5.0, 0.0)
+        );
+        assert_eq!(centre(&square), Pos::new(5.0, 5.0));
+        assert!(point_in(&square, Pos::new(5.0, 5.0)));
+        assert!(!point_in(&square, Pos::new(15.0, 5.0)));
+    }
+}

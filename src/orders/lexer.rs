@@ -1,0 +1,202 @@
+//! Tokens of a written order, each with the byte span it came from so that
+//! errors can point at the exact line and column of the player's mail.
+//!
+//! The lexer never fails: anything it does not recognise becomes a
+//! [`Tok::Punct`] token for the parser to complain about with a position.
+
+/// What a token is.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Tok {
+    /// A word, lowercased, apostrophes kept ("miller's", "2nd").
+    Word(String),
+    /// A plain number ("34", "12.5").
+    Number(f64),
+    /// Any other single character: `;` `,` `.` `:` `(` `)` `"` ...
+    Punct(char),
+}
+
+/// A token and the bytes of the mail text it covers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Token {
+    pub tok: Tok,
+    pub start: usize,
+    pub end: usize,
+}
+
+impl Token {
+    /// The word, if this token is one.
+    pub fn word(&self) -> Option<&str> {
+        match &self.tok {
+            Tok::Word(w) => Some(w),
+            _ => None,
+        }
+    }
+
+    pub fn is_word(&self, w: &str) -> bool {
+        self.word() == Some(w)
+    }
+
+    pub fn is_punct(&self, c: char) -> bool {
+        self.tok == Tok::Punct(c)
+    }
+}
+
+fn is_apostrophe(c: char) -> bool {
+    c == '\'' || c == '\u{2019}'
+}
+
+/// Split `text[from..to]` into tokens whose spans are offsets into `text`.
+/// Hyphens and whitespace separate words ("north-west" is two words);
+/// apostrophes inside a word stay part of it ("Brawner's").
+pub fn lex(text: &str, from: usize, to: usize) -> Vec<Token> {
+    let mut out = Vec::new();
+    let Some(slice) = text.get(from..to) else {
+        return out;
+    };
+    let chars: Vec<(usize, char)> = slice.char_indices().collect();
+    let mut i = 0;
+    let byte_at = |k: usize| chars.get(k).map(|&(b, _)| b).unwrap_or(slice.len());
+    while let Some(&(b, c)) = chars.get(i) {
+        if c.is_whitespace() || c == '-' || c == '\u{2013}' || c == '\u{2014}' || c == '_' {
+            i += 1;
+            continue;
+        }
+        if c.is_ascii_digit() {
+            // A number, or an ordinal / word starting with digits ("2nd").
+            let mut j = i;
+            let mut seen_dot = false;
+            while let Some(&(_, d)) = chars.get(j) {
+                let next_is_digit = chars.get(j + 1).is_some_and(|&(_, n)| n.is_ascii_digit());
+                if d.is_ascii_digit() || (d == '.' && !seen_dot && next_is_digit) {
+                    seen_dot |= d == '.';
+                    j += 1;
+                } else {
+                    break;
+                }
+            }
+            let letters_follow = chars
+                .get(j)
+                .is_some_and(|&(_, d)| d.is_alphabetic() && !seen_dot);
+            if letters_follow {
+                // "2nd", "3d", "1st": one word. "300yds" splits below because
+                // the suffix is not an ordinal ending.
+                let mut k = j;
+                while chars.get(k).is_some_and(|&(_, d)| d.is_alphabetic()) {
+                    k += 1;
+                }
+                let suffix: String = chars
+                    .get(j..k)
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|&(_, d)| d.to_ascii_lowercase())
+                    .collect();
+                if matches!(suffix.as_str(), "st" | "nd" | "rd" | "th" | "d") {
+                    let word = slice.get(b..byte_at(k)).unwrap_or_default().to_lowercase();
+                    out.push(Token {
+                        tok: Tok::Word(word),
+                        start: from + b,
+                        end: from + byte_at(k),
+                    });
+                    i = k;
+                    continue;
+                }
+            }
+            let s = slice.get(b..byte_at(j)).unwrap_or_default();
+            let tok = s.parse::<f64>().map(Tok::Number).unwrap_or(Tok::Punct('?'));
+            out.push(Token {
+                tok,
+                start: from + b,
+                end: from + byte_at(j),
+            });
+            i = j;
+            continue;
+        }
+        if c.is_alphabetic() {
+            let mut j = i;
+            while let Some(&(_, d)) = chars.get(j) {
+                let apostrophe_inside =
+                    is_apostrophe(d) && chars.get(j + 1).is_some_and(|&(_, n)| n.is_alphabetic());
+                if d.is_alphanumeric() || apostrophe_inside {
+                    j += 1;
+                } else {
+                    break;
+                }
+            }
+            let word = slice
+                .get(b..byte_at(j))
+                .unwrap_or_default()
+                .to_lowercase()
+                .replace('\u{2019}', "'");
+            out.push(Token {
+                tok: Tok::Word(word),
+                start: from + b,
+                end: from + byte_at(j),
+            });
+            i = j;
+            continue;
+        }
+        let c = match c {
+            '\u{201C}' | '\u{201D}' => '"',
+            '\u{2018}' | '\u{2019}' => '\'',
+            other => other,
+        };
+        out.push(Token {
+            tok: Tok::Punct(c),
+            start: from + b,
+            end: from + byte_at(i + 1),
+        });
+        i += 1;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(s: &str) -> Vec<Tok> {
+        lex(s, 0, s.len()).into_iter().map(|t| t.tok).collect()
+    }
+
+    #[test]
+    fn words_numbers_ordinals_and_punctuation() {
+        assert_eq!(
+            kinds("2nd Wisconsin: to (34, 12.5);"),
+            vec![
+                Tok::Word("2nd".into()),
+                Tok::Word("wisconsin".into()),
+                Tok::Punct(':'),
+                Tok::Word("to".into()),
+                Tok::Punct('('),
+                Tok::Number(34.0),
+                Tok::Punct(','),
+                Tok::Number(12.5),
+                Tok::Punct(')'),
+                Tok::Punct(';'),
+            ]
+        );
+    }
+
+    #[test]
+    fn hyphens_split_and_apostrophes_stay() {
+        assert_eq!(
+            kinds("north-west of Miller\u{2019}s 300yds"),
+            vec![
+                Tok::Word("north".into()),
+                Tok::Word("west".into()),
+                Tok::Word("of".into()),
+                Tok::Word("miller's".into()),
+                Tok::Number(300.0),
+                Tok::Word("yds".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn spans_are_offsets_into_the_whole_text() {
+        let s = "xx Hold.";
+        let t = lex(s, 3, s.len());
+        assert_eq!((t[0].start, t[0].end), (3, 7));
+        assert_eq!(&s[t[1].start..t[1].end], ".");
+    }
+}

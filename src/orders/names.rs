@@ -1,0 +1,314 @@
+//! Matching what a player wrote against the names he is allowed to use:
+//! case-insensitive, tolerant of abbreviations ("2nd Wis", "Wisc.", "2d
+//! Wisconsin", "Bat. B") and of possessives ("Brawner's farm").
+//!
+//! The matcher only ever sees the candidates the caller passes in, so a name
+//! outside that set (an enemy unit the player cannot see) can never match
+//! and never appears in a suggestion.
+
+use super::lexer::{Tok, Token};
+
+/// A name the player may use, with what it stands for.
+#[derive(Debug, Clone)]
+pub struct Candidate<T> {
+    /// The name as shown to the player (in suggestions).
+    pub display: String,
+    /// Normalised words of the name (see [`norm_words`]).
+    pub words: Vec<String>,
+    pub target: T,
+}
+
+impl<T> Candidate<T> {
+    pub fn new(name: &str, target: T) -> Self {
+        Candidate {
+            display: name.trim().to_string(),
+            words: norm_words(name),
+            target,
+        }
+    }
+}
+
+/// Words that may be left out of a name or written in addition to it.
+const OPTIONAL: &[&str] = &[
+    "the",
+    "regiment",
+    "regt",
+    "reg",
+    "infantry",
+    "inf",
+    "volunteers",
+    "volunteer",
+    "vols",
+    "vol",
+    "of",
+];
+
+/// Abbreviations that are not prefixes of the word they stand for.
+const ABBREVIATIONS: &[(&str, &str)] = &[
+    ("bty", "battery"),
+    ("btry", "battery"),
+    ("batt", "battery"),
+    ("arty", "artillery"),
+    ("art", "artillery"),
+    ("va", "virginia"),
+    ("ga", "georgia"),
+    ("tn", "tennessee"),
+    ("wi", "wisconsin"),
+    ("nc", "carolina"),
+    ("sc", "carolina"),
+    ("la", "louisiana"),
+    ("ms", "mississippi"),
+    ("miss", "mississippi"),
+    ("me", "maine"),
+    ("mn", "minnesota"),
+    ("ny", "york"),
+    ("nj", "jersey"),
+    ("xroads", "crossroads"),
+    ("rd", "road"),
+    ("col", "colonel"),
+    ("gen", "general"),
+    ("brig", "brigadier"),
+    ("capt", "captain"),
+];
+
+const ORDINAL_WORDS: &[&str] = &[
+    "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth",
+    "eleventh", "twelfth",
+];
+
+/// Normalise one word: lowercase, no apostrophes, possessive "'s" dropped,
+/// ordinals as `#n` ("2nd", "2d", "second" and "2" are all `#2`).
+pub fn norm_word(w: &str) -> String {
+    let lower = w.to_lowercase().replace('\u{2019}', "'");
+    let base = lower
+        .strip_suffix("'s")
+        .or_else(|| lower.strip_suffix('\''))
+        .unwrap_or(&lower);
+    let base: String = base.chars().filter(|c| c.is_alphanumeric()).collect();
+    if let Some(i) = ORDINAL_WORDS.iter().position(|o| *o == base) {
+        return format!("#{}", i + 1);
+    }
+    let digits: String = base.chars().take_while(|c| c.is_ascii_digit()).collect();
+    if !digits.is_empty() {
+        let rest = base.get(digits.len()..).unwrap_or_default();
+        if matches!(rest, "" | "st" | "nd" | "rd" | "th" | "d") {
+            let n: u64 = digits.parse().unwrap_or(0);
+            return format!("#{n}");
+        }
+    }
+    base
+}
+
+/// The normalised words of a name; punctuation is dropped.
+pub fn norm_words(name: &str) -> Vec<String> {
+    token_words(&super::lexer::lex(name, 0, name.len()))
+}
+
+/// Whether a written word `q` stands for the name's word `c`.
+fn word_matches(q: &str, c: &str) -> bool {
+    if q == c {
+        return true;
+    }
+    if q.starts_with('#') || c.starts_with('#') {
+        return false;
+    }
+    if q.chars().count() >= 2 && c.starts_with(q) {
+        return true;
+    }
+    ABBREVIATIONS.iter().any(|(a, full)| *a == q && *full == c)
+}
+
+/// How well the written words match a candidate: `Some(true)` exactly
+/// (every word, same order, optional words aside), `Some(false)` as an
+/// abbreviation, `None` not at all.
+pub fn match_quality(query: &[String], cand: &[String]) -> Option<bool> {
+    let core = |ws: &[String]| -> Vec<String> {
+        ws.iter()
+            .filter(|w| !OPTIONAL.contains(&w.as_str()))
+            .cloned()
+            .collect()
+    };
+    let (q, c) = (core(query), core(cand));
+    if q.is_empty() {
+        return None;
+    }
+    if q == c {
+        return Some(true);
+    }
+    // Every written word must stand for a later word of the name, in order;
+    // at least one word of the name must be matched that is not a number,
+    // or a bare number if the name is only that.
+    let mut ci = 0;
+    for w in &q {
+        let found = c
+            .get(ci..)
+            .unwrap_or_default()
+            .iter()
+            .position(|cw| word_matches(w, cw));
+        match found {
+            Some(k) => ci += k + 1,
+            None => return None,
+        }
+    }
+    // A bare number is too little to stand for a name ("6th" is not "6th
+    // Wisconsin" unless the scenario gives that alias); "Wisconsin" alone
+    // may stand for "2nd Wisconsin", and is ambiguous beside "6th Wisconsin".
+    if q.iter().all(|w| w.starts_with('#')) && c.iter().any(|w| !w.starts_with('#')) {
+        return None;
+    }
+    Some(false)
+}
+
+/// Normalised words of a run of tokens. Single letters joined by dots
+/// ("U.S.", "N.Y.") are one word, as written without the dots.
+pub fn token_words(toks: &[Token]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut glue = false;
+    let mut prev_end = usize::MAX;
+    for t in toks {
+        match &t.tok {
+            Tok::Word(w) => {
+                let single = w.chars().count() == 1;
+                if glue && single && t.start == prev_end {
+                    if let Some(last) = out.last_mut() {
+                        last.push_str(w);
+                    }
+                } else {
+                    out.push(norm_word(w));
+                }
+                glue = single;
+            }
+            Tok::Number(n) if n.fract() == 0.0 && *n >= 0.0 => {
+                out.push(format!("#{n}"));
+                glue = false;
+            }
+            Tok::Punct('.') if glue && t.start == prev_end => {}
+            _ => glue = false,
+        }
+        prev_end = t.end;
+    }
+    out.retain(|w| !w.is_empty());
+    out
+}
+
+/// Result of looking a name up.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Lookup<T> {
+    Found(T),
+    /// Several different things match; their display names.
+    Ambiguous(Vec<String>),
+    NotFound,
+}
+
+/// Look the written words up among `cands`. Exact matches win over
+/// abbreviations; several candidates for the same target count as one.
+pub fn lookup<T: Clone + PartialEq>(query: &[String], cands: &[Candidate<T>]) -> Lookup<T> {
+    for exact in [true, false] {
+        let hits: Vec<&Candidate<T>> = cands
+            .iter()
+            .filter(|c| {
+                match_quality(query, &c.words) == Some(true)
+                    || (!exact && match_quality(query, &c.words).is_some())
+            })
+            .collect();
+        let mut targets: Vec<&Candidate<T>> = Vec::new();
+        for h in hits {
+            if !targets.iter().any(|t| t.target == h.target) {
+                targets.push(h);
+            }
+        }
+        match targets.as_slice() {
+            [] => continue,
+            [one] => return Lookup::Found(one.target.clone()),
+            many => return Lookup::Ambiguous(many.iter().map(|c| c.display.clone()).collect()),
+        }
+    }
+    Lookup::NotFound
+}
+
+/// Up to three allowed names nearest to what was written (strsim), for
+/// "did you mean". Only `cands` are considered, never anything else.
+pub fn suggest<T>(written: &str, cands: &[Candidate<T>]) -> Vec<String> {
+    let w = norm_words(written).join(" ");
+    if w.is_empty() {
+        return Vec::new();
+    }
+    let mut scored: Vec<(f64, &str)> = cands
+        .iter()
+        .map(|c| {
+            let joined = c.words.join(" ");
+            (strsim::jaro_winkler(&w, &joined), c.display.as_str())
+        })
+        .filter(|(s, _)| *s >= 0.75)
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
+    let mut out: Vec<String> = Vec::new();
+    for (_, d) in scored {
+        if !out.iter().any(|o| o == d) {
+            out.push(d.to_string());
+        }
+        if out.len() == 3 {
+            break;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cands() -> Vec<Candidate<u32>> {
+        vec![
+            Candidate::new("2nd Wisconsin", 1),
+            Candidate::new("6th Wisconsin", 2),
+            Candidate::new("Battery B, 4th US Artillery", 3),
+            Candidate::new("Battery B", 3),
+            Candidate::new("19th Indiana", 4),
+        ]
+    }
+
+    fn q(s: &str) -> Vec<String> {
+        norm_words(s)
+    }
+
+    #[test]
+    fn abbreviations_and_ordinal_spellings_match() {
+        let c = cands();
+        for s in [
+            "2nd Wisconsin",
+            "2nd wis",
+            "2d Wisc.",
+            "second Wisconsin",
+            "2 wis",
+            "the 2nd Wisconsin Infantry",
+        ] {
+            assert_eq!(lookup(&q(s), &c), Lookup::Found(1), "{s}");
+        }
+        for s in ["Bat. B", "bty b", "battery b", "Battery B, 4th U.S. Arty"] {
+            assert_eq!(lookup(&q(s), &c), Lookup::Found(3), "{s}");
+        }
+    }
+
+    #[test]
+    fn numbers_must_agree_and_bare_state_is_ambiguous() {
+        let c = cands();
+        assert_eq!(lookup(&q("12th Wisconsin"), &c), Lookup::NotFound);
+        assert_eq!(lookup(&q("2nd"), &c), Lookup::NotFound);
+        assert!(matches!(lookup(&q("Wisconsin"), &c), Lookup::Ambiguous(v) if v.len() == 2));
+        assert_eq!(lookup(&q("Indiana"), &c), Lookup::Found(4));
+    }
+
+    #[test]
+    fn possessives_are_ignored() {
+        let c = vec![Candidate::new("the Brawner farm", 7)];
+        assert_eq!(lookup(&q("Brawner's farm"), &c), Lookup::Found(7));
+    }
+
+    #[test]
+    fn suggestions_come_from_candidates_only() {
+        let s = suggest("2nd Wiscosin", &cands());
+        assert_eq!(s.first().map(String::as_str), Some("2nd Wisconsin"));
+        assert!(suggest("zzzz", &cands()).is_empty());
+    }
+}

@@ -1,0 +1,1908 @@
+//! Recursive descent over the tokens of one order (the text after
+//! `<unit name>:`), producing the engine's [`Step`]s.
+//!
+//! Grammar (informally; `docs/orders.md` has it for players):
+//!
+//! ```text
+//! order    := [follow] clause (sep [trigger] clause)* [trigger]
+//! sep      := ";" | "," | "." | "then" | "and" | "and then"
+//! trigger  := "on arrival" | "upon reaching [place]" | "when there" | ...
+//! clause   := move | double-quick | retreat | attack | charge | form | face
+//!           | fire | hold-fire | hold | lie-down | stand-up | limber
+//!           | unlimber | mount | dismount | split | combine
+//!           | ("at" | "in") place trigger          -- "in the cornfield upon arrival"
+//!           | "to" place                            -- continues the last move
+//! move     := verb (to place | via place | by road | in formation
+//!           | at the double | firing | backwards | with bayonets)*
+//! place    := "(" x "," y ")" | x "," y | n unit [compass] [of place]
+//!           | ("on the left of" | "on the right of" | "behind" | "in front of") unit
+//!           | "the edge of" place | name
+//! ```
+//!
+//! Each clause is small and its own function; the parser never panics and
+//! every error carries the byte offset it refers to.
+
+use super::context::{ParseContext, PlaceRef};
+use super::lexer::{Tok, Token};
+use super::names::{Candidate, Lookup, lookup, suggest, token_words};
+use crate::rules::iron_brigade::geometry::{self, normalize_deg};
+use crate::rules::iron_brigade::kinds::{Arm, Formation};
+use crate::rules::iron_brigade::orders::{
+    Action, Direction, FireTarget, Gait, MoveOrder, OfficerMove, Step, Trigger,
+};
+use crate::rules::iron_brigade::state::{OfficerId, Pos, Unit, UnitId};
+
+/// A parse error at a byte offset of the mail text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PErr {
+    pub at: usize,
+    pub message: String,
+    pub suggestions: Vec<String>,
+}
+
+type PResult<T> = Result<T, PErr>;
+
+/// Words that end a name written inline ("the Brawner farm in line").
+const SOFT_STOPS: &[&str] = &[
+    "in",
+    "by",
+    "via",
+    "then",
+    "and",
+    "facing",
+    "at",
+    "with",
+    "firing",
+    "while",
+    "until",
+    "on",
+    "upon",
+    "when",
+    "once",
+    "to",
+    "for",
+    "double",
+    "backwards",
+    "through",
+    "across",
+    "along",
+    "into",
+    "toward",
+    "towards",
+];
+
+/// Verbs a clause may start with; a misspelling one letter off a verb of
+/// five letters or more is read as that verb ("advnace").
+const VERBS: &[&str] = &[
+    "advance", "march", "move", "go", "proceed", "head", "press", "push", "continue", "attack",
+    "assault", "charge", "double", "run", "form", "deploy", "face", "facing", "turn", "wheel",
+    "about", "fire", "firing", "open", "shoot", "hold", "cease", "halt", "stand", "stay", "wait",
+    "remain", "stop", "lie", "lay", "get", "rise", "limber", "unlimber", "mount", "dismount",
+    "retreat", "withdraw", "fall", "pull", "back", "split", "detach", "combine", "merge", "ride",
+    "gallop", "return", "hurry", "change",
+];
+
+/// Phrases of politeness or colour skipped before a clause.
+const PREAMBLES: &[&[&str]] = &[
+    &["please"],
+    &["you", "will"],
+    &["you", "are", "to"],
+    &["have", "the", "men"],
+    &["have", "your", "men"],
+    &["have", "them"],
+    &["use", "a", "strategy", "of"],
+    &["order", "the", "men", "to"],
+    &["i", "want", "you", "to"],
+    &["immediately"],
+    &["at", "once"],
+];
+
+/// Tails that colour a clause without changing it (APSoF I.C.2's examples:
+/// "for the enemy's attack", "once fired upon", "with bayonets").
+const TAILS: &[&[&str]] = &[
+    &["for"],
+    &["once"],
+    &["as", "soon", "as"],
+    &["until", "they"],
+    &["until", "we"],
+    &["until", "you"],
+    &["when", "fired"],
+    &["if"],
+    &["with", "bayonets"],
+    &["with", "fixed"],
+    &["with", "the", "bayonet"],
+    &["in", "good", "order"],
+];
+
+/// Compass points, 16-wind, by their letters.
+const COMPASS: &[(&str, f64)] = &[
+    ("n", 0.0),
+    ("nne", 22.5),
+    ("ne", 45.0),
+    ("ene", 67.5),
+    ("e", 90.0),
+    ("ese", 112.5),
+    ("se", 135.0),
+    ("sse", 157.5),
+    ("s", 180.0),
+    ("ssw", 202.5),
+    ("sw", 225.0),
+    ("wsw", 247.5),
+    ("w", 270.0),
+    ("wnw", 292.5),
+    ("nw", 315.0),
+    ("nnw", 337.5),
+];
+
+/// The letters of a compass word ("north" → "n", "northwest" → "nw",
+/// "NW" → "nw"), or `None`.
+fn compass_letters(w: &str) -> Option<String> {
+    let w = w.trim_end_matches("ward").trim_end_matches("wards");
+    let mut rest = w;
+    let mut out = String::new();
+    while !rest.is_empty() {
+        let mut hit = false;
+        for (full, l) in [("north", 'n'), ("south", 's'), ("east", 'e'), ("west", 'w')] {
+            if let Some(r) = rest.strip_prefix(full) {
+                out.push(l);
+                rest = r;
+                hit = true;
+                break;
+            }
+        }
+        if !hit {
+            break;
+        }
+    }
+    if rest.is_empty() && !out.is_empty() {
+        return Some(out);
+    }
+    if w.len() <= 3 && !w.is_empty() && w.chars().all(|c| matches!(c, 'n' | 's' | 'e' | 'w')) {
+        return Some(w.to_string());
+    }
+    None
+}
+
+/// What a move clause collected before it becomes an [`Action`].
+#[derive(Debug, Default)]
+struct MoveBuild {
+    vias: Vec<Pos>,
+    dests: Vec<Pos>,
+    by_road: bool,
+    formation: Option<Formation>,
+    gait: Gait,
+    fire: bool,
+    backwards: bool,
+    bayonets: bool,
+    target: Option<UnitId>,
+    quick: bool,
+}
+
+impl MoveBuild {
+    fn waypoints(&self) -> Vec<Pos> {
+        self.vias.iter().chain(&self.dests).copied().collect()
+    }
+
+    fn order(&self) -> MoveOrder {
+        MoveOrder {
+            waypoints: self.waypoints(),
+            by_road: self.by_road,
+            formation: self.formation,
+            gait: self.gait,
+            fire_while_moving: self.fire,
+            backwards: self.backwards,
+        }
+    }
+}
+
+/// Parses one order for one unit or officer.
+pub struct OrderParser<'c, 'a> {
+    ctx: &'c ParseContext<'a>,
+    text: &'c str,
+    toks: &'c [Token],
+    pos: usize,
+    /// Byte offset just past the order, for errors at its end.
+    end: usize,
+    /// The unit being ordered (`None` for an officer's move).
+    unit: Option<&'c Unit>,
+    /// Where the ordered unit or officer stands now.
+    at: Pos,
+    facing: f64,
+    /// Places within places ("300 yards north of 5 inches east of ..."),
+    /// bounded so no text can exhaust the stack.
+    depth: u32,
+}
+
+impl<'c, 'a> OrderParser<'c, 'a> {
+    pub fn new(
+        ctx: &'c ParseContext<'a>,
+        text: &'c str,
+        toks: &'c [Token],
+        end: usize,
+        unit: Option<&'c Unit>,
+        at: Pos,
+    ) -> Self {
+        OrderParser {
+            ctx,
+            text,
+            toks,
+            pos: 0,
+            end,
+            unit,
+            at,
+            facing: unit.map(|u| u.facing).unwrap_or(0.0),
+            depth: 0,
+        }
+    }
+
+    // ------------------------------------------------------------ helpers
+
+    fn peek(&self) -> Option<&'c Token> {
+        self.toks.get(self.pos)
+    }
+
+    fn word_at(&self, k: usize) -> Option<&'c str> {
+        self.toks.get(self.pos + k).and_then(|t| t.word())
+    }
+
+    fn at_word(&self, w: &str) -> bool {
+        self.word_at(0) == Some(w)
+    }
+
+    fn at_words(&self, ws: &[&str]) -> bool {
+        ws.iter()
+            .enumerate()
+            .all(|(k, w)| self.word_at(k) == Some(*w))
+    }
+
+    fn eat_word(&mut self, w: &str) -> bool {
+        if self.at_word(w) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn eat_words(&mut self, ws: &[&str]) -> bool {
+        if self.at_words(ws) {
+            self.pos += ws.len();
+            true
+        } else {
+            false
+        }
+    }
+
+    fn eat_any(&mut self, ws: &[&str]) -> Option<&'c str> {
+        let w = self.word_at(0)?;
+        if ws.contains(&w) {
+            self.pos += 1;
+            Some(w)
+        } else {
+            None
+        }
+    }
+
+    fn at_punct(&self, c: char) -> bool {
+        self.peek().is_some_and(|t| t.is_punct(c))
+    }
+
+    fn eat_punct(&mut self, c: char) -> bool {
+        if self.at_punct(c) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn at_end(&self) -> bool {
+        self.pos >= self.toks.len()
+    }
+
+    fn here(&self) -> usize {
+        self.peek().map(|t| t.start).unwrap_or(self.end)
+    }
+
+    /// How the current token reads in a message.
+    fn found(&self) -> String {
+        match self.peek() {
+            None => "the end of the order".to_string(),
+            Some(t) => format!("'{}'", self.text.get(t.start..t.end).unwrap_or("?")),
+        }
+    }
+
+    fn err(&self, message: impl Into<String>) -> PErr {
+        PErr {
+            at: self.here(),
+            message: message.into(),
+            suggestions: Vec::new(),
+        }
+    }
+
+    fn expected(&self, what: &str) -> PErr {
+        self.err(format!("expected {what}, found {}", self.found()))
+    }
+
+    fn number(&mut self) -> Option<f64> {
+        match self.peek().map(|t| &t.tok) {
+            Some(Tok::Number(n)) if n.is_finite() => {
+                let n = *n;
+                self.pos += 1;
+                Some(n)
+            }
+            _ => None,
+        }
+    }
+
+    fn at_number(&self) -> bool {
+        matches!(self.peek().map(|t| &t.tok), Some(Tok::Number(_)))
+    }
+
+    fn at_separator(&self) -> bool {
+        self.at_punct(';')
+            || self.at_punct(',')
+            || self.at_punct('.')
+            || self.at_punct('!')
+            || self.at_word("then")
+            || self.at_word("and")
+            || self.at_word("next")
+            || self.at_word("afterwards")
+    }
+
+    fn skip_preambles(&mut self) {
+        loop {
+            let before = self.pos;
+            for p in PREAMBLES {
+                if self.eat_words(p) {
+                    break;
+                }
+            }
+            if self.pos == before {
+                return;
+            }
+        }
+    }
+
+    /// Skip a colouring tail up to the next separator.
+    fn skip_tail(&mut self) {
+        if !TAILS.iter().any(|t| self.at_words(t)) {
+            return;
+        }
+        while !self.at_end() && !self.at_separator() {
+            self.pos += 1;
+        }
+    }
+
+    /// The written text of a name phrase starting here (up to a stop word).
+    fn phrase_text(&self) -> String {
+        let mut k = self.pos;
+        while let Some(t) = self.toks.get(k) {
+            let stop = match &t.tok {
+                Tok::Word(w) => k > self.pos && SOFT_STOPS.contains(&w.as_str()),
+                Tok::Number(_) => false,
+                Tok::Punct(c) => !matches!(c, '\'' | '&'),
+            };
+            if stop {
+                break;
+            }
+            k += 1;
+        }
+        match (
+            self.toks.get(self.pos),
+            k.checked_sub(1).and_then(|l| self.toks.get(l)),
+        ) {
+            (Some(a), Some(b)) if k > self.pos => {
+                self.text.get(a.start..b.end).unwrap_or("").to_string()
+            }
+            _ => String::new(),
+        }
+    }
+
+    /// Match the longest run of tokens here against `cands`. On success
+    /// the tokens are consumed; on failure nothing is.
+    fn name<T: Clone + PartialEq>(&mut self, cands: &[Candidate<T>]) -> Lookup<T> {
+        let start = self.pos;
+        let mut limit = start;
+        while let Some(t) = self.toks.get(limit) {
+            if limit - start >= 10
+                || matches!(t.tok, Tok::Punct(';' | ':' | '(' | ')' | '"' | '!' | '?'))
+            {
+                break;
+            }
+            limit += 1;
+        }
+        for end in (start + 1..=limit).rev() {
+            if self
+                .toks
+                .get(end - 1)
+                .is_some_and(|t| matches!(t.tok, Tok::Punct(_)))
+            {
+                continue;
+            }
+            let words = token_words(self.toks.get(start..end).unwrap_or_default());
+            match lookup(&words, cands) {
+                Lookup::NotFound => continue,
+                Lookup::Found(t) => {
+                    self.pos = end;
+                    return Lookup::Found(t);
+                }
+                amb => return amb,
+            }
+        }
+        Lookup::NotFound
+    }
+
+    /// A name that must resolve, with a message naming `what` on failure.
+    fn need_name<T: Clone + PartialEq>(
+        &mut self,
+        cands: &[Candidate<T>],
+        not_found: &dyn Fn(&str) -> String,
+    ) -> PResult<T> {
+        let at = self.here();
+        let written = self.phrase_text();
+        match self.name(cands) {
+            Lookup::Found(t) => Ok(t),
+            Lookup::Ambiguous(names) => Err(PErr {
+                at,
+                message: format!("'{written}' could mean more than one; write the name in full"),
+                suggestions: names,
+            }),
+            Lookup::NotFound => Err(PErr {
+                at,
+                message: if written.is_empty() {
+                    not_found(&self.found())
+                } else {
+                    not_found(&format!("'{written}'"))
+                },
+                suggestions: suggest(&written, cands),
+            }),
+        }
+    }
+
+    // ------------------------------------------------------------ orders
+
+    /// A whole unit order: whether it follows the pending orders, and its
+    /// steps.
+    pub fn unit_order(&mut self) -> PResult<(bool, Vec<Step>)> {
+        let follows = self.follow_prefix();
+        let mut steps: Vec<Step> = Vec::new();
+        let mut trigger = Trigger::Then;
+        loop {
+            self.separators(&mut trigger);
+            if self.at_end() {
+                break;
+            }
+            let before = steps.len();
+            self.clause(&mut steps)?;
+            if trigger == Trigger::OnArrival
+                && let Some(s) = steps.get_mut(before)
+            {
+                s.trigger = Trigger::OnArrival;
+            }
+            trigger = Trigger::Then;
+            self.skip_tail();
+            // A trigger written after its clause ("form line on arrival.").
+            let save = self.pos;
+            if self.trigger_phrase() {
+                if self.at_end() || self.at_separator() {
+                    if steps.len() > before
+                        && let Some(s) = steps.last_mut()
+                    {
+                        s.trigger = Trigger::OnArrival;
+                    }
+                } else {
+                    self.pos = save;
+                }
+            }
+            if !(self.at_end() || self.at_separator() || self.at_trigger()) {
+                return Err(self.expected("';', 'then' or the end of the order"));
+            }
+        }
+        if steps.is_empty() {
+            return Err(self.err(
+                "expected an order after the unit's name, such as 'advance to ...', 'hold' or 'fire at will'",
+            ));
+        }
+        Ok((follows, steps))
+    }
+
+    /// "afterwards, ...", "when done, ...", "after your present orders, ...":
+    /// the order is to follow the pending ones (APSoF I.B.1.i).
+    fn follow_prefix(&mut self) -> bool {
+        let prefixes: &[&[&str]] = &[
+            &["after", "your", "present", "orders"],
+            &["after", "your", "current", "orders"],
+            &["after", "present", "orders"],
+            &["after", "current", "orders"],
+            &["after", "that"],
+            &["when", "done"],
+            &["when", "finished"],
+            &["afterwards"],
+            &["then"],
+            &["also"],
+        ];
+        for p in prefixes {
+            if self.eat_words(p) {
+                self.eat_punct(',');
+                return true;
+            }
+        }
+        false
+    }
+
+    fn separators(&mut self, trigger: &mut Trigger) {
+        loop {
+            if self.at_separator() {
+                self.pos += 1;
+                continue;
+            }
+            if self.trigger_phrase() {
+                *trigger = Trigger::OnArrival;
+                continue;
+            }
+            return;
+        }
+    }
+
+    fn at_trigger(&mut self) -> bool {
+        let save = self.pos;
+        let hit = self.trigger_phrase();
+        self.pos = save;
+        hit
+    }
+
+    /// "on arrival", "upon reaching [it | there | place]", "when there", ...
+    fn trigger_phrase(&mut self) -> bool {
+        let fixed: &[&[&str]] = &[
+            &["on", "arrival", "there"],
+            &["on", "arrival"],
+            &["upon", "arrival"],
+            &["on", "arriving"],
+            &["upon", "arriving"],
+            &["when", "there"],
+            &["once", "there"],
+            &["when", "you", "arrive", "there"],
+            &["when", "you", "arrive"],
+            &["when", "you", "get", "there"],
+            &["when", "they", "arrive"],
+            &["having", "arrived"],
+            &["on", "getting", "there"],
+        ];
+        for p in fixed {
+            if self.eat_words(p) {
+                return true;
+            }
+        }
+        let save = self.pos;
+        if self.eat_words(&["on", "reaching"]) || self.eat_words(&["upon", "reaching"]) {
+            if self.eat_any(&["it", "there"]).is_none() {
+                let after = self.pos;
+                let from = self.at;
+                if self.place(from, true).is_err() {
+                    self.pos = after;
+                }
+            }
+            return true;
+        }
+        self.pos = save;
+        false
+    }
+
+    /// One clause; pushes its steps.
+    fn clause(&mut self, steps: &mut Vec<Step>) -> PResult<()> {
+        self.skip_preambles();
+        if TAILS.iter().any(|t| self.at_words(t)) {
+            // A colouring phrase after a comma ("..., once fired upon").
+            self.skip_tail();
+            return Ok(());
+        }
+        let Some(tok) = self.peek() else {
+            return Err(self.expected("an order"));
+        };
+        let Some(raw) = tok.word() else {
+            return Err(self.expected("an order such as 'advance to ...' or 'hold'"));
+        };
+        let verb = resolve_verb(raw);
+        let push = |steps: &mut Vec<Step>, action: Action| {
+            steps.push(Step {
+                trigger: Trigger::Then,
+                action,
+            })
+        };
+        match verb.as_deref() {
+            Some(
+                "advance" | "march" | "move" | "go" | "proceed" | "head" | "press" | "push"
+                | "continue",
+            ) => {
+                self.pos += 1;
+                let m = self.move_phrase(Gait::March, raw)?;
+                self.require_destination(&m, raw)?;
+                push(steps, Action::Move(m.order()));
+            }
+            Some("double") => {
+                self.pos += 1;
+                self.eat_any(&["quick", "time", "quickstep"]);
+                let m = self.move_phrase(Gait::DoubleQuick, "double quick")?;
+                self.require_destination(&m, "double quick")?;
+                push(steps, Action::Move(m.order()));
+            }
+            Some("run") => {
+                self.pos += 1;
+                let m = self.move_phrase(Gait::DoubleQuick, raw)?;
+                self.require_destination(&m, raw)?;
+                push(steps, Action::Move(m.order()));
+            }
+            Some("retreat" | "withdraw" | "fall" | "pull" | "back") => {
+                self.pos += 1;
+                self.eat_word("back");
+                self.eat_word("up");
+                let m = self.move_phrase_retreat(raw)?;
+                push(steps, Action::Retreat(m.order()));
+            }
+            Some("attack" | "assault") => {
+                self.pos += 1;
+                self.attack(steps, raw)?;
+            }
+            Some("charge") => {
+                self.pos += 1;
+                self.charge(steps)?;
+            }
+            Some("form" | "deploy" | "change") => {
+                self.pos += 1;
+                self.form(steps, raw)?;
+            }
+            Some("face" | "facing" | "turn" | "wheel" | "about") => self.face(steps)?,
+            Some("fire" | "firing" | "open" | "shoot") => self.fire(steps)?,
+            Some("cease") => {
+                self.pos += 1;
+                self.eat_any(&["fire", "firing"]);
+                push(steps, Action::HoldFire);
+            }
+            Some("hold" | "halt" | "stay" | "wait" | "remain" | "stop") => self.hold(steps)?,
+            Some("stand") => {
+                self.pos += 1;
+                if self.eat_any(&["up", "to"]).is_some() {
+                    push(steps, Action::StandUp);
+                } else {
+                    self.hold_rest(steps)?;
+                }
+            }
+            Some("lie" | "lay") => {
+                self.pos += 1;
+                if !self.eat_word("down") {
+                    return Err(self.expected("'down' after 'lie'"));
+                }
+                push(steps, Action::LieDown);
+            }
+            Some("get") => {
+                self.pos += 1;
+                if self.eat_word("down") {
+                    push(steps, Action::LieDown);
+                } else if self.eat_word("up") {
+                    push(steps, Action::StandUp);
+                } else {
+                    return Err(self.expected("'down' or 'up' after 'get'"));
+                }
+            }
+            Some("rise") => {
+                self.pos += 1;
+                push(steps, Action::StandUp);
+            }
+            Some("limber") => {
+                self.pos += 1;
+                self.eat_word("up");
+                push(steps, Action::Limber);
+            }
+            Some("unlimber") => {
+                self.pos += 1;
+                let facing = self.optional_facing()?;
+                push(steps, Action::Unlimber { facing });
+            }
+            Some("mount") => {
+                self.pos += 1;
+                self.eat_word("up");
+                push(steps, Action::Mount);
+            }
+            Some("dismount") => {
+                self.pos += 1;
+                push(steps, Action::Dismount);
+            }
+            Some("split" | "detach") => {
+                self.pos += 1;
+                self.split(steps)?;
+            }
+            Some("combine" | "merge") => {
+                self.pos += 1;
+                self.combine(steps)?;
+            }
+            _ if raw == "to" || raw == "toward" || raw == "towards" => {
+                // "advance to X, then to Y": another waypoint of the last move.
+                self.pos += 1;
+                let from = self.at;
+                let p = self.place(from, false)?;
+                match steps.last_mut().map(|s| &mut s.action) {
+                    Some(Action::Move(m) | Action::Retreat(m)) => m.waypoints.push(p),
+                    _ => {
+                        return Err(PErr {
+                            at: tok.start,
+                            message: "'to' needs a verb; write 'advance to ...'".to_string(),
+                            suggestions: Vec::new(),
+                        });
+                    }
+                }
+            }
+            _ if (raw == "in" || raw == "at") && !steps.is_empty() => self.arrival_place(steps)?,
+            _ => {
+                return Err(PErr {
+                    at: tok.start,
+                    message: format!(
+                        "expected an order such as 'advance', 'form', 'face', 'fire', 'hold' or 'charge', found {}",
+                        self.found()
+                    ),
+                    suggestions: Vec::new(),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn require_destination(&self, m: &MoveBuild, verb: &str) -> PResult<()> {
+        if m.dests.is_empty() && m.vias.is_empty() {
+            return Err(self.expected(&format!(
+                "a place after '{verb}', such as 'to the ford', 'to (34, 12)' or '300 yards north of ...'"
+            )));
+        }
+        Ok(())
+    }
+
+    /// "in the cornfield upon arrival" after a clause: the last step waits
+    /// for arrival, and if that place is not where the unit is already
+    /// going, it goes there first (APSoF I.C.2 example i).
+    fn arrival_place(&mut self, steps: &mut Vec<Step>) -> PResult<()> {
+        self.pos += 1;
+        let from = self.at;
+        let p = self.place(from, false)?;
+        if !self.trigger_phrase() {
+            return Err(self.expected("'upon arrival' after the place"));
+        }
+        let going_there = steps.iter().rev().find_map(|s| match &s.action {
+            Action::Move(m) | Action::Retreat(m) => m.waypoints.last().copied(),
+            _ => None,
+        });
+        if going_there.is_none_or(|g| g.distance(p) > 0.01) {
+            let idx = steps.len().saturating_sub(1);
+            steps.insert(
+                idx,
+                Step {
+                    trigger: Trigger::Then,
+                    action: Action::Move(MoveOrder {
+                        waypoints: vec![p],
+                        by_road: false,
+                        formation: None,
+                        gait: Gait::March,
+                        fire_while_moving: false,
+                        backwards: false,
+                    }),
+                },
+            );
+        }
+        if let Some(last) = steps.last_mut() {
+            last.trigger = Trigger::OnArrival;
+        }
+        Ok(())
+    }
+
+    /// The modifiers of a move, in any order.
+    fn move_phrase(&mut self, gait: Gait, _verb: &str) -> PResult<MoveBuild> {
+        let mut m = MoveBuild {
+            gait,
+            ..MoveBuild::default()
+        };
+        if !self.at_words(&["on", "the"]) {
+            self.eat_any(&["forward", "forwards", "ahead", "out", "on"]);
+        }
+        loop {
+            if self.move_modifier(&mut m)? {
+                continue;
+            }
+            break;
+        }
+        Ok(m)
+    }
+
+    /// A retreat: like a move, but a bare distance ("fall back 3 inches")
+    /// is straight back from the unit's facing.
+    fn move_phrase_retreat(&mut self, verb: &str) -> PResult<MoveBuild> {
+        let mut m = MoveBuild::default();
+        if self.at_number() && !self.toks.get(self.pos + 1).is_some_and(|t| t.is_punct(',')) {
+            let from = self.at;
+            let p = self.offset_place(from, normalize_deg(self.facing + 180.0))?;
+            m.dests.push(p);
+            while self.move_modifier(&mut m)? {}
+        } else {
+            m = self.move_phrase(Gait::March, verb)?;
+        }
+        if m.dests.is_empty() && m.vias.is_empty() {
+            return Err(self.expected(&format!(
+                "a place after '{verb}', such as 'to the ford' or '6 inches south'"
+            )));
+        }
+        Ok(m)
+    }
+
+    /// One modifier of a move; `false` when the next words are not one.
+    fn move_modifier(&mut self, m: &mut MoveBuild) -> PResult<bool> {
+        let from = self.at;
+        if self.at_words(&["until", "reaching"])
+            || self.at_words(&["until", "you", "reach"])
+            || self.at_words(&["until", "they", "reach"])
+            || self.at_words(&["till", "reaching"])
+        {
+            self.pos += if self.at_word("reaching") || self.word_at(1) == Some("reaching") {
+                2
+            } else {
+                3
+            };
+            let p = self.place(from, false)?;
+            m.dests.push(p);
+            return Ok(true);
+        }
+        if self.eat_words(&["as", "far", "as"]) || self.eat_words(&["up", "to"]) {
+            let p = self.place(from, false)?;
+            m.dests.push(p);
+            return Ok(true);
+        }
+        if let Some(f) = self.formation_words_after_in() {
+            m.formation = Some(f);
+            return Ok(true);
+        }
+        if self.gait_words() {
+            m.gait = Gait::DoubleQuick;
+            return Ok(true);
+        }
+        if self.eat_words(&["at", "the", "gallop"])
+            || self.eat_words(&["at", "a", "gallop"])
+            || self.eat_words(&["in", "haste"])
+            || self.eat_word("quickly")
+        {
+            m.quick = true;
+            return Ok(true);
+        }
+        if self.fire_while_words() {
+            m.fire = true;
+            return Ok(true);
+        }
+        if self.eat_any(&["backwards", "backward"]).is_some()
+            || self.eat_words(&["facing", "the", "enemy"])
+        {
+            m.backwards = true;
+            return Ok(true);
+        }
+        if self.eat_words(&["with", "bayonets", "fixed"])
+            || self.eat_words(&["with", "fixed", "bayonets"])
+            || self.eat_words(&["with", "bayonets"])
+            || self.eat_words(&["with", "the", "bayonet"])
+        {
+            m.bayonets = true;
+            return Ok(true);
+        }
+        if self.eat_words(&["by", "road"])
+            || self.eat_words(&["by", "the", "road"])
+            || self.eat_words(&["on", "the", "road"])
+            || self.eat_words(&["along", "the", "road"])
+        {
+            m.by_road = true;
+            return Ok(true);
+        }
+        if matches!(
+            self.word_at(0),
+            Some("by" | "along" | "down" | "up" | "on" | "using")
+        ) {
+            let save = self.pos;
+            let w = self.word_at(0).unwrap_or_default();
+            self.pos += 1;
+            self.eat_words(&["way", "of"]);
+            let roads = self.ctx.roads();
+            match self.name(&roads) {
+                Lookup::Found(_) => {
+                    m.by_road = true;
+                    return Ok(true);
+                }
+                _ if w == "by" => {
+                    self.pos = save + 1;
+                    if self.eat_words(&["way", "of"]) {
+                        let p = self.place(from, false)?;
+                        m.vias.push(p);
+                        return Ok(true);
+                    }
+                    return Err(self
+                        .need_name(&roads, &|s| {
+                            format!("expected a road after 'by', found {s}")
+                        })
+                        .err()
+                        .unwrap_or_else(|| self.expected("a road after 'by'")));
+                }
+                _ => self.pos = save,
+            }
+        }
+        if let Some(w) = self.eat_any(&["via", "through", "past", "across", "over"]) {
+            let _ = w;
+            let p = self.place(from, false)?;
+            m.vias.push(p);
+            return Ok(true);
+        }
+        if self
+            .eat_any(&["to", "toward", "towards", "into", "onto", "at"])
+            .is_some()
+        {
+            let p = self.place(from, false)?;
+            m.dests.push(p);
+            return Ok(true);
+        }
+        if m.dests.is_empty() && m.vias.is_empty() && self.starts_place() {
+            let p = self.place(from, false)?;
+            m.dests.push(p);
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    /// Whether a place that needs no preposition starts here: a number, a
+    /// coordinate, or a position relative to a unit.
+    fn starts_place(&self) -> bool {
+        self.at_number()
+            || self.at_punct('(')
+            || self.at_word("behind")
+            || self.at_words(&["in", "front", "of"])
+            || self.at_words(&["on", "the", "left"])
+            || self.at_words(&["on", "the", "right"])
+            || self.at_words(&["to", "the", "left", "of"])
+            || self.at_words(&["to", "the", "right", "of"])
+            || self.at_words(&["to", "the", "rear", "of"])
+            || self.at_words(&["in", "rear", "of"])
+            || self.at_words(&["in", "support", "of"])
+            || self.at_words(&["ahead", "of"])
+    }
+
+    /// "at the double (quick)", "double quick", "in double time", ...
+    fn gait_words(&mut self) -> bool {
+        let ps: &[&[&str]] = &[
+            &["at", "the", "double", "quick"],
+            &["at", "the", "double", "time"],
+            &["at", "the", "double"],
+            &["at", "double", "quick"],
+            &["at", "double", "time"],
+            &["at", "the", "run"],
+            &["in", "double", "time"],
+            &["in", "double", "quick"],
+            &["in", "double", "quick", "time"],
+            &["double", "quick"],
+            &["double", "time"],
+            &["on", "the", "double"],
+        ];
+        ps.iter().any(|p| self.eat_words(p))
+    }
+
+    /// "firing", "fire while advancing", "firing as you go", ...
+    fn fire_while_words(&mut self) -> bool {
+        let ps: &[&[&str]] = &[
+            &["firing", "while", "advancing"],
+            &["firing", "while", "moving"],
+            &["firing", "as", "you", "advance"],
+            &["firing", "as", "you", "go"],
+            &["firing", "as", "they", "advance"],
+            &["fire", "while", "advancing"],
+            &["fire", "while", "moving"],
+            &["fire", "as", "you", "advance"],
+            &["fire", "as", "you", "go"],
+            &["while", "firing"],
+            &["and", "firing"],
+        ];
+        if ps.iter().any(|p| self.eat_words(p)) {
+            return true;
+        }
+        // A bare "firing" inside a move ("advance firing to the fence").
+        if self.at_word("firing") && !self.at_words(&["firing", "at"]) {
+            let next = self.word_at(1);
+            if next.is_none_or(|w| matches!(w, "to" | "toward" | "towards" | "in" | "at" | "then"))
+            {
+                self.pos += 1;
+                return true;
+            }
+        }
+        false
+    }
+
+    /// "in line", "into column", "in skirmish order", "en masse", "as
+    /// skirmishers": a formation for the move.
+    fn formation_words_after_in(&mut self) -> Option<Formation> {
+        let save = self.pos;
+        if self.eat_words(&["en", "masse"]) {
+            return Some(Formation::EnMasse);
+        }
+        if self.eat_words(&["as", "skirmishers"]) {
+            return Some(Formation::Skirmish);
+        }
+        if self.eat_any(&["in", "into"]).is_some() {
+            self.eat_any(&["a", "an"]);
+            if let Some(f) = self.formation() {
+                return Some(f);
+            }
+        }
+        self.pos = save;
+        None
+    }
+
+    /// A formation name (APSoF III).
+    fn formation(&mut self) -> Option<Formation> {
+        let f = if self.eat_words(&["column", "of", "companies"])
+            || self.eat_words(&["company", "column"])
+            || self.eat_words(&["company", "columns"])
+            || self.eat_words(&["columns", "of", "companies"])
+        {
+            Formation::CompanyColumn
+        } else if self.eat_words(&["en", "masse"])
+            || self.eat_word("mass")
+            || self.eat_word("masse")
+        {
+            Formation::EnMasse
+        } else if self.eat_words(&["line", "of", "battle"])
+            || self.eat_words(&["battle", "line"])
+            || self.eat_word("line")
+        {
+            Formation::Line
+        } else if self.eat_any(&["column", "columns"]).is_some() {
+            Formation::Column
+        } else if self
+            .eat_any(&["skirmish", "skirmishers", "skirmishing"])
+            .is_some()
+            || self.eat_words(&["open", "order"])
+        {
+            self.eat_word("order");
+            self.eat_word("line");
+            Formation::Skirmish
+        } else if self.eat_word("limbered") {
+            Formation::Limbered
+        } else if self.eat_word("unlimbered") {
+            Formation::Unlimbered
+        } else {
+            return None;
+        };
+        self.eat_any(&["formation", "order"]);
+        Some(f)
+    }
+
+    // ------------------------------------------------------------ clauses
+
+    fn attack(&mut self, steps: &mut Vec<Step>, verb: &str) -> PResult<()> {
+        let mut target = None;
+        if self.eat_words(&["the", "enemy"]) {
+            target = self.nearest_enemy();
+        } else {
+            let enemies = self.ctx.visible_enemy_units();
+            if let Lookup::Found(t) = self.name(&enemies) {
+                target = Some(t);
+            }
+        }
+        let mut m = self.move_phrase(Gait::March, verb)?;
+        m.target = m.target.or(target);
+        if m.target.is_some() || m.bayonets || m.gait == Gait::DoubleQuick {
+            steps.push(Step {
+                trigger: Trigger::Then,
+                action: Action::Charge {
+                    target: m.target,
+                    to: m.waypoints().last().copied(),
+                    gait: m.gait,
+                },
+            });
+        } else {
+            self.require_destination(&m, verb)?;
+            steps.push(Step {
+                trigger: Trigger::Then,
+                action: Action::Move(m.order()),
+            });
+        }
+        Ok(())
+    }
+
+    fn charge(&mut self, steps: &mut Vec<Step>) -> PResult<()> {
+        self.eat_any(&["at", "into", "on", "upon"]);
+        let mut target = None;
+        if self.eat_words(&["the", "enemy"]) || self.eat_word("enemy") {
+            target = self.nearest_enemy();
+        } else if self.peek().and_then(|t| t.word()).is_some_and(|w| {
+            !matches!(
+                w,
+                "to" | "toward" | "towards" | "at" | "in" | "with" | "double" | "then" | "and"
+            )
+        }) {
+            let enemies = self.ctx.visible_enemy_units();
+            target = Some(self.need_name(&enemies, &|s| {
+                format!("no enemy unit in sight is called {s}; you can only charge enemies your side can see")
+            })?);
+        }
+        let m = self.move_phrase(Gait::March, "charge")?;
+        steps.push(Step {
+            trigger: Trigger::Then,
+            action: Action::Charge {
+                target: target.or(m.target),
+                to: m.waypoints().last().copied(),
+                gait: m.gait,
+            },
+        });
+        Ok(())
+    }
+
+    /// The nearest enemy the side can see, from the ordered unit.
+    fn nearest_enemy(&self) -> Option<UnitId> {
+        let at = self.at;
+        self.ctx
+            .visible_enemies
+            .iter()
+            .filter_map(|id| self.ctx.state.unit(*id))
+            .filter(|u| u.side != self.ctx.side)
+            .min_by(|a, b| {
+                a.position
+                    .distance(at)
+                    .total_cmp(&b.position.distance(at))
+                    .then(a.id.cmp(&b.id))
+            })
+            .map(|u| u.id)
+    }
+
+    fn form(&mut self, steps: &mut Vec<Step>, verb: &str) -> PResult<()> {
+        if verb == "change" {
+            self.eat_word("formation");
+            self.eat_any(&["to", "into"]);
+        }
+        self.eat_any(&["into", "in", "to", "up"]);
+        self.eat_any(&["a", "an"]);
+        let is_artillery = self.unit.is_some_and(|u| u.arm.is_artillery());
+        if verb == "deploy" && (is_artillery || self.at_word("the") || self.at_word("guns")) {
+            self.eat_word("the");
+            self.eat_any(&["guns", "battery"]);
+            if is_artillery && self.formation().is_none() {
+                let facing = self.optional_facing()?;
+                steps.push(Step {
+                    trigger: Trigger::Then,
+                    action: Action::Unlimber { facing },
+                });
+                return Ok(());
+            }
+        }
+        let Some(formation) = self.formation() else {
+            return Err(self.expected(&format!(
+                "a formation after '{verb}': line, column, skirmish order, company column or en masse"
+            )));
+        };
+        let facing = self.optional_facing()?;
+        let action = match formation {
+            Formation::Limbered => Action::Limber,
+            Formation::Unlimbered => Action::Unlimber { facing },
+            _ => Action::Form { formation, facing },
+        };
+        // "deploy into line at the crossroads": go there first.
+        let save = self.pos;
+        if self.eat_any(&["at", "in", "on"]).is_some() && !self.at_trigger() {
+            let from = self.at;
+            if let Ok(p) = self.place(from, true) {
+                steps.push(Step {
+                    trigger: Trigger::Then,
+                    action: Action::Move(MoveOrder {
+                        waypoints: vec![p],
+                        by_road: false,
+                        formation: None,
+                        gait: Gait::March,
+                        fire_while_moving: false,
+                        backwards: false,
+                    }),
+                });
+                steps.push(Step {
+                    trigger: Trigger::OnArrival,
+                    action,
+                });
+                return Ok(());
+            }
+        }
+        self.pos = save;
+        steps.push(Step {
+            trigger: Trigger::Then,
+            action,
+        });
+        Ok(())
+    }
+
+    /// "facing north", "to face the woods", "toward the ford" after a
+    /// formation or unlimber order.
+    fn optional_facing(&mut self) -> PResult<Option<Direction>> {
+        let save = self.pos;
+        let comma = self.eat_punct(',');
+        if self.eat_word("facing")
+            || self.eat_words(&["to", "face"])
+            || self.eat_words(&["and", "face"])
+        {
+            return Ok(Some(self.direction()?));
+        }
+        if self.at_word("toward") || self.at_word("towards") {
+            return Ok(Some(self.direction()?));
+        }
+        if comma {
+            self.pos = save;
+        }
+        Ok(None)
+    }
+
+    fn face(&mut self, steps: &mut Vec<Step>) -> PResult<()> {
+        let dir = if self.eat_words(&["about", "face"])
+            || self.eat_words(&["about", "turn"])
+            || self.eat_words(&["face", "about"])
+            || self.eat_words(&["turn", "about"])
+            || self.eat_words(&["turn", "around"])
+            || self.eat_words(&["face", "the", "rear"])
+            || self.eat_words(&["face", "to", "the", "rear"])
+        {
+            Direction::About
+        } else {
+            self.pos += 1;
+            self.eat_words(&["to", "face"]);
+            self.direction()?
+        };
+        steps.push(Step {
+            trigger: Trigger::Then,
+            action: Action::Face(dir),
+        });
+        Ok(())
+    }
+
+    /// A direction: compass point, degrees, left/right/about, or toward a
+    /// place or a visible enemy.
+    fn direction(&mut self) -> PResult<Direction> {
+        self.eat_words(&["to", "the"]);
+        if self.eat_any(&["about", "around", "rear"]).is_some() || self.eat_words(&["the", "rear"])
+        {
+            return Ok(Direction::About);
+        }
+        if let Some(d) = self.compass() {
+            return Ok(Direction::Degrees(d));
+        }
+        if let Some(n) = self.number() {
+            self.eat_any(&["degrees", "degree", "deg"]);
+            self.eat_punct('\u{b0}');
+            if !(0.0..=360.0).contains(&n) {
+                return Err(self.err(format!(
+                    "{n} is not a compass bearing; give degrees from 0 (north) to 360"
+                )));
+            }
+            return Ok(Direction::Degrees(normalize_deg(n)));
+        }
+        if self.eat_word("left") {
+            return Ok(Direction::Degrees(normalize_deg(self.facing - 90.0)));
+        }
+        if self.eat_word("right") {
+            return Ok(Direction::Degrees(normalize_deg(self.facing + 90.0)));
+        }
+        self.eat_any(&["toward", "towards", "to"]);
+        if self.eat_words(&["the", "enemy"]) || self.eat_word("enemy") {
+            return match self.nearest_enemy() {
+                Some(u) => Ok(Direction::TowardUnit(u)),
+                None => Err(self.err(
+                    "no enemy is in sight to face; give a compass direction such as 'north-west' or '270'",
+                )),
+            };
+        }
+        let enemies = self.ctx.visible_enemy_units();
+        if let Lookup::Found(u) = self.name(&enemies) {
+            return Ok(Direction::TowardUnit(u));
+        }
+        if self.at_end() || self.at_separator() {
+            return Err(self.expected(
+                "a direction: a compass point ('north-west', 'NW'), degrees ('270'), or 'toward' a place",
+            ));
+        }
+        let from = self.at;
+        let p = self.place(from, false).map_err(|mut e| {
+            e.message = format!(
+                "{}; a direction is a compass point ('north-west', 'NW'), degrees ('270'), or a place to face",
+                e.message
+            );
+            e
+        })?;
+        Ok(Direction::Toward(p))
+    }
+
+    /// One to three compass words ("north west", "NW", "north-north-east").
+    fn compass(&mut self) -> Option<f64> {
+        let mut letters = String::new();
+        let mut used = 0;
+        let mut best: Option<(usize, f64)> = None;
+        while used < 3 {
+            let Some(l) = self.word_at(used).and_then(compass_letters) else {
+                break;
+            };
+            letters.push_str(&l);
+            used += 1;
+            if let Some((_, d)) = COMPASS.iter().find(|(n, _)| *n == letters) {
+                best = Some((used, *d));
+            }
+        }
+        let (n, d) = best?;
+        self.pos += n;
+        Some(d)
+    }
+
+    fn fire(&mut self, steps: &mut Vec<Step>) -> PResult<()> {
+        if self.fire_while_words() {
+            let last_move = steps.iter_mut().rev().find_map(|s| match &mut s.action {
+                Action::Move(m) => Some(m),
+                _ => None,
+            });
+            return match last_move {
+                Some(m) => {
+                    m.fire_while_moving = true;
+                    Ok(())
+                }
+                None => Err(self.err(
+                    "'fire while advancing' goes with a move; write it after 'advance to ...' in the same order",
+                )),
+            };
+        }
+        let verb = self.word_at(0).unwrap_or_default();
+        self.pos += 1;
+        if verb == "open" && !self.eat_word("fire") {
+            return Err(self.expected("'fire' after 'open'"));
+        }
+        self.eat_word("away");
+        let target = if self.eat_words(&["at", "will"]) || self.eat_word("freely") {
+            FireTarget::AtWill
+        } else if self.eat_any(&["at", "on", "upon", "into"]).is_some() {
+            self.fire_target()?
+        } else {
+            FireTarget::AtWill
+        };
+        steps.push(Step {
+            trigger: Trigger::Then,
+            action: Action::Fire(target),
+        });
+        Ok(())
+    }
+
+    /// Whom to fire at: "will", "the enemy", "the nearest enemy battery", or
+    /// a visible enemy unit by name.
+    fn fire_target(&mut self) -> PResult<FireTarget> {
+        if self.eat_word("will") || self.eat_word("anything") || self.eat_word("them") {
+            return Ok(FireTarget::AtWill);
+        }
+        let save = self.pos;
+        self.eat_any(&["the", "any"]);
+        let nearest = self.eat_any(&["nearest", "closest"]).is_some();
+        if self
+            .eat_any(&["enemy", "enemies", "rebel", "rebels", "yankee", "yankees"])
+            .is_some()
+            || nearest
+        {
+            let arm = match self.word_at(0) {
+                Some("battery" | "batteries" | "guns" | "gun" | "artillery" | "cannon") => {
+                    Some(Arm::Artillery)
+                }
+                Some("infantry" | "regiment" | "regiments" | "foot" | "line") => {
+                    Some(Arm::Infantry)
+                }
+                Some("cavalry" | "horse" | "horsemen" | "troopers") => Some(Arm::Cavalry),
+                _ => None,
+            };
+            if arm.is_some() {
+                self.pos += 1;
+            }
+            return Ok(arm.map(FireTarget::NearestOf).unwrap_or(FireTarget::AtWill));
+        }
+        self.pos = save;
+        let enemies = self.ctx.visible_enemy_units();
+        let u = self.need_name(&enemies, &|s| {
+            format!("no enemy unit in sight is called {s}; fire at a unit your side can see, or 'at will'")
+        })?;
+        Ok(FireTarget::Unit(u))
+    }
+
+    fn hold(&mut self, steps: &mut Vec<Step>) -> PResult<()> {
+        let verb = self.word_at(0).unwrap_or_default();
+        self.pos += 1;
+        let fire_words = |p: &mut Self| {
+            p.eat_any(&["fire", "firing"]).is_some()
+                || p.eat_words(&["your", "fire"])
+                || p.eat_words(&["their", "fire"])
+                || p.eat_words(&["the", "fire"])
+        };
+        if (verb == "hold" || verb == "stop") && fire_words(self) {
+            // "hold their fire until they reach the enemy" governs the move
+            // before it, so it goes before that move (APSoF I.C.2 ex. iii).
+            let governs = self.at_word("until");
+            let last_move = steps
+                .iter()
+                .rposition(|s| matches!(s.action, Action::Move(_) | Action::Charge { .. }));
+            match last_move {
+                Some(i) if governs => {
+                    let trigger = steps.get(i).map(|s| s.trigger).unwrap_or_default();
+                    if let Some(s) = steps.get_mut(i) {
+                        s.trigger = Trigger::Then;
+                    }
+                    steps.insert(
+                        i,
+                        Step {
+                            trigger,
+                            action: Action::HoldFire,
+                        },
+                    );
+                }
+                _ => steps.push(Step {
+                    trigger: Trigger::Then,
+                    action: Action::HoldFire,
+                }),
+            }
+            return Ok(());
+        }
+        self.hold_rest(steps)
+    }
+
+    /// What may follow "hold"/"wait": the ground held, a formation and a
+    /// facing ("wait in line, facing the woods").
+    fn hold_rest(&mut self, steps: &mut Vec<Step>) -> PResult<()> {
+        let grounds: &[&[&str]] = &[
+            &["your", "position"],
+            &["the", "position"],
+            &["position"],
+            &["your", "ground"],
+            &["the", "ground"],
+            &["ground"],
+            &["the", "line"],
+            &["here"],
+            &["fast"],
+            &["in", "place"],
+            &["where", "you", "are"],
+        ];
+        for g in grounds {
+            if self.eat_words(g) {
+                break;
+            }
+        }
+        let formation = self.formation_words_after_in();
+        let facing = self.optional_facing()?;
+        match (formation, facing) {
+            (Some(formation), facing) => steps.push(Step {
+                trigger: Trigger::Then,
+                action: Action::Form { formation, facing },
+            }),
+            (None, Some(d)) => steps.push(Step {
+                trigger: Trigger::Then,
+                action: Action::Face(d),
+            }),
+            (None, None) => {}
+        }
+        steps.push(Step {
+            trigger: Trigger::Then,
+            action: Action::Hold,
+        });
+        Ok(())
+    }
+
+    /// "split off 6 castings as the 2nd Wisconsin skirmishers" (APSoF VII).
+    fn split(&mut self, steps: &mut Vec<Step>) -> PResult<()> {
+        self.require_split_option()?;
+        self.eat_any(&["off", "into"]);
+        let Some(n) = self.number() else {
+            return Err(
+                self.expected("the number of castings to split off, e.g. 'split off 6 castings'")
+            );
+        };
+        let castings = self.unit.map(|u| u.castings).unwrap_or(0);
+        if n.fract() != 0.0 || n < 1.0 || n >= f64::from(castings) {
+            return Err(self.err(format!(
+                "a unit of {castings} castings can split off 1 to {} castings, not {n}",
+                castings.saturating_sub(1)
+            )));
+        }
+        self.eat_any(&[
+            "castings",
+            "casting",
+            "stands",
+            "stand",
+            "figures",
+            "companies",
+        ]);
+        let new_name = if self.eat_any(&["as", "named", "called"]).is_some() {
+            let start = self.here();
+            let mut last = start;
+            while let Some(t) = self.peek() {
+                if matches!(t.tok, Tok::Punct(';' | '.')) || t.is_word("then") {
+                    break;
+                }
+                last = t.end;
+                self.pos += 1;
+            }
+            self.text.get(start..last).unwrap_or("").trim().to_string()
+        } else {
+            String::new()
+        };
+        let new_name = if new_name.is_empty() {
+            format!(
+                "{} (detachment)",
+                self.unit.map(|u| u.name.as_str()).unwrap_or("unit")
+            )
+        } else {
+            new_name
+        };
+        steps.push(Step {
+            trigger: Trigger::Then,
+            action: Action::Split {
+                castings: n as u32,
+                new_name,
+            },
+        });
+        Ok(())
+    }
+
+    fn combine(&mut self, steps: &mut Vec<Step>) -> PResult<()> {
+        self.require_split_option()?;
+        self.eat_any(&["with", "into"]);
+        let own = self.ctx.own_units();
+        let me = self.unit.map(|u| u.id);
+        let with = self.need_name(&own, &|s| {
+            format!("no unit of your side is called {s}; combine with one of your own units")
+        })?;
+        if Some(with) == me {
+            return Err(self.err("a unit cannot combine with itself; name another of your units"));
+        }
+        steps.push(Step {
+            trigger: Trigger::Then,
+            action: Action::Combine { with },
+        });
+        Ok(())
+    }
+
+    fn require_split_option(&self) -> PResult<()> {
+        if self.ctx.state.options.advanced_organization {
+            Ok(())
+        } else {
+            Err(self.err(
+                "splitting and combining units is not in use in this game (scenario option split-units)",
+            ))
+        }
+    }
+
+    // ------------------------------------------------------------ places
+
+    /// A place, resolved to a table position as seen from `from`.
+    /// `quiet` is for look-ahead: the caller discards the error.
+    pub fn place(&mut self, from: Pos, quiet: bool) -> PResult<Pos> {
+        let _ = quiet;
+        if self.at_punct('(') {
+            return self.coordinates();
+        }
+        if self.at_number() {
+            if self.toks.get(self.pos + 1).is_some_and(|t| t.is_punct(','))
+                && matches!(
+                    self.toks.get(self.pos + 2).map(|t| &t.tok),
+                    Some(Tok::Number(_))
+                )
+            {
+                return self.coordinates();
+            }
+            return self.offset_place(from, self.facing);
+        }
+        if let Some(p) = self.relative_place()? {
+            return Ok(p);
+        }
+        let edge = self.eat_words(&["the", "edge", "of"])
+            || self.eat_words(&["edge", "of"])
+            || self.eat_words(&["the", "edge", "of", "the"]);
+        let places = self.ctx.places();
+        let place = self.need_name(&places, &|s| {
+            format!("expected a place: {s} is not a landmark, feature or unit you know of")
+        })?;
+        let place = match place {
+            PlaceRef::Point(p) if edge => self.ctx.area_at(p).map(PlaceRef::Area).unwrap_or(place),
+            other => other,
+        };
+        let p = self
+            .ctx
+            .locate(place, from, edge && self.ctx.has_edge(place));
+        self.skip_place_qualifiers();
+        Ok(p)
+    }
+
+    /// Qualifiers that say where a named place is without changing it
+    /// ("the woods to the east", "the fence on the far side", and a
+    /// receipt's "(41, 30)" after a name).
+    fn skip_place_qualifiers(&mut self) {
+        let save = self.pos;
+        if self.eat_punct('(') {
+            let mut ok = false;
+            while let Some(t) = self.peek() {
+                self.pos += 1;
+                if t.is_punct(')') {
+                    ok = true;
+                    break;
+                }
+                if !matches!(t.tok, Tok::Number(_) | Tok::Punct(',')) {
+                    break;
+                }
+            }
+            if !ok {
+                self.pos = save;
+            }
+        }
+        let quals: &[&[&str]] = &[
+            &["to", "your", "front"],
+            &["to", "the", "front"],
+            &["on", "the", "far", "side"],
+            &["on", "the", "other", "side"],
+            &["ahead"],
+        ];
+        for q in quals {
+            if self.eat_words(q) {
+                return;
+            }
+        }
+        let save = self.pos;
+        if self.eat_words(&["to", "the"]) || self.eat_words(&["to", "your"]) {
+            if self.compass().is_some() {
+                return;
+            }
+            self.pos = save;
+        }
+    }
+
+    fn coordinates(&mut self) -> PResult<Pos> {
+        let paren = self.eat_punct('(');
+        let Some(x) = self.number() else {
+            return Err(self.expected("a coordinate such as (34, 12)"));
+        };
+        self.eat_punct(',');
+        let Some(y) = self.number() else {
+            return Err(self.expected("the second coordinate, as in (34, 12)"));
+        };
+        if paren && !self.eat_punct(')') {
+            return Err(self.expected("')' to close the coordinates"));
+        }
+        if x.abs() > 10_000.0 || y.abs() > 10_000.0 {
+            return Err(self.err(format!("({x}, {y}) is off any table; give table inches")));
+        }
+        Ok(Pos::new(x, y))
+    }
+
+    /// "300 yards north of the church", "5 inches east of X", "6 inches
+    /// south" (of the unit itself), "4 inches" (straight on along
+    /// `default_bearing`).
+    fn offset_place(&mut self, from: Pos, default_bearing: f64) -> PResult<Pos> {
+        let Some(n) = self.number() else {
+            return Err(self.expected("a distance"));
+        };
+        let inches = if self.eat_any(&["yards", "yard", "yds", "yd", "y"]).is_some() {
+            if !(self.ctx.yards_per_inch.is_finite() && self.ctx.yards_per_inch > 0.0) {
+                return Err(
+                    self.err("this game has no yards-per-inch scale; give the distance in inches")
+                );
+            }
+            n / self.ctx.yards_per_inch
+        } else if self.eat_any(&["inches", "inch", "in", "ins"]).is_some() || self.eat_punct('"') {
+            n
+        } else {
+            return Err(self.expected(&format!("'yards' or 'inches' after {n}")));
+        };
+        if !(0.0..=1000.0).contains(&inches) {
+            return Err(self.err(format!("{n} is too far to be a place on the table")));
+        }
+        self.eat_words(&["to", "the"]);
+        let bearing = self.compass();
+        let base = if self.eat_any(&["of", "from"]).is_some() {
+            if self.depth >= 4 {
+                return Err(self.err("too many places within places; give the place directly"));
+            }
+            self.depth += 1;
+            let p = self.place(from, false);
+            self.depth -= 1;
+            p?
+        } else {
+            from
+        };
+        let b = bearing.unwrap_or(default_bearing);
+        let (dx, dy) = geometry::facing_vector(b);
+        Ok(Pos::new(base.x + dx * inches, base.y + dy * inches))
+    }
+
+    /// "on the left of the 6th Wisconsin", "behind the 19th Indiana", "in
+    /// front of ...": beside a friendly unit, by its position and facing.
+    ///
+    /// Ruling (the rules are silent): beside means frontages edge to edge
+    /// with a 1" interval; behind and in front mean 2" between the ranks.
+    fn relative_place(&mut self) -> PResult<Option<Pos>> {
+        #[derive(Clone, Copy)]
+        enum Rel {
+            Left,
+            Right,
+            Behind,
+            Front,
+        }
+        let rel = if self.eat_words(&["on", "the", "left", "of"])
+            || self.eat_words(&["to", "the", "left", "of"])
+            || self.eat_words(&["on", "the", "left", "flank", "of"])
+        {
+            Rel::Left
+        } else if self.eat_words(&["on", "the", "right", "of"])
+            || self.eat_words(&["to", "the", "right", "of"])
+            || self.eat_words(&["on", "the", "right", "flank", "of"])
+        {
+            Rel::Right
+        } else if self.eat_word("behind")
+            || self.eat_words(&["in", "rear", "of"])
+            || self.eat_words(&["to", "the", "rear", "of"])
+            || self.eat_words(&["in", "support", "of"])
+        {
+            Rel::Behind
+        } else if self.eat_words(&["in", "front", "of"]) || self.eat_words(&["ahead", "of"]) {
+            Rel::Front
+        } else {
+            return Ok(None);
+        };
+        let own = self.ctx.own_units();
+        let id = self.need_name(&own, &|s| {
+            format!("no unit of your side is called {s}; place yourself relative to your own units")
+        })?;
+        let Some(friend) = self.ctx.state.unit(id) else {
+            return Err(self.err("that unit is no longer on the field"));
+        };
+        let f = geometry::footprint(friend);
+        let (w, d) = self
+            .unit
+            .map(|u| geometry::formation_size(u, u.formation))
+            .unwrap_or((0.0, 0.0));
+        let p = match rel {
+            Rel::Left => f.to_table(-(f.frontage / 2.0 + w / 2.0 + 1.0), 0.0),
+            Rel::Right => f.to_table(f.frontage / 2.0 + w / 2.0 + 1.0, 0.0),
+            Rel::Behind => f.to_table(0.0, -(f.depth / 2.0 + d / 2.0 + 2.0)),
+            Rel::Front => f.to_table(0.0, f.depth / 2.0 + d / 2.0 + 2.0),
+        };
+        Ok(Some(p))
+    }
+
+    // ------------------------------------------------------------ officers
+
+    /// An officer's move: "ride to the orchard, then to the farm at the
+    /// gallop" (APSoF IV.D: no orders needed; double time allowed).
+    pub fn officer_move(&mut self, officer: OfficerId) -> PResult<OfficerMove> {
+        let mut waypoints = Vec::new();
+        let mut double_time = false;
+        let mut first = true;
+        loop {
+            let mut dummy = Trigger::Then;
+            self.separators(&mut dummy);
+            if self.at_end() {
+                break;
+            }
+            self.skip_preambles();
+            let verb = self.word_at(0).and_then(resolve_verb);
+            match verb.as_deref() {
+                Some(
+                    "ride" | "gallop" | "move" | "go" | "advance" | "march" | "return" | "proceed"
+                    | "head" | "hurry" | "double",
+                ) => {
+                    if matches!(verb.as_deref(), Some("gallop" | "hurry")) {
+                        double_time = true;
+                    }
+                    self.pos += 1;
+                    if verb.as_deref() == Some("double") {
+                        self.eat_any(&["time", "quick"]);
+                        double_time = true;
+                    }
+                }
+                Some("stay" | "remain" | "hold" | "wait" | "halt") => {
+                    self.pos += 1;
+                    self.eat_any(&["here", "put", "where"]);
+                    while !self.at_end() && !self.at_separator() {
+                        self.pos += 1;
+                    }
+                    continue;
+                }
+                _ if !first && (self.at_word("to") || self.at_word("toward")) => {}
+                _ => {
+                    return Err(self.expected(
+                        "an officer's move such as 'ride to the orchard' (officers move without orders)",
+                    ));
+                }
+            }
+            first = false;
+            self.eat_word("with");
+            let mut m = self.move_phrase(Gait::March, "ride")?;
+            if m.dests.is_empty() && m.vias.is_empty() {
+                // "ride with the 2nd Wisconsin", "join the 6th".
+                let from = self.at;
+                let p = self.place(from, false)?;
+                m.dests.push(p);
+                while self.move_modifier(&mut m)? {}
+            }
+            if m.gait == Gait::DoubleQuick || m.quick {
+                double_time = true;
+            }
+            if let Some(last) = m.waypoints().last() {
+                self.at = *last;
+            }
+            waypoints.extend(m.waypoints());
+            self.skip_tail();
+            if !(self.at_end() || self.at_separator()) {
+                return Err(self.expected("';', 'then' or the end of the order"));
+            }
+        }
+        Ok(OfficerMove {
+            officer,
+            waypoints,
+            double_time,
+        })
+    }
+}
+
+/// The verb a word stands for, allowing one typo in a long verb.
+fn resolve_verb(w: &str) -> Option<String> {
+    if VERBS.contains(&w) {
+        return Some(w.to_string());
+    }
+    if w.chars().count() < 5 {
+        return None;
+    }
+    let close: Vec<&&str> = VERBS
+        .iter()
+        .filter(|v| v.len() >= 5 && strsim::damerau_levenshtein(w, v) == 1)
+        .collect();
+    match close.as_slice() {
+        [one] => Some((**one).to_string()),
+        _ => None,
+    }
+}
+
+/// Byte offset to 1-based (line, column in characters).
+pub fn line_col(text: &str, at: usize) -> (usize, usize) {
+    let mut at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    let before = text.get(..at).unwrap_or("");
+    let line = before.matches('\n').count() + 1;
+    let col = before
+        .rsplit('\n')
+        .next()
+        .map(|l| l.chars().count())
+        .unwrap_or(0)
+        + 1;
+    (line, col)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compass_words_and_letters() {
+        assert_eq!(compass_letters("northwest").as_deref(), Some("nw"));
+        assert_eq!(
+            compass_letters("NW".to_lowercase().as_str()).as_deref(),
+            Some("nw")
+        );
+        assert_eq!(compass_letters("northward").as_deref(), Some("n"));
+        assert_eq!(compass_letters("newt"), None);
+    }
+
+    #[test]
+    fn verbs_forgive_one_typo_in_long_words() {
+        assert_eq!(resolve_verb("advnace").as_deref(), Some("advance"));
+        assert_eq!(resolve_verb("hodl"), None);
+        assert_eq!(resolve_verb("unlimbr").as_deref(), Some("unlimber"));
+    }
+
+    #[test]
+    fn line_and_column_count_characters() {
+        let t = "ab\ncé d";
+        assert_eq!(line_col(t, 0), (1, 1));
+        assert_eq!(line_col(t, 3), (2, 1));
+        assert_eq!(line_col(t, t.find('d').unwrap()), (2, 4));
+        assert_eq!(line_col(t, 999), (2, 5));
+    }
+}

@@ -1,0 +1,286 @@
+//! Receipts: an order written back in one canonical form, with the places
+//! the parser resolved, and when it is expected to take effect — so the
+//! player can check that he was understood before the turn runs.
+
+use super::{Item, ParseContext};
+use crate::rules::iron_brigade::delay::distance_delay;
+use crate::rules::iron_brigade::kinds::{Arm, Formation};
+use crate::rules::iron_brigade::orders::{
+    Action, Direction, FireTarget, Gait, MoveOrder, Step, Trigger,
+};
+use crate::rules::iron_brigade::state::{Pos, UnitId};
+
+fn num(x: f64) -> String {
+    let r = (x * 10.0).round() / 10.0;
+    if r.fract() == 0.0 {
+        format!("{r:.0}")
+    } else {
+        format!("{r:.1}")
+    }
+}
+
+fn place(p: Pos, ctx: &ParseContext) -> String {
+    match ctx.landmark_at(p) {
+        Some(name) => format!("{name} ({}, {})", num(p.x), num(p.y)),
+        None => format!("({}, {})", num(p.x), num(p.y)),
+    }
+}
+
+fn unit_name(id: UnitId, ctx: &ParseContext) -> String {
+    ctx.state
+        .unit(id)
+        .map(|u| u.name.clone())
+        .unwrap_or_else(|| format!("unit {}", id.0))
+}
+
+const POINTS: &[&str] = &[
+    "north",
+    "north-north-east",
+    "north-east",
+    "east-north-east",
+    "east",
+    "east-south-east",
+    "south-east",
+    "south-south-east",
+    "south",
+    "south-south-west",
+    "south-west",
+    "west-south-west",
+    "west",
+    "west-north-west",
+    "north-west",
+    "north-north-west",
+];
+
+fn degrees(d: f64) -> String {
+    let k = d / 22.5;
+    if (k - k.round()).abs() < 1e-9 {
+        let i = (k.round() as i64).rem_euclid(16) as usize;
+        if let Some(name) = POINTS.get(i) {
+            return format!("{name} ({}°)", num(d));
+        }
+    }
+    format!("{}°", num(d))
+}
+
+fn direction(d: &Direction, ctx: &ParseContext) -> String {
+    match d {
+        Direction::Degrees(x) => degrees(*x),
+        Direction::Toward(p) => format!("toward {}", place(*p, ctx)),
+        Direction::TowardUnit(u) => format!("toward {}", unit_name(*u, ctx)),
+        Direction::About => "about".to_string(),
+    }
+}
+
+fn formation(f: Formation) -> &'static str {
+    match f {
+        Formation::Line => "line",
+        Formation::Column => "column",
+        Formation::Skirmish => "skirmish order",
+        Formation::CompanyColumn => "company column",
+        Formation::EnMasse => "en masse",
+        Formation::Limbered => "limbered",
+        Formation::Unlimbered => "unlimbered",
+    }
+}
+
+fn movement(verb: &str, m: &MoveOrder, ctx: &ParseContext) -> String {
+    let mut s = String::from(verb);
+    if m.gait == Gait::DoubleQuick {
+        s.push_str(" at the double quick");
+    }
+    if m.backwards {
+        s.push_str(" backwards");
+    }
+    if m.by_road {
+        s.push_str(" by road");
+    }
+    for (i, p) in m.waypoints.iter().enumerate() {
+        s.push_str(if i == 0 { " to " } else { ", then to " });
+        s.push_str(&place(*p, ctx));
+    }
+    match m.formation {
+        Some(Formation::EnMasse) => s.push_str(" en masse"),
+        Some(f) => {
+            s.push_str(" in ");
+            s.push_str(formation(f));
+        }
+        None => {}
+    }
+    if m.fire_while_moving {
+        s.push_str(", firing while advancing");
+    }
+    s
+}
+
+fn action(a: &Action, ctx: &ParseContext) -> String {
+    match a {
+        Action::Move(m) => movement("advance", m, ctx),
+        Action::Retreat(m) => movement("retreat", m, ctx),
+        Action::Charge { target, to, gait } => {
+            let mut s = String::from("charge");
+            if let Some(t) = target {
+                s.push(' ');
+                s.push_str(&unit_name(*t, ctx));
+            }
+            if let Some(p) = to {
+                s.push_str(" toward ");
+                s.push_str(&place(*p, ctx));
+            }
+            if *gait == Gait::DoubleQuick {
+                s.push_str(" at the double quick");
+            }
+            s
+        }
+        Action::Form {
+            formation: f,
+            facing,
+        } => {
+            let mut s = format!("form {}", formation(*f));
+            if let Some(d) = facing {
+                s.push_str(" facing ");
+                s.push_str(&direction(d, ctx));
+            }
+            s
+        }
+        Action::Face(Direction::About) => "about face".to_string(),
+        Action::Face(d) => format!("face {}", direction(d, ctx)),
+        Action::Fire(FireTarget::AtWill) => "fire at will".to_string(),
+        Action::Fire(FireTarget::Unit(u)) => format!("fire at {}", unit_name(*u, ctx)),
+        Action::Fire(FireTarget::NearestOf(arm)) => format!(
+            "fire at the nearest enemy {}",
+            match arm {
+                Arm::Artillery | Arm::HorseArtillery => "battery",
+                Arm::Cavalry => "cavalry",
+                Arm::Infantry => "infantry",
+            }
+        ),
+        Action::HoldFire => "hold fire".to_string(),
+        Action::Hold => "hold".to_string(),
+        Action::LieDown => "lie down".to_string(),
+        Action::StandUp => "stand up".to_string(),
+        Action::Limber => "limber".to_string(),
+        Action::Unlimber { facing: None } => "unlimber".to_string(),
+        Action::Unlimber { facing: Some(d) } => format!("unlimber facing {}", direction(d, ctx)),
+        Action::Mount => "mount".to_string(),
+        Action::Dismount => "dismount".to_string(),
+        Action::Split { castings, new_name } => {
+            format!("split off {castings} castings as {new_name}")
+        }
+        Action::Combine { with } => format!("combine with {}", unit_name(*with, ctx)),
+    }
+}
+
+fn steps(steps: &[Step], ctx: &ParseContext) -> String {
+    let mut s = String::new();
+    for (i, st) in steps.iter().enumerate() {
+        if i > 0 {
+            s.push_str(match st.trigger {
+                Trigger::Then => "; then ",
+                Trigger::OnArrival => "; on arrival ",
+            });
+        } else if st.trigger == Trigger::OnArrival {
+            s.push_str("on arrival ");
+        }
+        s.push_str(&action(&st.action, ctx));
+    }
+    s
+}
+
+/// An order in canonical form for the receipt, e.g. "2nd Wisconsin:
+/// advance to the Brawner farm (41, 30) in line; then fire at will".
+pub fn normalise(item: &Item, ctx: &ParseContext) -> String {
+    match item {
+        Item::Unit {
+            unit,
+            follows_previous,
+            steps: st,
+            ..
+        } => {
+            let after = if *follows_previous {
+                "after present orders, "
+            } else {
+                ""
+            };
+            format!("{}: {after}{}", unit_name(*unit, ctx), steps(st, ctx))
+        }
+        Item::Officer { order, .. } => {
+            let name = ctx
+                .state
+                .officer(order.officer)
+                .map(|o| o.name.clone())
+                .unwrap_or_else(|| format!("officer {}", order.officer.0));
+            if order.waypoints.is_empty() {
+                return format!("{name}: stay where he is");
+            }
+            let route: Vec<String> = order.waypoints.iter().map(|p| place(*p, ctx)).collect();
+            let gallop = if order.double_time {
+                " at the gallop"
+            } else {
+                ""
+            };
+            format!("{name}: ride to {}{gallop}", route.join(", then to "))
+        }
+    }
+}
+
+/// When an order is expected to take effect, as far as it can be known when
+/// it is read (APSoF I.C.1).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ExpectedTiming {
+    /// The turn the unit starts on it, if obeyed without delay by the die.
+    pub turn: u32,
+    /// Inches from the issuing officer to the unit (0 for officers' moves).
+    pub distance_inches: f64,
+    /// The issuing officer is outside the unit's chain of command: a d6
+    /// decides (1–4 obeyed, 5 one turn late, 6 ignored).
+    pub subject_to_roll: bool,
+}
+
+impl std::fmt::Display for ExpectedTiming {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "takes effect on turn {}", self.turn)?;
+        if self.subject_to_roll {
+            write!(
+                f,
+                " if obeyed (subject to a roll: the officer is outside the unit's chain of command)"
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// The turn an order should take effect (APSoF I.C.1): the delay by the
+/// issuing officer's distance from the unit now — within 12" this turn,
+/// 12–24" next turn, beyond 24" two turns on. An officer outside the unit's
+/// chain of command is marked subject to a roll. Officers' own moves take
+/// effect at once (APSoF IV.D). Ruling: the distance is measured centre to
+/// centre, from the officer's and the unit's positions when the order is
+/// read.
+pub fn expected_effective_turn(item: &Item, ctx: &ParseContext) -> ExpectedTiming {
+    match item {
+        Item::Officer { .. } => ExpectedTiming {
+            turn: ctx.turn,
+            distance_inches: 0.0,
+            subject_to_roll: false,
+        },
+        Item::Unit {
+            unit, issued_by, ..
+        } => {
+            let (Some(u), Some(o)) = (ctx.state.unit(*unit), ctx.state.officer(*issued_by)) else {
+                return ExpectedTiming {
+                    turn: ctx.turn,
+                    distance_inches: 0.0,
+                    subject_to_roll: true,
+                };
+            };
+            let d = u.position.distance(o.position);
+            let delay = distance_delay(d).unwrap_or(2);
+            ExpectedTiming {
+                turn: ctx.turn + u32::from(delay),
+                distance_inches: d,
+                subject_to_roll: !ctx.state.in_chain_of_command(*unit, *issued_by),
+            }
+        }
+    }
+}
