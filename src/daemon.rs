@@ -239,7 +239,12 @@ fn run_command_inner(config: &Config, once: bool) -> Result<(), DaemonError> {
         .build()
         .map_err(DaemonError::Runtime)?;
     runtime.block_on(async {
-        let mut parts = Parts::default();
+        // The game's own parts: orders are read and turns processed.
+        let mut parts = Parts {
+            handler: Box::new(crate::game::submit::OrdersHandler::new()),
+            due: Box::new(crate::game::cycle::TurnCycle),
+            ..Parts::default()
+        };
         if once {
             let r = run_once(config, &mut parts).await?;
             tracing::info!(?r, "one cycle done");

@@ -2,8 +2,10 @@
 //! lifecycle. Today: creating a game from a scenario and describing it.
 
 pub mod book;
+pub mod cycle;
 mod setup;
 pub mod snapshot;
+pub mod submit;
 pub mod turn;
 
 pub use setup::{CreatedGame, PlayerSecret, battle_state_from_scenario, new_game};

@@ -1,0 +1,345 @@
+//! Reading an accepted order mail: parse it against what the player's side
+//! knows, record each order in the book, and answer a receipt saying how
+//! every paragraph was understood.
+//!
+//! This is where mail meets the rules (ARCHITECTURE.md: `game/` is where
+//! they meet). Intake has already stored the raw mail, authenticated the
+//! sender and written the submission row; everything here runs inside that
+//! same transaction, so the orders, the submission and the receipt commit
+//! together or not at all.
+//!
+//! No leaks: the parser only knows the enemies the player's side can see
+//! now (APSoF V.C.3), and the receipt only repeats the player's own words
+//! and names from that allowed set.
+
+use super::book::{BookError, record_officer_move, record_unit_order};
+use super::snapshot::Snapshot;
+use crate::mail::intake::{IntakeError, Receipt, SubmissionContext, SubmissionHandler};
+use crate::orders::{self, Item, ParseContext, ParsedMail};
+use crate::rules::iron_brigade::orders::UnitOrder;
+use crate::rules::iron_brigade::sight::{Activity, SightIndex, side_visibility};
+use crate::rules::iron_brigade::state::{OfficerId, Pos, SideId, UnitId};
+use crate::scenario::Scenario;
+use crate::store::GameId;
+use rusqlite::{Transaction, params};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fmt::Write as _;
+
+/// What a game's scenario adds to every parse: place aliases and the scale.
+#[derive(Debug, Clone)]
+struct GameNames {
+    place_aliases: BTreeMap<String, Pos>,
+    yards_per_inch: f64,
+}
+
+/// The submission handler that reads orders. Caches each game's scenario
+/// names, which never change during a game.
+#[derive(Debug, Default)]
+pub struct OrdersHandler {
+    names: HashMap<GameId, GameNames>,
+}
+
+fn sql(e: rusqlite::Error) -> IntakeError {
+    IntakeError::Sqlite(e)
+}
+
+fn handler_err(e: impl std::fmt::Display) -> IntakeError {
+    IntakeError::Handler(e.to_string())
+}
+
+impl OrdersHandler {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn names(&mut self, tx: &Transaction<'_>, game: GameId) -> Result<GameNames, IntakeError> {
+        if let Some(n) = self.names.get(&game) {
+            return Ok(n.clone());
+        }
+        let toml: String = tx
+            .query_row(
+                "SELECT scenario_toml FROM games WHERE id = ?1",
+                [game.0],
+                |r| r.get(0),
+            )
+            .map_err(sql)?;
+        let scenario = Scenario::from_toml_str(&toml, "stored scenario").map_err(handler_err)?;
+        let mut place_aliases = BTreeMap::new();
+        for l in &scenario.landmarks {
+            for a in &l.aliases {
+                place_aliases.insert(a.clone(), Pos::new(l.at.x, l.at.y));
+            }
+        }
+        let names = GameNames {
+            place_aliases,
+            yards_per_inch: scenario.yards_per_inch,
+        };
+        self.names.insert(game, names.clone());
+        Ok(names)
+    }
+}
+
+/// The open turn's snapshot (the state the orders are written against).
+fn current_snapshot(tx: &Transaction<'_>, game: GameId) -> Result<Snapshot, IntakeError> {
+    let json: String = tx
+        .query_row(
+            "SELECT state_json FROM turns WHERE game_id = ?1 ORDER BY number DESC LIMIT 1",
+            [game.0],
+            |r| r.get(0),
+        )
+        .map_err(sql)?;
+    Snapshot::from_json(&json).map_err(handler_err)
+}
+
+fn player_officers(
+    tx: &Transaction<'_>,
+    game: GameId,
+    player: i64,
+) -> Result<Vec<OfficerId>, IntakeError> {
+    let mut st = tx
+        .prepare(
+            "SELECT rules_id FROM officers WHERE game_id = ?1 AND player_id = ?2
+             AND rules_id IS NOT NULL ORDER BY rules_id",
+        )
+        .map_err(sql)?;
+    let ids = st
+        .query_map(params![game.0, player], |r| r.get::<_, u32>(0))
+        .map_err(sql)?
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(sql)?;
+    Ok(ids.into_iter().map(OfficerId).collect())
+}
+
+fn unit_aliases(
+    tx: &Transaction<'_>,
+    game: GameId,
+) -> Result<BTreeMap<String, UnitId>, IntakeError> {
+    let mut st = tx
+        .prepare(
+            "SELECT rules_id, aliases_json FROM units WHERE game_id = ?1 AND rules_id IS NOT NULL",
+        )
+        .map_err(sql)?;
+    let rows = st
+        .query_map([game.0], |r| {
+            Ok((r.get::<_, u32>(0)?, r.get::<_, String>(1)?))
+        })
+        .map_err(sql)?
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(sql)?;
+    let mut out = BTreeMap::new();
+    for (id, json) in rows {
+        let aliases: Vec<String> = serde_json::from_str(&json).unwrap_or_default();
+        for a in aliases {
+            out.insert(a, UnitId(id));
+        }
+    }
+    Ok(out)
+}
+
+impl SubmissionHandler for OrdersHandler {
+    fn handle(
+        &mut self,
+        tx: &Transaction<'_>,
+        ctx: &SubmissionContext<'_>,
+    ) -> Result<Receipt, IntakeError> {
+        let names = self.names(tx, ctx.game)?;
+        let snapshot = current_snapshot(tx, ctx.game)?;
+        let battle = &snapshot.battle;
+        let side = battle
+            .sides
+            .iter()
+            .find(|s| s.name.eq_ignore_ascii_case(ctx.side))
+            .map(|s| s.id)
+            .unwrap_or(SideId(u8::MAX));
+        // What his side can see now: the only enemies he may name.
+        let index = SightIndex::new(&battle.terrain);
+        let none = BTreeSet::new();
+        let seen = side_visibility(
+            battle,
+            &index,
+            side,
+            &Activity {
+                fired: &none,
+                moved: &none,
+            },
+        );
+        let pctx = ParseContext {
+            state: battle,
+            side,
+            player_officers: player_officers(tx, ctx.game, ctx.player_id)?,
+            visible_enemies: seen.seen.keys().copied().collect(),
+            yards_per_inch: names.yards_per_inch,
+            turn: ctx.counts_for_turn,
+            aliases: unit_aliases(tx, ctx.game)?,
+            place_aliases: names.place_aliases,
+        };
+        let parsed = orders::parse_mail(ctx.text, &pctx);
+        let lines = record(tx, ctx, &pctx, &parsed)?;
+        if parsed.ready {
+            tx.execute(
+                "UPDATE submissions SET ready = 1 WHERE id = ?1",
+                [ctx.submission_id],
+            )
+            .map_err(sql)?;
+        }
+        let status = match (lines.iter().any(|l| l.is_ok()), parsed.errors.is_empty()) {
+            (_, true) => "accepted",
+            (true, false) => "partial",
+            (false, false) if parsed.ready || parsed.report_request.is_some() => "accepted",
+            (false, false) => "refused",
+        };
+        tx.execute(
+            "UPDATE submissions SET status = ?2 WHERE id = ?1",
+            params![ctx.submission_id, status],
+        )
+        .map_err(sql)?;
+        Ok(Receipt {
+            subject: format!(
+                "Orders received: {} turn {} ({})",
+                ctx.game_name, ctx.counts_for_turn, ctx.public_id
+            ),
+            text: receipt_text(ctx, &parsed, &lines),
+        })
+    }
+}
+
+/// One receipt line per order: how it was read, or why not.
+type Line = Result<String, String>;
+
+fn record(
+    tx: &Transaction<'_>,
+    ctx: &SubmissionContext<'_>,
+    pctx: &ParseContext<'_>,
+    parsed: &ParsedMail,
+) -> Result<Vec<Line>, IntakeError> {
+    let mut lines = Vec::new();
+    for item in &parsed.items {
+        let understood = orders::normalise(item, pctx);
+        let line = match item {
+            Item::Unit {
+                unit,
+                issued_by,
+                follows_previous,
+                steps,
+                text,
+                ..
+            } => {
+                let timing = orders::expected_effective_turn(item, pctx);
+                let order = UnitOrder {
+                    id: 0,
+                    unit: *unit,
+                    issued_by: *issued_by,
+                    issued_turn: ctx.counts_for_turn,
+                    follows_previous: *follows_previous,
+                    steps: steps.clone(),
+                };
+                match record_unit_order(tx, ctx.game, ctx.submission_id, &order, text, timing.turn)
+                {
+                    Ok((_, replaced)) => {
+                        let mut s = format!("{understood}\n    {timing}");
+                        if replaced.is_some() {
+                            s.push_str("; replaces your earlier order to this unit for this turn");
+                        } else if *follows_previous {
+                            s.push_str("; to follow the orders it already has");
+                        }
+                        Ok(s)
+                    }
+                    Err(e @ (BookError::UnknownUnit { .. } | BookError::UnknownOfficer { .. })) => {
+                        Err(format!("{understood}\n    not recorded: {e}"))
+                    }
+                    Err(e) => return Err(handler_err(e)),
+                }
+            }
+            Item::Officer { order, text, .. } => {
+                match record_officer_move(
+                    tx,
+                    ctx.game,
+                    ctx.submission_id,
+                    ctx.counts_for_turn,
+                    order,
+                    text,
+                ) {
+                    Ok(_) => Ok(format!(
+                        "{understood}\n    moves on turn {}",
+                        ctx.counts_for_turn
+                    )),
+                    Err(e @ BookError::UnknownOfficer { .. }) => {
+                        Err(format!("{understood}\n    not recorded: {e}"))
+                    }
+                    Err(e) => return Err(handler_err(e)),
+                }
+            }
+        };
+        lines.push(line);
+    }
+    Ok(lines)
+}
+
+fn receipt_text(ctx: &SubmissionContext<'_>, parsed: &ParsedMail, lines: &[Line]) -> String {
+    let mut t = String::new();
+    let _ = writeln!(t, "Adjutant has read your orders.\n");
+    let _ = writeln!(t, "Submission: {}", ctx.public_id);
+    let _ = writeln!(t, "Game:       {}", ctx.game_name);
+    let _ = writeln!(t, "Player:     {} ({})", ctx.player_name, ctx.side);
+    let _ = write!(t, "Counts for: turn {}", ctx.counts_for_turn);
+    if ctx.late {
+        let _ = write!(
+            t,
+            " (it arrived after the deadline of turn {}, so it counts for the next turn)",
+            ctx.counts_for_turn.saturating_sub(1)
+        );
+    }
+    let _ = writeln!(t, "\n");
+    if lines.is_empty() && parsed.errors.is_empty() {
+        let _ = writeln!(
+            t,
+            "No orders were found in your mail. Units keep their standing orders."
+        );
+    }
+    if !lines.is_empty() {
+        let _ = writeln!(t, "Orders as understood:");
+        for l in lines {
+            match l {
+                Ok(s) => {
+                    let _ = writeln!(t, "  * {s}");
+                }
+                Err(s) => {
+                    let _ = writeln!(t, "  ! {s}");
+                }
+            }
+        }
+        let _ = writeln!(t);
+    }
+    if !parsed.errors.is_empty() {
+        let _ = writeln!(
+            t,
+            "Not understood (the rest of your mail still counts; send these again corrected):"
+        );
+        for e in &parsed.errors {
+            let _ = writeln!(t, "  ! {e}");
+            let first = e.paragraph.lines().next().unwrap_or_default();
+            let _ = writeln!(t, "    in: {first}");
+        }
+        let _ = writeln!(t);
+    }
+    for d in &parsed.dispatches {
+        let _ = writeln!(
+            t,
+            "Dispatch noted ({} characters); carrying dispatches by messenger is not yet in service, so it was not sent.",
+            d.text.chars().count()
+        );
+    }
+    if parsed.ready {
+        let _ = writeln!(t, "You are READY for this turn.");
+    } else {
+        let _ = writeln!(
+            t,
+            "You are not marked ready; write READY when you have finished this turn's orders."
+        );
+    }
+    let _ = writeln!(
+        t,
+        "\nThe latest order to each unit before the deadline is the one that counts."
+    );
+    t
+}

@@ -1,0 +1,130 @@
+//! A game directory on the embedded default, driven through the binary:
+//! `adjutant init`, `game create` on the training scenario, mails dropped
+//! into `var/inbox/new`, `adjutant run --once`, answers read from
+//! `var/outbox/new` and facts read from the SQLite file.
+#![allow(dead_code)]
+
+use assert_cmd::Command;
+use rusqlite::Connection;
+use std::path::{Path, PathBuf};
+
+pub fn repo(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
+}
+
+pub fn adjutant(dir: &Path) -> Command {
+    let mut c = Command::cargo_bin("adjutant").unwrap();
+    c.current_dir(dir)
+        .env_remove("ADJUTANT_CONFIG")
+        .env_remove("RUST_LOG");
+    c
+}
+
+pub struct GameDir {
+    pub dir: tempfile::TempDir,
+    pub name: String,
+    /// Player name → secret.
+    pub secrets: Vec<(String, String)>,
+}
+
+impl GameDir {
+    /// A fresh directory with the training scenario created as `name`.
+    pub fn training(name: &str) -> GameDir {
+        let dir = tempfile::tempdir().unwrap();
+        adjutant(dir.path()).arg("init").assert().success();
+        let out = adjutant(dir.path())
+            .args(["game", "create", "--name", name, "--json", "--scenario"])
+            .arg(repo("scenarios/training.toml"))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let secrets = json["players"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| {
+                (
+                    p["name"].as_str().unwrap().to_string(),
+                    p["secret"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        GameDir {
+            dir,
+            name: name.to_string(),
+            secrets,
+        }
+    }
+
+    pub fn path(&self, p: &str) -> PathBuf {
+        self.dir.path().join(p)
+    }
+
+    pub fn secret(&self, player: &str) -> &str {
+        &self.secrets.iter().find(|(n, _)| n == player).unwrap().1
+    }
+
+    pub fn drop_mail(&self, file: &str, raw: &[u8]) {
+        std::fs::write(self.path("var/inbox/new").join(file), raw).unwrap();
+    }
+
+    /// A plain-text order mail from `from` with the player's PASSWORD.
+    pub fn order_mail(&self, file: &str, from: &str, player: &str, body: &str) {
+        let raw = format!(
+            "From: {player} <{from}>\r\nTo: adjutant@example.test\r\nSubject: orders\r\n\
+             Message-ID: <{file}@example.test>\r\nDate: Sun, 22 Nov 2026 10:00:00 +0000\r\n\
+             Content-Type: text/plain; charset=utf-8\r\n\r\nPASSWORD {}\r\n{}\r\n",
+            self.secret(player),
+            body.replace('\n', "\r\n")
+        );
+        self.drop_mail(file, raw.as_bytes());
+    }
+
+    pub fn run_once(&self) -> String {
+        let out = adjutant(self.dir.path())
+            .args(["run", "--once"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    /// Every message in the outbox, oldest file name first.
+    pub fn outbox(&self) -> Vec<String> {
+        let mut names: Vec<PathBuf> = std::fs::read_dir(self.path("var/outbox/new"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        names.sort();
+        names
+            .iter()
+            .map(|p| String::from_utf8_lossy(&std::fs::read(p).unwrap()).into_owned())
+            .collect()
+    }
+
+    pub fn db(&self) -> Connection {
+        Connection::open(self.path("var/adjutant.db")).unwrap()
+    }
+
+    pub fn count(&self, sql: &str) -> i64 {
+        self.db().query_row(sql, [], |r| r.get(0)).unwrap()
+    }
+
+    /// The number of the game's open turn.
+    pub fn open_turn(&self) -> u32 {
+        self.db()
+            .query_row("SELECT number FROM turns WHERE status = 'open'", [], |r| {
+                r.get(0)
+            })
+            .unwrap()
+    }
+}
