@@ -52,6 +52,22 @@ pub fn demo(dir: &Path) -> anyhow::Result<()> {
         );
     }
     println!();
+    println!("Played by mail, through the real daemon cycle:");
+    for c in &run.cycles {
+        println!("  {c}");
+    }
+    println!("Turn {} is now open.", run.open_turn);
+    println!();
+    println!("Where to look:");
+    println!(
+        "  {}/var/inbox/cur   the order mails, as read",
+        run.dir.display()
+    );
+    println!(
+        "  {}/var/outbox/new  every receipt Adjutant sent",
+        run.dir.display()
+    );
+    println!();
     println!("Look at it with:");
     println!(
         "  adjutant --config {} game show {}",

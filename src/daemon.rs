@@ -153,6 +153,19 @@ impl Default for Parts {
     }
 }
 
+impl Parts {
+    /// The game's own parts: the system clock, orders read by the order
+    /// parser ([`crate::game::submit::OrdersHandler`]) and turns processed
+    /// when due ([`crate::game::cycle::TurnCycle`]).
+    pub fn game() -> Parts {
+        Parts {
+            handler: Box::new(crate::game::submit::OrdersHandler::new()),
+            due: Box::new(crate::game::cycle::TurnCycle),
+            ..Parts::default()
+        }
+    }
+}
+
 /// What one cycle did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct CycleReport {
@@ -239,12 +252,7 @@ fn run_command_inner(config: &Config, once: bool) -> Result<(), DaemonError> {
         .build()
         .map_err(DaemonError::Runtime)?;
     runtime.block_on(async {
-        // The game's own parts: orders are read and turns processed.
-        let mut parts = Parts {
-            handler: Box::new(crate::game::submit::OrdersHandler::new()),
-            due: Box::new(crate::game::cycle::TurnCycle),
-            ..Parts::default()
-        };
+        let mut parts = Parts::game();
         if once {
             let r = run_once(config, &mut parts).await?;
             tracing::info!(?r, "one cycle done");

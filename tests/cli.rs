@@ -367,14 +367,34 @@ fn demo_sets_up_a_game_and_refuses_to_overwrite() {
         .success()
         .stdout(predicate::str::contains("brawners-farm").and(predicate::str::contains("Gibbon")));
     assert!(demo.join("adjutant.toml").is_file());
-    assert!(demo.join("var/inbox/new").is_dir());
+    // Two turns were played by mail: ten order mails read, ten receipts sent.
+    assert_eq!(
+        std::fs::read_dir(demo.join("var/inbox/cur"))
+            .unwrap()
+            .count(),
+        10
+    );
+    let receipts: Vec<String> = std::fs::read_dir(demo.join("var/outbox/new"))
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .collect();
+    assert_eq!(receipts.len(), 10);
+    assert!(receipts.iter().any(|r| r.contains("Not understood")));
+    assert!(
+        receipts
+            .iter()
+            .all(|r| r.contains("Orders as understood") || r.contains("READY"))
+    );
     adjutant(dir.path())
         .arg("--config")
         .arg(demo.join("adjutant.toml"))
         .args(["game", "show", "brawners-farm"])
         .assert()
         .success()
-        .stdout(predicate::str::contains("Brawner's Farm"));
+        .stdout(
+            predicate::str::contains("Brawner's Farm")
+                .and(predicate::str::contains("turn      3 (open)")),
+        );
     let before = snapshot(&demo);
     adjutant(dir.path())
         .args(["demo", "--dir"])
