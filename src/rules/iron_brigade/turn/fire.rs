@@ -519,3 +519,26 @@ fn officers_in_line(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// V.C.4 and III.G.2: a line fires two ranks deep, a column its lead
+    /// rank only (2" wide, two castings an inch: 4).
+    #[test]
+    fn v_c_4_who_fires() {
+        let line = Unit::infantry(1, "Line", 0, 20, Pos::default(), 0.0);
+        assert_eq!(firing_castings(&line), 20);
+        let three = line.clone().with_ranks(Ranks::Three);
+        assert_eq!(firing_castings(&three), 14);
+        let column = line.with_formation(Formation::Column);
+        assert_eq!(firing_castings(&column), 4);
+    }
+
+    #[test]
+    fn v_h_1_line_distance() {
+        let d = distance_to_line(Pos::new(1.0, 5.0), Pos::new(0.0, 0.0), Pos::new(0.0, 10.0));
+        assert!((d - 1.0).abs() < 1e-9);
+    }
+}
