@@ -336,9 +336,9 @@ fn fire(
     // formation this turn (v).
     let aim = tfp.centre;
     let acquired = u.arm.is_artillery()
-        && u.marks
-            .aim
-            .is_some_and(|a| a.turn + 1 == ctx.turn && a.at.distance(aim) <= ACQUIRED_TOLERANCE);
+        && u.marks.aim.is_some_and(|a| {
+            a.turn.checked_add(1) == Some(ctx.turn) && a.at.distance(aim) <= ACQUIRED_TOLERANCE
+        });
     let perilous = attack_aspect(t, u.position).is_perilous()
         || !t.marks.been_under_fire
         || ctx.changed_formation.contains(&shot.target);
@@ -502,7 +502,7 @@ fn officers_in_line(
             o.status = OfficerStatus::Wounded;
             o.hit_this_turn = true;
         }
-        let arrives_turn = ctx.turn + 1 + u32::from(delay);
+        let arrives_turn = ctx.turn.saturating_add(1).saturating_add(u32::from(delay));
         ctx.state.replacements.push(PendingReplacement {
             officer: oid,
             arrives_turn,

@@ -57,8 +57,10 @@ pub enum TurnError {
     EmptyOrder { order: u64 },
     #[error("a position in order #{order} is not a finite point; check its coordinates")]
     NotFinite { order: u64 },
-    #[error("the battle state is for turn {state} but the orders were written for turn {orders}")]
-    WrongTurn { state: u32, orders: u32 },
+    #[error(
+        "the move of officer {officer} has a point that is not a finite number; check its coordinates"
+    )]
+    OfficerMoveNotFinite { officer: u32 },
     #[error(transparent)]
     Dice(#[from] DiceError),
     #[error(transparent)]
