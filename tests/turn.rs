@@ -462,3 +462,79 @@ fn same_inputs_same_seed_same_bytes() {
     };
     assert_eq!(play(), play());
 }
+
+/// The generated lines start 60–70" apart; close them to about 15" so the
+/// turn has musketry and artillery in it (as in benches/turn.rs).
+fn closed_up(mut s: BattleState) -> BattleState {
+    for u in s.units.iter_mut().filter(|u| u.side.0 == 1) {
+        u.position.y -= 50.0;
+    }
+    for o in s.officers.iter_mut().filter(|o| o.side.0 == 1) {
+        o.position.y -= 50.0;
+    }
+    s
+}
+
+/// The benchmark's turn (benches/turn.rs) resolves without error on a
+/// generated corps battle: every unit advancing, firing at will or holding.
+#[test]
+fn generated_corps_battle_turn_resolves() {
+    use adjutant::rules::iron_brigade::orders::{BookedOrder, FireTarget};
+    use adjutant::rules::iron_brigade::state::generate_corps_battle;
+    let state = closed_up(generate_corps_battle(1863));
+    let mut book = OrderBook::default();
+    for (i, u) in state.units.iter().enumerate() {
+        let action = match i % 3 {
+            0 => Action::Move(MoveOrder {
+                waypoints: vec![Pos::new(
+                    u.position.x,
+                    u.position.y + if u.side.0 == 0 { 10.0 } else { -10.0 },
+                )],
+                by_road: false,
+                formation: None,
+                gait: Gait::March,
+                fire_while_moving: false,
+                backwards: false,
+            }),
+            1 => Action::Fire(FireTarget::AtWill),
+            _ => Action::Hold,
+        };
+        book.units.insert(
+            u.id,
+            vec![BookedOrder {
+                order: UnitOrder {
+                    id: i as u64 + 1,
+                    unit: u.id,
+                    issued_by: u.commander.unwrap_or(HALE),
+                    issued_turn: 1,
+                    follows_previous: false,
+                    steps: vec![Step {
+                        trigger: Trigger::Then,
+                        action,
+                    }],
+                },
+                effective_turn: 1,
+                current_step: 0,
+            }],
+        );
+    }
+    let mut d = StreamDice::new([42u8; 32]);
+    let out = resolve_turn(&state, &book, &TurnOrders::default(), &mut d).unwrap();
+    let mut kinds = std::collections::BTreeMap::new();
+    for e in &out.events {
+        let j = serde_json::to_value(e).unwrap();
+        *kinds
+            .entry(j["event"].as_str().unwrap_or("").to_string())
+            .or_insert(0) += 1;
+    }
+    eprintln!("{kinds:?}");
+    assert_eq!(out.state.turn, state.turn + 1);
+    assert!(out.events.iter().any(|e| matches!(e, Event::Fired { .. })));
+    assert!(out.events.iter().any(|e| matches!(e, Event::Moved { .. })));
+    eprintln!(
+        "{} units, {} events, {} dice",
+        state.units.len(),
+        out.events.len(),
+        d.draws()
+    );
+}

@@ -336,9 +336,9 @@ fn fire(
     // formation this turn (v).
     let aim = tfp.centre;
     let acquired = u.arm.is_artillery()
-        && u.marks
-            .aim
-            .is_some_and(|a| a.turn + 1 == ctx.turn && a.at.distance(aim) <= ACQUIRED_TOLERANCE);
+        && u.marks.aim.is_some_and(|a| {
+            a.turn.checked_add(1) == Some(ctx.turn) && a.at.distance(aim) <= ACQUIRED_TOLERANCE
+        });
     let perilous = attack_aspect(t, u.position).is_perilous()
         || !t.marks.been_under_fire
         || ctx.changed_formation.contains(&shot.target);
@@ -502,7 +502,7 @@ fn officers_in_line(
             o.status = OfficerStatus::Wounded;
             o.hit_this_turn = true;
         }
-        let arrives_turn = ctx.turn + 1 + u32::from(delay);
+        let arrives_turn = ctx.turn.saturating_add(1).saturating_add(u32::from(delay));
         ctx.state.replacements.push(PendingReplacement {
             officer: oid,
             arrives_turn,
@@ -518,4 +518,27 @@ fn officers_in_line(
         });
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// V.C.4 and III.G.2: a line fires two ranks deep, a column its lead
+    /// rank only (2" wide, two castings an inch: 4).
+    #[test]
+    fn v_c_4_who_fires() {
+        let line = Unit::infantry(1, "Line", 0, 20, Pos::default(), 0.0);
+        assert_eq!(firing_castings(&line), 20);
+        let three = line.clone().with_ranks(Ranks::Three);
+        assert_eq!(firing_castings(&three), 14);
+        let column = line.with_formation(Formation::Column);
+        assert_eq!(firing_castings(&column), 4);
+    }
+
+    #[test]
+    fn v_h_1_line_distance() {
+        let d = distance_to_line(Pos::new(1.0, 5.0), Pos::new(0.0, 0.0), Pos::new(0.0, 10.0));
+        assert!((d - 1.0).abs() < 1e-9);
+    }
 }

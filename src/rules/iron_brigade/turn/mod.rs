@@ -57,8 +57,10 @@ pub enum TurnError {
     EmptyOrder { order: u64 },
     #[error("a position in order #{order} is not a finite point; check its coordinates")]
     NotFinite { order: u64 },
-    #[error("the battle state is for turn {state} but the orders were written for turn {orders}")]
-    WrongTurn { state: u32, orders: u32 },
+    #[error(
+        "the move of officer {officer} has a point that is not a finite number; check its coordinates"
+    )]
+    OfficerMoveNotFinite { officer: u32 },
     #[error(transparent)]
     Dice(#[from] DiceError),
     #[error(transparent)]
@@ -375,4 +377,41 @@ pub fn active_index(list: &[BookedOrder], turn: u32) -> Option<usize> {
         }
     }
     active
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::iron_brigade::orders::{Action, Step, Trigger, UnitOrder};
+
+    fn booked(id: u64, eff: u32, follows: bool, step: usize) -> BookedOrder {
+        BookedOrder {
+            order: UnitOrder {
+                id,
+                unit: UnitId(1),
+                issued_by: OfficerId(1),
+                issued_turn: 1,
+                follows_previous: follows,
+                steps: vec![Step {
+                    trigger: Trigger::Then,
+                    action: Action::Hold,
+                }],
+            },
+            effective_turn: eff,
+            current_step: step,
+        }
+    }
+
+    /// I.B.1.i: an order written to follow waits until the one before it is
+    /// finished; a replacing order takes over on its turn.
+    #[test]
+    fn i_b_1_active_order_follows_and_replaces() {
+        let list = vec![booked(1, 1, false, 0), booked(2, 1, true, 0)];
+        assert_eq!(active_index(&list, 1), Some(0));
+        let list = vec![booked(1, 1, false, 1), booked(2, 1, true, 0)];
+        assert_eq!(active_index(&list, 1), Some(1));
+        let list = vec![booked(1, 1, false, 0), booked(2, 3, false, 0)];
+        assert_eq!(active_index(&list, 2), Some(0));
+        assert_eq!(active_index(&list, 3), Some(1));
+    }
 }

@@ -808,3 +808,102 @@ fn complete_steps(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dice::ScriptedDice;
+    use crate::rules::iron_brigade::orders::{BookedOrder, Gait, Step, Trigger, UnitOrder};
+    use crate::rules::iron_brigade::state::{OfficerId, Pos, Unit};
+
+    fn booked(unit: u32, action: Action) -> BookedOrder {
+        BookedOrder {
+            order: UnitOrder {
+                id: 1,
+                unit: UnitId(unit),
+                issued_by: OfficerId(1),
+                issued_turn: 1,
+                follows_previous: false,
+                steps: vec![Step {
+                    trigger: Trigger::Then,
+                    action,
+                }],
+            },
+            effective_turn: 1,
+            current_step: 0,
+        }
+    }
+
+    fn march_in_line(to: Pos) -> Action {
+        Action::Move(MoveOrder {
+            waypoints: vec![to],
+            by_road: false,
+            formation: Some(Formation::Line),
+            gait: Gait::March,
+            fire_while_moving: false,
+            backwards: false,
+        })
+    }
+
+    fn run(unit: Unit, action: Action) -> (BattleState, Vec<Event>) {
+        let id = unit.id;
+        let state = BattleState {
+            turn: 1,
+            units: vec![unit],
+            ..BattleState::default()
+        };
+        let mut book = crate::rules::iron_brigade::orders::OrderBook::default();
+        book.units.insert(id, vec![booked(id.0, action)]);
+        let mut dice = ScriptedDice::new(Vec::<i64>::new()).unwrap();
+        let mut ctx = Ctx::new(state, book, &mut dice);
+        movement_phase(&mut ctx, &TurnOrders::default()).unwrap();
+        (ctx.state, ctx.events)
+    }
+
+    /// I.B.4.ii: a regular column told to march in line forms line and
+    /// makes a half move (7" / 2) in the same turn.
+    #[test]
+    fn i_b_4_ii_split_move_forms_line_and_half_moves() {
+        let u = Unit::infantry(1, "Regulars", 0, 16, Pos::new(0.0, 0.0), 0.0)
+            .with_formation(Formation::Column);
+        let (s, _) = run(u, march_in_line(Pos::new(0.0, 20.0)));
+        let u = s.unit(UnitId(1)).unwrap();
+        assert_eq!(u.formation, Formation::Line);
+        assert!((u.position.y - 3.5).abs() < 1e-6, "{:?}", u.position);
+    }
+
+    /// I.B.4.ii, VI.F: a poor unit may not split-move, so the formation
+    /// change is its whole action this turn.
+    #[test]
+    fn i_b_4_i_poor_unit_only_changes_formation() {
+        let mut u = Unit::infantry(1, "Poor", 0, 16, Pos::new(0.0, 0.0), 0.0)
+            .with_formation(Formation::Column);
+        u.base_morale = 4;
+        u.combat_morale = 4;
+        let (s, events) = run(u, march_in_line(Pos::new(0.0, 20.0)));
+        let u = s.unit(UnitId(1)).unwrap();
+        assert_eq!(u.formation, Formation::Line);
+        assert!(u.position.distance(Pos::new(0.0, 0.0)) < 1e-9);
+        assert!(!events.iter().any(|e| matches!(e, Event::Moved { .. })));
+    }
+
+    /// IV.C.3 and III.I: a destination behind the unit needs a facing
+    /// change first; infantry facing about is free (III.I.2), so it makes a
+    /// full move.
+    #[test]
+    fn iii_i_2_infantry_faces_about_and_moves_full() {
+        let u = Unit::infantry(1, "Regulars", 0, 16, Pos::new(0.0, 0.0), 0.0);
+        let action = Action::Move(MoveOrder {
+            waypoints: vec![Pos::new(0.0, -20.0)],
+            by_road: false,
+            formation: None,
+            gait: Gait::March,
+            fire_while_moving: false,
+            backwards: false,
+        });
+        let (s, _) = run(u, action);
+        let u = s.unit(UnitId(1)).unwrap();
+        assert!((u.facing - 180.0).abs() < 1e-6);
+        assert!((u.position.y + 7.0).abs() < 1e-6, "{:?}", u.position);
+    }
+}

@@ -48,7 +48,9 @@ pub fn validate(state: &BattleState, orders: &TurnOrders) -> Result<(), TurnErro
             });
         }
         if m.waypoints.iter().any(|p| !p.is_finite()) {
-            return Err(TurnError::NotFinite { order: 0 });
+            return Err(TurnError::OfficerMoveNotFinite {
+                officer: m.officer.0,
+            });
         }
     }
     Ok(())
@@ -149,7 +151,7 @@ pub(crate) fn order_phase(ctx: &mut Ctx<'_>, orders: &TurnOrders) -> Result<(), 
             });
             continue;
         };
-        let effective_turn = ctx.turn + u32::from(delay);
+        let effective_turn = ctx.turn.saturating_add(u32::from(delay));
         let entry = ctx.book.units.entry(o.unit).or_default();
         let mut replaced = Vec::new();
         if !o.follows_previous {
