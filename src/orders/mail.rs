@@ -432,7 +432,8 @@ fn flush(
         .flat_map(|&(s, e)| lex(text, s, e))
         .collect();
     match paragraph(text, ctx, &toks, ps, pe, issuer) {
-        Ok(item) => out.items.push(item),
+        Ok(Some(item)) => out.items.push(item),
+        Ok(None) => {}
         Err(e) => out.errors.push(to_error(text, ps, pe, e)),
     }
 }
@@ -464,7 +465,7 @@ fn paragraph(
     ps: usize,
     pe: usize,
     issuer: Option<OfficerId>,
-) -> Result<Item, PErr> {
+) -> Result<Option<Item>, PErr> {
     let para_text = text.get(ps..pe).unwrap_or("").trim().to_string();
     let span = Span { start: ps, end: pe };
     let cands = heads(ctx);
@@ -490,6 +491,11 @@ fn paragraph(
                         ),
                         suggestions: names,
                     });
+                }
+                Lookup::NotFound if toks.len() == c + 1 => {
+                    // "Orders for turn 3:" with nothing after it: a heading
+                    // the player wrote for himself, not an order.
+                    return Ok(None);
                 }
                 Lookup::NotFound => {
                     return Err(PErr {
@@ -537,14 +543,14 @@ fn paragraph(
                 })?;
             let mut p = OrderParser::new(ctx, text, body, pe, Some(unit), unit.position);
             let (follows_previous, steps) = p.unit_order()?;
-            Ok(Item::Unit {
+            Ok(Some(Item::Unit {
                 unit: id,
                 issued_by,
                 follows_previous,
                 steps,
                 text: para_text,
                 span,
-            })
+            }))
         }
         Head::Officer(id) => {
             let at = ctx
@@ -554,11 +560,11 @@ fn paragraph(
                 .unwrap_or_default();
             let mut p = OrderParser::new(ctx, text, body, pe, None, at);
             let order = p.officer_move(id)?;
-            Ok(Item::Officer {
+            Ok(Some(Item::Officer {
                 order,
                 text: para_text,
                 span,
-            })
+            }))
         }
     }
 }
