@@ -9,6 +9,7 @@ pub mod config;
 pub mod dice;
 pub mod game;
 pub mod mail;
+pub mod report;
 pub mod rules;
 pub mod scenario;
 pub mod secret;
