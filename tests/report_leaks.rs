@@ -258,6 +258,10 @@ fn run(s: &Scenario, moves: &dyn Fn(&mut BattleState, u32)) -> Checked {
                 state.units_of(side).count() + vis.seen.len() + remembered_not_seen
             );
             assert_eq!(view.enemies_seen.len(), vis.seen.len());
+            if remembered_not_seen > 0 {
+                let flat = report.text.split_whitespace().collect::<Vec<_>>().join(" ");
+                assert!(flat.contains("last seen turn"), "{}", report.text);
+            }
             // Nothing numeric from the state that is not shown: strengths of
             // enemies are rounded.
             for e in &view.enemies_seen {

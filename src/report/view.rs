@@ -143,6 +143,7 @@ pub struct EnemyUnit {
     /// known).
     pub description: String,
     pub about_men: u32,
+    /// "in line", "limbered".
     pub formation: String,
     pub facing: String,
     pub place: String,
@@ -152,6 +153,8 @@ pub struct EnemyUnit {
     /// Last known: the turn it was seen and how many turns ago.
     pub seen_turn: Option<u32>,
     pub turns_ago: Option<u32>,
+    /// "this turn", "1 turn ago", "3 turns ago" (last known only).
+    pub ago: String,
 }
 
 /// What one player may be shown this turn. Built only by [`side_view`].
@@ -217,6 +220,15 @@ fn formation_words(f: Formation) -> String {
         Formation::CompanyColumn => "company column".into(),
         Formation::EnMasse => "column en masse".into(),
         other => other.as_str().replace('-', " "),
+    }
+}
+
+/// "in line", "in column en masse", "limbered": how a report says it.
+fn formation_phrase(f: Formation) -> String {
+    match f {
+        Formation::Limbered | Formation::Unlimbered => f.as_str().to_string(),
+        Formation::Skirmish => "in skirmish order".into(),
+        other => format!("in {}", formation_words(other)),
     }
 }
 
@@ -457,13 +469,14 @@ pub fn side_view(
             mark,
             description: describe(u.side, u.arm, &u.name),
             about_men: about_men(u.castings),
-            formation: formation_words(u.formation),
+            formation: formation_phrase(u.formation),
             facing: compass_point(u.facing).to_string(),
             place: place_of(u.position, state, ypi),
             coords: coords(u.position),
             yards_away: Some(*yards),
             seen_turn: None,
             turns_ago: None,
+            ago: String::new(),
         });
     }
 
@@ -504,13 +517,18 @@ pub fn side_view(
             mark,
             description: describe(ls.side, ls.arm, &name),
             about_men: ls.about_men,
-            formation: formation_words(ls.formation),
+            formation: formation_phrase(ls.formation),
             facing: compass_point(ls.facing).to_string(),
             place: place_of(ls.position, state, ypi),
             coords: coords(ls.position),
             yards_away: None,
             seen_turn: Some(ls.turn),
             turns_ago: Some(age),
+            ago: match age {
+                0 => "this turn".to_string(),
+                1 => "1 turn ago".to_string(),
+                n => format!("{n} turns ago"),
+            },
         });
     }
 
