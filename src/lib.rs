@@ -12,6 +12,7 @@ pub mod dice;
 pub mod game;
 pub mod mail;
 pub mod orders;
+pub mod report;
 pub mod rules;
 pub mod scenario;
 pub mod secret;

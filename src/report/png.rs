@@ -1,0 +1,80 @@
+//! The SVG map as PNG, for mail clients that will not show SVG.
+//!
+//! Rendered with resvg. Labels need a font: rather than depend on whatever
+//! fonts a server has (none, often), the crate ships DejaVu Sans Condensed
+//! (`templates/fonts/`, Bitstream Vera licence, which allows redistribution)
+//! and loads it into resvg's font database once. System font discovery is
+//! off, so the PNG is the same on every machine.
+
+use super::ReportError;
+use super::map::MAP_FONT;
+use resvg::{tiny_skia, usvg};
+use std::sync::{Arc, OnceLock};
+
+static FONT: &[u8] = include_bytes!("../../templates/fonts/DejaVuSansCondensed.ttf");
+
+/// The font database with the shipped font, built on first use.
+fn fontdb() -> Arc<usvg::fontdb::Database> {
+    static DB: OnceLock<Arc<usvg::fontdb::Database>> = OnceLock::new();
+    DB.get_or_init(|| {
+        let mut db = usvg::fontdb::Database::new();
+        db.load_font_data(FONT.to_vec());
+        db.set_sans_serif_family(MAP_FONT);
+        db.set_serif_family(MAP_FONT);
+        Arc::new(db)
+    })
+    .clone()
+}
+
+/// Render an SVG document to PNG bytes at its own pixel size.
+pub fn svg_to_png(svg: &str) -> Result<Vec<u8>, ReportError> {
+    let mut opt = usvg::Options {
+        font_family: MAP_FONT.to_string(),
+        fontdb: fontdb(),
+        ..usvg::Options::default()
+    };
+    opt.languages = vec!["en".to_string()];
+    let tree = usvg::Tree::from_str(svg, &opt).map_err(|e| ReportError::Png(e.to_string()))?;
+    let size = tree.size().to_int_size();
+    let mut pixmap = tiny_skia::Pixmap::new(size.width(), size.height()).ok_or_else(|| {
+        ReportError::Png(format!(
+            "cannot make a {}x{} picture",
+            size.width(),
+            size.height()
+        ))
+    })?;
+    resvg::render(&tree, tiny_skia::Transform::default(), &mut pixmap.as_mut());
+    pixmap
+        .encode_png()
+        .map_err(|e| ReportError::Png(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_png_of_the_svg_size() {
+        let svg = r##"<svg xmlns="http://www.w3.org/2000/svg" width="40" height="30"><rect width="40" height="30" fill="#ff0000"/><text x="2" y="20">Hi</text></svg>"##;
+        let png = svg_to_png(svg).unwrap();
+        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+        // IHDR: width and height, big-endian, at bytes 16..24.
+        assert_eq!(u32::from_be_bytes(png[16..20].try_into().unwrap()), 40);
+        assert_eq!(u32::from_be_bytes(png[20..24].try_into().unwrap()), 30);
+    }
+
+    #[test]
+    fn the_shipped_font_is_found() {
+        let db = fontdb();
+        let names: Vec<String> = db
+            .faces()
+            .flat_map(|f| f.families.iter().map(|(n, _)| n.clone()))
+            .collect();
+        assert!(names.iter().any(|n| n == MAP_FONT), "{names:?}");
+    }
+
+    #[test]
+    fn bad_svg_is_an_error_not_a_panic() {
+        assert!(svg_to_png("not svg").is_err());
+    }
+}

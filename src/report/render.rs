@@ -1,0 +1,201 @@
+//! Rendering views with the Tera templates in `templates/` (embedded at
+//! build time, so the daemon needs no template directory at run time).
+//!
+//! Players get multipart/alternative mail: text that reads well in any
+//! client and under 80 columns, and HTML with the SVG map inline; the map is
+//! also attached as PNG because many clients will not show SVG.
+
+use super::ReportError;
+use super::map::map_svg;
+use super::png::svg_to_png;
+use super::view::{SideView, UmpireView};
+use tera::{Context, Kwargs, State, Tera, TeraResult};
+
+const PLAYER_TXT: &str = include_str!("../../templates/report/player.txt");
+const PLAYER_HTML: &str = include_str!("../../templates/report/player.html");
+const UMPIRE_TXT: &str = include_str!("../../templates/report/umpire.txt");
+const UMPIRE_HTML: &str = include_str!("../../templates/report/umpire.html");
+
+/// Width of the plain-text report.
+pub const TEXT_WIDTH: usize = 76;
+
+/// A player's report, ready for `mail::compose` (text, html, and the PNG as
+/// an attachment).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlayerReport {
+    pub subject: String,
+    pub text: String,
+    pub html: String,
+    pub svg: String,
+    pub png: Vec<u8>,
+}
+
+/// The umpire's report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UmpireReport {
+    pub subject: String,
+    pub text: String,
+    pub html: String,
+    pub svg: String,
+    pub png: Vec<u8>,
+}
+
+/// Greedy word wrap so no line passes `width` columns, for text that
+/// begins at column `start`; continuation lines start with `indent`
+/// spaces. Words longer than the width stand alone on a line.
+pub fn wrap(text: &str, width: usize, start: usize, indent: usize) -> String {
+    let pad = " ".repeat(indent);
+    let mut out = String::new();
+    for (n, para) in text.lines().enumerate() {
+        if n > 0 {
+            out.push('\n');
+            out.push_str(&pad);
+        }
+        let mut col = if n > 0 { indent } else { start };
+        let mut first = true;
+        for word in para.split_whitespace() {
+            let len = word.chars().count();
+            if !first && col + 1 + len > width {
+                out.push('\n');
+                out.push_str(&pad);
+                col = indent;
+                first = true;
+            }
+            if !first {
+                out.push(' ');
+                col += 1;
+            }
+            out.push_str(word);
+            col += len;
+            first = false;
+        }
+    }
+    out
+}
+
+/// Trailing spaces off, runs of blank lines cut to one: templates can then
+/// be laid out for reading rather than for whitespace control.
+fn tidy_text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut blank = 0;
+    for line in s.lines() {
+        let line = line.trim_end();
+        if line.is_empty() {
+            blank += 1;
+            if blank > 1 {
+                continue;
+            }
+        } else {
+            blank = 0;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out.trim_start_matches('\n').to_string()
+}
+
+fn tera_err(e: tera::Error) -> ReportError {
+    // Tera's Display is terse; the Debug form carries the source chain.
+    ReportError::Template(format!("{e:?}"))
+}
+
+/// The template set, parsed once and reused for every report.
+pub struct Reporter {
+    tera: Tera,
+}
+
+impl Reporter {
+    pub fn new() -> Result<Reporter, ReportError> {
+        let mut tera = Tera::new();
+        tera.register_filter(
+            "wrap",
+            |s: &str, kwargs: Kwargs, _: &State| -> TeraResult<String> {
+                let width = kwargs.get::<i64>("width")?.unwrap_or(TEXT_WIDTH as i64);
+                let indent = kwargs.get::<i64>("indent")?.unwrap_or(0);
+                let start = kwargs.get::<i64>("start")?.unwrap_or(0);
+                Ok(wrap(
+                    s,
+                    usize::try_from(width).unwrap_or(TEXT_WIDTH),
+                    usize::try_from(start).unwrap_or(0),
+                    usize::try_from(indent).unwrap_or(0),
+                ))
+            },
+        );
+        tera.add_raw_templates([
+            ("player.txt", PLAYER_TXT),
+            ("player.html", PLAYER_HTML),
+            ("umpire.txt", UMPIRE_TXT),
+            ("umpire.html", UMPIRE_HTML),
+        ])
+        .map_err(tera_err)?;
+        Ok(Reporter { tera })
+    }
+
+    /// Text, HTML, SVG and PNG of one player's report. Everything comes
+    /// from the view; the PNG is made from the same filtered SVG.
+    pub fn player(&self, view: &SideView) -> Result<PlayerReport, ReportError> {
+        let svg = map_svg(&view.map);
+        let mut ctx = Context::new();
+        ctx.insert("v", view);
+        ctx.insert("svg", &svg);
+        let text = tidy_text(&self.tera.render("player.txt", &ctx).map_err(tera_err)?);
+        let html = self.tera.render("player.html", &ctx).map_err(tera_err)?;
+        let png = svg_to_png(&svg)?;
+        Ok(PlayerReport {
+            subject: format!(
+                "[{}] Turn {} report for {} ({})",
+                view.game, view.turn, view.player, view.side
+            ),
+            text,
+            html,
+            svg,
+            png,
+        })
+    }
+
+    /// Text, HTML, SVG and PNG of the umpire's report.
+    pub fn umpire(&self, view: &UmpireView) -> Result<UmpireReport, ReportError> {
+        let svg = map_svg(&view.map);
+        let mut ctx = Context::new();
+        ctx.insert("v", view);
+        ctx.insert("svg", &svg);
+        let text = tidy_text(&self.tera.render("umpire.txt", &ctx).map_err(tera_err)?);
+        let html = self.tera.render("umpire.html", &ctx).map_err(tera_err)?;
+        let png = svg_to_png(&svg)?;
+        Ok(UmpireReport {
+            subject: format!("[{}] Turn {} umpire's report", view.game, view.turn),
+            text,
+            html,
+            svg,
+            png,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wrap_keeps_lines_within_width() {
+        let s = "The 2nd Wisconsin advanced two hundred yards under a galling fire and halted at the fence.";
+        let w = wrap(s, 30, 2, 4);
+        assert!(w.lines().next().unwrap().chars().count() <= 28, "{w}");
+        assert!(w.lines().all(|l| l.chars().count() <= 30), "{w}");
+        assert!(w.lines().skip(1).all(|l| l.starts_with("    ")));
+        assert_eq!(
+            w.split_whitespace().collect::<Vec<_>>(),
+            s.split_whitespace().collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn tidy_collapses_blank_runs() {
+        assert_eq!(tidy_text("\na  \n\n\n\nb\n"), "a\n\nb\n");
+    }
+
+    #[test]
+    fn templates_parse() {
+        Reporter::new().unwrap();
+    }
+}

@@ -1,0 +1,840 @@
+//! The pure filters: [`side_view`] copies what one player may be shown;
+//! [`umpire_view`] copies everything. Templates and the map only ever see
+//! these views.
+
+use super::ReportError;
+use super::map::{MapLayer, MapOfficer, MapUnit, Mark};
+use super::place::{DEFAULT_YARDS_PER_INCH, compass_point, coords, relative_to_landmark};
+use super::sighting::{LastKnown, MEN_PER_CASTING, about_men};
+use crate::dice::Roll;
+use crate::rules::iron_brigade::geometry::{Footprint, footprint};
+use crate::rules::iron_brigade::kinds::{Arm, Formation};
+use crate::rules::iron_brigade::sight::Visibility;
+use crate::rules::iron_brigade::state::{
+    BattleState, OfficerId, OfficerStatus, Pos, SideId, Terrain, Unit, UnitId,
+};
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+use time::PrimitiveDateTime;
+
+/// An order not yet in force and the turn it takes effect (APSoF I.C).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PendingOrder {
+    pub text: String,
+    pub effective_turn: u32,
+}
+
+/// A unit's orders as plain strings, written by the order engine.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct UnitOrders {
+    pub active: Option<String>,
+    pub pending: Vec<PendingOrder>,
+}
+
+/// A dispatch delivered to the player this turn.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Dispatch {
+    pub from: String,
+    pub text: String,
+}
+
+/// Everything a player's report needs besides the state and what his side
+/// saw. The caller (the turn lifecycle) fills it; strings are used as given.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReportInputs {
+    pub game: String,
+    /// The player's name, for the greeting.
+    pub player: String,
+    /// The officers this player writes orders for. His units are those in
+    /// their commands (APSoF I.C.1 chain of command). Empty: every unit of
+    /// the side is his.
+    pub officers: Vec<OfficerId>,
+    /// Local time at the start of turn 1.
+    pub battle_start: PrimitiveDateTime,
+    /// Minutes of battle per turn (Iron Brigade: 2.5, APSoF IV.A).
+    pub minutes_per_turn: f64,
+    /// The next deadline, already formatted in the player's time zone.
+    pub deadline: String,
+    /// Where to send orders.
+    pub reply_to: String,
+    pub yards_per_inch: f64,
+    /// Table size in inches (width, height); `None`: fit to what is shown.
+    pub table: Option<(f64, f64)>,
+    /// Whether enemy regiments are known by name (scenario option; default
+    /// hidden).
+    pub identities_known: bool,
+    /// Orders by unit. Only the player's own units' orders are copied.
+    pub orders: BTreeMap<UnitId, UnitOrders>,
+    /// What his units did and suffered, already filtered to what his side
+    /// saw (`Event::describe` + the visibility filter).
+    pub narrative: Vec<String>,
+    pub dispatches: Vec<Dispatch>,
+}
+
+impl ReportInputs {
+    /// Inputs with no orders, events or dispatches and Iron Brigade scale.
+    pub fn new(game: &str, player: &str, battle_start: PrimitiveDateTime) -> ReportInputs {
+        ReportInputs {
+            game: game.to_string(),
+            player: player.to_string(),
+            officers: Vec::new(),
+            battle_start,
+            minutes_per_turn: 2.5,
+            deadline: String::new(),
+            reply_to: String::new(),
+            yards_per_inch: DEFAULT_YARDS_PER_INCH,
+            table: None,
+            identities_known: false,
+            orders: BTreeMap::new(),
+            narrative: Vec::new(),
+            dispatches: Vec::new(),
+        }
+    }
+}
+
+/// One of the player's own units, in full.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OwnUnit {
+    pub name: String,
+    pub arm: String,
+    pub formation: String,
+    pub facing: String,
+    pub facing_deg: u32,
+    pub coords: String,
+    pub place: String,
+    pub castings: u32,
+    pub men: u32,
+    /// Battery guns on the field (0 for others).
+    pub guns: u32,
+    pub combat_morale: u8,
+    pub base_morale: u8,
+    /// "broken", "retreating", "lying down", "dismounted" … as words.
+    pub condition: Vec<String>,
+    pub active_order: Option<String>,
+    pub pending: Vec<PendingOrder>,
+}
+
+/// A unit of the player's side under another commander.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FriendUnit {
+    pub name: String,
+    pub arm: String,
+    pub formation: String,
+    pub place: String,
+    pub coords: String,
+}
+
+/// One of the player's officers.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OwnOfficer {
+    pub name: String,
+    pub status: String,
+    pub place: String,
+    pub coords: String,
+}
+
+/// An enemy unit as a staff officer would describe it: no name (unless
+/// identities are known), no castings, no morale.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EnemyUnit {
+    /// Map letter: "A", "B", …
+    pub mark: String,
+    /// "a Confederate infantry regiment" (or its name if identities are
+    /// known).
+    pub description: String,
+    pub about_men: u32,
+    /// "in line", "limbered".
+    pub formation: String,
+    pub facing: String,
+    pub place: String,
+    pub coords: String,
+    /// Seen now: yards from the nearest of his men who saw it.
+    pub yards_away: Option<u32>,
+    /// Last known: the turn it was seen and how many turns ago.
+    pub seen_turn: Option<u32>,
+    pub turns_ago: Option<u32>,
+    /// "this turn", "1 turn ago", "3 turns ago" (last known only).
+    pub ago: String,
+}
+
+/// What one player may be shown this turn. Built only by [`side_view`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SideView {
+    pub game: String,
+    pub player: String,
+    pub side: String,
+    pub turn: u32,
+    /// Battle clock: scenario start + (turn − 1) × minutes per turn.
+    pub clock: String,
+    pub deadline: String,
+    pub reply_to: String,
+    pub officers: Vec<OwnOfficer>,
+    pub units: Vec<OwnUnit>,
+    pub friends: Vec<FriendUnit>,
+    pub enemies_seen: Vec<EnemyUnit>,
+    pub enemies_last_known: Vec<EnemyUnit>,
+    pub narrative: Vec<String>,
+    pub dispatches: Vec<Dispatch>,
+    /// Pre-filled orders to edit and send back.
+    pub order_template: String,
+    pub map: MapLayer,
+}
+
+/// The battle's clock time at the start of `turn`: scenario start +
+/// (turn − 1) × minutes per turn, as "6:32 p.m., 28 August 1862".
+pub fn battle_clock(start: PrimitiveDateTime, minutes_per_turn: f64, turn: u32) -> String {
+    let secs = (f64::from(turn.saturating_sub(1)) * minutes_per_turn * 60.0).round();
+    // A battle lasts hours, not centuries; clamp keeps the cast in range.
+    let at = start.saturating_add(time::Duration::seconds(secs.clamp(0.0, 1.0e9) as i64));
+    let (h, m) = (at.hour(), at.minute());
+    let (h12, ampm) = match h {
+        0 => (12, "a.m."),
+        1..=11 => (h, "a.m."),
+        12 => (12, "p.m."),
+        _ => (h - 12, "p.m."),
+    };
+    let sec = if at.second() != 0 {
+        format!(":{:02}", at.second())
+    } else {
+        String::new()
+    };
+    format!(
+        "{h12}:{m:02}{sec} {ampm}, {} {} {}",
+        at.day(),
+        at.month(),
+        at.year()
+    )
+}
+
+fn side_name(state: &BattleState, side: SideId) -> String {
+    state
+        .sides
+        .iter()
+        .find(|s| s.id == side)
+        .map(|s| s.name.clone())
+        .unwrap_or_else(|| format!("Side {}", side.0))
+}
+
+fn formation_words(f: Formation) -> String {
+    match f {
+        Formation::CompanyColumn => "company column".into(),
+        Formation::EnMasse => "column en masse".into(),
+        other => other.as_str().replace('-', " "),
+    }
+}
+
+/// "in line", "in column en masse", "limbered": how a report says it.
+fn formation_phrase(f: Formation) -> String {
+    match f {
+        Formation::Limbered | Formation::Unlimbered => f.as_str().to_string(),
+        Formation::Skirmish => "in skirmish order".into(),
+        other => format!("in {}", formation_words(other)),
+    }
+}
+
+fn arm_words(a: Arm) -> String {
+    a.as_str().replace('-', " ")
+}
+
+/// "a Confederate infantry regiment"; "a Union battery".
+fn enemy_description(side: &str, arm: Arm) -> String {
+    let what = match arm {
+        Arm::Infantry => "infantry regiment",
+        Arm::Cavalry => "cavalry regiment",
+        Arm::Artillery => "battery",
+        Arm::HorseArtillery => "horse battery",
+    };
+    let article = match side.chars().next() {
+        // "a Union", "an Army of …": U reads as "you".
+        Some(c) if "AEIOaeio".contains(c) => "an",
+        _ => "a",
+    };
+    format!("{article} {side} {what}")
+}
+
+fn place_of(p: Pos, state: &BattleState, ypi: f64) -> String {
+    relative_to_landmark(p, &state.terrain.landmarks, ypi).unwrap_or_else(|| coords(p))
+}
+
+fn mark_letter(i: usize) -> String {
+    let letters = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    let n = letters.len();
+    let first = letters.get(i % n).copied().unwrap_or(b'A') as char;
+    if i < n {
+        first.to_string()
+    } else {
+        format!("{first}{}", i / n)
+    }
+}
+
+/// The player's units: those whose chain of command includes one of his
+/// officers, or the whole side when he has none listed.
+fn is_his(state: &BattleState, unit: &Unit, officers: &BTreeSet<OfficerId>) -> bool {
+    officers.is_empty()
+        || state
+            .chain_of_command(unit.id)
+            .iter()
+            .any(|o| officers.contains(&o.id))
+}
+
+fn unit_condition(u: &Unit) -> Vec<String> {
+    let mut c = Vec::new();
+    if u.broken {
+        c.push("broken".to_string());
+    }
+    if u.retreating {
+        c.push("retreating".to_string());
+    }
+    if u.lying_down {
+        c.push("lying down".to_string());
+    }
+    if u.entrenched {
+        c.push("entrenched".to_string());
+    }
+    if u.arm == Arm::Cavalry {
+        c.push(if u.mounted { "mounted" } else { "dismounted" }.to_string());
+    }
+    c
+}
+
+fn map_bounds(table: Option<(f64, f64)>, terrain: &Terrain, shown: &[Pos]) -> (Pos, Pos) {
+    if let Some((w, h)) = table.filter(|(w, h)| *w > 0.0 && *h > 0.0) {
+        return (Pos::new(0.0, 0.0), Pos::new(w, h));
+    }
+    let mut lo = Pos::new(f64::INFINITY, f64::INFINITY);
+    let mut hi = Pos::new(f64::NEG_INFINITY, f64::NEG_INFINITY);
+    let terrain_pts = terrain
+        .areas
+        .iter()
+        .flat_map(|a| a.outline.iter())
+        .chain(terrain.lines.iter().flat_map(|l| l.path.iter()))
+        .chain(terrain.hills.iter().flat_map(|h| h.outline.iter()))
+        .chain(terrain.landmarks.iter().map(|l| &l.position));
+    for p in terrain_pts.chain(shown.iter()).filter(|p| p.is_finite()) {
+        lo = Pos::new(lo.x.min(p.x), lo.y.min(p.y));
+        hi = Pos::new(hi.x.max(p.x), hi.y.max(p.y));
+    }
+    if !lo.is_finite() || !hi.is_finite() {
+        return (Pos::new(0.0, 0.0), Pos::new(48.0, 36.0));
+    }
+    (
+        Pos::new(lo.x - 2.0, lo.y - 2.0),
+        Pos::new(hi.x + 2.0, hi.y + 2.0),
+    )
+}
+
+/// Opacity of a last-known position `age` turns old: fades by a sixth a
+/// turn, never below 0.25 so it stays legible.
+fn fade(age: u32) -> f64 {
+    (1.0 - f64::from(age) / 6.0).max(0.25)
+}
+
+/// What `side`'s player may be shown (Adjutant issue #6; sight per APSoF
+/// V.C.3 and VIII.F via `vis`).
+///
+/// Copies: his officers and units in full; other friendly units by name
+/// and place; enemies in `vis` as a staff officer would describe them;
+/// enemies in `last_known` but not seen now at their last known place.
+/// Nothing else of the enemy is read: enemy officers are never shown, since
+/// sight is reckoned for units only.
+pub fn side_view(
+    state: &BattleState,
+    side: SideId,
+    vis: &Visibility,
+    last_known: &LastKnown,
+    inputs: &ReportInputs,
+) -> Result<SideView, ReportError> {
+    if !state.sides.is_empty() && !state.sides.iter().any(|s| s.id == side) {
+        return Err(ReportError::UnknownSide(side.0));
+    }
+    let ypi = if inputs.yards_per_inch > 0.0 {
+        inputs.yards_per_inch
+    } else {
+        DEFAULT_YARDS_PER_INCH
+    };
+    let his_officers: BTreeSet<OfficerId> = inputs
+        .officers
+        .iter()
+        .copied()
+        .filter(|id| state.officer(*id).is_some_and(|o| o.side == side))
+        .collect();
+    let mut map_units = Vec::new();
+    let mut map_officers = Vec::new();
+    let mut shown_points = Vec::new();
+
+    let mut units = Vec::new();
+    let mut friends = Vec::new();
+    for u in state.units_of(side) {
+        let fp = footprint(u);
+        shown_points.push(u.position);
+        if is_his(state, u, &his_officers) {
+            let orders = inputs.orders.get(&u.id).cloned().unwrap_or_default();
+            units.push(OwnUnit {
+                name: u.name.clone(),
+                arm: arm_words(u.arm),
+                formation: formation_words(u.formation),
+                facing: compass_point(u.facing).to_string(),
+                facing_deg: u.facing.rem_euclid(360.0).round() as u32 % 360,
+                coords: coords(u.position),
+                place: place_of(u.position, state, ypi),
+                castings: u.castings,
+                men: u.castings.saturating_mul(MEN_PER_CASTING),
+                guns: if u.arm.is_artillery() { u.castings } else { 0 },
+                combat_morale: u.combat_morale,
+                base_morale: u.base_morale,
+                condition: unit_condition(u),
+                active_order: orders.active,
+                pending: orders.pending,
+            });
+            map_units.push(MapUnit::from_footprint(u.name.clone(), &fp, Mark::Own, 1.0));
+        } else {
+            friends.push(FriendUnit {
+                name: u.name.clone(),
+                arm: arm_words(u.arm),
+                formation: formation_words(u.formation),
+                place: place_of(u.position, state, ypi),
+                coords: coords(u.position),
+            });
+            map_units.push(MapUnit::from_footprint(
+                u.name.clone(),
+                &fp,
+                Mark::Friend,
+                0.8,
+            ));
+        }
+    }
+
+    let mut officers = Vec::new();
+    for o in state.officers_of(side) {
+        if !his_officers.is_empty() && !his_officers.contains(&o.id) {
+            continue;
+        }
+        let status = match o.status {
+            OfficerStatus::Active => "in the field",
+            OfficerStatus::Wounded => "wounded",
+            OfficerStatus::Killed => "killed",
+        };
+        officers.push(OwnOfficer {
+            name: o.name.clone(),
+            status: status.to_string(),
+            place: place_of(o.position, state, ypi),
+            coords: coords(o.position),
+        });
+        if o.status == OfficerStatus::Active {
+            shown_points.push(o.position);
+            map_officers.push(MapOfficer {
+                label: o.name.clone(),
+                at: o.position,
+                mark: Mark::Own,
+            });
+        }
+    }
+
+    // Enemies seen now, ordered by place (not by id, which would hint at
+    // the order of the enemy's lists).
+    let mut seen: Vec<(&Unit, u32)> = vis
+        .seen
+        .iter()
+        .filter_map(|(id, by)| {
+            let u = state.unit(*id)?;
+            let yards = (by.distance * ypi).max(0.0);
+            let yards = ((yards / 25.0).round() * 25.0).min(1.0e6) as u32;
+            (u.side != side).then_some((u, yards))
+        })
+        .collect();
+    seen.sort_by(|(a, _), (b, _)| {
+        (a.position.x, a.position.y)
+            .partial_cmp(&(b.position.x, b.position.y))
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    let seen_ids: BTreeSet<UnitId> = seen.iter().map(|(u, _)| u.id).collect();
+    let describe = |enemy_side: SideId, arm: Arm, name: &str| {
+        if inputs.identities_known {
+            name.to_string()
+        } else {
+            enemy_description(&side_name(state, enemy_side), arm)
+        }
+    };
+    let mut enemies_seen = Vec::new();
+    for (i, (u, yards)) in seen.iter().enumerate() {
+        let mark = mark_letter(i);
+        shown_points.push(u.position);
+        map_units.push(MapUnit::from_footprint(
+            mark.clone(),
+            &footprint(u),
+            Mark::Enemy,
+            1.0,
+        ));
+        enemies_seen.push(EnemyUnit {
+            mark,
+            description: describe(u.side, u.arm, &u.name),
+            about_men: about_men(u.castings),
+            formation: formation_phrase(u.formation),
+            facing: compass_point(u.facing).to_string(),
+            place: place_of(u.position, state, ypi),
+            coords: coords(u.position),
+            yards_away: Some(*yards),
+            seen_turn: None,
+            turns_ago: None,
+            ago: String::new(),
+        });
+    }
+
+    // Enemies seen before but not now: only the remembered record is read,
+    // never the unit's present state (its name, for known identities, is
+    // the one thing taken from the state).
+    let mut remembered: Vec<_> = last_known
+        .units
+        .iter()
+        .filter(|(id, ls)| !seen_ids.contains(id) && ls.side != side && ls.turn <= state.turn)
+        .collect();
+    remembered.sort_by(|(_, a), (_, b)| {
+        b.turn.cmp(&a.turn).then(
+            (a.position.x, a.position.y)
+                .partial_cmp(&(b.position.x, b.position.y))
+                .unwrap_or(std::cmp::Ordering::Equal),
+        )
+    });
+    let mut enemies_last_known = Vec::new();
+    for (j, (id, ls)) in remembered.into_iter().enumerate() {
+        let mark = mark_letter(seen.len() + j);
+        let age = state.turn.saturating_sub(ls.turn);
+        let name = state.unit(*id).map(|u| u.name.clone()).unwrap_or_default();
+        let fp = Footprint {
+            centre: ls.position,
+            facing: ls.facing,
+            frontage: ls.frontage,
+            depth: ls.depth,
+        };
+        shown_points.push(ls.position);
+        map_units.push(MapUnit::from_footprint(
+            format!("{mark} (turn {})", ls.turn),
+            &fp,
+            Mark::LastKnown,
+            fade(age),
+        ));
+        enemies_last_known.push(EnemyUnit {
+            mark,
+            description: describe(ls.side, ls.arm, &name),
+            about_men: ls.about_men,
+            formation: formation_phrase(ls.formation),
+            facing: compass_point(ls.facing).to_string(),
+            place: place_of(ls.position, state, ypi),
+            coords: coords(ls.position),
+            yards_away: None,
+            seen_turn: Some(ls.turn),
+            turns_ago: Some(age),
+            ago: match age {
+                0 => "this turn".to_string(),
+                1 => "1 turn ago".to_string(),
+                n => format!("{n} turns ago"),
+            },
+        });
+    }
+
+    let side_label = side_name(state, side);
+    let clock = battle_clock(inputs.battle_start, inputs.minutes_per_turn, state.turn);
+    let (min, max) = map_bounds(inputs.table, &state.terrain, &shown_points);
+    let map = MapLayer {
+        title: format!(
+            "{} — {} — turn {}, {}",
+            inputs.game, side_label, state.turn, clock
+        ),
+        min,
+        max,
+        yards_per_inch: ypi,
+        terrain: state.terrain.clone(),
+        units: map_units,
+        officers: map_officers,
+    };
+    let order_template = order_template(state, side, &his_officers, &units);
+    Ok(SideView {
+        game: inputs.game.clone(),
+        player: inputs.player.clone(),
+        side: side_label,
+        turn: state.turn,
+        clock,
+        deadline: inputs.deadline.clone(),
+        reply_to: inputs.reply_to.clone(),
+        officers,
+        units,
+        friends,
+        enemies_seen,
+        enemies_last_known,
+        narrative: inputs.narrative.clone(),
+        dispatches: inputs.dispatches.clone(),
+        order_template,
+        map,
+    })
+}
+
+/// The orders block to edit and send back: "From <officer>:" and one line
+/// per unit with its active order, or "hold" when it has none (design.md,
+/// written orders).
+fn order_template(
+    state: &BattleState,
+    side: SideId,
+    his_officers: &BTreeSet<OfficerId>,
+    units: &[OwnUnit],
+) -> String {
+    let mut out = String::new();
+    let from: Vec<&str> = state
+        .officers_of(side)
+        .filter(|o| his_officers.is_empty() || his_officers.contains(&o.id))
+        .filter(|o| o.status == OfficerStatus::Active)
+        .map(|o| o.name.as_str())
+        .collect();
+    if let Some(first) = from.first() {
+        out.push_str(&format!("From {first}:\n"));
+    }
+    for u in units {
+        let order = u.active_order.as_deref().unwrap_or("hold");
+        out.push_str(&format!("{}: {}\n", u.name, order));
+    }
+    out
+}
+
+/// Everything the umpire's report needs besides the state.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UmpireInputs {
+    pub game: String,
+    pub battle_start: PrimitiveDateTime,
+    pub minutes_per_turn: f64,
+    pub yards_per_inch: f64,
+    pub table: Option<(f64, f64)>,
+    /// Every unit's orders.
+    pub orders: BTreeMap<UnitId, UnitOrders>,
+    /// Every event line of the turn, unfiltered.
+    pub events: Vec<String>,
+    /// Every die rolled this turn, in draw order.
+    pub rolls: Vec<Roll>,
+    /// What each side saw: side id → ids of enemy units seen.
+    pub sightings: Vec<super::sighting::SideSighting>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct UmpireUnit {
+    pub id: u32,
+    pub name: String,
+    pub side: String,
+    pub arm: String,
+    pub formation: String,
+    pub facing_deg: u32,
+    pub coords: String,
+    pub place: String,
+    pub castings: u32,
+    pub combat_morale: u8,
+    pub base_morale: u8,
+    pub condition: Vec<String>,
+    pub active_order: Option<String>,
+    pub pending: Vec<PendingOrder>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct UmpireRoll {
+    pub draw: u64,
+    pub value: u8,
+    pub kind: String,
+    pub subject: String,
+    pub note: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct UmpireSight {
+    pub side: String,
+    /// "Grey Regiment (from Blue Regiment, 300 yards)".
+    pub seen: Vec<String>,
+}
+
+/// The umpire sees everything.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct UmpireView {
+    pub game: String,
+    pub turn: u32,
+    pub clock: String,
+    pub units: Vec<UmpireUnit>,
+    pub officers: Vec<OwnOfficer>,
+    pub events: Vec<String>,
+    pub rolls: Vec<UmpireRoll>,
+    pub sightings: Vec<UmpireSight>,
+    pub map: MapLayer,
+}
+
+/// The umpire's view: the true state, every order, event and die.
+pub fn umpire_view(state: &BattleState, inputs: &UmpireInputs) -> UmpireView {
+    let ypi = if inputs.yards_per_inch > 0.0 {
+        inputs.yards_per_inch
+    } else {
+        DEFAULT_YARDS_PER_INCH
+    };
+    let clock = battle_clock(inputs.battle_start, inputs.minutes_per_turn, state.turn);
+    let units: Vec<UmpireUnit> = state
+        .units
+        .iter()
+        .map(|u| {
+            let orders = inputs.orders.get(&u.id).cloned().unwrap_or_default();
+            UmpireUnit {
+                id: u.id.0,
+                name: u.name.clone(),
+                side: side_name(state, u.side),
+                arm: arm_words(u.arm),
+                formation: formation_words(u.formation),
+                facing_deg: u.facing.rem_euclid(360.0).round() as u32 % 360,
+                coords: coords(u.position),
+                place: place_of(u.position, state, ypi),
+                castings: u.castings,
+                combat_morale: u.combat_morale,
+                base_morale: u.base_morale,
+                condition: unit_condition(u),
+                active_order: orders.active,
+                pending: orders.pending,
+            }
+        })
+        .collect();
+    let officers = state
+        .officers
+        .iter()
+        .map(|o| OwnOfficer {
+            name: format!("{} ({})", o.name, side_name(state, o.side)),
+            status: format!("{:?}", o.status).to_lowercase(),
+            place: place_of(o.position, state, ypi),
+            coords: coords(o.position),
+        })
+        .collect();
+    let rolls = inputs
+        .rolls
+        .iter()
+        .map(|r| UmpireRoll {
+            draw: r.draw,
+            value: r.value,
+            kind: r.purpose.kind.as_str().to_string(),
+            subject: r.purpose.subject.clone(),
+            note: r.purpose.note.clone(),
+        })
+        .collect();
+    let unit_name = |id: UnitId| {
+        state
+            .unit(id)
+            .map(|u| u.name.clone())
+            .unwrap_or_else(|| format!("unit {}", id.0))
+    };
+    let sightings = inputs
+        .sightings
+        .iter()
+        .map(|s| UmpireSight {
+            side: side_name(state, s.side),
+            seen: s
+                .seen
+                .iter()
+                .map(|x| {
+                    let by = match x.observer {
+                        crate::rules::iron_brigade::sight::Observer::Unit(id) => unit_name(id),
+                        crate::rules::iron_brigade::sight::Observer::Officer(id) => state
+                            .officer(id)
+                            .map(|o| o.name.clone())
+                            .unwrap_or_else(|| format!("officer {}", id.0)),
+                    };
+                    format!(
+                        "{} (by {}, {:.0} yards)",
+                        unit_name(x.unit),
+                        by,
+                        x.distance * ypi
+                    )
+                })
+                .collect(),
+        })
+        .collect();
+    let side_index = |s: SideId| {
+        state
+            .sides
+            .iter()
+            .position(|x| x.id == s)
+            .and_then(|i| u8::try_from(i).ok())
+            .unwrap_or(s.0)
+    };
+    let map_units = state
+        .units
+        .iter()
+        .map(|u| {
+            MapUnit::from_footprint(
+                u.name.clone(),
+                &footprint(u),
+                Mark::Side(side_index(u.side)),
+                1.0,
+            )
+        })
+        .collect();
+    let map_officers = state
+        .officers
+        .iter()
+        .filter(|o| o.status == OfficerStatus::Active)
+        .map(|o| MapOfficer {
+            label: o.name.clone(),
+            at: o.position,
+            mark: Mark::Side(side_index(o.side)),
+        })
+        .collect();
+    let shown: Vec<Pos> = state
+        .units
+        .iter()
+        .map(|u| u.position)
+        .chain(state.officers.iter().map(|o| o.position))
+        .collect();
+    let (min, max) = map_bounds(inputs.table, &state.terrain, &shown);
+    UmpireView {
+        game: inputs.game.clone(),
+        turn: state.turn,
+        clock: clock.clone(),
+        units,
+        officers,
+        events: inputs.events.clone(),
+        rolls,
+        sightings,
+        map: MapLayer {
+            title: format!("{} — umpire — turn {}, {}", inputs.game, state.turn, clock),
+            min,
+            max,
+            yards_per_inch: ypi,
+            terrain: state.terrain.clone(),
+            units: map_units,
+            officers: map_officers,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use time::macros::datetime;
+
+    #[test]
+    fn clock_advances_by_minutes_per_turn() {
+        let start = datetime!(1862-08-28 18:30);
+        assert_eq!(battle_clock(start, 2.5, 1), "6:30 p.m., 28 August 1862");
+        assert_eq!(battle_clock(start, 2.5, 3), "6:35 p.m., 28 August 1862");
+        assert_eq!(battle_clock(start, 2.5, 2), "6:32:30 p.m., 28 August 1862");
+    }
+
+    #[test]
+    fn enemy_descriptions_read_naturally() {
+        assert_eq!(
+            enemy_description("Confederate", Arm::Infantry),
+            "a Confederate infantry regiment"
+        );
+        assert_eq!(
+            enemy_description("Union", Arm::Artillery),
+            "a Union battery"
+        );
+        assert_eq!(
+            enemy_description("Army of Virginia", Arm::Cavalry),
+            "an Army of Virginia cavalry regiment"
+        );
+    }
+
+    #[test]
+    fn map_letters() {
+        assert_eq!(mark_letter(0), "A");
+        assert_eq!(mark_letter(25), "Z");
+        assert_eq!(mark_letter(26), "A1");
+    }
+}
