@@ -150,28 +150,8 @@ impl Footprint {
         }
         let (ax, ay) = self.to_local(a);
         let (bx, by) = self.to_local(b);
-        // Liang–Barsky clipping of the segment against the box.
         let (dx, dy) = (bx - ax, by - ay);
-        let mut t0: f64 = 0.0;
-        let mut t1: f64 = 1.0;
-        for (p, q) in [(-dx, ax + w), (dx, w - ax), (-dy, ay + d), (dy, d - ay)] {
-            if p == 0.0 {
-                if q < 0.0 {
-                    return false;
-                }
-            } else {
-                let t = q / p;
-                if p < 0.0 {
-                    t0 = t0.max(t);
-                } else {
-                    t1 = t1.min(t);
-                }
-                if t0 > t1 {
-                    return false;
-                }
-            }
-        }
-        true
+        segment_meets_box([(-dx, ax + w), (dx, w - ax), (-dy, ay + d), (dy, d - ay)])
     }
 
     /// Area in square inches.
@@ -479,6 +459,34 @@ pub fn in_contact(a: &Unit, b: &Unit) -> bool {
 /// his disc within [`CONTACT_GAP`] of the footprint.
 pub fn officer_in_contact(at: Pos, unit: &Unit) -> bool {
     footprint(unit).distance_to(at) <= OFFICER_RADIUS + CONTACT_GAP
+}
+
+/// Liang–Barsky clipping: whether a segment meets an axis-aligned box, given
+/// the four (p, q) pairs of the segment against the box's four sides
+/// (p = the segment's direction across that side, q = the start's distance
+/// inside it). Shared by footprints (in their own frame) and the sight
+/// index's bounding boxes.
+pub(crate) fn segment_meets_box(sides: [(f64, f64); 4]) -> bool {
+    let mut t0: f64 = 0.0;
+    let mut t1: f64 = 1.0;
+    for (p, q) in sides {
+        if p == 0.0 {
+            if q < 0.0 {
+                return false;
+            }
+        } else {
+            let t = q / p;
+            if p < 0.0 {
+                t0 = t0.max(t);
+            } else {
+                t1 = t1.min(t);
+            }
+            if t0 > t1 {
+                return false;
+            }
+        }
+    }
+    true
 }
 
 #[cfg(test)]

@@ -137,31 +137,12 @@ impl SegmentSel {
     fn crosses(&self, env: &AABB<[f64; 2]>) -> bool {
         let (lo, hi) = (env.lower(), env.upper());
         let (dx, dy) = (self.b.x - self.a.x, self.b.y - self.a.y);
-        let mut t0: f64 = 0.0;
-        let mut t1: f64 = 1.0;
-        for (p, q) in [
+        super::geometry::segment_meets_box([
             (-dx, self.a.x - lo[0]),
             (dx, hi[0] - self.a.x),
             (-dy, self.a.y - lo[1]),
             (dy, hi[1] - self.a.y),
-        ] {
-            if p == 0.0 {
-                if q < 0.0 {
-                    return false;
-                }
-            } else {
-                let t = q / p;
-                if p < 0.0 {
-                    t0 = t0.max(t);
-                } else {
-                    t1 = t1.min(t);
-                }
-                if t0 > t1 {
-                    return false;
-                }
-            }
-        }
-        true
+        ])
     }
 }
 
