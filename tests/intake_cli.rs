@@ -2,127 +2,12 @@
 //! `adjutant init`, `game create` (training scenario), mails dropped into
 //! `var/inbox/new`, `adjutant run --once`, answers read from
 //! `var/outbox/new` and facts read from the SQLite file.
+mod common;
+use common::GameDir as Game;
+use common::repo;
 
-use assert_cmd::Command;
-use rusqlite::Connection;
-use std::path::{Path, PathBuf};
-
+/// The training scenario, created as this game.
 const GAME: &str = "mill";
-
-fn repo(path: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
-}
-
-fn adjutant(dir: &Path) -> Command {
-    let mut c = Command::cargo_bin("adjutant").unwrap();
-    c.current_dir(dir)
-        .env_remove("ADJUTANT_CONFIG")
-        .env_remove("RUST_LOG");
-    c
-}
-
-struct Game {
-    dir: tempfile::TempDir,
-    /// Player name → secret.
-    secrets: Vec<(String, String)>,
-}
-
-impl Game {
-    fn new() -> Game {
-        let dir = tempfile::tempdir().unwrap();
-        adjutant(dir.path()).arg("init").assert().success();
-        let out = adjutant(dir.path())
-            .args(["game", "create", "--name", GAME, "--json", "--scenario"])
-            .arg(repo("scenarios/training.toml"))
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        let secrets = json["players"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|p| {
-                (
-                    p["name"].as_str().unwrap().to_string(),
-                    p["secret"].as_str().unwrap().to_string(),
-                )
-            })
-            .collect();
-        Game { dir, secrets }
-    }
-
-    fn path(&self, p: &str) -> PathBuf {
-        self.dir.path().join(p)
-    }
-
-    fn secret(&self, player: &str) -> &str {
-        &self.secrets.iter().find(|(n, _)| n == player).unwrap().1
-    }
-
-    fn drop_mail(&self, name: &str, raw: &[u8]) {
-        std::fs::write(self.path("var/inbox/new").join(name), raw).unwrap();
-    }
-
-    fn run_once(&self) -> String {
-        let out = adjutant(self.dir.path())
-            .args(["run", "--once"])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap()
-    }
-
-    /// The reply-token key the first `run` created.
-    fn key(&self) -> Vec<u8> {
-        let text = std::fs::read_to_string(self.path("var/server.key")).unwrap();
-        hex::decode(text.trim()).unwrap()
-    }
-
-    fn token_address(&self, player: &str, turn: u32) -> String {
-        let t = adjutant::mail::token::make_token(&self.key(), GAME, player, turn).unwrap();
-        format!("adjutant+{t}@example.test")
-    }
-
-    fn outbox(&self) -> Vec<String> {
-        let mut names: Vec<PathBuf> = std::fs::read_dir(self.path("var/outbox/new"))
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .collect();
-        names.sort();
-        names
-            .iter()
-            .map(|p| String::from_utf8(std::fs::read(p).unwrap()).unwrap())
-            .collect()
-    }
-
-    fn db(&self) -> Connection {
-        Connection::open(self.path("var/adjutant.db")).unwrap()
-    }
-
-    fn count(&self, sql: &str) -> i64 {
-        self.db().query_row(sql, [], |r| r.get(0)).unwrap()
-    }
-
-    fn statuses(&self) -> Vec<(String, String)> {
-        let db = self.db();
-        let mut s = db
-            .prepare("SELECT status, coalesce(status_detail, '') FROM inbound_mail ORDER BY id")
-            .unwrap();
-        s.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-            .unwrap()
-            .collect::<Result<_, _>>()
-            .unwrap()
-    }
-}
 
 fn mail(from: &str, to: &str, id: &str, subject: &str, body: &str) -> Vec<u8> {
     format!(
@@ -144,7 +29,7 @@ fn header<'a>(raw: &'a str, name: &str) -> Option<&'a str> {
 
 #[test]
 fn password_mail_gets_a_receipt_at_the_registered_address() {
-    let g = Game::new();
+    let g = Game::training(GAME);
     let body = format!(
         "PASSWORD {}\r\n1st Minnesota: advance to Miller's fence in line.\r\n",
         g.secret("Blue")
@@ -202,7 +87,7 @@ fn password_mail_gets_a_receipt_at_the_registered_address() {
 
 #[test]
 fn reply_token_from_the_registered_address_is_accepted() {
-    let g = Game::new();
+    let g = Game::training(GAME);
     g.run_once(); // creates the key
     let to = g.token_address("Grey", 1);
     g.drop_mail(
@@ -225,7 +110,7 @@ fn reply_token_from_the_registered_address_is_accepted() {
 
 #[test]
 fn forged_from_without_secret_gets_one_refusal_at_the_registered_address() {
-    let g = Game::new();
+    let g = Game::training(GAME);
     g.drop_mail(
         "1.a",
         &mail(
@@ -280,7 +165,7 @@ fn forged_from_without_secret_gets_one_refusal_at_the_registered_address() {
 
 #[test]
 fn the_same_mail_delivered_twice_is_stored_once_and_answered_once() {
-    let g = Game::new();
+    let g = Game::training(GAME);
     let body = format!("PASSWORD {}\r\n1st Minnesota: hold.\r\n", g.secret("Blue"));
     let raw = mail(
         "blue@example.test",
@@ -305,7 +190,7 @@ fn the_same_mail_delivered_twice_is_stored_once_and_answered_once() {
 
 #[test]
 fn html_only_mail_is_read() {
-    let g = Game::new();
+    let g = Game::training(GAME);
     let raw = format!(
         "From: blue@example.test\r\nTo: adjutant@example.test\r\nSubject: orders\r\n\
          Message-ID: <h1@example.test>\r\nMIME-Version: 1.0\r\n\
@@ -324,7 +209,7 @@ fn html_only_mail_is_read() {
 
 #[test]
 fn out_of_office_is_stored_and_not_answered() {
-    let g = Game::new();
+    let g = Game::training(GAME);
     let raw = "From: blue@example.test\r\nTo: adjutant@example.test\r\n\
                Subject: Automatic reply: turn 1\r\nMessage-ID: <oof@example.test>\r\n\
                Auto-Submitted: auto-replied\r\n\r\nI am away until Monday.\r\n";
@@ -341,7 +226,7 @@ fn out_of_office_is_stored_and_not_answered() {
 
 #[test]
 fn a_bounce_marks_the_address_failing_and_is_not_answered() {
-    let g = Game::new();
+    let g = Game::training(GAME);
     let body = format!("PASSWORD {}\r\nhold.\r\n", g.secret("Blue"));
     g.drop_mail(
         "1.a",
@@ -386,7 +271,7 @@ fn a_bounce_marks_the_address_failing_and_is_not_answered() {
 
 #[test]
 fn an_oversized_mail_is_refused_and_kept() {
-    let g = Game::new();
+    let g = Game::training(GAME);
     let lines: String = (0..600).map(|i| format!("line {i}: hold.\r\n")).collect();
     let body = format!("PASSWORD {}\r\n{lines}", g.secret("Blue"));
     let raw = mail(
@@ -414,7 +299,7 @@ fn an_oversized_mail_is_refused_and_kept() {
 
 #[test]
 fn an_unknown_sender_is_stored_and_not_answered() {
-    let g = Game::new();
+    let g = Game::training(GAME);
     g.drop_mail(
         "1.a",
         &mail(

@@ -119,6 +119,30 @@ impl GameDir {
         self.db().query_row(sql, [], |r| r.get(0)).unwrap()
     }
 
+    /// The reply-token key the first `run` created.
+    pub fn key(&self) -> Vec<u8> {
+        let text = std::fs::read_to_string(self.path("var/server.key")).unwrap();
+        hex::decode(text.trim()).unwrap()
+    }
+
+    /// Our address with `player`'s reply token for `turn`.
+    pub fn token_address(&self, player: &str, turn: u32) -> String {
+        let t = adjutant::mail::token::make_token(&self.key(), &self.name, player, turn).unwrap();
+        format!("adjutant+{t}@example.test")
+    }
+
+    /// Every inbound mail's status and detail, in arrival order.
+    pub fn statuses(&self) -> Vec<(String, String)> {
+        let db = self.db();
+        let mut s = db
+            .prepare("SELECT status, coalesce(status_detail, '') FROM inbound_mail ORDER BY id")
+            .unwrap();
+        s.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+    }
+
     /// The number of the game's open turn.
     pub fn open_turn(&self) -> u32 {
         self.db()
