@@ -183,9 +183,18 @@ fn process_in(
         source,
     };
 
+    // First the engine's input — exactly the orders it was given — so that
+    // `adjutant replay` can re-run the turn from the archive alone: the order
+    // rows' statuses move on in later turns, this record does not.
+    let input = serde_json::json!({ "orders": &orders });
+    tx.execute(
+        "INSERT INTO events (game_id, turn_id, seq, kind, data_json) VALUES (?1, ?2, 0, 'turn-input', ?3)",
+        params![game_id.0, turn.id, input.to_string()],
+    )?;
+
     // Every event, then each side's sightings (APSoF V.C.3: who saw what,
     // and from where), in a stable order.
-    let mut seq: i64 = 0;
+    let mut seq: i64 = 1;
     for event in &outcome.events {
         let data = serde_json::to_value(event).map_err(outcome_err)?;
         let kind = data
