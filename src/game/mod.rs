@@ -2,6 +2,7 @@
 //! lifecycle. Today: creating a game from a scenario and describing it.
 
 pub mod book;
+pub mod clock;
 pub mod cycle;
 mod setup;
 pub mod snapshot;
