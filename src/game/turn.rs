@@ -167,77 +167,36 @@ fn process_in(
     let turn = open_turn(tx, game, game_id)?;
     let (orders, order_ids) = turn_orders(tx, game_id, turn.number)?;
     let seed = turn_seed(game_seed, turn.number);
-    let mut dice = StreamDice::new(seed);
-    let outcome: TurnOutcome = resolve_turn(
-        &turn.snapshot.battle,
-        &turn.snapshot.book,
-        &orders,
-        &mut dice,
-    )
-    .map_err(|source| TurnCycleError::Engine {
-        turn: turn.number,
-        source,
-    })?;
+    let adjudicated = adjudicate(turn.number, &turn.snapshot, &orders, seed)?;
+    for row in &adjudicated.events {
+        tx.execute(
+            "INSERT INTO events (game_id, turn_id, seq, kind, data_json) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![game_id.0, turn.id, row.seq, row.kind, row.data_json],
+        )?;
+    }
+    for row in &adjudicated.rolls {
+        tx.execute(
+            "INSERT INTO dice_rolls (game_id, turn_id, seq, draw_index, sides, value, purpose, subject, source)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            params![
+                game_id.0,
+                turn.id,
+                row.seq,
+                row.draw_index,
+                row.sides,
+                row.value,
+                row.purpose,
+                row.subject,
+                row.source
+            ],
+        )?;
+    }
+    let rolls = &adjudicated.rolls;
+    let outcome = adjudicated.outcome;
     let outcome_err = |source| TurnCycleError::Outcome {
         turn: turn.number,
         source,
     };
-
-    // First the engine's input — exactly the orders it was given — so that
-    // `adjutant replay` can re-run the turn from the archive alone: the order
-    // rows' statuses move on in later turns, this record does not.
-    let input = serde_json::json!({ "orders": &orders });
-    tx.execute(
-        "INSERT INTO events (game_id, turn_id, seq, kind, data_json) VALUES (?1, ?2, 0, 'turn-input', ?3)",
-        params![game_id.0, turn.id, input.to_string()],
-    )?;
-
-    // Every event, then each side's sightings (APSoF V.C.3: who saw what,
-    // and from where), in a stable order.
-    let mut seq: i64 = 1;
-    for event in &outcome.events {
-        let data = serde_json::to_value(event).map_err(outcome_err)?;
-        let kind = data
-            .get("event")
-            .and_then(|k| k.as_str())
-            .unwrap_or("event")
-            .to_string();
-        tx.execute(
-            "INSERT INTO events (game_id, turn_id, seq, kind, data_json) VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![game_id.0, turn.id, seq, kind, data.to_string()],
-        )?;
-        seq += 1;
-    }
-    for (side, seen) in &outcome.visibility {
-        let data = serde_json::json!({ "side": side, "seen": seen });
-        tx.execute(
-            "INSERT INTO events (game_id, turn_id, seq, kind, data_json) VALUES (?1, ?2, ?3, 'sighting', ?4)",
-            params![game_id.0, turn.id, seq, data.to_string()],
-        )?;
-        seq += 1;
-    }
-
-    let rolls = dice.log();
-    for (i, roll) in rolls.iter().enumerate() {
-        let purpose = if roll.purpose.note.is_empty() {
-            roll.purpose.kind.as_str().to_string()
-        } else {
-            format!("{}: {}", roll.purpose.kind.as_str(), roll.purpose.note)
-        };
-        tx.execute(
-            "INSERT INTO dice_rolls (game_id, turn_id, seq, draw_index, sides, value, purpose, subject, source)
-             VALUES (?1, ?2, ?3, ?4, 6, ?5, ?6, ?7, 'stream')",
-            params![
-                game_id.0,
-                turn.id,
-                i64::try_from(i).unwrap_or(i64::MAX),
-                i64::try_from(roll.draw).unwrap_or(i64::MAX),
-                roll.value,
-                purpose,
-                roll.purpose.subject
-            ],
-        )?;
-    }
 
     for id in &order_ids {
         tx.execute("UPDATE orders SET status = 'active' WHERE id = ?1", [id])?;
@@ -279,4 +238,113 @@ fn process_in(
         next_turn: next_number,
         state_hash,
     })
+}
+
+/// One `events` row as [`process_in`] writes it and replay reads it back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventRow {
+    pub seq: i64,
+    pub kind: String,
+    pub data_json: String,
+}
+
+/// One `dice_rolls` row as [`process_in`] writes it and replay reads it
+/// back. The engine's dice are a stream, so `draw_index` and `subject` are
+/// always present here; the columns allow NULL for umpire dice.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RollRow {
+    pub seq: i64,
+    pub draw_index: Option<i64>,
+    pub sides: i64,
+    pub value: i64,
+    pub purpose: String,
+    pub subject: Option<String>,
+    pub source: String,
+}
+
+/// What the engine made of one turn, with the rows it gives the archive.
+#[derive(Debug, Clone)]
+pub struct Adjudication {
+    pub outcome: TurnOutcome,
+    /// seq 0 `turn-input`, the engine's events, one `sighting` per side.
+    pub events: Vec<EventRow>,
+    /// Every die, in the order rolled.
+    pub rolls: Vec<RollRow>,
+}
+
+/// The engine call, shared by [`process_turn`] and `adjutant replay` so
+/// that replay checks exactly what processing did: the turn's dice stream
+/// from `seed` (`turn_seed(game seed, turn)`), [`resolve_turn`] on the
+/// snapshot and orders, and the rows to archive. Pure: no SQL, no clock.
+pub fn adjudicate(
+    turn: u32,
+    snapshot: &Snapshot,
+    orders: &TurnOrders,
+    seed: [u8; 32],
+) -> Result<Adjudication, TurnCycleError> {
+    let mut dice = StreamDice::new(seed);
+    let outcome: TurnOutcome = resolve_turn(&snapshot.battle, &snapshot.book, orders, &mut dice)
+        .map_err(|source| TurnCycleError::Engine { turn, source })?;
+    let outcome_err = |source| TurnCycleError::Outcome { turn, source };
+
+    // First the engine's input — exactly the orders it was given — so that
+    // `adjutant replay` can re-run the turn from the archive alone: the order
+    // rows' statuses move on in later turns, this record does not.
+    let input = serde_json::json!({ "orders": orders });
+    let mut events = vec![EventRow {
+        seq: 0,
+        kind: "turn-input".to_string(),
+        data_json: input.to_string(),
+    }];
+    // Every event, then each side's sightings (APSoF V.C.3: who saw what,
+    // and from where), in a stable order.
+    for event in &outcome.events {
+        let data = serde_json::to_value(event).map_err(outcome_err)?;
+        let kind = data
+            .get("event")
+            .and_then(|k| k.as_str())
+            .unwrap_or("event")
+            .to_string();
+        events.push(EventRow {
+            seq: next_seq(&events),
+            kind,
+            data_json: data.to_string(),
+        });
+    }
+    for (side, seen) in &outcome.visibility {
+        let data = serde_json::json!({ "side": side, "seen": seen });
+        events.push(EventRow {
+            seq: next_seq(&events),
+            kind: "sighting".to_string(),
+            data_json: data.to_string(),
+        });
+    }
+
+    let rolls = dice
+        .log()
+        .iter()
+        .enumerate()
+        .map(|(i, roll)| RollRow {
+            seq: i64::try_from(i).unwrap_or(i64::MAX),
+            draw_index: Some(i64::try_from(roll.draw).unwrap_or(i64::MAX)),
+            sides: 6,
+            value: i64::from(roll.value),
+            purpose: if roll.purpose.note.is_empty() {
+                roll.purpose.kind.as_str().to_string()
+            } else {
+                format!("{}: {}", roll.purpose.kind.as_str(), roll.purpose.note)
+            },
+            subject: Some(roll.purpose.subject.clone()),
+            source: "stream".to_string(),
+        })
+        .collect();
+    Ok(Adjudication {
+        outcome,
+        events,
+        rolls,
+    })
+}
+
+fn next_seq(rows: &[EventRow]) -> i64 {
+    i64::try_from(rows.len()).unwrap_or(i64::MAX)
 }
