@@ -191,3 +191,99 @@ pub fn game_process(config: &Config, name: &str, json: bool) -> anyhow::Result<(
     }
     Ok(())
 }
+
+/// `adjutant replay` found turns whose outcome differs from the archive
+/// (exit code 1: the record is damaged or the engine changed).
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "replay of `{game}` found {count} turn(s) that differ from the archive; the lines above name them"
+)]
+pub struct ReplayMismatch {
+    pub game: String,
+    pub count: usize,
+}
+
+/// A progress bar on stderr for `len` turns; indicatif hides it when
+/// stderr is not a terminal, so scripts and tests see nothing.
+fn turn_progress(len: usize, what: &str) -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::with_draw_target(
+        Some(u64::try_from(len).unwrap_or(u64::MAX)),
+        indicatif::ProgressDrawTarget::stderr(),
+    );
+    if let Ok(style) =
+        indicatif::ProgressStyle::with_template("{msg} [{bar:40}] turn {pos}/{len} ({eta})")
+    {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar.set_message(what.to_string());
+    bar
+}
+
+/// `adjutant replay NAME [--json]`.
+pub fn replay(config: &Config, name: &str, json: bool) -> anyhow::Result<()> {
+    let store = Store::open_existing(&config.database)?;
+    let mut bar: Option<indicatif::ProgressBar> = None;
+    let report = adjutant::archive::replay_game(&store, name, &mut |done, total| {
+        let b = bar.get_or_insert_with(|| turn_progress(total, "replaying"));
+        b.set_position(u64::try_from(done).unwrap_or(u64::MAX));
+    })?;
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        for t in &report.turns {
+            println!("{}", t.line());
+        }
+        if report.turns.is_empty() {
+            println!("game `{name}` has no processed turn to replay");
+        } else if report.ok {
+            println!(
+                "game `{name}`: all {} processed turns replay byte-identically",
+                report.turns.len()
+            );
+        }
+    }
+    if report.ok {
+        Ok(())
+    } else {
+        Err(ReplayMismatch {
+            game: name.to_string(),
+            count: report.mismatches(),
+        }
+        .into())
+    }
+}
+
+/// `adjutant archive export NAME --out DIR [--json]`.
+pub fn archive_export(config: &Config, name: &str, out: &Path, json: bool) -> anyhow::Result<()> {
+    let store = Store::open_existing(&config.database)?;
+    let archive = adjutant::archive::load_archive(&store, name)?;
+    let mut bar: Option<indicatif::ProgressBar> = None;
+    let summary = adjutant::archive::export_site(&archive, out, &mut |done, total| {
+        let b = bar.get_or_insert_with(|| turn_progress(total, "exporting"));
+        b.set_position(u64::try_from(done).unwrap_or(u64::MAX));
+    })?;
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    if json {
+        println!("{}", serde_json::to_string_pretty(&summary)?);
+    } else {
+        println!(
+            "game `{}`: {} processed turns exported to {} ({} files{}); open {}",
+            summary.game,
+            summary.turns,
+            summary.out.display(),
+            summary.files.len(),
+            if summary.fog_lifted {
+                ", with the fog lifted"
+            } else {
+                ""
+            },
+            summary.out.join("index.html").display()
+        );
+    }
+    Ok(())
+}

@@ -4,6 +4,7 @@
 //! `ARCHITECTURE.md`): [`rules`] adjudicates turns as a pure function of
 //! state, orders and dice; [`store`], [`mail`] and the binary do the I/O.
 
+pub mod archive;
 pub mod calc;
 pub mod config;
 pub mod daemon;

@@ -55,6 +55,30 @@ enum Command {
         #[arg(long)]
         once: bool,
     },
+    /// Re-adjudicate every processed turn of a game from its archive and
+    /// check each outcome is byte-identical. Exit 0 when all match, 1 on a
+    /// mismatch, 2 for an unknown game.
+    Replay(ShowArgs),
+    /// The game archive: a static HTML site of a game's turns.
+    #[command(subcommand)]
+    Archive(ArchiveCommand),
+}
+
+#[derive(Debug, Subcommand)]
+enum ArchiveCommand {
+    /// Write a static HTML site of the game (no JavaScript, nothing
+    /// fetched): turn index, each side's view, the true map, orders,
+    /// events, dice, reports; after the game, the fog lifted.
+    Export {
+        /// The game's name.
+        name: String,
+        /// The directory to write into (made if missing).
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+        /// Print what was written as JSON.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -143,6 +167,10 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             commands::game_process(&config()?, &a.name, a.json)
         }
         Command::Run { once } => adjutant::daemon::run_command(&config()?, *once),
+        Command::Replay(a) => commands::replay(&config()?, &a.name, a.json),
+        Command::Archive(ArchiveCommand::Export { name, out, json }) => {
+            commands::archive_export(&config()?, name, out, *json)
+        }
     }
 }
 
@@ -198,6 +226,9 @@ fn exit_code(err: &anyhow::Error) -> i32 {
         }
         if let Some(e) = cause.downcast_ref::<adjutant::calc::CalcError>() {
             return if e.is_usage() { 2 } else { 1 };
+        }
+        if let Some(e) = cause.downcast_ref::<adjutant::archive::ArchiveError>() {
+            return if e.is_user_error() { 2 } else { 1 };
         }
         if cause.is::<commands::UsageError>() {
             return 2;

@@ -1,0 +1,179 @@
+//! An order "as read": the engine's form of a written order
+//! ([`UnitOrder`] / [`OfficerMove`]) put back into short words, so the
+//! archive can show beside each paragraph what Adjutant understood. Unit
+//! ids are named through `name_of` (the archive is the umpire's view).
+
+use crate::report::place::{coords, compass_point};
+use crate::rules::iron_brigade::orders::{
+    Action, Direction, FireTarget, Gait, MoveOrder, OfficerMove, Trigger, UnitOrder,
+};
+use crate::rules::iron_brigade::state::UnitId;
+
+/// `parsed_json` of an order row in words; the JSON itself when it is
+/// neither a unit order nor an officer's move.
+pub fn describe_parsed(json: &str, name_of: &dyn Fn(UnitId) -> String) -> String {
+    if let Ok(o) = serde_json::from_str::<UnitOrder>(json) {
+        return describe_unit_order(&o, name_of);
+    }
+    if let Ok(m) = serde_json::from_str::<OfficerMove>(json) {
+        return describe_officer_move(&m);
+    }
+    json.to_string()
+}
+
+pub fn describe_unit_order(o: &UnitOrder, name_of: &dyn Fn(UnitId) -> String) -> String {
+    let mut out = String::new();
+    if o.follows_previous {
+        out.push_str("after the pending orders: ");
+    }
+    for (i, step) in o.steps.iter().enumerate() {
+        if i > 0 {
+            out.push_str(match step.trigger {
+                Trigger::Then => "; then ",
+                Trigger::OnArrival => "; on arrival ",
+            });
+        }
+        out.push_str(&action(&step.action, name_of));
+    }
+    if o.steps.is_empty() {
+        out.push_str("(no steps)");
+    }
+    out
+}
+
+pub fn describe_officer_move(m: &OfficerMove) -> String {
+    format!(
+        "ride to {}{}",
+        waypoints(&m.waypoints),
+        if m.double_time { " at double time" } else { "" }
+    )
+}
+
+fn waypoints(w: &[crate::rules::iron_brigade::state::Pos]) -> String {
+    if w.is_empty() {
+        return "nowhere".to_string();
+    }
+    w.iter()
+        .map(|p| format!("({})", coords(*p)))
+        .collect::<Vec<_>>()
+        .join(" via ")
+}
+
+fn direction(d: &Direction, name_of: &dyn Fn(UnitId) -> String) -> String {
+    match d {
+        Direction::Degrees(deg) => format!("{} ({deg:.0}°)", compass_point(*deg)),
+        Direction::Toward(p) => format!("toward ({})", coords(*p)),
+        Direction::TowardUnit(u) => format!("toward {}", name_of(*u)),
+        Direction::About => "about".to_string(),
+    }
+}
+
+fn movement(verb: &str, m: &MoveOrder) -> String {
+    let mut s = format!("{verb} to {}", waypoints(&m.waypoints));
+    if m.by_road {
+        s.push_str(" by road");
+    }
+    if let Some(f) = m.formation {
+        s.push_str(&format!(" in {}", f.as_str().replace('-', " ")));
+    }
+    if m.gait == Gait::DoubleQuick {
+        s.push_str(" at the double quick");
+    }
+    if m.fire_while_moving {
+        s.push_str(", firing");
+    }
+    if m.backwards {
+        s.push_str(", backwards");
+    }
+    s
+}
+
+fn action(a: &Action, name_of: &dyn Fn(UnitId) -> String) -> String {
+    match a {
+        Action::Move(m) => movement("move", m),
+        Action::Retreat(m) => movement("retreat", m),
+        Action::Charge { target, to, gait } => {
+            let mut s = "charge".to_string();
+            if let Some(t) = target {
+                s.push_str(&format!(" {}", name_of(*t)));
+            }
+            if let Some(p) = to {
+                s.push_str(&format!(" toward ({})", coords(*p)));
+            }
+            if *gait == Gait::DoubleQuick {
+                s.push_str(" at the double quick");
+            }
+            s
+        }
+        Action::Form { formation, facing } => {
+            let mut s = format!("form {}", formation.as_str().replace('-', " "));
+            if let Some(d) = facing {
+                s.push_str(&format!(" facing {}", direction(d, name_of)));
+            }
+            s
+        }
+        Action::Face(d) => format!("face {}", direction(d, name_of)),
+        Action::Fire(FireTarget::AtWill) => "fire at will".to_string(),
+        Action::Fire(FireTarget::Unit(u)) => format!("fire at {}", name_of(*u)),
+        Action::Fire(FireTarget::NearestOf(arm)) => {
+            format!("fire at the nearest {}", arm.as_str().replace('-', " "))
+        }
+        Action::HoldFire => "hold fire".to_string(),
+        Action::Hold => "hold".to_string(),
+        Action::LieDown => "lie down".to_string(),
+        Action::StandUp => "stand up".to_string(),
+        Action::Limber => "limber".to_string(),
+        Action::Unlimber { facing } => match facing {
+            Some(d) => format!("unlimber facing {}", direction(d, name_of)),
+            None => "unlimber".to_string(),
+        },
+        Action::Mount => "mount".to_string(),
+        Action::Dismount => "dismount".to_string(),
+        Action::Split { castings, new_name } => {
+            format!("split off {castings} castings as {new_name}")
+        }
+        Action::Combine { with } => format!("combine with {}", name_of(*with)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::iron_brigade::kinds::Formation;
+    use crate::rules::iron_brigade::orders::Step;
+    use crate::rules::iron_brigade::state::{OfficerId, Pos};
+
+    #[test]
+    fn a_two_step_order_reads_as_words() {
+        let o = UnitOrder {
+            id: 1,
+            unit: UnitId(1),
+            issued_by: OfficerId(1),
+            issued_turn: 1,
+            follows_previous: false,
+            steps: vec![
+                Step {
+                    trigger: Trigger::Then,
+                    action: Action::Move(MoveOrder {
+                        waypoints: vec![Pos::new(10.0, 20.0)],
+                        by_road: false,
+                        formation: Some(Formation::Line),
+                        gait: Gait::March,
+                        fire_while_moving: false,
+                        backwards: false,
+                    }),
+                },
+                Step {
+                    trigger: Trigger::OnArrival,
+                    action: Action::Fire(FireTarget::Unit(UnitId(2))),
+                },
+            ],
+        };
+        let json = serde_json::to_string(&o).unwrap();
+        let name = |u: UnitId| format!("unit {}", u.0);
+        assert_eq!(
+            describe_parsed(&json, &name),
+            "move to (10.0, 20.0) in line; on arrival fire at unit 2"
+        );
+    }
+}

@@ -1,0 +1,291 @@
+//! `adjutant replay GAME`: re-adjudicate every processed turn from the
+//! archive alone and check that each outcome is byte-identical.
+//!
+//! For turn N the archive holds the snapshot N starts from, the engine's
+//! input (event seq 0, `turn-input`), the revealed seed, and what came out:
+//! events, dice and turn N+1's snapshot. Replay derives the seed again from
+//! the game seed (`turn_seed`), checks it against `seed_revealed` and the
+//! `seed_commitment` published before the turn, runs the same
+//! [`adjudicate`] call that processed the turn, and compares:
+//!
+//! - the hash of the next snapshot with turn N+1's `state_hash` (and with
+//!   the hash of its stored JSON, in case only the JSON was changed);
+//! - a hash of the stored events and one of the stored dice with hashes of
+//!   the re-run's rows.
+//!
+//! A turn whose own snapshot no longer matches its `state_hash` is named
+//! too. Everything here but [`replay_game`]'s reads is pure.
+
+use super::ArchiveError;
+use super::load::{self, TurnRecord};
+use crate::game::snapshot::Snapshot;
+use crate::game::turn::{EventRow, RollRow, adjudicate};
+use crate::rules::iron_brigade::orders::TurnOrders;
+use crate::store::{Store, seed_commitment, sha256_hex, turn_seed};
+use serde::{Deserialize, Serialize};
+
+/// The verdict on one turn.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TurnCheck {
+    pub turn: u32,
+    pub ok: bool,
+    /// What differs, one sentence each; empty when `ok`.
+    pub differences: Vec<String>,
+    /// SHA-256 of the next snapshot as stored / as replayed.
+    pub stored_state_hash: Option<String>,
+    pub replayed_state_hash: Option<String>,
+    /// SHA-256 over the stored / replayed event rows.
+    pub stored_events_hash: String,
+    pub replayed_events_hash: Option<String>,
+    /// SHA-256 over the stored / replayed dice rows.
+    pub stored_rolls_hash: String,
+    pub replayed_rolls_hash: Option<String>,
+}
+
+/// The verdict on a whole game.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ReplayReport {
+    pub game: String,
+    pub ok: bool,
+    pub turns: Vec<TurnCheck>,
+}
+
+impl ReplayReport {
+    pub fn mismatches(&self) -> usize {
+        self.turns.iter().filter(|t| !t.ok).count()
+    }
+}
+
+impl TurnCheck {
+    /// One line for the terminal: `turn 3: OK state 1a2b…` or
+    /// `turn 3: MISMATCH: events differ from seq 4 (...)`.
+    pub fn line(&self) -> String {
+        if self.ok {
+            format!(
+                "turn {}: OK (state {}, events {}, dice {})",
+                self.turn,
+                short(self.replayed_state_hash.as_deref().unwrap_or("")),
+                short(&self.stored_events_hash),
+                short(&self.stored_rolls_hash)
+            )
+        } else {
+            format!(
+                "turn {}: MISMATCH: {}",
+                self.turn,
+                self.differences.join("; ")
+            )
+        }
+    }
+}
+
+fn short(hash: &str) -> &str {
+    hash.get(..12).unwrap_or(hash)
+}
+
+/// A canonical hash of event rows: SHA-256 over one JSON array per row,
+/// `[seq, kind, data_json]`, each followed by a newline.
+pub fn events_hash(rows: &[EventRow]) -> String {
+    let mut text = String::new();
+    for r in rows {
+        text.push_str(&serde_json::json!([r.seq, r.kind, r.data_json]).to_string());
+        text.push('\n');
+    }
+    sha256_hex(text.as_bytes())
+}
+
+/// A canonical hash of dice rows: SHA-256 over one JSON array per row,
+/// `[seq, draw_index, sides, value, purpose, subject, source]`.
+pub fn rolls_hash(rows: &[RollRow]) -> String {
+    let mut text = String::new();
+    for r in rows {
+        text.push_str(
+            &serde_json::json!([
+                r.seq,
+                r.draw_index,
+                r.sides,
+                r.value,
+                r.purpose,
+                r.subject,
+                r.source
+            ])
+            .to_string(),
+        );
+        text.push('\n');
+    }
+    sha256_hex(text.as_bytes())
+}
+
+/// Where two row lists first part: "from seq 4" or "in count (12 stored,
+/// 11 replayed)".
+fn first_difference<T: PartialEq>(stored: &[T], replayed: &[T], seq: impl Fn(&T) -> i64) -> String {
+    match stored.iter().zip(replayed).find(|(a, b)| a != b) {
+        Some((a, _)) => format!("first at seq {}", seq(a)),
+        None => format!("{} stored, {} replayed", stored.len(), replayed.len()),
+    }
+}
+
+/// The `turn-input` event's payload.
+#[derive(Deserialize)]
+struct TurnInput {
+    orders: TurnOrders,
+}
+
+/// Checks turn `turn` against the archive; `next` is the turn after it.
+pub fn check_turn(
+    game_seed: &[u8; 32],
+    turn: &TurnRecord,
+    next: Option<&TurnRecord>,
+    events: &[EventRow],
+    rolls: &[RollRow],
+) -> TurnCheck {
+    let mut diffs = Vec::new();
+    let n = turn.number;
+    let mut check = TurnCheck {
+        turn: n,
+        ok: false,
+        differences: Vec::new(),
+        stored_state_hash: next.map(|t| t.state_hash.clone()),
+        replayed_state_hash: None,
+        stored_events_hash: events_hash(events),
+        replayed_events_hash: None,
+        stored_rolls_hash: rolls_hash(rolls),
+        replayed_rolls_hash: None,
+    };
+
+    if sha256_hex(turn.state_json.as_bytes()) != turn.state_hash {
+        diffs.push(format!(
+            "the stored snapshot of turn {n} does not match its state_hash (the snapshot was changed)"
+        ));
+    }
+    let seed = turn_seed(game_seed, n);
+    if seed_commitment(&seed) != turn.seed_commitment {
+        diffs.push(format!(
+            "the seed derived for turn {n} does not match its published seed_commitment"
+        ));
+    }
+    match &turn.seed_revealed {
+        Some(r) if *r == hex::encode(seed) => {}
+        Some(_) => diffs.push(format!(
+            "the revealed seed of turn {n} is not the seed derived from the game seed"
+        )),
+        None => diffs.push(format!("turn {n} has no revealed seed")),
+    }
+
+    let input = events
+        .first()
+        .filter(|e| e.seq == 0 && e.kind == "turn-input")
+        .map(|e| serde_json::from_str::<TurnInput>(&e.data_json));
+    let orders = match input {
+        Some(Ok(i)) => Some(i.orders),
+        Some(Err(e)) => {
+            diffs.push(format!("the turn-input event cannot be read ({e})"));
+            None
+        }
+        None => {
+            diffs.push("there is no turn-input event (seq 0) to replay from".to_string());
+            None
+        }
+    };
+    let snapshot = match Snapshot::from_json(&turn.state_json) {
+        Ok(s) => Some(s),
+        Err(e) => {
+            diffs.push(format!("the stored snapshot cannot be read ({e})"));
+            None
+        }
+    };
+
+    if let (Some(orders), Some(snapshot)) = (orders, snapshot) {
+        match adjudicate(n, &snapshot, &orders, seed) {
+            Err(e) => diffs.push(format!("the engine refused the archived input: {e}")),
+            Ok(adj) => {
+                let ev = events_hash(&adj.events);
+                if ev != check.stored_events_hash {
+                    diffs.push(format!(
+                        "events differ ({})",
+                        first_difference(events, &adj.events, |r| r.seq)
+                    ));
+                }
+                let dh = rolls_hash(&adj.rolls);
+                if dh != check.stored_rolls_hash {
+                    diffs.push(format!(
+                        "dice differ ({})",
+                        first_difference(rolls, &adj.rolls, |r| r.seq)
+                    ));
+                }
+                check.replayed_events_hash = Some(ev);
+                check.replayed_rolls_hash = Some(dh);
+                let next_snapshot = Snapshot {
+                    battle: adj.outcome.state,
+                    book: adj.outcome.book,
+                };
+                match next_snapshot.to_json() {
+                    Err(e) => diffs.push(format!("the replayed outcome cannot be written ({e})")),
+                    Ok(json) => {
+                        let h = sha256_hex(json.as_bytes());
+                        match next {
+                            None => diffs.push(format!(
+                                "turn {} is not stored, so the outcome cannot be compared",
+                                n + 1
+                            )),
+                            Some(t) => {
+                                if h != t.state_hash {
+                                    diffs.push(format!(
+                                        "the outcome differs from turn {}'s state_hash",
+                                        n + 1
+                                    ));
+                                } else if sha256_hex(t.state_json.as_bytes()) != h {
+                                    diffs.push(format!(
+                                        "turn {}'s stored snapshot differs from the outcome (its state_hash still matches)",
+                                        n + 1
+                                    ));
+                                }
+                            }
+                        }
+                        check.replayed_state_hash = Some(h);
+                    }
+                }
+            }
+        }
+    }
+    check.ok = diffs.is_empty();
+    check.differences = diffs;
+    check
+}
+
+/// Replays every processed turn of `game`. `progress(done, total)` is
+/// called after each turn, for a progress bar.
+pub fn replay_game(
+    store: &Store,
+    game: &str,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<ReplayReport, ArchiveError> {
+    let game_id = store
+        .game_id(game)?
+        .ok_or_else(|| ArchiveError::NoSuchGame(game.to_string()))?;
+    let game_seed = store
+        .game_seed(game_id)?
+        .ok_or_else(|| ArchiveError::NoSuchGame(game.to_string()))?;
+    let conn = store.conn();
+    let turns = load::turns(conn, game_id.0)?;
+    let events = load::events(conn, game_id.0)?;
+    let rolls = load::rolls(conn, game_id.0)?;
+    let processed: Vec<&TurnRecord> = turns.iter().filter(|t| t.is_processed()).collect();
+    let total = processed.len();
+    let mut checks = Vec::with_capacity(total);
+    for (i, turn) in processed.into_iter().enumerate() {
+        let next = turns.iter().find(|t| t.number == turn.number + 1);
+        checks.push(check_turn(
+            &game_seed,
+            turn,
+            next,
+            events.get(&turn.id).map_or(&[], Vec::as_slice),
+            rolls.get(&turn.id).map_or(&[], Vec::as_slice),
+        ));
+        progress(i + 1, total);
+    }
+    Ok(ReplayReport {
+        game: game.to_string(),
+        ok: checks.iter().all(|c| c.ok),
+        turns: checks,
+    })
+}
