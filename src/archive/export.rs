@@ -27,7 +27,7 @@ use crate::report::{
     LastKnown, ReportInputs, SideSighting, UmpireInputs, UnitOrders, map_svg,
     side_view, umpire_view,
 };
-use crate::rules::iron_brigade::events::{Event, visible_to};
+use crate::rules::iron_brigade::events::Event;
 use crate::rules::iron_brigade::sight::Visibility;
 use crate::rules::iron_brigade::state::{BattleState, SideId, UnitId};
 use crate::scenario::Scenario;
@@ -199,7 +199,6 @@ struct SideTurn {
     svg: String,
     seen: Vec<EnemyUnit>,
     last_known: Vec<EnemyUnit>,
-    narrative: Vec<String>,
     vis: Visibility,
     known: LastKnown,
 }
@@ -397,12 +396,6 @@ fn export_turn(
             vis_of.insert(s.side, s.seen);
         }
     }
-    let parsed_events: Vec<(i64, Event)> = events
-        .iter()
-        .filter(|e| e.kind != "turn-input" && e.kind != "sighting")
-        .filter_map(|e| serde_json::from_str::<Event>(&e.data_json).ok().map(|ev| (e.seq, ev)))
-        .collect();
-
     let orders_in_words = after.as_ref().map(|s| book_orders(s, &name_of)).unwrap_or_default();
     let mut sightings = Vec::new();
     let mut side_turns = Vec::new();
@@ -421,19 +414,20 @@ fn export_turn(
             .filter(|(id, _)| truth.unit(**id).is_some_and(|u| u.side == side.id))
             .map(|(id, o)| (*id, o.clone()))
             .collect();
-        inputs.narrative = parsed_events
-            .iter()
-            .filter(|(_, ev)| visible_to(side.id, ev, &vis))
-            .map(|(_, ev)| ev.describe())
-            .collect();
-        let view = side_view(truth, side.id, &vis, lk, &inputs)?;
+        // No narrative: event lines name enemy units, and a side page shows
+        // only what `side_view` copies. The side's own report (below, on
+        // the umpire's page) is what it was told.
+        let mut view = side_view(truth, side.id, &vis, lk, &inputs)?;
+        view.map.title = format!(
+            "{} — {} — end of turn {n}, {}",
+            archive.name, side.name, view.clock
+        );
         side_turns.push(SideTurn {
             id: side.id,
             name: side.name.clone(),
             svg: map_svg(&view.map),
             seen: view.enemies_seen,
             last_known: view.enemies_last_known,
-            narrative: view.narrative,
             vis,
             known: lk.clone(),
         });
@@ -453,7 +447,12 @@ fn export_turn(
             sightings,
         },
     );
-    let true_svg = map_svg(&umpire.map);
+    let mut true_map = umpire.map.clone();
+    true_map.title = format!(
+        "{} — true map — end of turn {n}, {}",
+        archive.name, umpire.clock
+    );
+    let true_svg = map_svg(&true_map);
 
     let side_links: Vec<Link> = side_turns
         .iter()
@@ -487,7 +486,6 @@ fn export_turn(
         ctx.insert("svg", &s.svg);
         ctx.insert("seen", &s.seen);
         ctx.insert("last_known", &s.last_known);
-        ctx.insert("narrative", &s.narrative);
         ctx.insert("turn_href", &turn_file(n));
         let html = tera.render("side.html", &ctx).map_err(tera_err)?;
         site.write(&side_file(n, s.id), html.as_bytes())?;
