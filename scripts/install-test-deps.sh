@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the real mail servers the `mail_servers` integration tests run
 # against (Dovecot IMAP + LMTP, OpenSMTPD) and openssl for their test
-# certificates. Idempotent: does nothing when the binaries are already
+# certificates, and headless Chromium (with a font for its pages) for the
+# `archive_browser` test. Idempotent: does nothing when the binaries are already
 # there. The tests start their own instances on free
 # loopback ports, so any system instance the packages start is stopped.
 set -euo pipefail
@@ -12,9 +13,13 @@ command -v dovecot >/dev/null 2>&1 || need+=(dovecot-imapd)
 command -v smtpd >/dev/null 2>&1 || need+=(opensmtpd)
 # The harness makes its test CA and server certificate with openssl.
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
+# The archive's browser test: Debian's Chromium, run headless from file://.
+# Without recommends it brings no font, so pages would render as boxes.
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
+[ -e /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need+=(fonts-dejavu-core)
 
 if [ ${#need[@]} -eq 0 ]; then
-    echo "install-test-deps: dovecot, opensmtpd and openssl already installed"
+    echo "install-test-deps: dovecot, opensmtpd, openssl and chromium already installed"
     exit 0
 fi
 
