@@ -150,9 +150,7 @@ fn a_changed_die_names_its_turn() {
     let t3 = turn_id(&g, 3);
     let copy = tampered_copy(
         &g,
-        &format!(
-            "UPDATE dice_rolls SET value = (value % 6) + 1 WHERE turn_id = {t3} AND seq = 0"
-        ),
+        &format!("UPDATE dice_rolls SET value = (value % 6) + 1 WHERE turn_id = {t3} AND seq = 0"),
     );
     let (code, out, _) = replay(copy.path(), &["mill", "--json"]);
     assert_eq!(code, 1);
@@ -183,7 +181,9 @@ fn a_changed_snapshot_names_both_turns_it_touches() {
         "{out}"
     );
     assert!(
-        out.contains("turn 3: MISMATCH: the stored snapshot of turn 3 does not match its state_hash"),
+        out.contains(
+            "turn 3: MISMATCH: the stored snapshot of turn 3 does not match its state_hash"
+        ),
         "{out}"
     );
 }
@@ -207,7 +207,10 @@ fn a_changed_input_changes_the_outcome() {
     assert!(line.contains("MISMATCH"), "{line}");
     // The input row itself replays as stored; what it causes does not.
     assert!(line.contains("events differ"), "{line}");
-    assert!(line.contains("the outcome differs from turn 2's state_hash"), "{line}");
+    assert!(
+        line.contains("the outcome differs from turn 2's state_hash"),
+        "{line}"
+    );
 }
 
 /// Every file of an exported site, by name.
@@ -236,11 +239,16 @@ fn export(g: &GameDir, out: &Path) -> BTreeMap<String, Vec<u8>> {
 /// A page's text with the apostrophe and ampersand escapes of Tera and of
 /// the SVG map undone, so unit names can be searched for as written.
 fn text(files: &BTreeMap<String, Vec<u8>>, name: &str) -> String {
-    String::from_utf8(files.get(name).unwrap_or_else(|| panic!("{name} missing")).clone())
-        .unwrap()
-        .replace("&#39;", "'")
-        .replace("&#x27;", "'")
-        .replace("&amp;", "&")
+    String::from_utf8(
+        files
+            .get(name)
+            .unwrap_or_else(|| panic!("{name} missing"))
+            .clone(),
+    )
+    .unwrap()
+    .replace("&#39;", "'")
+    .replace("&#x27;", "'")
+    .replace("&amp;", "&")
 }
 
 /// Every `href="..."` of a page that points at a file of the site.
@@ -327,7 +335,10 @@ fn export_writes_a_deterministic_site_of_every_turn() {
     for (name, bytes) in &first {
         let page = String::from_utf8_lossy(bytes);
         assert!(!page.contains("<script"), "{name} has a script");
-        assert!(!page.contains("src=\"http"), "{name} loads a remote resource");
+        assert!(
+            !page.contains("src=\"http"),
+            "{name} loads a remote resource"
+        );
         assert!(!page.contains("href=\"http"), "{name} links outside");
     }
 
@@ -335,7 +346,10 @@ fn export_writes_a_deterministic_site_of_every_turn() {
     assert!(turn1.contains("True map"), "{turn1}");
     assert!(turn1.contains("<svg"), "{turn1}");
     // Orders as written and as read.
-    assert!(turn1.contains("10th Ohio: advance to the crossroads in line."), "{turn1}");
+    assert!(
+        turn1.contains("10th Ohio: advance to the crossroads in line."),
+        "{turn1}"
+    );
     assert!(turn1.contains("move to ("), "{turn1}");
     assert!(turn1.contains("in line"), "{turn1}");
     // Events and dice with their purposes.
@@ -427,7 +441,10 @@ fn a_side_page_shows_only_what_that_side_saw() {
 fn a_finished_game_lifts_the_fog() {
     let g = played();
     g.db()
-        .execute("UPDATE games SET status = 'finished' WHERE name = 'mill'", [])
+        .execute(
+            "UPDATE games SET status = 'finished' WHERE name = 'mill'",
+            [],
+        )
         .unwrap();
     let out = tempfile::tempdir().unwrap();
     let files = export(&g, out.path());
@@ -444,7 +461,10 @@ fn a_finished_game_lifts_the_fog() {
             fog.contains("seen now") || fog.contains("never seen") || fog.contains("last seen"),
             "{fog}"
         );
-        assert!(fog.matches("<svg").count() >= 4, "belief and truth per side");
+        assert!(
+            fog.matches("<svg").count() >= 4,
+            "belief and truth per side"
+        );
     }
     let index = text(&files, "index.html");
     assert!(index.contains("href=\"fog-002.html\""), "{index}");

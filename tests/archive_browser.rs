@@ -83,7 +83,10 @@ fn screenshot(chromium: &Path, url: &str, png: &Path) -> String {
     loop {
         if let Some(status) = child.try_wait().unwrap() {
             let log = reader.join().unwrap();
-            assert!(status.success(), "chromium failed on {url}: {status}\n{log}");
+            assert!(
+                status.success(),
+                "chromium failed on {url}: {status}\n{log}"
+            );
             return log;
         }
         if Instant::now() > deadline {
@@ -106,7 +109,12 @@ fn console_errors(log: &str) -> Vec<&str> {
 /// colours, and a good share of pixels that are not the background.
 fn assert_not_blank(png: &Path) {
     let bytes = std::fs::read(png).unwrap();
-    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "{} is not a PNG", png.display());
+    assert_eq!(
+        &bytes[..8],
+        b"\x89PNG\r\n\x1a\n",
+        "{} is not a PNG",
+        png.display()
+    );
     let pixmap = resvg::tiny_skia::Pixmap::decode_png(&bytes).unwrap();
     assert_eq!((pixmap.width(), pixmap.height()), (WIDTH, HEIGHT));
     let pixels = pixmap.pixels();
@@ -116,11 +124,18 @@ fn assert_not_blank(png: &Path) {
     for p in pixels {
         let c = p.demultiply();
         colours.insert((c.red(), c.green(), c.blue()));
-        if (c.red(), c.green(), c.blue()) != (background.red(), background.green(), background.blue()) {
+        if (c.red(), c.green(), c.blue())
+            != (background.red(), background.green(), background.blue())
+        {
             drawn += 1;
         }
     }
-    assert!(colours.len() >= 16, "{}: only {} colours", png.display(), colours.len());
+    assert!(
+        colours.len() >= 16,
+        "{}: only {} colours",
+        png.display(),
+        colours.len()
+    );
     assert!(
         drawn * 50 > pixels.len(),
         "{}: under 2% of the page is drawn",
@@ -178,7 +193,11 @@ fn the_exported_archive_renders_in_chromium_without_console_errors() {
         let url = format!("file://{}", site.join(page).display());
         let log = screenshot(&chromium, &url, &png);
         let errors = console_errors(&log);
-        assert!(errors.is_empty(), "{page}: console errors:\n{}", errors.join("\n"));
+        assert!(
+            errors.is_empty(),
+            "{page}: console errors:\n{}",
+            errors.join("\n")
+        );
         assert_not_blank(&png);
     }
 }

@@ -24,8 +24,8 @@ use crate::game::snapshot::Snapshot;
 use crate::report::place::coords;
 use crate::report::view::{EnemyUnit, UmpireSight};
 use crate::report::{
-    LastKnown, ReportInputs, SideSighting, UmpireInputs, UnitOrders, map_svg,
-    side_view, umpire_view,
+    LastKnown, ReportInputs, SideSighting, UmpireInputs, UnitOrders, map_svg, side_view,
+    umpire_view,
 };
 use crate::rules::iron_brigade::events::Event;
 use crate::rules::iron_brigade::sight::Visibility;
@@ -260,7 +260,9 @@ pub fn export_site(
     let mut known: BTreeMap<SideId, LastKnown> = BTreeMap::new();
     let mut sides_of_turn: BTreeMap<u32, Vec<Link>> = BTreeMap::new();
     for (i, turn) in processed.iter().enumerate() {
-        let links = export_turn(archive, turn, &scale, &tera, &mut known, fog_lifted, &mut site)?;
+        let links = export_turn(
+            archive, turn, &scale, &tera, &mut known, fog_lifted, &mut site,
+        )?;
         sides_of_turn.insert(turn.number, links);
         progress(i + 1, total);
     }
@@ -342,7 +344,10 @@ fn state_after(archive: &GameArchive, n: u32) -> Result<Option<Snapshot>, Archiv
 }
 
 /// Every unit's orders in words, from the order book after the turn.
-fn book_orders(snapshot: &Snapshot, name_of: &dyn Fn(UnitId) -> String) -> BTreeMap<UnitId, UnitOrders> {
+fn book_orders(
+    snapshot: &Snapshot,
+    name_of: &dyn Fn(UnitId) -> String,
+) -> BTreeMap<UnitId, UnitOrders> {
     let turn = snapshot.battle.turn;
     let mut out = BTreeMap::new();
     for u in &snapshot.battle.units {
@@ -378,8 +383,13 @@ fn export_turn(
         .map_err(|source| ArchiveError::Snapshot { turn: n, source })?;
     let after = state_after(archive, n)?;
     let truth: &BattleState = after.as_ref().map_or(&before.battle, |s| &s.battle);
-    let names: BTreeMap<UnitId, String> =
-        before.battle.units.iter().chain(truth.units.iter()).map(|u| (u.id, u.name.clone())).collect();
+    let names: BTreeMap<UnitId, String> = before
+        .battle
+        .units
+        .iter()
+        .chain(truth.units.iter())
+        .map(|u| (u.id, u.name.clone()))
+        .collect();
     let name_of = |id: UnitId| {
         names
             .get(&id)
@@ -396,7 +406,10 @@ fn export_turn(
             vis_of.insert(s.side, s.seen);
         }
     }
-    let orders_in_words = after.as_ref().map(|s| book_orders(s, &name_of)).unwrap_or_default();
+    let orders_in_words = after
+        .as_ref()
+        .map(|s| book_orders(s, &name_of))
+        .unwrap_or_default();
     let mut sightings = Vec::new();
     let mut side_turns = Vec::new();
     for side in &truth.sides {
@@ -478,7 +491,10 @@ fn export_turn(
     // Each side's page: its view only.
     for s in &side_turns {
         let mut ctx = Context::new();
-        ctx.insert("title", &format!("{} — turn {n} — {} view", archive.name, s.name));
+        ctx.insert(
+            "title",
+            &format!("{} — turn {n} — {} view", archive.name, s.name),
+        );
         ctx.insert("game", &archive.name);
         ctx.insert("turn", &n);
         ctx.insert("clock", &umpire.clock);
@@ -626,7 +642,10 @@ fn export_turn(
             })
             .collect();
         let mut ctx = Context::new();
-        ctx.insert("title", &format!("{} — turn {n} — fog lifted", archive.name));
+        ctx.insert(
+            "title",
+            &format!("{} — turn {n} — fog lifted", archive.name),
+        );
         ctx.insert("game", &archive.name);
         ctx.insert("turn", &n);
         ctx.insert("clock", &umpire.clock);

@@ -3,7 +3,7 @@
 //! archive can show beside each paragraph what Adjutant understood. Unit
 //! ids are named through `name_of` (the archive is the umpire's view).
 
-use crate::report::place::{coords, compass_point};
+use crate::report::place::{compass_point, coords};
 use crate::rules::iron_brigade::orders::{
     Action, Direction, FireTarget, Gait, MoveOrder, OfficerMove, Trigger, UnitOrder,
 };
