@@ -281,7 +281,7 @@ fn store_report_and_dispatch(g: &GameDir) {
     .unwrap();
     db.execute(
         "INSERT INTO dispatches (game_id, from_officer_id, to_officer_id, text, written_turn, status, carrier_json)
-         SELECT a.game_id, a.id, a.id, 'Hold the ford at all costs', 1, 'in-transit', '{\"at\":[20.0,10.0]}'
+         SELECT a.game_id, a.id, a.id, 'Hold the ford at all costs', 1, 'in-transit', '{\"position\":{\"x\":20.0,\"y\":10.0}}'
          FROM officers a WHERE a.name = 'Colonel Hale'",
         [],
     )
@@ -380,6 +380,10 @@ fn export_writes_a_deterministic_site_of_every_turn() {
     assert!(report_html.contains("REPORT-HTML for Blue"));
     assert!(turn1.contains("Hold the ford at all costs"), "{turn1}");
     assert!(turn1.contains("in-transit"), "{turn1}");
+    assert!(
+        turn1.contains("messenger (20.0, 10.0) → Colonel Hale ("),
+        "{turn1}"
+    );
     // Every unit on the umpire's page, both sides.
     assert!(turn1.contains("10th Ohio") && turn1.contains("3rd Tennessee"));
 }

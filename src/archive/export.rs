@@ -176,6 +176,33 @@ struct DispatchLine {
     status: String,
     delivered_turn: String,
     carrier: String,
+    /// "Hale (24.0, 8.0) → messenger (20.0, 10.0) → Pryor (23.0, 31.0)",
+    /// with the officers where they stand at the end of the turn.
+    route: String,
+}
+
+/// The route of a dispatch as far as the archive knows it: the writer, the
+/// messenger if `carrier_json` has a `position` (the SFRM `Messenger`
+/// form), the addressee.
+fn dispatch_route(truth: &BattleState, from: &str, to: &str, carrier: Option<&str>) -> String {
+    let at = |name: &str| {
+        truth.officers.iter().find(|o| o.name == name).map_or_else(
+            || name.to_string(),
+            |o| format!("{name} ({})", coords(o.position)),
+        )
+    };
+    let mut route = vec![at(from)];
+    if let Some(p) = carrier
+        .and_then(|c| serde_json::from_str::<serde_json::Value>(c).ok())
+        .and_then(|v| {
+            serde_json::from_value::<crate::rules::iron_brigade::state::Pos>(v["position"].clone())
+                .ok()
+        })
+    {
+        route.push(format!("messenger ({})", coords(p)));
+    }
+    route.push(at(to));
+    route.join(" → ")
 }
 
 #[derive(Serialize)]
@@ -600,6 +627,7 @@ fn export_turn(
             status: d.status.clone(),
             delivered_turn: d.delivered_turn.map(|t| t.to_string()).unwrap_or_default(),
             carrier: d.carrier_json.clone().unwrap_or_default(),
+            route: dispatch_route(truth, &d.from, &d.to, d.carrier_json.as_deref()),
         })
         .collect();
     let sights: &Vec<UmpireSight> = &umpire.sightings;
