@@ -484,3 +484,18 @@ fn export_of_an_unknown_game_exits_2() {
         .assert()
         .code(2);
 }
+
+#[test]
+fn export_into_a_file_exits_2() {
+    let g = GameDir::training("mill");
+    let file = g.path("not-a-dir");
+    std::fs::write(&file, b"x").unwrap();
+    let out = adjutant(g.dir.path())
+        .args(["archive", "export", "mill", "--out"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("cannot write"), "{err}");
+}

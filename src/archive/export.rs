@@ -263,7 +263,8 @@ impl Site {
 }
 
 /// Writes the site of `archive` into `out` (created if missing; files of
-/// the same names are replaced). `progress(done, total)` after each turn.
+/// the same names are replaced). `progress(done, total)` before the first
+/// turn and after each.
 pub fn export_site(
     archive: &GameArchive,
     out: &Path,
@@ -285,6 +286,7 @@ pub fn export_site(
     let processed: Vec<&TurnRecord> = archive.turns.iter().filter(|t| t.is_processed()).collect();
     let total = processed.len();
     let mut known: BTreeMap<SideId, LastKnown> = BTreeMap::new();
+    progress(0, total);
     let mut sides_of_turn: BTreeMap<u32, Vec<Link>> = BTreeMap::new();
     for (i, turn) in processed.iter().enumerate() {
         let links = export_turn(
@@ -691,22 +693,23 @@ fn fog_rows(truth: &BattleState, s: &SideTurn, yards_per_inch: f64) -> Vec<FogRo
     truth
         .enemies_of(s.id)
         .map(|u| {
-            let belief = if let Some(by) = s.vis.seen.get(&u.id) {
-                format!(
-                    "seen now at ({}), {:.0} yards away",
-                    coords(u.position),
-                    by.distance * yards_per_inch
-                )
-            } else if let Some(ls) = s.known.units.get(&u.id) {
-                format!(
-                    "last seen at turn {} at ({}), about {} men, {}",
-                    ls.turn,
-                    coords(ls.position),
+            let seen_now = s.vis.seen.get(&u.id);
+            let belief = match (seen_now, s.known.units.get(&u.id)) {
+                (Some(by), Some(ls)) => format!(
+                    "seen now: about {} men, {}, at ({}), {:.0} yards away",
                     ls.about_men,
-                    ls.formation.as_str().replace('-', " ")
-                )
-            } else {
-                "never seen".to_string()
+                    ls.formation.as_str().replace('-', " "),
+                    coords(ls.position),
+                    by.distance * yards_per_inch
+                ),
+                (None, Some(ls)) => format!(
+                    "last seen at turn {}: about {} men, {}, at ({})",
+                    ls.turn,
+                    ls.about_men,
+                    ls.formation.as_str().replace('-', " "),
+                    coords(ls.position)
+                ),
+                _ => "never seen".to_string(),
             };
             FogRow {
                 unit: u.name.clone(),

@@ -253,7 +253,7 @@ pub fn check_turn(
 }
 
 /// Replays every processed turn of `game`. `progress(done, total)` is
-/// called after each turn, for a progress bar.
+/// called once before the first turn and after each, for a progress bar.
 pub fn replay_game(
     store: &Store,
     game: &str,
@@ -272,6 +272,7 @@ pub fn replay_game(
     let processed: Vec<&TurnRecord> = turns.iter().filter(|t| t.is_processed()).collect();
     let total = processed.len();
     let mut checks = Vec::with_capacity(total);
+    progress(0, total);
     for (i, turn) in processed.into_iter().enumerate() {
         let next = turns.iter().find(|t| t.number == turn.number + 1);
         checks.push(check_turn(
