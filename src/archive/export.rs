@@ -397,7 +397,6 @@ fn book_orders(
     out
 }
 
-#[allow(clippy::too_many_arguments)]
 fn export_turn(
     archive: &GameArchive,
     turn: &TurnRecord,

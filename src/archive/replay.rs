@@ -290,3 +290,36 @@ pub fn replay_game(
         turns: checks,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ev(seq: i64, data: &str) -> EventRow {
+        EventRow {
+            seq,
+            kind: "k".to_string(),
+            data_json: data.to_string(),
+        }
+    }
+
+    /// The hash format is documented in docs/archive.md: pin it.
+    #[test]
+    fn events_hash_is_sha256_of_json_lines() {
+        let rows = [ev(0, "{}"), ev(1, "{\"a\":1}")];
+        let expected = sha256_hex(b"[0,\"k\",\"{}\"]\n[1,\"k\",\"{\\\"a\\\":1}\"]\n");
+        assert_eq!(events_hash(&rows), expected);
+        assert_ne!(events_hash(&rows), events_hash(&rows[..1]));
+    }
+
+    #[test]
+    fn first_difference_names_the_seq_or_the_counts() {
+        let a = [ev(0, "{}"), ev(1, "{}")];
+        let b = [ev(0, "{}"), ev(1, "[]")];
+        assert_eq!(first_difference(&a, &b, |r| r.seq), "first at seq 1");
+        assert_eq!(
+            first_difference(&a, &a[..1], |r| r.seq),
+            "2 stored, 1 replayed"
+        );
+    }
+}
