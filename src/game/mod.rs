@@ -4,6 +4,7 @@
 pub mod book;
 pub mod clock;
 pub mod cycle;
+pub mod deadline;
 mod setup;
 pub mod snapshot;
 pub mod submit;
