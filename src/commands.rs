@@ -52,29 +52,39 @@ pub fn demo(dir: &Path) -> anyhow::Result<()> {
             p.secret
         );
     }
+    println!(
+        "deadlines: {}",
+        adjutant::demo::demo_deadlines().summary()
+    );
     println!();
-    println!("Played by mail, through the real daemon cycle:");
+    println!("Played by mail through the real daemon cycle, the clock moved forward by the script:");
     for c in &run.cycles {
         println!("  {c}");
     }
-    println!("Turn {} is now open.", run.open_turn);
+    match run.deadline_at {
+        Some(d) => println!(
+            "Turn {} is now open; its deadline is {}.",
+            run.open_turn,
+            adjutant::game::clock::format_local(d, "UTC")
+        ),
+        None => println!("Turn {} is now open.", run.open_turn),
+    }
     println!();
     println!("Where to look:");
     println!(
-        "  {}/var/inbox/cur   the order mails, as read",
+        "  {}/var/inbox/cur   the order mails, as read (demo-3-trimble.eml is the late one)",
         run.dir.display()
     );
     println!(
-        "  {}/var/outbox/new  every receipt Adjutant sent",
+        "  {}/var/outbox/new  every mail Adjutant sent: receipts (one says LATE), the reminder",
         run.dir.display()
     );
     println!();
     println!("Look at it with:");
-    println!(
-        "  adjutant --config {} game show {}",
-        run.config_path.display(),
-        run.created.name
-    );
+    let cfg = run.config_path.display();
+    let name = &run.created.name;
+    println!("  adjutant --config {cfg} game show {name}");
+    println!("  adjutant --config {cfg} game deadline {name}");
     Ok(())
 }
 
