@@ -52,12 +52,11 @@ pub fn demo(dir: &Path) -> anyhow::Result<()> {
             p.secret
         );
     }
-    println!(
-        "deadlines: {}",
-        adjutant::demo::demo_deadlines().summary()
-    );
+    println!("deadlines: {}", adjutant::demo::demo_deadlines().summary());
     println!();
-    println!("Played by mail through the real daemon cycle, the clock moved forward by the script:");
+    println!(
+        "Played by mail through the real daemon cycle, the clock moved forward by the script:"
+    );
     for c in &run.cycles {
         println!("  {c}");
     }
@@ -234,8 +233,7 @@ pub fn game_create(
     json: bool,
 ) -> anyhow::Result<()> {
     let mut store = Store::open_existing(&config.database)?;
-    let created =
-        adjutant::game::create_from_file_with(&mut store, scenario, name, deadlines)?;
+    let created = adjutant::game::create_from_file_with(&mut store, scenario, name, deadlines)?;
     if json {
         println!("{}", serde_json::to_string_pretty(&created)?);
         return Ok(());

@@ -83,7 +83,9 @@ impl Game {
 
     fn at(&mut self, t: i64) -> CycleReport {
         self.clock.set(t);
-        self.rt.block_on(run_once(&self.config, &mut self.parts)).unwrap()
+        self.rt
+            .block_on(run_once(&self.config, &mut self.parts))
+            .unwrap()
     }
 
     fn db(&self) -> Connection {
@@ -279,10 +281,7 @@ fn reminders_go_once_to_players_who_sent_nothing_in_their_own_zone() {
     g.at(T0 + H);
     let store = Store::open_existing(&g.config.database).unwrap();
     assert_eq!(next_due_at(&store, T0 + H).unwrap(), Some(T0 + 36 * H));
-    assert_eq!(
-        next_due_at(&store, T0 + 36 * H).unwrap(),
-        Some(T0 + 48 * H)
-    );
+    assert_eq!(next_due_at(&store, T0 + 36 * H).unwrap(), Some(T0 + 48 * H));
 
     assert_eq!(g.at(T0 + 36 * H - 1).due, 0);
     assert_eq!(
@@ -294,7 +293,9 @@ fn reminders_go_once_to_players_who_sent_nothing_in_their_own_zone() {
     let rows: Vec<(String, String)> = {
         let db = g.db();
         let mut st = db
-            .prepare("SELECT message_id, recipients_json FROM outbound_mail WHERE kind = 'reminder'")
+            .prepare(
+                "SELECT message_id, recipients_json FROM outbound_mail WHERE kind = 'reminder'",
+            )
             .unwrap();
         st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
             .unwrap()
@@ -308,7 +309,9 @@ fn reminders_go_once_to_players_who_sent_nothing_in_their_own_zone() {
     let out = g.outbox();
     let deadline = format_local(T0 + 48 * H, "Europe/London");
     assert!(
-        out.contains(&format!("Deadline: {deadline} (your time zone, Europe/London)")),
+        out.contains(&format!(
+            "Deadline: {deadline} (your time zone, Europe/London)"
+        )),
         "{out}"
     );
     assert!(out.contains("Reminder: mill turn 1 closes"), "{out}");
@@ -323,9 +326,15 @@ fn reminders_go_once_to_players_who_sent_nothing_in_their_own_zone() {
 fn the_daemon_sleeps_only_until_the_next_due_moment() {
     let poll = Duration::from_secs(300);
     assert_eq!(wait_until_due(poll, 1000, None), poll);
-    assert_eq!(wait_until_due(poll, 1000, Some(1010)), Duration::from_secs(11));
+    assert_eq!(
+        wait_until_due(poll, 1000, Some(1010)),
+        Duration::from_secs(11)
+    );
     assert_eq!(wait_until_due(poll, 1000, Some(999_999)), poll);
-    assert_eq!(wait_until_due(poll, 1000, Some(1000)), Duration::from_secs(1));
+    assert_eq!(
+        wait_until_due(poll, 1000, Some(1000)),
+        Duration::from_secs(1)
+    );
 }
 
 fn deadline_of(db: &Path) -> (Option<i64>, i64, i64) {
@@ -347,12 +356,27 @@ fn deadlines_are_set_at_create_and_changed_through_the_binary() {
     common::adjutant(d).arg("init").assert().success();
     // Grace without a schedule is refused, and nothing is created.
     common::adjutant(d)
-        .args(["game", "create", "--name", "mill", "--grace", "2h", "--scenario"])
+        .args([
+            "game",
+            "create",
+            "--name",
+            "mill",
+            "--grace",
+            "2h",
+            "--scenario",
+        ])
         .arg(common::repo("scenarios/training.toml"))
         .assert()
         .code(2);
     common::adjutant(d)
-        .args(["game", "create", "--name", "mill", "--deadline-every", "48h"])
+        .args([
+            "game",
+            "create",
+            "--name",
+            "mill",
+            "--deadline-every",
+            "48h",
+        ])
         .args(["--grace", "2h", "--remind", "12h", "--scenario"])
         .arg(common::repo("scenarios/training.toml"))
         .assert()

@@ -138,13 +138,24 @@ fn a_turn_killed_inside_its_transaction_is_all_or_nothing() {
     let deadline = Instant::now() + Duration::from_secs(120);
     while !marker.exists() {
         assert!(Instant::now() < deadline, "the processor never paused");
-        assert!(child.try_wait().unwrap().is_none(), "it ended instead of pausing");
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "it ended instead of pausing"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
-    assert_eq!(found(&held, &want), Found::Old, "killed mid-turn: nothing kept");
-    assert_eq!(process_to_end(&held), want, "the restart gives the same outcome");
+    assert_eq!(
+        found(&held, &want),
+        Found::Old,
+        "killed mid-turn: nothing kept"
+    );
+    assert_eq!(
+        process_to_end(&held),
+        want,
+        "the restart gives the same outcome"
+    );
     assert_eq!(found(&held, &want), Found::New);
 
     // Killed at a spread of moments across a normal run (and a little

@@ -8,7 +8,9 @@
 #![no_main]
 
 use adjutant::game::battle_state_from_scenario;
-use adjutant::orders::{ParseContext, expected_effective_turn, normalise, parse_mail, scenario_aliases};
+use adjutant::orders::{
+    ParseContext, expected_effective_turn, normalise, parse_mail, scenario_aliases,
+};
 use adjutant::rules::iron_brigade::state::{BattleState, OfficerId, Pos, SideId, UnitId};
 use libfuzzer_sys::fuzz_target;
 use std::collections::{BTreeMap, BTreeSet};

@@ -43,9 +43,13 @@ pub enum DeadlineError {
     TooShort(String),
     #[error(transparent)]
     Clock(#[from] super::clock::ClockError),
-    #[error("no deadline can be computed after {0}: it is outside the range of times Adjutant can handle")]
+    #[error(
+        "no deadline can be computed after {0}: it is outside the range of times Adjutant can handle"
+    )]
     OutOfRange(i64),
-    #[error("the game's stored deadline settings cannot be read: {0}; set them again with `adjutant game deadline`")]
+    #[error(
+        "the game's stored deadline settings cannot be read: {0}; set them again with `adjutant game deadline`"
+    )]
     Stored(String),
 }
 
@@ -347,12 +351,24 @@ mod tests {
         assert_eq!(parse_duration("1h30m"), Ok(5400));
         assert_eq!(parse_duration(" 90M "), Ok(5400));
         assert_eq!(parse_duration("0"), Ok(0));
-        for bad in ["", "h", "48", "2 days", "-3h", "1y", "99999999999999999999d", "400d"] {
+        for bad in [
+            "",
+            "h",
+            "48",
+            "2 days",
+            "-3h",
+            "1y",
+            "99999999999999999999d",
+            "400d",
+        ] {
             assert!(parse_duration(bad).is_err(), "{bad}");
         }
         assert_eq!(duration_words(5400), "1h 30m");
         assert_eq!(duration_words(0), "0s");
-        assert!(matches!(parse_every("30s"), Err(DeadlineError::TooShort(_))));
+        assert!(matches!(
+            parse_every("30s"),
+            Err(DeadlineError::TooShort(_))
+        ));
     }
 
     #[test]
@@ -382,7 +398,13 @@ mod tests {
             parse_weekly("someday 20:00"),
             Err(DeadlineError::BadDay(_))
         ));
-        for bad in ["tue", "tue 25:00", "tue 20:0", "tue 8pm UTC", "tue 20:00 UTC extra"] {
+        for bad in [
+            "tue",
+            "tue 25:00",
+            "tue 20:0",
+            "tue 8pm UTC",
+            "tue 20:00 UTC extra",
+        ] {
             assert!(parse_weekly(bad).is_err(), "{bad}");
         }
         assert!(parse_weekly("sun 06:30").is_ok());
@@ -417,7 +439,10 @@ mod tests {
             format_local(d, "America/New_York"),
             "Tuesday 3 November 2026, 20:00 EST"
         );
-        assert_eq!(format_local(d, "UTC"), "Wednesday 4 November 2026, 01:00 UTC");
+        assert_eq!(
+            format_local(d, "UTC"),
+            "Wednesday 4 November 2026, 01:00 UTC"
+        );
         // And forward on Sunday 8 March 2026: 20:00 EDT = 00:00 UTC.
         let d = deadline_after(&s, ny("2026-03-06 12:00")).unwrap();
         assert_eq!(format_local(d, "UTC"), "Wednesday 11 March 2026, 00:00 UTC");

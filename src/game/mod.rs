@@ -14,9 +14,9 @@ pub mod turn;
 pub use setup::{CreatedGame, PlayerSecret, battle_state_from_scenario, new_game};
 
 use crate::scenario::{self, ScenarioError};
-use deadline::{DeadlineError, DeadlineSettings};
 use crate::secret::{self, SecretError};
 use crate::store::{GameDetail, Store, StoreError};
+use deadline::{DeadlineError, DeadlineSettings};
 use std::fmt::Write as _;
 use std::path::Path;
 

@@ -301,9 +301,7 @@ fn deadline_line(tx: &Transaction<'_>, ctx: &SubmissionContext<'_>) -> Result<St
             "Deadline:   {} (your time zone)",
             super::clock::format_local(d, &zone)
         ),
-        (false, None) => {
-            "Deadline:   none; the turn runs when every player is READY".to_string()
-        }
+        (false, None) => "Deadline:   none; the turn runs when every player is READY".to_string(),
     })
 }
 
