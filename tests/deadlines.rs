@@ -443,3 +443,47 @@ fn deadlines_are_set_at_create_and_changed_through_the_binary() {
         .unwrap();
     assert_eq!(audits, 2);
 }
+
+#[test]
+fn the_running_daemon_wakes_for_a_deadline_before_its_poll_interval() {
+    let mut g = Game::new("1h", 0, 0);
+    g.config.poll_interval_secs = 3600;
+    g.clock.set(T0 + H - 2);
+    let parts = std::mem::take(&mut g.parts);
+    let config = g.config.clone();
+    let db = g.dir.path().join("var/adjutant.db");
+    let clock = g.clock.clone();
+    let opened = g.rt.block_on(async move {
+        let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+        let daemon = tokio::spawn(async move {
+            adjutant::daemon::run(&config, parts, async {
+                let _ = stop_rx.await;
+            })
+            .await
+        });
+        // The deadline is two (manual) seconds away; the daemon must look
+        // again within about three real seconds, not after an hour.
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        clock.set(T0 + H);
+        let started = std::time::Instant::now();
+        let mut opened = false;
+        while started.elapsed() < Duration::from_secs(20) {
+            let n: i64 = Connection::open(&db)
+                .unwrap()
+                .query_row("SELECT COUNT(*) FROM turns", [], |r| r.get(0))
+                .unwrap();
+            if n == 2 {
+                opened = true;
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        let _ = stop_tx.send(());
+        daemon.await.unwrap().unwrap();
+        opened
+    });
+    assert!(
+        opened,
+        "turn 1 was processed at its deadline without a poll"
+    );
+}
