@@ -2,6 +2,7 @@
 //! All decisions live in the library so that tests can reach them.
 
 use adjutant::config::Config;
+use adjutant::game::deadline::{self, DeadlineSettings};
 use adjutant::store::Store;
 use std::path::Path;
 
@@ -51,29 +52,38 @@ pub fn demo(dir: &Path) -> anyhow::Result<()> {
             p.secret
         );
     }
+    println!("deadlines: {}", adjutant::demo::demo_deadlines().summary());
     println!();
-    println!("Played by mail, through the real daemon cycle:");
+    println!(
+        "Played by mail through the real daemon cycle, the clock moved forward by the script:"
+    );
     for c in &run.cycles {
         println!("  {c}");
     }
-    println!("Turn {} is now open.", run.open_turn);
+    match run.deadline_at {
+        Some(d) => println!(
+            "Turn {} is now open; its deadline is {}.",
+            run.open_turn,
+            adjutant::game::clock::format_local(d, "UTC")
+        ),
+        None => println!("Turn {} is now open.", run.open_turn),
+    }
     println!();
     println!("Where to look:");
     println!(
-        "  {}/var/inbox/cur   the order mails, as read",
+        "  {}/var/inbox/cur   the order mails, as read (demo-3-trimble.eml is the late one)",
         run.dir.display()
     );
     println!(
-        "  {}/var/outbox/new  every receipt Adjutant sent",
+        "  {}/var/outbox/new  every mail Adjutant sent: receipts (one says LATE), the reminder",
         run.dir.display()
     );
     println!();
     println!("Look at it with:");
-    println!(
-        "  adjutant --config {} game show {}",
-        run.config_path.display(),
-        run.created.name
-    );
+    let cfg = run.config_path.display();
+    let name = &run.created.name;
+    println!("  adjutant --config {cfg} game show {name}");
+    println!("  adjutant --config {cfg} game deadline {name}");
     Ok(())
 }
 
@@ -97,10 +107,133 @@ pub fn scenario_check(file: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `adjutant game create`.
-pub fn game_create(config: &Config, scenario: &Path, name: &str, json: bool) -> anyhow::Result<()> {
+/// A deadline schedule as given on the command line; `None` fields keep
+/// what is there.
+#[derive(Debug, Default)]
+pub struct ScheduleChange<'a> {
+    pub every: Option<&'a str>,
+    pub at: Option<&'a str>,
+    pub none: bool,
+    pub grace: Option<&'a str>,
+    pub remind: Option<&'a str>,
+}
+
+impl ScheduleChange<'_> {
+    fn is_empty(&self) -> bool {
+        self.every.is_none()
+            && self.at.is_none()
+            && !self.none
+            && self.grace.is_none()
+            && self.remind.is_none()
+    }
+
+    /// `base` with this change applied.
+    fn apply(&self, mut base: DeadlineSettings) -> anyhow::Result<DeadlineSettings> {
+        if let Some(e) = self.every {
+            base.schedule = Some(deadline::parse_every(e)?);
+        }
+        if let Some(a) = self.at {
+            base.schedule = Some(deadline::parse_weekly(a)?);
+        }
+        if self.none {
+            base.schedule = None;
+        }
+        if let Some(g) = self.grace {
+            base.grace_secs = deadline::parse_duration(g)?;
+        }
+        if let Some(r) = self.remind {
+            base.remind_secs = deadline::parse_duration(r)?;
+        }
+        if base.schedule.is_none() && (base.grace_secs > 0 || base.remind_secs > 0) {
+            return Err(UsageError(
+                "--grace and --remind need a deadline: add --deadline-every or --deadline-at \
+                 (`--every`/`--at` for `game deadline`)"
+                    .into(),
+            )
+            .into());
+        }
+        Ok(base)
+    }
+}
+
+/// The deadline settings of a new game from its flags.
+pub fn schedule(change: &ScheduleChange<'_>) -> anyhow::Result<DeadlineSettings> {
+    change.apply(DeadlineSettings::default())
+}
+
+/// The deadline as the umpire reads it, in UTC.
+fn utc(ts: i64) -> String {
+    adjutant::game::clock::format_local(ts, "UTC")
+}
+
+/// `adjutant game deadline NAME [...]`: shows, or changes and shows.
+pub fn game_deadline(
+    config: &Config,
+    name: &str,
+    change: &ScheduleChange<'_>,
+    json: bool,
+) -> anyhow::Result<()> {
     let mut store = Store::open_existing(&config.database)?;
-    let created = adjutant::game::create_from_file(&mut store, scenario, name)?;
+    let Some(id) = store.game_id(name)? else {
+        return Err(UsageError(format!(
+            "no game named `{name}` in {}; `adjutant game list` shows the games",
+            config.database.display()
+        ))
+        .into());
+    };
+    let current = adjutant::game::cycle::deadline_settings(&store, id)?;
+    let now = time::OffsetDateTime::now_utc().unix_timestamp();
+    let (settings, turn, deadline_at, changed) = if change.is_empty() {
+        let t = store.current_turn(id)?;
+        (
+            current,
+            t.as_ref().map(|t| t.number),
+            t.and_then(|t| t.deadline_at),
+            false,
+        )
+    } else {
+        let new = change.apply(current)?;
+        let done = adjutant::game::cycle::set_deadlines(&mut store, name, &new, now)?;
+        (new, done.open_turn, done.deadline_at, true)
+    };
+    if json {
+        let v = serde_json::json!({
+            "game": name,
+            "deadlines": settings,
+            "summary": settings.summary(),
+            "open_turn": turn,
+            "deadline_at": deadline_at,
+        });
+        println!("{}", serde_json::to_string_pretty(&v)?);
+        return Ok(());
+    }
+    println!(
+        "game `{name}` deadlines{}: {}",
+        if changed { " set" } else { "" },
+        settings.summary()
+    );
+    match (turn, deadline_at) {
+        (Some(t), Some(d)) if d.saturating_add(settings.grace_secs) <= now => println!(
+            "turn {t} closed at {} (past): it is processed on the daemon's next cycle",
+            utc(d)
+        ),
+        (Some(t), Some(d)) => println!("turn {t} closes at {}", utc(d)),
+        (Some(t), None) => println!("turn {t} has no deadline: it runs when every player is READY"),
+        _ => {}
+    }
+    Ok(())
+}
+
+/// `adjutant game create`.
+pub fn game_create(
+    config: &Config,
+    scenario: &Path,
+    name: &str,
+    deadlines: &DeadlineSettings,
+    json: bool,
+) -> anyhow::Result<()> {
+    let mut store = Store::open_existing(&config.database)?;
+    let created = adjutant::game::create_from_file_with(&mut store, scenario, name, deadlines)?;
     if json {
         println!("{}", serde_json::to_string_pretty(&created)?);
         return Ok(());
@@ -111,6 +244,7 @@ pub fn game_create(config: &Config, scenario: &Path, name: &str, json: bool) -> 
         scenario.display(),
         created.players.len()
     );
+    println!("deadlines: {}", deadlines.summary());
     println!();
     println!("Each player's secret is shown once and is not stored; give it to the player.");
     println!("He writes `PASSWORD <secret>` in an order mail when not replying to one of ours.");
@@ -172,6 +306,8 @@ pub fn game_show(config: &Config, name: &str, json: bool) -> anyhow::Result<()> 
         println!("{}", serde_json::to_string_pretty(&detail)?);
     } else {
         print!("{}", adjutant::game::describe(&detail));
+        let d = adjutant::game::cycle::deadline_settings(&store, detail.id)?;
+        println!("\ndeadlines {}", d.summary());
     }
     Ok(())
 }

@@ -20,8 +20,10 @@
 //!   hook. Woken by the inbox task or every poll interval: processes every
 //!   stored mail still `new` ([`intake::process_new`], one transaction per
 //!   mail with the answers it queues), then asks [`DueWork`] for anything due
-//!   at the current time (deadlines: the turn cycle fills this hook), then
-//!   tells the outbox task. Its work is synchronous (SQLite, Argon2), so it
+//!   at the current time (turns whose deadline + grace passed, reminders:
+//!   the turn cycle fills this hook), then tells the outbox task. It then
+//!   sleeps the poll interval, or only until [`DueWork::next_due`] when a
+//!   deadline or reminder is nearer ([`wait_until_due`]). Its work is synchronous (SQLite, Argon2), so it
 //!   runs inside `block_in_place` and does not stall the other tasks.
 //! * **outbox task** — owns the [`Outbox`]. Woken by the processor or every
 //!   poll interval (at most a minute, so retries come due on time): sends
@@ -109,6 +111,31 @@ impl Clock for SystemClock {
     }
 }
 
+/// A clock that moves only when told: the demo drives a game through days
+/// of deadlines in a second with it, and tests pin the time.
+#[derive(Debug, Default)]
+pub struct ManualClock(std::sync::atomic::AtomicI64);
+
+impl ManualClock {
+    pub fn new(now: i64) -> Self {
+        ManualClock(std::sync::atomic::AtomicI64::new(now))
+    }
+
+    pub fn set(&self, now: i64) {
+        self.0.store(now, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    pub fn advance(&self, secs: i64) {
+        self.0.fetch_add(secs, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+impl Clock for ManualClock {
+    fn now(&self) -> i64 {
+        self.0.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
 /// Work that falls due with time, such as processing a turn whose deadline
 /// passed. The turn cycle implements it; it runs in the processor task after
 /// intake, and should queue its mail in the transactions it commits.
@@ -119,6 +146,17 @@ pub trait DueWork: Send {
         store: &mut Store,
         now: i64,
     ) -> Result<usize, Box<dyn std::error::Error + Send + Sync>>;
+
+    /// The mail settings (addresses, reply-token key), given once the daemon
+    /// has them, for work that queues mail of its own (reminders).
+    fn set_mail(&mut self, _settings: &IntakeSettings) {}
+
+    /// The earliest time after `now` at which something falls due, if
+    /// known: the processor wakes then rather than a whole poll interval
+    /// later.
+    fn next_due(&mut self, _store: &mut Store, _now: i64) -> Option<i64> {
+        None
+    }
 }
 
 /// The default hook: nothing is ever due.
@@ -160,7 +198,7 @@ impl Parts {
     pub fn game() -> Parts {
         Parts {
             handler: Box::new(crate::game::submit::OrdersHandler::new()),
-            due: Box::new(crate::game::cycle::TurnCycle),
+            due: Box::new(crate::game::cycle::TurnCycle::new()),
             ..Parts::default()
         }
     }
@@ -301,6 +339,7 @@ pub async fn shutdown_signal() {
 pub async fn run_once(config: &Config, parts: &mut Parts) -> Result<CycleReport, DaemonError> {
     let key = load_or_create_server_key(&config.server_key_file)?;
     let settings = intake_settings(config, key);
+    parts.due.set_mail(&settings);
     let mut store = Store::open_existing(&config.database)?;
     let mut inbox = Inbox::from_config(config)?;
     let outbox = Outbox::from_config(config)?;
@@ -351,6 +390,8 @@ pub async fn run(
     let to_processor = Arc::new(Notify::new());
     let to_outbox = Arc::new(Notify::new());
     let outbox_clock = parts.clock.clone();
+    let mut parts = parts;
+    parts.due.set_mail(&settings);
     let mut tasks = tokio::task::JoinSet::new();
     tasks.spawn(inbox_task(
         inbox,
@@ -499,11 +540,27 @@ async fn processor_task(
             // A locked or full database may clear; the mail stays `new`.
             Err(e) => tracing::error!(error = %e, "processing failed; will try again"),
         }
+        let now = parts.clock.now();
+        let wait = wait_until_due(poll, now, parts.due.next_due(&mut store, now));
         tokio::select! {
             _ = woken.notified() => {}
-            _ = tokio::time::sleep(poll) => {}
+            _ = tokio::time::sleep(wait) => {}
             _ = stop.changed() => return Ok(()),
         }
+    }
+}
+
+/// How long the processor sleeps: the poll interval, or less when a
+/// deadline or reminder falls due sooner (a second past it, so the clock
+/// has surely reached it).
+pub fn wait_until_due(poll: Duration, now: i64, next_due: Option<i64>) -> Duration {
+    match next_due {
+        Some(at) if at > now => {
+            let secs = u64::try_from(at.saturating_sub(now)).unwrap_or(u64::MAX);
+            poll.min(Duration::from_secs(secs.saturating_add(1)))
+        }
+        Some(_) => poll.min(Duration::from_secs(1)),
+        None => poll,
     }
 }
 

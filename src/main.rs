@@ -93,6 +93,54 @@ enum GameCommand {
     /// Process the game's open turn now, whatever its deadline: adjudicate
     /// it with its committed dice and open the next.
     Process(ShowArgs),
+    /// Show or change the game's deadline schedule, grace and reminders;
+    /// the open turn's deadline is recomputed from when it opened.
+    Deadline(DeadlineArgs),
+}
+
+/// A deadline schedule on the command line (`game create`).
+#[derive(Debug, Args)]
+struct ScheduleFlags {
+    /// Each turn closes this long after it opens, e.g. `48h`, `2d`, `1h30m`.
+    #[arg(long, value_name = "DURATION", conflicts_with = "deadline_at")]
+    deadline_every: Option<String>,
+    /// Turns close at fixed weekly times: days, a 24-hour time and an IANA
+    /// zone, e.g. "tue,fri 20:00 America/New_York" (daylight saving
+    /// followed).
+    #[arg(long, value_name = "WHEN")]
+    deadline_at: Option<String>,
+    /// Mail arriving up to this long after the deadline still counts for
+    /// the turn (default none).
+    #[arg(long, value_name = "DURATION")]
+    grace: Option<String>,
+    /// Remind players who have sent nothing this long before the deadline
+    /// (default none).
+    #[arg(long, value_name = "DURATION")]
+    remind: Option<String>,
+}
+
+#[derive(Debug, Args)]
+struct DeadlineArgs {
+    /// The game's name.
+    name: String,
+    /// Each turn closes this long after it opens, e.g. `48h`.
+    #[arg(long, value_name = "DURATION", conflicts_with_all = ["at", "none"])]
+    every: Option<String>,
+    /// Fixed weekly times, e.g. "tue,fri 20:00 America/New_York".
+    #[arg(long, value_name = "WHEN", conflicts_with = "none")]
+    at: Option<String>,
+    /// No deadlines: a turn runs when every player is READY.
+    #[arg(long)]
+    none: bool,
+    /// Grace after the deadline (`0` for none); unchanged if not given.
+    #[arg(long, value_name = "DURATION")]
+    grace: Option<String>,
+    /// Reminder lead before the deadline (`0` for none); unchanged if not given.
+    #[arg(long, value_name = "DURATION")]
+    remind: Option<String>,
+    /// Print the result as JSON.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -113,6 +161,8 @@ struct CreateArgs {
     /// A short unique name for the game, used in commands and mail.
     #[arg(long)]
     name: String,
+    #[command(flatten)]
+    schedule: ScheduleFlags,
     /// Print the result as JSON.
     #[arg(long)]
     json: bool,
@@ -159,8 +209,28 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Init => commands::init(&config()?),
         Command::Demo { dir } => commands::demo(dir),
         Command::Game(GameCommand::Create(a)) => {
-            commands::game_create(&config()?, &a.scenario, &a.name, a.json)
+            let f = &a.schedule;
+            let deadlines = commands::schedule(&commands::ScheduleChange {
+                every: f.deadline_every.as_deref(),
+                at: f.deadline_at.as_deref(),
+                none: false,
+                grace: f.grace.as_deref(),
+                remind: f.remind.as_deref(),
+            })?;
+            commands::game_create(&config()?, &a.scenario, &a.name, &deadlines, a.json)
         }
+        Command::Game(GameCommand::Deadline(a)) => commands::game_deadline(
+            &config()?,
+            &a.name,
+            &commands::ScheduleChange {
+                every: a.every.as_deref(),
+                at: a.at.as_deref(),
+                none: a.none,
+                grace: a.grace.as_deref(),
+                remind: a.remind.as_deref(),
+            },
+            a.json,
+        ),
         Command::Game(GameCommand::List(a)) => commands::game_list(&config()?, a.json),
         Command::Game(GameCommand::Show(a)) => commands::game_show(&config()?, &a.name, a.json),
         Command::Game(GameCommand::Process(a)) => {
@@ -222,6 +292,12 @@ fn exit_code(err: &anyhow::Error) -> i32 {
             return if e.is_user_error() { 2 } else { 1 };
         }
         if let Some(e) = cause.downcast_ref::<adjutant::game::GameError>() {
+            return if e.is_user_error() { 2 } else { 1 };
+        }
+        if cause.is::<adjutant::game::deadline::DeadlineError>() {
+            return 2;
+        }
+        if let Some(e) = cause.downcast_ref::<adjutant::game::cycle::ScheduleError>() {
             return if e.is_user_error() { 2 } else { 1 };
         }
         if let Some(e) = cause.downcast_ref::<adjutant::calc::CalcError>() {

@@ -367,18 +367,25 @@ fn demo_sets_up_a_game_and_refuses_to_overwrite() {
         .success()
         .stdout(predicate::str::contains("brawners-farm").and(predicate::str::contains("Gibbon")));
     assert!(demo.join("adjutant.toml").is_file());
-    // Two turns were played by mail: ten order mails read, ten receipts sent.
+    // Three turns were played by mail: fifteen order mails read, each
+    // receipted, and one reminder (tests/demo.rs checks the details).
     assert_eq!(
         std::fs::read_dir(demo.join("var/inbox/cur"))
             .unwrap()
             .count(),
-        10
+        15
     );
     let receipts: Vec<String> = std::fs::read_dir(demo.join("var/outbox/new"))
         .unwrap()
         .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
         .collect();
-    assert_eq!(receipts.len(), 10);
+    assert_eq!(
+        receipts
+            .iter()
+            .filter(|r| r.contains("Subject: Orders received"))
+            .count(),
+        15
+    );
     assert!(receipts.iter().any(|r| r.contains("Not understood")));
     assert!(
         receipts
@@ -393,7 +400,7 @@ fn demo_sets_up_a_game_and_refuses_to_overwrite() {
         .success()
         .stdout(
             predicate::str::contains("Brawner's Farm")
-                .and(predicate::str::contains("turn      3 (open)")),
+                .and(predicate::str::contains("turn      4 (open)")),
         );
     let before = snapshot(&demo);
     adjutant(dir.path())

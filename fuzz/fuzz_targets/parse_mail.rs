@@ -1,10 +1,16 @@
 //! Fuzz the written-order parser: any bytes a player can mail must give a
 //! `ParsedMail`, never a panic, with every reported position inside the
-//! text. Run: `cargo +nightly fuzz run parse_mail fuzz/corpus/parse_mail`.
+//! text. Run (stable toolchain, from the repository root):
+//! `RUSTC_BOOTSTRAP=1 cargo fuzz run parse_mail /tmp/work-corpus fuzz/corpus/parse_mail`
+//! (new inputs go to the first, scratch directory; only crashers and a
+//! minimal seed set are kept in `fuzz/corpus/`, which `tests/fuzz_corpus.rs`
+//! replays as a normal test).
 #![no_main]
 
 use adjutant::game::battle_state_from_scenario;
-use adjutant::orders::{ParseContext, expected_effective_turn, normalise, parse_mail, scenario_aliases};
+use adjutant::orders::{
+    ParseContext, expected_effective_turn, normalise, parse_mail, scenario_aliases,
+};
 use adjutant::rules::iron_brigade::state::{BattleState, OfficerId, Pos, SideId, UnitId};
 use libfuzzer_sys::fuzz_target;
 use std::collections::{BTreeMap, BTreeSet};

@@ -1,19 +1,172 @@
-//! The turn cycle's due work: which open turns to process now.
+//! The turn cycle's due work: which open turns to process now, which
+//! players to remind, and when the daemon must next wake for either.
 //!
 //! A turn is processed early when every active player has said READY for
 //! it, or when its deadline plus grace has passed (design.md "Turn
 //! lifecycle"). Each game is processed in its own transaction
 //! ([`super::turn::process_turn`]); one game's failure is logged and does not
 //! stop the others.
+//!
+//! Reminders ([`queue_reminders`]) go a configurable lead before the
+//! deadline, once per player per turn, to active players who have sent
+//! nothing for the open turn. Each is queued in its own transaction with the
+//! stable Message-ID `reminder.<game>.<turn>-<player>@domain`; the queue
+//! refuses a second row with the same id, so a reminder can never go twice,
+//! even after a crash between queueing and sending.
 
+use super::deadline::{DeadlineError, DeadlineSettings, duration_words};
 use super::turn::process_turn;
 use crate::daemon::DueWork;
-use crate::store::Store;
-use rusqlite::params;
+use crate::mail::address::Mailbox;
+use crate::mail::compose::{self, Outbound};
+use crate::mail::intake::IntakeSettings;
+use crate::mail::token;
+use crate::store::{GameId, NewAudit, NewOutboundMail, Store, StoreError};
+use rusqlite::{OptionalExtension, Transaction, params};
+use std::fmt::Write as _;
 
-/// The [`DueWork`] of the daemon: processes every turn that is due.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct TurnCycle;
+/// The [`DueWork`] of the daemon: processes every turn that is due and
+/// queues the reminders that are due. Without mail settings (a test, or a
+/// caller that only processes turns) no reminders are sent.
+#[derive(Debug, Default, Clone)]
+pub struct TurnCycle {
+    mail: Option<IntakeSettings>,
+}
+
+impl TurnCycle {
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+/// Why a game's deadline settings could not be changed. Nothing was written.
+#[derive(Debug, thiserror::Error)]
+pub enum ScheduleError {
+    #[error("no game named `{0}`; `adjutant game list` shows the games")]
+    NoSuchGame(String),
+    #[error(transparent)]
+    Deadline(#[from] DeadlineError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl ScheduleError {
+    /// True when the operator can fix it (exit code 2).
+    pub fn is_user_error(&self) -> bool {
+        match self {
+            ScheduleError::NoSuchGame(_) | ScheduleError::Deadline(_) => true,
+            ScheduleError::Store(e) => e.is_user_error(),
+        }
+    }
+}
+
+/// What [`set_deadlines`] did.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct DeadlineChange {
+    pub game: String,
+    pub summary: String,
+    /// The open turn and its new deadline (UTC), if the game has one open.
+    pub open_turn: Option<u32>,
+    pub deadline_at: Option<i64>,
+}
+
+/// The deadline settings stored for `game`.
+pub fn deadline_settings(store: &Store, game: GameId) -> Result<DeadlineSettings, ScheduleError> {
+    let json = store
+        .game_settings_json(game)?
+        .ok_or_else(|| ScheduleError::NoSuchGame(game.0.to_string()))?;
+    Ok(DeadlineSettings::from_settings_json(&json)?)
+}
+
+/// `adjutant game deadline GAME ...`: stores the new settings and
+/// recomputes the open turn's deadline from the moment it opened, in one
+/// transaction with an audit entry. A deadline already past makes the turn
+/// due at the daemon's next cycle.
+pub fn set_deadlines(
+    store: &mut Store,
+    game: &str,
+    settings: &DeadlineSettings,
+    now: i64,
+) -> Result<DeadlineChange, ScheduleError> {
+    let id = store
+        .game_id(game)?
+        .ok_or_else(|| ScheduleError::NoSuchGame(game.to_string()))?;
+    let old = store
+        .game_settings_json(id)?
+        .ok_or_else(|| ScheduleError::NoSuchGame(game.to_string()))?;
+    let json = settings.into_settings_json(&old)?;
+    // Check the schedule computes before anything is written.
+    settings.deadline_for(now)?;
+    let audit = NewAudit {
+        game: Some(id),
+        actor: "umpire".into(),
+        at: now,
+        action: "deadlines-set".into(),
+        reason: None,
+        detail_json: serde_json::json!({ "deadlines": settings }).to_string(),
+    };
+    let open = store.update_deadlines(
+        id,
+        &json,
+        |opened_at| settings.deadline_for(opened_at).ok().flatten(),
+        settings.grace_secs,
+        &audit,
+    )?;
+    Ok(DeadlineChange {
+        game: game.to_string(),
+        summary: settings.summary(),
+        open_turn: open.map(|(n, _)| n),
+        deadline_at: open.and_then(|(_, d)| d),
+    })
+}
+
+/// Test-only: when this environment variable names a file, the turn
+/// processor writes that file and then sleeps inside the turn's
+/// transaction (just before the next turn is opened), so that
+/// `tests/kill_restart.rs` can SIGKILL it mid-turn. Never set it in
+/// production: a turn would take a minute longer.
+pub const PAUSE_IN_TURN_ENV: &str = "ADJUTANT_TEST_PAUSE_IN_TURN";
+
+fn pause_for_tests() {
+    if let Some(path) = std::env::var_os(PAUSE_IN_TURN_ENV) {
+        tracing::warn!("{PAUSE_IN_TURN_ENV} is set: pausing inside the turn's transaction");
+        if std::fs::write(&path, b"inside the turn transaction\n").is_ok() {
+            std::thread::sleep(std::time::Duration::from_secs(60));
+        }
+    }
+}
+
+/// The deadline for a turn of `game` opening at `opened_at`, from the
+/// game's stored settings. A schedule that cannot be read is logged and
+/// gives no deadline, so a turn is never lost over it (the game then waits
+/// for READY until the umpire sets the schedule again).
+///
+/// Called by the turn processor inside the turn's transaction, as the next
+/// turn is inserted: the place where [`PAUSE_IN_TURN_ENV`] pauses.
+pub fn next_deadline(tx: &Transaction<'_>, game: GameId, opened_at: i64) -> Option<i64> {
+    pause_for_tests();
+    let json: Option<String> = tx
+        .query_row(
+            "SELECT settings_json FROM games WHERE id = ?1",
+            [game.0],
+            |r| r.get(0),
+        )
+        .optional()
+        .ok()
+        .flatten();
+    let result = json
+        .as_deref()
+        .map(DeadlineSettings::from_settings_json)
+        .transpose()
+        .and_then(|s| s.map(|s| s.deadline_for(opened_at)).transpose());
+    match result {
+        Ok(d) => d.flatten(),
+        Err(e) => {
+            tracing::error!(game = game.0, error = %e, "no deadline set for the next turn");
+            None
+        }
+    }
+}
 
 /// Names of games whose open turn is due at `now`.
 pub fn due_games(store: &Store, now: i64) -> rusqlite::Result<Vec<String>> {
@@ -31,7 +184,268 @@ pub fn due_games(store: &Store, now: i64) -> rusqlite::Result<Vec<String>> {
     st.query_map(params![now], |r| r.get(0))?.collect()
 }
 
+/// An open turn with a deadline, and its game's settings.
+struct Timed {
+    game: GameId,
+    game_name: String,
+    turn_id: i64,
+    number: u32,
+    deadline: i64,
+    grace: i64,
+    settings: DeadlineSettings,
+}
+
+fn timed_turns(conn: &rusqlite::Connection) -> Result<Vec<Timed>, StoreError> {
+    let mut st = conn.prepare(
+        "SELECT g.id, g.name, g.settings_json, t.id, t.number, t.deadline_at, t.grace_secs
+         FROM games g JOIN turns t ON t.game_id = g.id
+         WHERE g.status = 'active' AND t.status = 'open' AND t.deadline_at IS NOT NULL
+         ORDER BY g.id",
+    )?;
+    let rows = st
+        .query_map([], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, i64>(3)?,
+                r.get::<_, u32>(4)?,
+                r.get::<_, i64>(5)?,
+                r.get::<_, i64>(6)?,
+            ))
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(rows
+        .into_iter()
+        .map(|(g, name, json, turn_id, number, deadline, grace)| Timed {
+            game: GameId(g),
+            game_name: name,
+            turn_id,
+            number,
+            deadline,
+            grace,
+            // A bad schedule still lets the stored deadline run; it only
+            // loses the reminders.
+            settings: DeadlineSettings::from_settings_json(&json).unwrap_or_default(),
+        })
+        .collect())
+}
+
+/// The earliest moment after `now` when a turn falls due (deadline + grace)
+/// or a reminder is to go: the daemon sleeps no longer than this.
+pub fn next_due_at(store: &Store, now: i64) -> Result<Option<i64>, StoreError> {
+    let mut next: Option<i64> = None;
+    for t in timed_turns(store.conn())? {
+        let mut candidates = vec![t.deadline.saturating_add(t.grace)];
+        if let Some(r) = t.settings.reminder_at(t.deadline) {
+            candidates.push(r);
+        }
+        for c in candidates.into_iter().filter(|c| *c > now) {
+            next = Some(next.map_or(c, |n| n.min(c)));
+        }
+    }
+    Ok(next)
+}
+
+/// A player to remind: active, with no mail for the open turn.
+struct Silent {
+    id: i64,
+    name: String,
+    time_zone: String,
+    addresses: Vec<String>,
+}
+
+/// Active players of `game` who have sent nothing that counts for turn
+/// `number` (row `turn_id`): no submission for the turn, and no order
+/// written for it by a late mail to the turn before.
+fn silent_players(
+    tx: &Transaction<'_>,
+    game: GameId,
+    turn_id: i64,
+    number: u32,
+) -> Result<Vec<Silent>, StoreError> {
+    let mut st = tx.prepare(
+        "SELECT p.id, p.name, p.time_zone FROM players p
+         WHERE p.game_id = ?1 AND p.status = 'active' AND p.address_failing = 0
+           AND NOT EXISTS (SELECT 1 FROM submissions s WHERE s.player_id = p.id AND s.turn_id = ?2)
+           AND NOT EXISTS (SELECT 1 FROM orders o JOIN submissions s ON s.id = o.submission_id
+                           WHERE s.player_id = p.id AND o.issued_turn = ?3)
+         ORDER BY p.id",
+    )?;
+    let rows = st
+        .query_map(params![game.0, turn_id, number], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+            ))
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut addr = tx.prepare(
+        "SELECT address FROM player_addresses WHERE player_id = ?1 AND failing = 0 ORDER BY id",
+    )?;
+    let mut out = Vec::new();
+    for (id, name, time_zone) in rows {
+        let addresses = addr
+            .query_map([id], |r| r.get(0))?
+            .collect::<Result<Vec<String>, _>>()?;
+        if !addresses.is_empty() {
+            out.push(Silent {
+                id,
+                name,
+                time_zone,
+                addresses,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// The reminder's words: the deadline in the player's own zone, what
+/// happens if he sends nothing, and how to answer.
+pub fn reminder_text(
+    game: &str,
+    turn: u32,
+    deadline: i64,
+    grace_secs: i64,
+    time_zone: &str,
+) -> String {
+    let mut t = String::new();
+    let _ = writeln!(
+        t,
+        "Adjutant has no orders from you yet for turn {turn} of game {game}.\n"
+    );
+    let _ = writeln!(
+        t,
+        "Deadline: {} (your time zone, {})",
+        super::clock::format_local(deadline, time_zone),
+        time_zone.trim()
+    );
+    if grace_secs > 0 {
+        let _ = writeln!(
+            t,
+            "Mail that arrives up to {} after the deadline still counts for this turn;",
+            duration_words(grace_secs)
+        );
+        let _ = writeln!(t, "after that it counts for the next turn.");
+    } else {
+        let _ = writeln!(
+            t,
+            "Mail that arrives after the deadline counts for the next turn."
+        );
+    }
+    let _ = writeln!(
+        t,
+        "\nIf you send nothing, your units keep the orders they already have."
+    );
+    let _ = writeln!(
+        t,
+        "To send orders, reply to this mail: write one paragraph per unit, and\n\
+         READY on a line of its own when you have finished. Each unit's latest\n\
+         order before the deadline is the one that counts."
+    );
+    t
+}
+
+/// Queues every reminder due at `now`; returns how many were queued.
+/// Each game is its own transaction; a reminder already queued (same
+/// Message-ID) is never queued again.
+pub fn queue_reminders(
+    store: &mut Store,
+    settings: &IntakeSettings,
+    now: i64,
+) -> Result<usize, StoreError> {
+    let mut queued = 0;
+    for t in timed_turns(store.conn())? {
+        let Some(at) = t.settings.reminder_at(t.deadline) else {
+            continue;
+        };
+        if now < at || now >= t.deadline {
+            continue;
+        }
+        let tx = store.transaction()?;
+        match remind_game(&tx, settings, &t, now) {
+            Ok(n) => {
+                tx.commit()?;
+                queued += n;
+            }
+            Err(e) => {
+                tracing::error!(game = %t.game_name, error = %e, "reminders not queued");
+            }
+        }
+    }
+    Ok(queued)
+}
+
+fn remind_game(
+    tx: &Transaction<'_>,
+    settings: &IntakeSettings,
+    t: &Timed,
+    now: i64,
+) -> Result<usize, Box<dyn std::error::Error + Send + Sync>> {
+    let domain = &settings.message_id_domain;
+    let mut n = 0;
+    for p in silent_players(tx, t.game, t.turn_id, t.number)? {
+        let message_id = compose::message_id(
+            "reminder",
+            &t.game_name,
+            &format!("{}-{}", t.number, p.name),
+            domain,
+        )?;
+        let already: bool = tx.query_row(
+            "SELECT EXISTS (SELECT 1 FROM outbound_mail WHERE message_id = ?1)",
+            [&message_id],
+            |r| r.get(0),
+        )?;
+        if already {
+            continue;
+        }
+        let reply_token = token::make_token(&settings.server_key, &t.game_name, &p.name, t.number)?;
+        let reply_to = token::make_reply_to(&settings.game_master, &reply_token)?;
+        let date = time::OffsetDateTime::from_unix_timestamp(now)
+            .map_err(|e| compose::ComposeError::Date(e.to_string()))?;
+        let raw = compose::compose(&Outbound {
+            from: Mailbox::named("Adjutant", settings.game_master.clone()),
+            to: p.addresses.iter().map(Mailbox::new).collect(),
+            reply_to: Some(Mailbox::named("Adjutant", reply_to)),
+            subject: format!(
+                "Reminder: {} turn {} closes {}",
+                t.game_name,
+                t.number,
+                super::clock::format_local(t.deadline, &p.time_zone)
+            ),
+            message_id: message_id.clone(),
+            in_reply_to: None,
+            references: vec![compose::game_thread_id(&t.game_name, domain)?],
+            date,
+            text: reminder_text(&t.game_name, t.number, t.deadline, t.grace, &p.time_zone),
+            html: None,
+            attachments: Vec::new(),
+            extra_headers: vec![("X-Adjutant-Game".into(), t.game_name.clone())],
+        })?;
+        Store::queue_outbound(
+            tx,
+            &NewOutboundMail {
+                game_id: Some(t.game),
+                kind: "reminder".into(),
+                message_id,
+                recipients: p.addresses.clone(),
+                raw,
+                in_reply_to: None,
+                created_at: now,
+            },
+        )?;
+        tracing::info!(game = %t.game_name, turn = t.number, player = %p.name, player_id = p.id, "reminder queued");
+        n += 1;
+    }
+    Ok(n)
+}
+
 impl DueWork for TurnCycle {
+    fn set_mail(&mut self, settings: &IntakeSettings) {
+        self.mail = Some(settings.clone());
+    }
+
     fn run_due(
         &mut self,
         store: &mut Store,
@@ -47,6 +461,19 @@ impl DueWork for TurnCycle {
                 Err(e) => tracing::error!(game = %game, error = %e, "turn not processed"),
             }
         }
+        if let Some(settings) = &self.mail {
+            done += queue_reminders(store, settings, now)?;
+        }
         Ok(done)
+    }
+
+    fn next_due(&mut self, store: &mut Store, now: i64) -> Option<i64> {
+        match next_due_at(store, now) {
+            Ok(n) => n,
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot work out the next deadline; polling instead");
+                None
+            }
+        }
     }
 }

@@ -1,9 +1,11 @@
 //! Where the rules, the store and mail meet: the ruleset-neutral game
-//! lifecycle. Today: creating a game from a scenario and describing it.
+//! lifecycle: creating a game from a scenario (with its deadline schedule),
+//! describing it, reading orders, processing turns when due.
 
 pub mod book;
 pub mod clock;
 pub mod cycle;
+pub mod deadline;
 mod setup;
 pub mod snapshot;
 pub mod submit;
@@ -14,6 +16,7 @@ pub use setup::{CreatedGame, PlayerSecret, battle_state_from_scenario, new_game}
 use crate::scenario::{self, ScenarioError};
 use crate::secret::{self, SecretError};
 use crate::store::{GameDetail, Store, StoreError};
+use deadline::{DeadlineError, DeadlineSettings};
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -34,13 +37,18 @@ pub enum GameError {
     State(serde_json::Error),
     #[error("the scenario validates but its opening battle state does not: {0}")]
     InvalidState(#[from] crate::rules::iron_brigade::state::StateError),
+    #[error(transparent)]
+    Deadline(#[from] DeadlineError),
 }
 
 impl GameError {
     /// True when the operator can fix it (exit code 2).
     pub fn is_user_error(&self) -> bool {
         match self {
-            GameError::BadName(_) | GameError::Scenario(_) | GameError::InvalidState(_) => true,
+            GameError::BadName(_)
+            | GameError::Scenario(_)
+            | GameError::InvalidState(_)
+            | GameError::Deadline(_) => true,
             GameError::Store(e) => e.is_user_error(),
             GameError::Secret(_) | GameError::State(_) => false,
         }
@@ -71,11 +79,30 @@ pub fn create_from_file(
     scenario_path: &Path,
     name: &str,
 ) -> Result<CreatedGame, GameError> {
+    create_from_file_with(store, scenario_path, name, &DeadlineSettings::default())
+}
+
+/// As [`create_from_file`], with a deadline schedule: turn 1's deadline is
+/// computed from the moment the game is created.
+pub fn create_from_file_with(
+    store: &mut Store,
+    scenario_path: &Path,
+    name: &str,
+    deadlines: &DeadlineSettings,
+) -> Result<CreatedGame, GameError> {
     let text = std::fs::read_to_string(scenario_path).map_err(|source| ScenarioError::Read {
         path: scenario_path.to_path_buf(),
         source,
     })?;
-    create_from_text(store, &text, &scenario_path.display().to_string(), name)
+    let now = time::OffsetDateTime::now_utc().unix_timestamp();
+    create_from_text_at(
+        store,
+        &text,
+        &scenario_path.display().to_string(),
+        name,
+        deadlines,
+        now,
+    )
 }
 
 /// As [`create_from_file`], with the scenario text in hand (`origin` names
@@ -86,16 +113,32 @@ pub fn create_from_text(
     origin: &str,
     name: &str,
 ) -> Result<CreatedGame, GameError> {
+    let now = time::OffsetDateTime::now_utc().unix_timestamp();
+    create_from_text_at(store, text, origin, name, &DeadlineSettings::default(), now)
+}
+
+/// As [`create_from_text`], created at `now` (the demo's clock) with a
+/// deadline schedule.
+pub fn create_from_text_at(
+    store: &mut Store,
+    text: &str,
+    origin: &str,
+    name: &str,
+    deadlines: &DeadlineSettings,
+    now: i64,
+) -> Result<CreatedGame, GameError> {
     check_game_name(name)?;
     let parsed = scenario::Scenario::from_toml_str(text, origin)?;
     let mut seed = [0u8; 32];
     getrandom::fill(&mut seed).map_err(|e| SecretError::Random(e.to_string()))?;
-    let now = time::OffsetDateTime::now_utc().unix_timestamp();
-    let (game, created) = new_game(&parsed, text, name, seed, now, |_| {
+    let (mut game, created) = new_game(&parsed, text, name, seed, now, |_| {
         let s = secret::generate_secret()?;
         let h = secret::hash_secret(&s)?;
         Ok((s, h))
     })?;
+    game.settings_json = deadlines.into_settings_json(&game.settings_json)?;
+    game.first_deadline_at = deadlines.deadline_for(now)?;
+    game.grace_secs = deadlines.grace_secs;
     store.create_game(&game)?;
     Ok(created)
 }

@@ -198,7 +198,7 @@ impl SubmissionHandler for OrdersHandler {
                 "Orders received: {} turn {} ({})",
                 ctx.game_name, ctx.counts_for_turn, ctx.public_id
             ),
-            text: receipt_text(ctx, &parsed, &lines),
+            text: receipt_text(ctx, &parsed, &lines, &deadline_line(tx, ctx)?),
         })
     }
 }
@@ -275,7 +275,42 @@ fn record(
     Ok(lines)
 }
 
-fn receipt_text(ctx: &SubmissionContext<'_>, parsed: &ParsedMail, lines: &[Line]) -> String {
+/// The receipt's deadline line: the current turn's deadline in the
+/// player's own time zone, or for a late mail what that means.
+fn deadline_line(tx: &Transaction<'_>, ctx: &SubmissionContext<'_>) -> Result<String, IntakeError> {
+    let (deadline, grace, zone): (Option<i64>, i64, String) = tx
+        .query_row(
+            "SELECT t.deadline_at, t.grace_secs, p.time_zone FROM turns t, players p
+             WHERE t.id = ?1 AND p.id = ?2",
+            params![ctx.turn_id, ctx.player_id],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .map_err(sql)?;
+    Ok(match (ctx.late, deadline) {
+        (true, _) => format!(
+            "Deadline:   turn {}'s deadline is set when turn {} has been processed",
+            ctx.counts_for_turn,
+            ctx.counts_for_turn.saturating_sub(1)
+        ),
+        (false, Some(d)) if grace > 0 => format!(
+            "Deadline:   {} (your time zone); mail up to {} later still counts",
+            super::clock::format_local(d, &zone),
+            super::deadline::duration_words(grace)
+        ),
+        (false, Some(d)) => format!(
+            "Deadline:   {} (your time zone)",
+            super::clock::format_local(d, &zone)
+        ),
+        (false, None) => "Deadline:   none; the turn runs when every player is READY".to_string(),
+    })
+}
+
+fn receipt_text(
+    ctx: &SubmissionContext<'_>,
+    parsed: &ParsedMail,
+    lines: &[Line],
+    deadline: &str,
+) -> String {
     let mut t = String::new();
     let _ = writeln!(t, "Adjutant has read your orders.\n");
     let _ = writeln!(t, "Submission: {}", ctx.public_id);
@@ -285,11 +320,15 @@ fn receipt_text(ctx: &SubmissionContext<'_>, parsed: &ParsedMail, lines: &[Line]
     if ctx.late {
         let _ = write!(
             t,
-            " (it arrived after the deadline of turn {}, so it counts for the next turn)",
+            "\n            LATE: it arrived after the deadline of turn {}, so it counts for\n            \
+             the next turn, {}, not for turn {}",
+            ctx.counts_for_turn.saturating_sub(1),
+            ctx.counts_for_turn,
             ctx.counts_for_turn.saturating_sub(1)
         );
     }
-    let _ = writeln!(t, "\n");
+    let _ = writeln!(t);
+    let _ = writeln!(t, "{deadline}\n");
     if lines.is_empty() && parsed.errors.is_empty() {
         let _ = writeln!(
             t,
@@ -329,7 +368,14 @@ fn receipt_text(ctx: &SubmissionContext<'_>, parsed: &ParsedMail, lines: &[Line]
             d.text.chars().count()
         );
     }
-    if parsed.ready {
+    if parsed.ready && ctx.late {
+        let _ = writeln!(
+            t,
+            "Your READY does not carry over: write READY again once you have seen the\n\
+             results of turn {}, or the turn runs at its deadline.",
+            ctx.counts_for_turn.saturating_sub(1)
+        );
+    } else if parsed.ready {
         let _ = writeln!(t, "You are READY for this turn.");
     } else {
         let _ = writeln!(

@@ -218,7 +218,7 @@ fn process_in(
     tx.execute(
         "INSERT INTO turns (game_id, number, status, deadline_at, grace_secs, seed_commitment,
                             state_json, state_hash, opened_at)
-         VALUES (?1, ?2, 'open', NULL, ?3, ?4, ?5, ?6, ?7)",
+         VALUES (?1, ?2, 'open', ?8, ?3, ?4, ?5, ?6, ?7)",
         params![
             game_id.0,
             next_number,
@@ -226,7 +226,8 @@ fn process_in(
             seed_commitment(&turn_seed(game_seed, next_number)),
             next_json,
             state_hash,
-            now
+            now,
+            super::cycle::next_deadline(tx, game_id, now)
         ],
     )?;
 

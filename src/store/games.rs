@@ -370,6 +370,57 @@ impl Store {
         .transpose()
     }
 
+    /// The game's `settings_json` (a JSON object); `None` for an unknown game.
+    pub fn game_settings_json(&self, game: GameId) -> Result<Option<String>, StoreError> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT settings_json FROM games WHERE id = ?1",
+                [game.0],
+                |r| r.get(0),
+            )
+            .optional()?)
+    }
+
+    /// Replaces a game's `settings_json` and, when the game has an open
+    /// turn, that turn's deadline and grace, with an audit entry, in one
+    /// transaction. Returns the open turn's number, if there is one.
+    pub fn update_deadlines(
+        &mut self,
+        game: GameId,
+        settings_json: &str,
+        open_turn_deadline: impl FnOnce(i64) -> Option<i64>,
+        grace_secs: i64,
+        audit: &super::NewAudit,
+    ) -> Result<Option<(u32, Option<i64>)>, StoreError> {
+        let tx = self.transaction()?;
+        tx.execute(
+            "UPDATE games SET settings_json = ?2 WHERE id = ?1",
+            params![game.0, settings_json],
+        )?;
+        let open: Option<(i64, u32, i64)> = tx
+            .query_row(
+                "SELECT id, number, opened_at FROM turns WHERE game_id = ?1 AND status = 'open'",
+                [game.0],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .optional()?;
+        let result = match open {
+            Some((id, number, opened_at)) => {
+                let deadline = open_turn_deadline(opened_at);
+                tx.execute(
+                    "UPDATE turns SET deadline_at = ?2, grace_secs = ?3 WHERE id = ?1",
+                    params![id, deadline, grace_secs],
+                )?;
+                Some((number, deadline))
+            }
+            None => None,
+        };
+        Store::append_audit(&tx, audit)?;
+        tx.commit()?;
+        Ok(result)
+    }
+
     /// The game's current turn (the one not yet released, else the latest)
     /// with its state snapshot; `None` for an unknown game.
     pub fn current_turn(&self, game: GameId) -> Result<Option<CurrentTurn>, StoreError> {
