@@ -18,3 +18,4 @@ pub mod scenario;
 pub mod secret;
 pub mod setup;
 pub mod store;
+pub mod umpire;
