@@ -19,3 +19,4 @@ pub mod scenario;
 pub mod secret;
 pub mod setup;
 pub mod store;
+pub mod umpire;

@@ -163,6 +163,21 @@ fn compass_letters(w: &str) -> Option<String> {
     None
 }
 
+/// A compass direction written as words or letters ("north-west", "NW",
+/// "north north east", "westward") in degrees clockwise from north, or
+/// `None`. Shared with the umpire's `SET ... facing` command so both read
+/// directions the same way.
+pub fn compass_degrees(text: &str) -> Option<f64> {
+    let mut letters = String::new();
+    for w in text
+        .split(|c: char| c.is_whitespace() || c == '-')
+        .filter(|w| !w.is_empty())
+    {
+        letters.push_str(&compass_letters(&w.to_ascii_lowercase())?);
+    }
+    COMPASS.iter().find(|(n, _)| *n == letters).map(|(_, d)| *d)
+}
+
 /// What a move clause collected before it becomes an [`Action`].
 #[derive(Debug, Default)]
 struct MoveBuild {
