@@ -6,14 +6,24 @@
 //! ([`super::turn::process_turn`]); one game's failure is logged and does not
 //! stop the others.
 
+use super::report_mail::MailSlot;
 use super::turn::process_turn;
 use crate::daemon::DueWork;
 use crate::store::Store;
 use rusqlite::params;
 
-/// The [`DueWork`] of the daemon: processes every turn that is due.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct TurnCycle;
+/// The [`DueWork`] of the daemon: processes every turn that is due, with
+/// its reports mailed using the settings in `mail`.
+#[derive(Debug, Default, Clone)]
+pub struct TurnCycle {
+    pub mail: MailSlot,
+}
+
+impl TurnCycle {
+    pub fn new(mail: MailSlot) -> TurnCycle {
+        TurnCycle { mail }
+    }
+}
 
 /// Names of games whose open turn is due at `now`.
 pub fn due_games(store: &Store, now: i64) -> rusqlite::Result<Vec<String>> {
@@ -38,8 +48,19 @@ impl DueWork for TurnCycle {
         now: i64,
     ) -> Result<usize, Box<dyn std::error::Error + Send + Sync>> {
         let mut done = 0;
-        for game in due_games(store, now)? {
-            match process_turn(store, &game, now) {
+        let games = due_games(store, now)?;
+        if games.is_empty() {
+            return Ok(0);
+        }
+        let Some(mail) = self.mail.get() else {
+            return Err(
+                "the mail settings for reports were never given to the turn cycle; \
+                        this is a bug in how the daemon was started"
+                    .into(),
+            );
+        };
+        for game in games {
+            match process_turn(store, &game, &mail, now) {
                 Ok(t) => {
                     tracing::info!(game = %t.game, turn = t.turn, events = t.events, "turn processed");
                     done += 1;

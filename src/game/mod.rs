@@ -4,6 +4,9 @@
 pub mod book;
 pub mod clock;
 pub mod cycle;
+pub mod report_mail;
+pub mod reports;
+pub mod resend;
 mod setup;
 pub mod snapshot;
 pub mod submit;
