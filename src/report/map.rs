@@ -341,14 +341,25 @@ fn draw_unit(s: &mut String, f: &Frame, u: &MapUnit) {
     // Width is estimated from the length (DejaVu Sans Condensed Bold at
     // 10 px is under 6 px a character).
     let chars = u.label.chars().count() as f64;
-    let _ = writeln!(
-        s,
-        "<g><polygon points=\"{}\" style=\"fill:{colour};fill-opacity:{fill:.2};stroke:#000000;stroke-opacity:{a:.2};stroke-width:0.8{dash}\"/><line x1=\"{:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" stroke=\"#000000\" stroke-opacity=\"{a:.2}\" stroke-width=\"2.5\"/><rect x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"12\" fill=\"#ffffff\" fill-opacity=\"{:.2}\"/><text x=\"{tx:.1}\" y=\"{ty:.1}\" font-size=\"10\" font-weight=\"bold\" fill=\"{colour}\" fill-opacity=\"{a:.2}\">{}</text></g>",
+    let body = format!(
+        "<polygon points=\"{}\" style=\"fill:{colour};fill-opacity:{fill:.2};stroke:#000000;stroke-opacity:{a:.2};stroke-width:0.8{dash}\"/><line x1=\"{:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" stroke=\"#000000\" stroke-opacity=\"{a:.2}\" stroke-width=\"2.5\"/>",
         f.points(&[fl, fr, rr, rl]),
         f.x(fl.x),
         f.y(fl.y),
         f.x(fr.x),
         f.y(fr.y),
+    );
+    if u.mark == Mark::Friend {
+        // Other commands' units are named in the text report and on
+        // hover (<title>); printed on the map they crowd out the reader's
+        // own units and the enemy, and in a corps battle their labels were
+        // most of the cost of every player's PNG.
+        let _ = writeln!(s, "<g><title>{}</title>{body}</g>", xml_escape(&u.label));
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "<g>{body}<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"12\" fill=\"#ffffff\" fill-opacity=\"{:.2}\"/><text x=\"{tx:.1}\" y=\"{ty:.1}\" font-size=\"10\" font-weight=\"bold\" fill=\"{colour}\" fill-opacity=\"{a:.2}\">{}</text></g>",
         tx - 1.0,
         ty - 9.5,
         chars * 6.0 + 2.0,
