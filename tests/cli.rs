@@ -374,10 +374,16 @@ fn demo_sets_up_a_game_and_refuses_to_overwrite() {
             .count(),
         10
     );
-    let receipts: Vec<String> = std::fs::read_dir(demo.join("var/outbox/new"))
+    let outbox: Vec<String> = std::fs::read_dir(demo.join("var/outbox/new"))
         .unwrap()
         .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
         .collect();
+    // Each processed turn also mailed every one of the five players his
+    // report (docs/reports.md).
+    let (reports, receipts): (Vec<String>, Vec<String>) = outbox
+        .into_iter()
+        .partition(|m| m.contains("Message-ID: <report."));
+    assert_eq!(reports.len(), 10);
     assert_eq!(receipts.len(), 10);
     assert!(receipts.iter().any(|r| r.contains("Not understood")));
     assert!(
