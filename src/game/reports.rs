@@ -425,18 +425,20 @@ fn last_known_before(
                 turn: number,
                 source,
             })?;
-        if !states.contains_key(&number) {
-            let snap = Snapshot::from_json(&state_json).map_err(|source| ReportsError::Stored {
-                what: "snapshot",
-                turn: number + 1,
-                source,
-            })?;
-            states.insert(number, snap.battle);
-        }
-        if let Some(state) = states.get(&number) {
-            let rec = SideSighting::new(state, stored.side, state.turn, &stored.seen);
-            out.entry(stored.side).or_default().record(&rec);
-        }
+        let state = match states.entry(number) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                let snap =
+                    Snapshot::from_json(&state_json).map_err(|source| ReportsError::Stored {
+                        what: "snapshot",
+                        turn: number + 1,
+                        source,
+                    })?;
+                e.insert(snap.battle)
+            }
+        };
+        let rec = SideSighting::new(state, stored.side, state.turn, &stored.seen);
+        out.entry(stored.side).or_default().record(&rec);
     }
     Ok(out)
 }

@@ -204,7 +204,13 @@ mod tests {
         );
         assert!(told[0].starts_with('A'), "{}", told[0]);
         // Unseen: not told at all.
-        let none = side_narrative(&st, SideId(0), &[ev.clone()], &Visibility::default(), false);
+        let none = side_narrative(
+            &st,
+            SideId(0),
+            std::slice::from_ref(&ev),
+            &Visibility::default(),
+            false,
+        );
         assert!(none.is_empty());
         // His own side is told by name.
         let own = side_narrative(&st, SideId(1), &[ev], &Visibility::default(), false);
