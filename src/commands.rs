@@ -316,7 +316,13 @@ pub fn game_show(config: &Config, name: &str, json: bool) -> anyhow::Result<()> 
 pub fn game_process(config: &Config, name: &str, json: bool) -> anyhow::Result<()> {
     let mut store = Store::open_existing(&config.database)?;
     let now = time::OffsetDateTime::now_utc().unix_timestamp();
-    let done = adjutant::game::turn::process_turn(&mut store, name, now)?;
+    // Reports are mailed as the daemon would: same address, domain and key.
+    let key = adjutant::daemon::load_or_create_server_key(&config.server_key_file)
+        .map_err(adjutant::daemon::DaemonError::into_anyhow)?;
+    let mail = adjutant::game::report_mail::ReportMail::from_intake(
+        &adjutant::daemon::intake_settings(config, key),
+    );
+    let done = adjutant::game::turn::process_turn(&mut store, name, &mail, now)?;
     if json {
         println!("{}", serde_json::to_string_pretty(&done)?);
     } else {

@@ -57,6 +57,7 @@
 //! due work, flush — and exits: for cron and for tests.
 
 use crate::config::Config;
+use crate::game::report_mail::{MailSlot, ReportMail};
 use crate::mail::imap::Backoff;
 use crate::mail::inbox::{Inbox, InboxError, IngestReport};
 use crate::mail::intake::{
@@ -173,11 +174,14 @@ impl DueWork for NothingDue {
     }
 }
 
-/// The pluggable parts: clock, submission handler, due-work hook.
+/// The pluggable parts: clock, submission handler, due-work hook, and the
+/// slot through which the game's parts get the mail settings (filled from
+/// the configuration when the daemon starts).
 pub struct Parts {
     pub clock: Arc<dyn Clock>,
     pub handler: Box<dyn SubmissionHandler + Send>,
     pub due: Box<dyn DueWork>,
+    pub mail: MailSlot,
 }
 
 impl Default for Parts {
@@ -187,6 +191,7 @@ impl Default for Parts {
             clock: Arc::new(SystemClock),
             handler: Box::new(RecordingHandler),
             due: Box::new(NothingDue),
+            mail: MailSlot::default(),
         }
     }
 }
@@ -196,9 +201,11 @@ impl Parts {
     /// parser ([`crate::game::submit::OrdersHandler`]) and turns processed
     /// when due ([`crate::game::cycle::TurnCycle`]).
     pub fn game() -> Parts {
+        let mail = MailSlot::default();
         Parts {
-            handler: Box::new(crate::game::submit::OrdersHandler::new()),
-            due: Box::new(crate::game::cycle::TurnCycle::new()),
+            handler: Box::new(crate::game::submit::OrdersHandler::with_mail(mail.clone())),
+            due: Box::new(crate::game::cycle::TurnCycle::new(mail.clone())),
+            mail,
             ..Parts::default()
         }
     }
@@ -339,6 +346,7 @@ pub async fn shutdown_signal() {
 pub async fn run_once(config: &Config, parts: &mut Parts) -> Result<CycleReport, DaemonError> {
     let key = load_or_create_server_key(&config.server_key_file)?;
     let settings = intake_settings(config, key);
+    parts.mail.set(ReportMail::from_intake(&settings));
     parts.due.set_mail(&settings);
     let mut store = Store::open_existing(&config.database)?;
     let mut inbox = Inbox::from_config(config)?;
@@ -377,6 +385,7 @@ pub async fn run(
 ) -> Result<(), DaemonError> {
     let key = load_or_create_server_key(&config.server_key_file)?;
     let settings = intake_settings(config, key);
+    parts.mail.set(ReportMail::from_intake(&settings));
     let poll = Duration::from_secs(config.poll_interval_secs.max(1));
     // Open everything before starting, so configuration mistakes are
     // reported at once rather than from inside a task.

@@ -375,17 +375,22 @@ fn demo_sets_up_a_game_and_refuses_to_overwrite() {
             .count(),
         15
     );
-    let receipts: Vec<String> = std::fs::read_dir(demo.join("var/outbox/new"))
+    let outbox: Vec<String> = std::fs::read_dir(demo.join("var/outbox/new"))
         .unwrap()
         .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
         .collect();
-    assert_eq!(
-        receipts
-            .iter()
-            .filter(|r| r.contains("Subject: Orders received"))
-            .count(),
-        15
-    );
+    // Each processed turn also mailed every one of the five players his
+    // report (docs/reports.md).
+    let reports = outbox
+        .iter()
+        .filter(|m| m.contains("Message-ID: <report."))
+        .count();
+    assert_eq!(reports, 15);
+    let receipts: Vec<&String> = outbox
+        .iter()
+        .filter(|r| r.contains("Subject: Orders received"))
+        .collect();
+    assert_eq!(receipts.len(), 15);
     assert!(receipts.iter().any(|r| r.contains("Not understood")));
     assert!(
         receipts

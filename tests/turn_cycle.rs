@@ -2,6 +2,7 @@
 //! all or nothing. Real SQLite files on disk.
 
 use adjutant::game::book::{record_direct_submission, record_unit_order};
+use adjutant::game::report_mail::ReportMail;
 use adjutant::game::snapshot::Snapshot;
 use adjutant::game::turn::{TurnCycleError, process_turn};
 use adjutant::game::{battle_state_from_scenario, new_game};
@@ -65,6 +66,15 @@ fn write_order(store: &mut Store, game: GameId, to: Pos) -> i64 {
     id
 }
 
+/// Mail settings for the reports each processed turn queues.
+fn mail() -> ReportMail {
+    ReportMail {
+        game_master: "adjutant@example.test".into(),
+        message_id_domain: "example.test".into(),
+        server_key: vec![7; 32],
+    }
+}
+
 fn count(store: &Store, sql: &str) -> i64 {
     store.conn().query_row(sql, [], |r| r.get(0)).unwrap()
 }
@@ -74,7 +84,7 @@ fn processing_closes_the_turn_reveals_the_seed_and_opens_the_next() {
     let dir = tempfile::tempdir().unwrap();
     let (mut store, game) = store_with_game(&dir, "t");
     write_order(&mut store, game, Pos::new(24.0, 16.0));
-    let done = process_turn(&mut store, "t", 2_000).unwrap();
+    let done = process_turn(&mut store, "t", &mail(), 2_000).unwrap();
     assert_eq!((done.turn, done.next_turn), (1, 2));
 
     let (status, revealed, commitment): (String, String, String) = store
@@ -104,6 +114,25 @@ fn processing_closes_the_turn_reveals_the_seed_and_opens_the_next() {
     assert!((ohio.position.x - 24.0).abs() < 0.01, "{:?}", ohio.position);
 
     assert!(count(&store, "SELECT COUNT(*) FROM events") > 0);
+    // One report per player (both mailed, linked to their outbound rows)
+    // and the umpire's (stored; the training game has no umpire address),
+    // all about turn 2 and committed with the turn.
+    assert_eq!(
+        count(
+            &store,
+            "SELECT COUNT(*) FROM reports r JOIN turns t ON t.id = r.turn_id
+             WHERE t.number = 2 AND r.player_id IS NOT NULL
+               AND r.outbound_mail_id IN (SELECT id FROM outbound_mail WHERE kind = 'report')"
+        ),
+        2
+    );
+    assert_eq!(
+        count(
+            &store,
+            "SELECT COUNT(*) FROM reports WHERE player_id IS NULL AND text LIKE '%UMPIRE''S REPORT%'"
+        ),
+        1
+    );
     assert_eq!(
         count(
             &store,
@@ -138,7 +167,11 @@ fn same_game_seed_and_orders_give_byte_identical_turns() {
     for store in [&mut sa, &mut sb] {
         let mut per_turn = Vec::new();
         for t in 0..3 {
-            per_turn.push(process_turn(store, "t", 2_000 + t).unwrap().state_hash);
+            per_turn.push(
+                process_turn(store, "t", &mail(), 2_000 + t)
+                    .unwrap()
+                    .state_hash,
+            );
         }
         hashes.push(per_turn);
     }
@@ -176,7 +209,7 @@ fn a_bad_order_leaves_the_turn_exactly_as_it_was() {
         )
         .unwrap();
     let before_turns = count(&store, "SELECT COUNT(*) FROM turns");
-    let err = process_turn(&mut store, "t", 2_000).unwrap_err();
+    let err = process_turn(&mut store, "t", &mail(), 2_000).unwrap_err();
     assert!(matches!(err, TurnCycleError::Order { .. }), "{err}");
     assert_eq!(count(&store, "SELECT COUNT(*) FROM turns"), before_turns);
     assert_eq!(count(&store, "SELECT COUNT(*) FROM events"), 0);
@@ -201,7 +234,7 @@ fn a_later_order_for_the_same_turn_supersedes_the_earlier() {
         )
         .unwrap();
     assert_eq!((status.as_str(), by), ("superseded", second));
-    let done = process_turn(&mut store, "t", 2_000).unwrap();
+    let done = process_turn(&mut store, "t", &mail(), 2_000).unwrap();
     assert_eq!(done.turn, 1);
     assert_eq!(
         count(
@@ -217,7 +250,7 @@ fn unknown_game_and_opening_state_match_the_scenario() {
     let dir = tempfile::tempdir().unwrap();
     let (mut store, game) = store_with_game(&dir, "t");
     assert!(matches!(
-        process_turn(&mut store, "nope", 1),
+        process_turn(&mut store, "nope", &mail(), 1),
         Err(TurnCycleError::NoSuchGame(_))
     ));
     let current = store.current_turn(game).unwrap().unwrap();

@@ -15,6 +15,7 @@
 //! even after a crash between queueing and sending.
 
 use super::deadline::{DeadlineError, DeadlineSettings, duration_words};
+use super::report_mail::{MailSlot, ReportMail};
 use super::turn::process_turn;
 use crate::daemon::DueWork;
 use crate::mail::address::Mailbox;
@@ -25,17 +26,22 @@ use crate::store::{GameId, NewAudit, NewOutboundMail, Store, StoreError};
 use rusqlite::{OptionalExtension, Transaction, params};
 use std::fmt::Write as _;
 
-/// The [`DueWork`] of the daemon: processes every turn that is due and
-/// queues the reminders that are due. Without mail settings (a test, or a
-/// caller that only processes turns) no reminders are sent.
+/// The [`DueWork`] of the daemon: processes every turn that is due, with
+/// its reports mailed using the settings in `mail`, and queues the
+/// reminders that are due. Without mail settings (a test, or a caller that
+/// only processes turns) no reminders are sent.
 #[derive(Debug, Default, Clone)]
 pub struct TurnCycle {
-    mail: Option<IntakeSettings>,
+    pub mail: MailSlot,
+    reminders: Option<IntakeSettings>,
 }
 
 impl TurnCycle {
-    pub fn new() -> Self {
-        Self::default()
+    pub fn new(mail: MailSlot) -> TurnCycle {
+        TurnCycle {
+            mail,
+            reminders: None,
+        }
     }
 }
 
@@ -443,7 +449,8 @@ fn remind_game(
 
 impl DueWork for TurnCycle {
     fn set_mail(&mut self, settings: &IntakeSettings) {
-        self.mail = Some(settings.clone());
+        self.mail.set(ReportMail::from_intake(settings));
+        self.reminders = Some(settings.clone());
     }
 
     fn run_due(
@@ -452,8 +459,21 @@ impl DueWork for TurnCycle {
         now: i64,
     ) -> Result<usize, Box<dyn std::error::Error + Send + Sync>> {
         let mut done = 0;
-        for game in due_games(store, now)? {
-            match process_turn(store, &game, now) {
+        let games = due_games(store, now)?;
+        let mail = match (games.is_empty(), self.mail.get()) {
+            (true, _) => None,
+            (false, Some(mail)) => Some(mail),
+            (false, None) => {
+                return Err(
+                    "the mail settings for reports were never given to the turn cycle; \
+                        this is a bug in how the daemon was started"
+                        .into(),
+                );
+            }
+        };
+        for game in games {
+            let Some(mail) = &mail else { break };
+            match process_turn(store, &game, mail, now) {
                 Ok(t) => {
                     tracing::info!(game = %t.game, turn = t.turn, events = t.events, "turn processed");
                     done += 1;
@@ -461,7 +481,7 @@ impl DueWork for TurnCycle {
                 Err(e) => tracing::error!(game = %game, error = %e, "turn not processed"),
             }
         }
-        if let Some(settings) = &self.mail {
+        if let Some(settings) = &self.reminders {
             done += queue_reminders(store, settings, now)?;
         }
         Ok(done)

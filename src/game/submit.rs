@@ -13,6 +13,7 @@
 //! and names from that allowed set.
 
 use super::book::{BookError, record_officer_move, record_unit_order};
+use super::report_mail::MailSlot;
 use super::snapshot::Snapshot;
 use crate::mail::intake::{IntakeError, Receipt, SubmissionContext, SubmissionHandler};
 use crate::orders::{self, Item, ParseContext, ParsedMail};
@@ -37,6 +38,8 @@ struct GameNames {
 #[derive(Debug, Default)]
 pub struct OrdersHandler {
     names: HashMap<GameId, GameNames>,
+    /// Mail settings for REPORT and HISTORY answers (filled by the daemon).
+    mail: MailSlot,
 }
 
 fn sql(e: rusqlite::Error) -> IntakeError {
@@ -50,6 +53,15 @@ fn handler_err(e: impl std::fmt::Display) -> IntakeError {
 impl OrdersHandler {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A handler that answers REPORT and HISTORY with the settings the
+    /// daemon puts in `mail`.
+    pub fn with_mail(mail: MailSlot) -> Self {
+        OrdersHandler {
+            mail,
+            ..Self::default()
+        }
     }
 
     fn names(&mut self, tx: &Transaction<'_>, game: GameId) -> Result<GameNames, IntakeError> {
@@ -185,7 +197,11 @@ impl SubmissionHandler for OrdersHandler {
         let status = match (lines.iter().any(|l| l.is_ok()), parsed.errors.is_empty()) {
             (_, true) => "accepted",
             (true, false) => "partial",
-            (false, false) if parsed.ready || parsed.report_request.is_some() => "accepted",
+            (false, false)
+                if parsed.ready || parsed.report_request.is_some() || parsed.history.is_some() =>
+            {
+                "accepted"
+            }
             (false, false) => "refused",
         };
         tx.execute(
@@ -193,12 +209,27 @@ impl SubmissionHandler for OrdersHandler {
             params![ctx.submission_id, status],
         )
         .map_err(sql)?;
+        // REPORT / HISTORY: his own stored reports, queued with the receipt.
+        let sent = super::resend::answer_requests(
+            tx,
+            ctx,
+            self.mail.get().as_deref(),
+            parsed.report_request,
+            parsed.history,
+        )?;
+        let mut text = receipt_text(ctx, &parsed, &lines, &deadline_line(tx, ctx)?);
+        if !sent.is_empty() {
+            text.push_str("\nReports asked for:\n");
+            for s in &sent {
+                text.push_str(&format!("  * {s}\n"));
+            }
+        }
         Ok(Receipt {
             subject: format!(
                 "Orders received: {} turn {} ({})",
                 ctx.game_name, ctx.counts_for_turn, ctx.public_id
             ),
-            text: receipt_text(ctx, &parsed, &lines, &deadline_line(tx, ctx)?),
+            text,
         })
     }
 }

@@ -10,8 +10,10 @@
 //! same bytes, so `state_hash` of the next turn identifies the outcome and a
 //! replay can check it.
 
+use super::report_mail::ReportMail;
+use super::reports::{ReportsError, TurnResult, issue_turn_reports};
 use super::snapshot::Snapshot;
-use crate::dice::{DiceSource, StreamDice};
+use crate::dice::{DiceSource, Roll, StreamDice};
 use crate::rules::iron_brigade::orders::{OfficerMove, TurnOrders, UnitOrder};
 use crate::rules::iron_brigade::turn::{TurnError, TurnOutcome, resolve_turn};
 use crate::store::{GameId, Store, StoreError, seed_commitment, sha256_hex, turn_seed};
@@ -42,6 +44,8 @@ pub enum TurnCycleError {
         turn: u32,
         source: serde_json::Error,
     },
+    #[error("the reports of turn {turn} cannot be made, so the turn was not processed: {source}")]
+    Reports { turn: u32, source: ReportsError },
     #[error(transparent)]
     Store(#[from] StoreError),
     #[error("database error while processing: {0}")]
@@ -70,10 +74,13 @@ pub struct TurnProcessed {
 }
 
 /// Processes the open turn of `game` at time `now` with the turn's seeded
-/// dice stream, in one transaction.
+/// dice stream, in one transaction — the reports of the new turn and their
+/// mail included (`mail`: our address, Message-ID domain and reply-token
+/// key, as intake has them).
 pub fn process_turn(
     store: &mut Store,
     game: &str,
+    mail: &ReportMail,
     now: i64,
 ) -> Result<TurnProcessed, TurnCycleError> {
     let game_id = store
@@ -83,7 +90,7 @@ pub fn process_turn(
         .game_seed(game_id)?
         .ok_or_else(|| TurnCycleError::NoSuchGame(game.to_string()))?;
     let tx = store.transaction()?;
-    let result = process_in(&tx, game, game_id, &game_seed, now)?;
+    let result = process_in(&tx, game, game_id, &game_seed, mail, now)?;
     tx.commit()?;
     Ok(result)
 }
@@ -162,6 +169,7 @@ fn process_in(
     game: &str,
     game_id: GameId,
     game_seed: &[u8; 32],
+    mail: &ReportMail,
     now: i64,
 ) -> Result<TurnProcessed, TurnCycleError> {
     let turn = open_turn(tx, game, game_id)?;
@@ -191,7 +199,7 @@ fn process_in(
             ],
         )?;
     }
-    let rolls = &adjudicated.rolls;
+    let rolls = &adjudicated.log;
     let outcome = adjudicated.outcome;
     let outcome_err = |source| TurnCycleError::Outcome {
         turn: turn.number,
@@ -230,6 +238,25 @@ fn process_in(
             super::cycle::next_deadline(tx, game_id, now)
         ],
     )?;
+
+    issue_turn_reports(
+        tx,
+        &TurnResult {
+            game,
+            game_id,
+            state: &next.battle,
+            book: &next.book,
+            events: &outcome.events,
+            visibility: &outcome.visibility,
+            rolls,
+            now,
+        },
+        mail,
+    )
+    .map_err(|source| TurnCycleError::Reports {
+        turn: turn.number,
+        source,
+    })?;
 
     Ok(TurnProcessed {
         game: game.to_string(),
@@ -271,6 +298,8 @@ pub struct Adjudication {
     pub events: Vec<EventRow>,
     /// Every die, in the order rolled.
     pub rolls: Vec<RollRow>,
+    /// The same dice as the engine logged them, for the umpire's report.
+    pub log: Vec<Roll>,
 }
 
 /// The engine call, shared by [`process_turn`] and `adjutant replay` so
@@ -343,6 +372,7 @@ pub fn adjudicate(
         outcome,
         events,
         rolls,
+        log: dice.log().to_vec(),
     })
 }
 

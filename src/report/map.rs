@@ -174,15 +174,48 @@ fn unit_colour(mark: Mark) -> &'static str {
     }
 }
 
+/// The map in two layers of the same size: `base` (paper, table, terrain,
+/// landmarks, scale and north arrow — the scenario's public map, the same
+/// for every reader of a turn) and `overlay` (title, units and officers —
+/// what this reader may see), each the body of an SVG document opened by
+/// `open`. The PNG renders the base once and draws each reader's overlay on
+/// a copy ([`super::png::layers_to_png`]); the HTML shows [`MapParts::svg`],
+/// the two in one document, which draws exactly the same.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MapParts {
+    pub open: String,
+    pub base: String,
+    pub overlay: String,
+}
+
+impl MapParts {
+    /// The whole map as one SVG document.
+    pub fn svg(&self) -> String {
+        format!("{}{}{}</svg>\n", self.open, self.base, self.overlay)
+    }
+
+    pub fn base_svg(&self) -> String {
+        format!("{}{}</svg>\n", self.open, self.base)
+    }
+
+    pub fn overlay_svg(&self) -> String {
+        format!("{}{}</svg>\n", self.open, self.overlay)
+    }
+}
+
 /// The map as a standalone SVG document.
 pub fn map_svg(layer: &MapLayer) -> String {
+    map_parts(layer).svg()
+}
+
+/// The map's two layers; see [`MapParts`].
+pub fn map_parts(layer: &MapLayer) -> MapParts {
     let f = Frame::new(layer.min, layer.max);
     let (w, h) = (f.width_px(), f.height_px());
-    let mut s = String::with_capacity(16 * 1024);
-    let _ = writeln!(
-        s,
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"{MAP_FONT}, sans-serif\" font-size=\"11\">"
+    let open = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"{MAP_FONT}, sans-serif\" font-size=\"11\">\n"
     );
+    let mut s = String::with_capacity(16 * 1024);
     let _ = writeln!(
         s,
         "<rect x=\"0\" y=\"0\" width=\"{w}\" height=\"{h}\" fill=\"#ffffff\"/>"
@@ -195,13 +228,17 @@ pub fn map_svg(layer: &MapLayer) -> String {
         f.x(layer.max.x) - f.x(layer.min.x),
         f.y(layer.min.y) - f.y(layer.max.y)
     );
+    draw_terrain(&mut s, &f, &layer.terrain);
+    draw_furniture(&mut s, &f, layer.yards_per_inch);
+    let base = s;
+
+    let mut s = String::with_capacity(16 * 1024);
     let _ = writeln!(
         s,
         "<text x=\"{MARGIN}\" y=\"{:.1}\" font-size=\"14\" font-weight=\"bold\">{}</text>",
         MARGIN + 8.0,
         xml_escape(&layer.title)
     );
-    draw_terrain(&mut s, &f, &layer.terrain);
     for u in &layer.units {
         draw_unit(&mut s, &f, u);
     }
@@ -217,9 +254,11 @@ pub fn map_svg(layer: &MapLayer) -> String {
             xml_escape(&o.label)
         );
     }
-    draw_furniture(&mut s, &f, layer.yards_per_inch);
-    s.push_str("</svg>\n");
-    s
+    MapParts {
+        open,
+        base,
+        overlay: s,
+    }
 }
 
 fn draw_terrain(s: &mut String, f: &Frame, t: &Terrain) {
@@ -274,29 +313,57 @@ fn draw_terrain(s: &mut String, f: &Frame, t: &Terrain) {
     }
 }
 
+/// A unit: its footprint, its front edge drawn thick, and its label.
+///
+/// Fading (last-known places, other commands) is drawn with per-element
+/// `fill-opacity`/`stroke-opacity`, not group `opacity`: a group opacity
+/// makes resvg render the group into a layer of its own and blend it back,
+/// which for a corps battle's hundreds of units was most of the time of
+/// the PNG (benches/report.rs). The pieces of a unit hardly overlap, so the
+/// picture is the same to the eye.
 fn draw_unit(s: &mut String, f: &Frame, u: &MapUnit) {
     if !u.corners.iter().all(|p| p.is_finite()) {
         return;
     }
     let colour = unit_colour(u.mark);
-    let dash = if u.mark == Mark::LastKnown {
-        ";stroke-dasharray:3 2;fill-opacity:0.35"
+    let a = u.opacity.clamp(0.0, 1.0);
+    let (dash, fill) = if u.mark == Mark::LastKnown {
+        (";stroke-dasharray:3 2", 0.35 * a)
     } else {
-        ""
+        ("", a)
     };
     let [fl, fr, rr, rl] = u.corners;
     let centre = Pos::new((fl.x + rr.x) / 2.0, (fl.y + rr.y) / 2.0);
-    let _ = writeln!(
-        s,
-        "<g opacity=\"{:.2}\"><polygon points=\"{}\" style=\"fill:{colour};stroke:#000000;stroke-width:0.8{dash}\"/><line x1=\"{:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" stroke=\"#000000\" stroke-width=\"2.5\"/><text x=\"{:.1}\" y=\"{:.1}\" font-size=\"10\" font-weight=\"bold\" fill=\"{colour}\" stroke=\"#ffffff\" stroke-width=\"2.5\" paint-order=\"stroke\">{}</text></g>",
-        u.opacity.clamp(0.0, 1.0),
+    let (tx, ty) = (f.x(centre.x) + 6.0, f.y(centre.y) - 6.0);
+    // The label stands on a pale card rather than a white outline drawn
+    // round every glyph ("halo"): stroking glyph outlines was the largest
+    // single cost of the PNG, and the card reads as well over terrain.
+    // Width is estimated from the length (DejaVu Sans Condensed Bold at
+    // 10 px is under 6 px a character).
+    let chars = u.label.chars().count() as f64;
+    let body = format!(
+        "<polygon points=\"{}\" style=\"fill:{colour};fill-opacity:{fill:.2};stroke:#000000;stroke-opacity:{a:.2};stroke-width:0.8{dash}\"/><line x1=\"{:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" stroke=\"#000000\" stroke-opacity=\"{a:.2}\" stroke-width=\"2.5\"/>",
         f.points(&[fl, fr, rr, rl]),
         f.x(fl.x),
         f.y(fl.y),
         f.x(fr.x),
         f.y(fr.y),
-        f.x(centre.x) + 6.0,
-        f.y(centre.y) - 6.0,
+    );
+    if u.mark == Mark::Friend {
+        // Other commands' units are named in the text report and on
+        // hover (<title>); printed on the map they crowd out the reader's
+        // own units and the enemy, and in a corps battle their labels were
+        // most of the cost of every player's PNG.
+        let _ = writeln!(s, "<g><title>{}</title>{body}</g>", xml_escape(&u.label));
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "<g>{body}<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"12\" fill=\"#ffffff\" fill-opacity=\"{:.2}\"/><text x=\"{tx:.1}\" y=\"{ty:.1}\" font-size=\"10\" font-weight=\"bold\" fill=\"{colour}\" fill-opacity=\"{a:.2}\">{}</text></g>",
+        tx - 1.0,
+        ty - 9.5,
+        chars * 6.0 + 2.0,
+        0.7 * a,
         xml_escape(&u.label)
     );
 }

@@ -22,11 +22,13 @@
 //! - [`map`]: the SVG map, drawn from a view's map layer only;
 //! - [`png`]: the SVG rasterised with resvg and a font shipped with the
 //!   crate, because many mail clients will not show SVG;
+//! - [`narrative`]: the turn's events told to a side, enemies unnamed;
 //! - [`render`]: the Tera templates in `templates/` for text and HTML.
 //!
 //! [`BattleState`]: crate::rules::iron_brigade::state::BattleState
 
 pub mod map;
+pub mod narrative;
 pub mod place;
 pub mod png;
 pub mod render;
@@ -38,7 +40,8 @@ pub use png::svg_to_png;
 pub use render::{PlayerReport, Reporter, UmpireReport};
 pub use sighting::{LastKnown, LastSeen, SideSighting, Sighting};
 pub use view::{
-    Dispatch, ReportInputs, SideView, UmpireInputs, UmpireView, UnitOrders, side_view, umpire_view,
+    Dispatch, RefusedMail, ReportInputs, SideView, UmpireInputs, UmpireView, UnitOrders, side_view,
+    umpire_view,
 };
 
 /// A report could not be made.

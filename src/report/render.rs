@@ -6,8 +6,8 @@
 //! also attached as PNG because many clients will not show SVG.
 
 use super::ReportError;
-use super::map::map_svg;
-use super::png::svg_to_png;
+use super::map::map_parts;
+use super::png::layers_to_png;
 use super::view::{SideView, UmpireView};
 use tera::{Context, Kwargs, State, Tera, TeraResult};
 
@@ -134,13 +134,14 @@ impl Reporter {
     /// Text, HTML, SVG and PNG of one player's report. Everything comes
     /// from the view; the PNG is made from the same filtered SVG.
     pub fn player(&self, view: &SideView) -> Result<PlayerReport, ReportError> {
-        let svg = map_svg(&view.map);
+        let parts = map_parts(&view.map);
+        let svg = parts.svg();
         let mut ctx = Context::new();
         ctx.insert("v", view);
         ctx.insert("svg", &svg);
         let text = tidy_text(&self.tera.render("player.txt", &ctx).map_err(tera_err)?);
         let html = self.tera.render("player.html", &ctx).map_err(tera_err)?;
-        let png = svg_to_png(&svg)?;
+        let png = layers_to_png(&parts.base_svg(), &parts.overlay_svg())?;
         Ok(PlayerReport {
             subject: format!(
                 "[{}] Turn {} report for {} ({})",
@@ -155,13 +156,14 @@ impl Reporter {
 
     /// Text, HTML, SVG and PNG of the umpire's report.
     pub fn umpire(&self, view: &UmpireView) -> Result<UmpireReport, ReportError> {
-        let svg = map_svg(&view.map);
+        let parts = map_parts(&view.map);
+        let svg = parts.svg();
         let mut ctx = Context::new();
         ctx.insert("v", view);
         ctx.insert("svg", &svg);
         let text = tidy_text(&self.tera.render("umpire.txt", &ctx).map_err(tera_err)?);
         let html = self.tera.render("umpire.html", &ctx).map_err(tera_err)?;
-        let png = svg_to_png(&svg)?;
+        let png = layers_to_png(&parts.base_svg(), &parts.overlay_svg())?;
         Ok(UmpireReport {
             subject: format!("[{}] Turn {} umpire's report", view.game, view.turn),
             text,

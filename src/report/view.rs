@@ -38,6 +38,18 @@ pub struct Dispatch {
     pub text: String,
 }
 
+/// A mail refused in the player's name since his previous report (issue
+/// #4: a forged `From` or a wrong password is shown to the owner).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RefusedMail {
+    /// When it arrived, in the player's time zone.
+    pub when: String,
+    /// The address it claimed to come from.
+    pub from: String,
+    /// Why it was refused, in words.
+    pub why: String,
+}
+
 /// Everything a player's report needs besides the state and what his side
 /// saw. The caller (the turn lifecycle) fills it; strings are used as given.
 #[derive(Debug, Clone, PartialEq)]
@@ -69,6 +81,8 @@ pub struct ReportInputs {
     /// saw (`Event::describe` + the visibility filter).
     pub narrative: Vec<String>,
     pub dispatches: Vec<Dispatch>,
+    /// Mails refused in his name since his previous report.
+    pub refused_mail: Vec<RefusedMail>,
 }
 
 impl ReportInputs {
@@ -88,6 +102,7 @@ impl ReportInputs {
             orders: BTreeMap::new(),
             narrative: Vec::new(),
             dispatches: Vec::new(),
+            refused_mail: Vec::new(),
         }
     }
 }
@@ -175,6 +190,7 @@ pub struct SideView {
     pub enemies_last_known: Vec<EnemyUnit>,
     pub narrative: Vec<String>,
     pub dispatches: Vec<Dispatch>,
+    pub refused_mail: Vec<RefusedMail>,
     /// Pre-filled orders to edit and send back.
     pub order_template: String,
     pub map: MapLayer,
@@ -563,6 +579,7 @@ pub fn side_view(
         enemies_last_known,
         narrative: inputs.narrative.clone(),
         dispatches: inputs.dispatches.clone(),
+        refused_mail: inputs.refused_mail.clone(),
         order_template,
         map,
     })

@@ -1,0 +1,528 @@
+//! The reports of a processed turn (Adjutant issue #6): every active
+//! player's fog-of-war report and the umpire's, rendered, stored in
+//! `reports` and queued as mail — inside the turn's own transaction, so a
+//! turn is never processed without its reports, nor reports sent for a turn
+//! that did not happen.
+//!
+//! A report is about the situation at the START of the new turn (the state
+//! the engine left), numbered as that turn, and carries the player's reply
+//! token for it: answering it sends orders for the turn it describes.
+//!
+//! What a player is shown is decided in `report::side_view` from:
+//! - his side's sight at the end of the turn (APSoF V.C.3, VIII.F);
+//! - `LastKnown`, rebuilt from his side's earlier `sighting` events, each
+//!   read against the state it was taken in (the snapshot of the turn after
+//!   it), so a unit is remembered where it WAS seen;
+//! - his units' orders (in force and pending, with the turn each takes
+//!   effect, APSoF I.C) in the words he wrote them;
+//! - the turn's events his side may be told, enemies unnamed
+//!   (`report::narrative`);
+//! - mails refused in his name since his previous report (issue #4).
+
+use super::clock::format_local;
+use super::report_mail::{ReportLetter, ReportMail, ReportMailError, live_addresses, queue_letter};
+use super::snapshot::Snapshot;
+use crate::dice::Roll;
+use crate::mail::token;
+use crate::report::narrative::{side_narrative, umpire_narrative};
+use crate::report::view::PendingOrder;
+use crate::report::{
+    LastKnown, RefusedMail, ReportError, ReportInputs, Reporter, SideSighting, UmpireInputs,
+    UnitOrders, side_view, umpire_view,
+};
+use crate::rules::iron_brigade::events::Event;
+use crate::rules::iron_brigade::orders::{BookedOrder, OrderBook};
+use crate::rules::iron_brigade::sight::Visibility;
+use crate::rules::iron_brigade::state::{BattleState, OfficerId, SideId, UnitId};
+use crate::scenario::Scenario;
+use crate::store::GameId;
+use rusqlite::{OptionalExtension, Transaction, params};
+use std::collections::{BTreeMap, HashMap};
+
+/// The reports of a turn could not be made. The turn is rolled back with
+/// them: a turn without its reports would leave players blind.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportsError {
+    #[error(transparent)]
+    Report(#[from] ReportError),
+    #[error(transparent)]
+    Mail(#[from] ReportMailError),
+    #[error("the stored scenario of game `{game}` does not load: {problem}")]
+    Scenario { game: String, problem: String },
+    #[error("a stored {what} of turn {turn} cannot be read: {source}")]
+    Stored {
+        what: &'static str,
+        turn: u32,
+        source: serde_json::Error,
+    },
+    #[error("database error while making reports: {0}")]
+    Sql(#[from] rusqlite::Error),
+}
+
+/// What the turn processor hands over once the turn is adjudicated.
+#[derive(Debug)]
+pub struct TurnResult<'a> {
+    pub game: &'a str,
+    pub game_id: GameId,
+    /// The state and book the engine left (state.turn = the new turn).
+    pub state: &'a BattleState,
+    pub book: &'a OrderBook,
+    pub events: &'a [Event],
+    /// What each side saw at the end of the turn.
+    pub visibility: &'a BTreeMap<SideId, Visibility>,
+    pub rolls: &'a [Roll],
+    pub now: i64,
+}
+
+/// What [`issue_turn_reports`] did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ReportsIssued {
+    /// Reports stored (players + umpire).
+    pub stored: usize,
+    /// Report mails queued.
+    pub queued: usize,
+}
+
+/// A player who gets a report.
+struct Reader {
+    id: i64,
+    name: String,
+    side_row: i64,
+    side: SideId,
+    time_zone: String,
+}
+
+/// Renders, stores and queues every report of the turn just processed.
+pub fn issue_turn_reports(
+    tx: &Transaction<'_>,
+    t: &TurnResult<'_>,
+    mail: &ReportMail,
+) -> Result<ReportsIssued, ReportsError> {
+    let (scenario_toml, umpire_address): (String, Option<String>) = tx.query_row(
+        "SELECT scenario_toml, umpire_address FROM games WHERE id = ?1",
+        [t.game_id.0],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
+    let scenario = Scenario::from_toml_str(&scenario_toml, "stored scenario").map_err(|e| {
+        ReportsError::Scenario {
+            game: t.game.to_string(),
+            problem: e.to_string(),
+        }
+    })?;
+    // The turn just opened (state.turn): the turn the reports are about.
+    let (new_turn_id, deadline_at): (i64, Option<i64>) = tx.query_row(
+        "SELECT id, deadline_at FROM turns WHERE game_id = ?1 AND number = ?2",
+        params![t.game_id.0, t.state.turn],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
+    let reporter = Reporter::new()?;
+    let order_texts = order_texts(tx, t.game_id)?;
+    let all_orders = orders_by_unit(t.book, t.state.turn, &order_texts);
+    let sightings: Vec<SideSighting> = t
+        .visibility
+        .iter()
+        .map(|(side, vis)| SideSighting::new(t.state, *side, t.state.turn, vis))
+        .collect();
+    let mut memory = last_known_before(tx, t.game_id, t.state.turn)?;
+    for s in &sightings {
+        memory.entry(s.side).or_default().record(s);
+    }
+    let empty_vis = Visibility::default();
+    let empty_memory = LastKnown::default();
+    let mut done = ReportsIssued::default();
+
+    for reader in readers(tx, t.game_id, t.state)? {
+        let vis = t.visibility.get(&reader.side).unwrap_or(&empty_vis);
+        let lk = memory.get(&reader.side).unwrap_or(&empty_memory);
+        let officers = reader_officers(tx, t.game_id, reader.id)?;
+        let mut inputs = ReportInputs::new(t.game, &reader.name, scenario.start.local);
+        inputs.officers = officers;
+        inputs.minutes_per_turn = scenario.minutes_per_turn;
+        inputs.yards_per_inch = scenario.yards_per_inch;
+        inputs.table = Some((scenario.table.width, scenario.table.height));
+        inputs.deadline = match deadline_at {
+            Some(ts) => format_local(ts, &reader.time_zone),
+            None => "none set: the turn runs as soon as every player has sent READY".to_string(),
+        };
+        inputs.reply_to = reply_address(mail, t.game, &reader.name, t.state.turn)?;
+        // Only his side's units' orders are looked at by side_view; pass
+        // no others, so nothing else is even at hand.
+        inputs.orders = all_orders
+            .iter()
+            .filter(|(id, _)| t.state.unit(**id).is_some_and(|u| u.side == reader.side))
+            .map(|(id, o)| (*id, o.clone()))
+            .collect();
+        inputs.narrative = side_narrative(t.state, reader.side, t.events, vis, false);
+        inputs.refused_mail = refused_since_last_report(tx, t.game_id, &reader)?;
+        let view = side_view(t.state, reader.side, vis, lk, &inputs)?;
+        let report = reporter.player(&view)?;
+        let report_id = store_report(
+            tx,
+            t,
+            new_turn_id,
+            Some(reader.id),
+            Some(reader.side_row),
+            &report.text,
+            &report.html,
+        )?;
+        done.stored += 1;
+        let to = live_addresses(tx, reader.id)?;
+        if to.is_empty() {
+            tracing::warn!(game = t.game, player = %reader.name, "every address of the player bounces; report stored, not mailed");
+            continue;
+        }
+        let id = format!("{}-{}", t.state.turn, reader.name);
+        let outbound = queue_letter(
+            tx,
+            mail,
+            &ReportLetter {
+                game: t.game,
+                game_id: t.game_id,
+                kind: "report",
+                id: &id,
+                to: &to,
+                subject: &report.subject,
+                text: &report.text,
+                html: Some(&report.html),
+                png: Some(&report.png),
+                reply_token_for: Some((&reader.name, t.state.turn)),
+                now: t.now,
+            },
+        )?;
+        link_mail(tx, report_id, outbound)?;
+        done.queued += 1;
+    }
+
+    // The umpire's report: always stored, mailed when the game has one.
+    let uin = UmpireInputs {
+        game: t.game.to_string(),
+        battle_start: scenario.start.local,
+        minutes_per_turn: scenario.minutes_per_turn,
+        yards_per_inch: scenario.yards_per_inch,
+        table: Some((scenario.table.width, scenario.table.height)),
+        orders: umpire_orders(t.book, t.state.turn, &order_texts),
+        events: umpire_narrative(t.events),
+        rolls: t.rolls.to_vec(),
+        sightings,
+    };
+    let report = reporter.umpire(&umpire_view(t.state, &uin))?;
+    let report_id = store_report(tx, t, new_turn_id, None, None, &report.text, &report.html)?;
+    done.stored += 1;
+    if let Some(umpire) = umpire_address.filter(|a| !a.trim().is_empty()) {
+        let to = vec![umpire.trim().to_string()];
+        let id = t.state.turn.to_string();
+        let outbound = queue_letter(
+            tx,
+            mail,
+            &ReportLetter {
+                game: t.game,
+                game_id: t.game_id,
+                kind: "umpire-report",
+                id: &id,
+                to: &to,
+                subject: &report.subject,
+                text: &report.text,
+                html: Some(&report.html),
+                png: Some(&report.png),
+                reply_token_for: None,
+                now: t.now,
+            },
+        )?;
+        link_mail(tx, report_id, outbound)?;
+        done.queued += 1;
+    }
+    Ok(done)
+}
+
+/// Our address with the player's reply token for `turn`: what Reply-To
+/// carries, also printed in the report for clients that lose Reply-To.
+fn reply_address(
+    mail: &ReportMail,
+    game: &str,
+    player: &str,
+    turn: u32,
+) -> Result<String, ReportMailError> {
+    let t = token::make_token(&mail.server_key, game, player, turn)?;
+    Ok(token::make_reply_to(&mail.game_master, &t)?)
+}
+
+/// Active players with their side (store row and rules id, matched by
+/// name as the order parser does).
+fn readers(
+    tx: &Transaction<'_>,
+    game: GameId,
+    state: &BattleState,
+) -> Result<Vec<Reader>, rusqlite::Error> {
+    let mut st = tx.prepare(
+        "SELECT p.id, p.name, s.id, s.name, p.time_zone FROM players p
+         JOIN sides s ON s.id = p.side_id
+         WHERE p.game_id = ?1 AND p.status = 'active' ORDER BY p.id",
+    )?;
+    let rows = st
+        .query_map([game.0], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, i64>(2)?,
+                r.get::<_, String>(3)?,
+                r.get::<_, String>(4)?,
+            ))
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(rows
+        .into_iter()
+        .filter_map(|(id, name, side_row, side_name, time_zone)| {
+            let side = state
+                .sides
+                .iter()
+                .find(|s| s.name.eq_ignore_ascii_case(&side_name))?
+                .id;
+            Some(Reader {
+                id,
+                name,
+                side_row,
+                side,
+                time_zone,
+            })
+        })
+        .collect())
+}
+
+fn reader_officers(
+    tx: &Transaction<'_>,
+    game: GameId,
+    player: i64,
+) -> Result<Vec<OfficerId>, rusqlite::Error> {
+    let mut st = tx.prepare_cached(
+        "SELECT rules_id FROM officers WHERE game_id = ?1 AND player_id = ?2
+         AND rules_id IS NOT NULL ORDER BY rules_id",
+    )?;
+    st.query_map(params![game.0, player], |r| {
+        r.get::<_, u32>(0).map(OfficerId)
+    })?
+    .collect()
+}
+
+/// Every order row's text as the player wrote it, by row id.
+fn order_texts(
+    tx: &Transaction<'_>,
+    game: GameId,
+) -> Result<HashMap<u64, String>, rusqlite::Error> {
+    let mut st = tx.prepare("SELECT id, original_text FROM orders WHERE game_id = ?1")?;
+    st.query_map([game.0], |r| {
+        Ok((
+            u64::try_from(r.get::<_, i64>(0)?).unwrap_or_default(),
+            r.get(1)?,
+        ))
+    })?
+    .collect()
+}
+
+fn order_words(b: &BookedOrder, texts: &HashMap<u64, String>) -> String {
+    texts
+        .get(&b.order.id)
+        .map(|t| t.split_whitespace().collect::<Vec<_>>().join(" "))
+        .filter(|t| !t.is_empty())
+        .unwrap_or_else(|| format!("order #{}", b.order.id))
+}
+
+/// Each unit's order in force on `turn` and those pending, with the turn
+/// each takes effect (APSoF I.C.1), in the words they were written.
+fn orders_by_unit(
+    book: &OrderBook,
+    turn: u32,
+    texts: &HashMap<u64, String>,
+) -> BTreeMap<UnitId, UnitOrders> {
+    book.units
+        .keys()
+        .map(|unit| {
+            let orders = UnitOrders {
+                active: book.active(*unit, turn).map(|b| order_words(b, texts)),
+                pending: book
+                    .pending(*unit, turn)
+                    .map(|b| PendingOrder {
+                        text: order_words(b, texts),
+                        effective_turn: b.effective_turn,
+                    })
+                    .collect(),
+            };
+            (*unit, orders)
+        })
+        .collect()
+}
+
+/// The umpire sees every order as written AND as read: the steps the
+/// parser made of it.
+fn umpire_orders(
+    book: &OrderBook,
+    turn: u32,
+    texts: &HashMap<u64, String>,
+) -> BTreeMap<UnitId, UnitOrders> {
+    let read = |b: &BookedOrder| {
+        let steps = serde_json::to_string(&b.order.steps).unwrap_or_default();
+        format!(
+            "#{} from officer {} (issued turn {}): \"{}\" read as {steps}",
+            b.order.id,
+            b.order.issued_by.0,
+            b.order.issued_turn,
+            order_words(b, texts)
+        )
+    };
+    book.units
+        .keys()
+        .map(|unit| {
+            let orders = UnitOrders {
+                active: book.active(*unit, turn).map(read),
+                pending: book
+                    .pending(*unit, turn)
+                    .map(|b| PendingOrder {
+                        text: read(b),
+                        effective_turn: b.effective_turn,
+                    })
+                    .collect(),
+            };
+            (*unit, orders)
+        })
+        .collect()
+}
+
+/// Each side's last-known map from the `sighting` events of turns before
+/// `turn`. A `sighting` event holds WHICH enemies were seen at the end of
+/// its turn; where and how they were is read from the state the engine
+/// left then, the snapshot of the following turn.
+fn last_known_before(
+    tx: &Transaction<'_>,
+    game: GameId,
+    turn: u32,
+) -> Result<BTreeMap<SideId, LastKnown>, ReportsError> {
+    #[derive(serde::Deserialize)]
+    struct Stored {
+        side: SideId,
+        seen: Visibility,
+    }
+    let mut st = tx.prepare(
+        "SELECT t.number, e.data_json, n.state_json FROM events e
+         JOIN turns t ON t.id = e.turn_id
+         JOIN turns n ON n.game_id = t.game_id AND n.number = t.number + 1
+         WHERE e.game_id = ?1 AND e.kind = 'sighting' AND n.number < ?2
+         ORDER BY t.number, e.seq",
+    )?;
+    let rows = st
+        .query_map(params![game.0, turn], |r| {
+            Ok((
+                r.get::<_, u32>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+            ))
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut out: BTreeMap<SideId, LastKnown> = BTreeMap::new();
+    let mut states: HashMap<u32, BattleState> = HashMap::new();
+    for (number, event, state_json) in rows {
+        let stored: Stored =
+            serde_json::from_str(&event).map_err(|source| ReportsError::Stored {
+                what: "sighting",
+                turn: number,
+                source,
+            })?;
+        let state = match states.entry(number) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                let snap =
+                    Snapshot::from_json(&state_json).map_err(|source| ReportsError::Stored {
+                        what: "snapshot",
+                        turn: number + 1,
+                        source,
+                    })?;
+                e.insert(snap.battle)
+            }
+        };
+        let rec = SideSighting::new(state, stored.side, state.turn, &stored.seen);
+        out.entry(stored.side).or_default().record(&rec);
+    }
+    Ok(out)
+}
+
+/// Words for intake's refusal codes (mail::intake records the code).
+fn refusal_words(code: &str) -> String {
+    match code {
+        "no-secret" => "it carried neither your password nor a reply address of ours".into(),
+        "wrong-password" => "the password in it was wrong".into(),
+        "invalid-token" => "the reply address it was sent to was not valid".into(),
+        "unregistered-sender" => {
+            "it came from an address not registered for you, without your password".into()
+        }
+        "over-limit" => "it was too large to read".into(),
+        other => other.replace('-', " "),
+    }
+}
+
+/// Mails refused in this player's name (audit action `mail-refused`,
+/// `detail_json.player` = his name) since his previous report, or since
+/// the game began if he has had none.
+fn refused_since_last_report(
+    tx: &Transaction<'_>,
+    game: GameId,
+    reader: &Reader,
+) -> Result<Vec<RefusedMail>, rusqlite::Error> {
+    let since: Option<i64> = tx
+        .query_row(
+            "SELECT max(created_at) FROM reports WHERE game_id = ?1 AND player_id = ?2",
+            params![game.0, reader.id],
+            |r| r.get(0),
+        )
+        .optional()?
+        .flatten();
+    let mut st = tx.prepare_cached(
+        "SELECT at, coalesce(json_extract(detail_json, '$.from'), 'an unknown address'),
+                coalesce(reason, '')
+         FROM audit_log
+         WHERE game_id = ?1 AND action = 'mail-refused'
+           AND json_extract(detail_json, '$.player') = ?2 COLLATE NOCASE
+           AND at >= ?3
+         ORDER BY at, id",
+    )?;
+    st.query_map(
+        params![game.0, reader.name, since.unwrap_or(i64::MIN)],
+        |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+            ))
+        },
+    )?
+    .map(|row| {
+        row.map(|(at, from, code)| RefusedMail {
+            when: format_local(at, &reader.time_zone),
+            from,
+            why: refusal_words(&code),
+        })
+    })
+    .collect()
+}
+
+fn store_report(
+    tx: &Transaction<'_>,
+    t: &TurnResult<'_>,
+    turn_id: i64,
+    player: Option<i64>,
+    side: Option<i64>,
+    text: &str,
+    html: &str,
+) -> Result<i64, rusqlite::Error> {
+    tx.execute(
+        "INSERT INTO reports (game_id, turn_id, player_id, side_id, text, html, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        params![t.game_id.0, turn_id, player, side, text, html, t.now],
+    )?;
+    Ok(tx.last_insert_rowid())
+}
+
+fn link_mail(tx: &Transaction<'_>, report: i64, outbound: i64) -> Result<(), rusqlite::Error> {
+    tx.execute(
+        "UPDATE reports SET outbound_mail_id = ?2 WHERE id = ?1",
+        params![report, outbound],
+    )?;
+    Ok(())
+}

@@ -1,0 +1,219 @@
+//! "This turn" in a player's report: the turn's events told to his side,
+//! with every enemy named only as his men would know it.
+//!
+//! [`visible_to`] decides WHICH events a side is told (APSoF V.C.3: one
+//! sees only what one's troops can see). But an event's own words
+//! ([`Event::describe`]) use true names — "The 2nd Wisconsin fires at the
+//! 6th Virginia" — and a side that sees a regiment does not know which
+//! regiment it is (docs/reports.md, identities). So before describing, every
+//! enemy unit in the event is renamed to what a staff officer would call it
+//! ("a Confederate infantry regiment") and every enemy officer to "an enemy
+//! officer". The renaming works on the event's serialised form, where a
+//! unit or officer is always an object with `id`, `side` and `name`, so a
+//! new event kind is covered without touching this file.
+
+use crate::rules::iron_brigade::events::{Event, visible_to};
+use crate::rules::iron_brigade::kinds::Arm;
+use crate::rules::iron_brigade::sight::Visibility;
+use crate::rules::iron_brigade::state::{BattleState, SideId, UnitId};
+use serde_json::Value;
+
+/// Event fields that hold an officer (`OfficerRef`); every other
+/// `{id, side, name}` object in an event is a unit (`UnitRef`).
+const OFFICER_FIELDS: &[&str] = &["officer", "issued_by"];
+
+/// What `side` is told of the turn, one sentence per event, in the order
+/// the engine decided them. Events `side` may not be told are left out;
+/// enemies are never named unless `identities_known`.
+pub fn side_narrative(
+    state: &BattleState,
+    side: SideId,
+    events: &[Event],
+    vis: &Visibility,
+    identities_known: bool,
+) -> Vec<String> {
+    events
+        .iter()
+        .filter(|e| visible_to(side, e, vis))
+        .map(|e| {
+            if identities_known {
+                e.describe()
+            } else {
+                describe_anonymised(state, side, e)
+            }
+        })
+        .collect()
+}
+
+/// `event` described with enemy names replaced. An event that cannot be
+/// rebuilt after renaming (which would be a bug) is told as "Something
+/// happened out of sight." rather than risk its true words.
+fn describe_anonymised(state: &BattleState, reader: SideId, event: &Event) -> String {
+    let Ok(mut value) = serde_json::to_value(event) else {
+        return "Something happened out of sight.".to_string();
+    };
+    rename_enemies(state, reader, &mut value, None);
+    match serde_json::from_value::<Event>(value) {
+        Ok(e) => capitalise(&e.describe()),
+        Err(_) => "Something happened out of sight.".to_string(),
+    }
+}
+
+fn rename_enemies(state: &BattleState, reader: SideId, v: &mut Value, field: Option<&str>) {
+    match v {
+        Value::Object(map) => {
+            let is_ref = map.contains_key("id") && map.contains_key("name");
+            let side = map
+                .get("side")
+                .and_then(Value::as_u64)
+                .and_then(|s| u8::try_from(s).ok())
+                .map(SideId);
+            if is_ref && let Some(side) = side {
+                if side != reader {
+                    let officer = field.is_some_and(|f| OFFICER_FIELDS.contains(&f));
+                    let name = if officer {
+                        "an enemy officer".to_string()
+                    } else {
+                        let id = map
+                            .get("id")
+                            .and_then(Value::as_u64)
+                            .and_then(|i| u32::try_from(i).ok())
+                            .map(UnitId);
+                        enemy_words(state, side, id)
+                    };
+                    map.insert("name".into(), Value::String(name));
+                }
+                return;
+            }
+            for (k, child) in map.iter_mut() {
+                rename_enemies(state, reader, child, Some(k.as_str()));
+            }
+        }
+        Value::Array(items) => {
+            for child in items {
+                rename_enemies(state, reader, child, field);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// "a Confederate infantry regiment", from the unit's side and arm (its
+/// uniform and kind are what can be seen), or "an enemy unit".
+fn enemy_words(state: &BattleState, side: SideId, id: Option<UnitId>) -> String {
+    let side_name = state
+        .sides
+        .iter()
+        .find(|s| s.id == side)
+        .map(|s| s.name.as_str());
+    let arm = id.and_then(|id| state.unit(id)).map(|u| u.arm);
+    match (side_name, arm) {
+        (Some(side), Some(arm)) => {
+            let what = match arm {
+                Arm::Infantry => "infantry regiment",
+                Arm::Cavalry => "cavalry regiment",
+                Arm::Artillery => "battery",
+                Arm::HorseArtillery => "horse battery",
+            };
+            let article = if side.starts_with(['A', 'E', 'I', 'O', 'a', 'e', 'i', 'o']) {
+                "an"
+            } else {
+                "a"
+            };
+            format!("{article} {side} {what}")
+        }
+        _ => "an enemy unit".to_string(),
+    }
+}
+
+fn capitalise(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(first) => first.to_uppercase().chain(c).collect(),
+        None => String::new(),
+    }
+}
+
+/// Every event of the turn in its true words, for the umpire.
+pub fn umpire_narrative(events: &[Event]) -> Vec<String> {
+    events.iter().map(Event::describe).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::iron_brigade::events::UnitRef;
+    use crate::rules::iron_brigade::sight::{Observer, SeenBy};
+    use crate::rules::iron_brigade::state::{Pos, Side, Unit};
+
+    fn state() -> BattleState {
+        BattleState {
+            sides: vec![
+                Side {
+                    id: SideId(0),
+                    name: "Union".into(),
+                },
+                Side {
+                    id: SideId(1),
+                    name: "Confederate".into(),
+                },
+            ],
+            units: vec![
+                Unit::infantry(1, "2nd Wisconsin", 0, 20, Pos::new(0.0, 0.0), 0.0),
+                Unit::infantry(2, "6th Virginia", 1, 15, Pos::new(0.0, 10.0), 180.0),
+            ],
+            ..BattleState::default()
+        }
+    }
+
+    fn r(id: u32, side: u8, name: &str) -> UnitRef {
+        UnitRef {
+            id: UnitId(id),
+            side: SideId(side),
+            name: name.into(),
+        }
+    }
+
+    #[test]
+    fn a_seen_enemy_is_told_but_not_named() {
+        let ev = Event::Moved {
+            unit: r(2, 1, "6th Virginia"),
+            from: Pos::new(0.0, 12.0),
+            to: Pos::new(0.0, 10.0),
+            distance: 2.0,
+            half: false,
+            stop: "arrived".into(),
+        };
+        let mut vis = Visibility::default();
+        vis.seen.insert(
+            UnitId(2),
+            SeenBy {
+                observer: Observer::Unit(UnitId(1)),
+                from: Pos::new(0.0, 0.5),
+                distance: 9.0,
+            },
+        );
+        let st = state();
+        let told = side_narrative(&st, SideId(0), std::slice::from_ref(&ev), &vis, false);
+        assert_eq!(told.len(), 1);
+        assert!(!told[0].contains("Virginia"), "{}", told[0]);
+        assert!(
+            told[0].contains("Confederate infantry regiment"),
+            "{}",
+            told[0]
+        );
+        assert!(told[0].starts_with('A'), "{}", told[0]);
+        // Unseen: not told at all.
+        let none = side_narrative(
+            &st,
+            SideId(0),
+            std::slice::from_ref(&ev),
+            &Visibility::default(),
+            false,
+        );
+        assert!(none.is_empty());
+        // His own side is told by name.
+        let own = side_narrative(&st, SideId(1), &[ev], &Visibility::default(), false);
+        assert!(own[0].contains("6th Virginia"), "{}", own[0]);
+    }
+}
