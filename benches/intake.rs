@@ -1,7 +1,10 @@
 //! `cargo bench --bench intake`: ingest N order mails (default 10,000) from
 //! a Maildir — raw bytes stored, parsed, classified, authenticated by reply
-//! token, a submission written and a receipt composed and queued, one
-//! transaction per mail — then send the receipts to a Maildir outbox.
+//! token, a submission written, the orders read by the real order parser
+//! (`game::submit::OrdersHandler`) against the training scenario and
+//! recorded in the order book, and a receipt composed and queued — then
+//! send the receipts to a Maildir outbox. Both players write, alternately,
+//! so both sides' views are exercised.
 //!
 //! Token-authenticated mail is the realistic bulk: players reply to our
 //! mail. PASSWORD mail costs one Argon2id check each (deliberately slow);
@@ -17,8 +20,9 @@
 
 use adjutant::config::Config;
 use adjutant::daemon::intake_settings;
+use adjutant::game::submit::OrdersHandler;
 use adjutant::mail::inbox::Inbox;
-use adjutant::mail::intake::{RecordingHandler, process_new};
+use adjutant::mail::intake::process_new;
 use adjutant::mail::maildir::Maildir;
 use adjutant::mail::outbox::{Outbox, flush};
 use adjutant::store::Store;
@@ -34,19 +38,28 @@ fn env_usize(name: &str, default: usize) -> usize {
         .unwrap_or(default)
 }
 
-fn order_mail(n: usize, from: &str, to: &str, extra: &str) -> Vec<u8> {
+/// A realistic order mail for the training scenario: a few paragraphs of
+/// orders, READY, and the quoted report the player replied to.
+fn order_mail(n: usize, from: &str, to: &str, union: bool, extra: &str) -> Vec<u8> {
+    let orders = if union {
+        "10th Ohio: advance to the crossroads in line.\r\n\r\n\
+         12th Ohio: advance by road to the crossroads in column.\r\n\r\n\
+         14th Ohio: form line facing north-east.\r\n\r\n\
+         Battery A: unlimber facing north.\r\n\r\n"
+    } else {
+        "3rd Tennessee: advance to the ford in line.\r\n\r\n\
+         5th Tennessee: hold.\r\n\r\n\
+         7th Tennessee: withdraw to Miller's Wood.\r\n\r\n\
+         Ridley's Battery: limber up.\r\n\r\n"
+    };
     format!(
         "From: Player <{from}>\r\nTo: {to}\r\nSubject: Re: [bench] turn 1\r\n\
          Message-ID: <order-{n}@players.example>\r\nDate: Sat, 20 Jun 1863 15:00:00 -0500\r\n\
          MIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n{extra}\
-         Colonel Hale to 1st Minnesota: advance to Miller's fence in line, then halt.\r\n\
-         Colonel Hale to 15th Massachusetts: follow the 1st Minnesota in column.\r\n\
-         Colonel Hale to 82nd New York: hold the crossroads; fire at any enemy in range.\r\n\
-         Battery A: unlimber at the farm and fire on the ford.\r\n\
-         Colonel Hale moves to the farm.\r\n\r\n\
+         {orders}READY\r\n\r\n\
          On Sat, 20 Jun 1863 at 14:00, Adjutant <adjutant@example.test> wrote:\r\n\
-         > Turn 1 report. 1st Minnesota: in line at the road.\r\n\
-         > 15th Massachusetts: in column.\r\n"
+         > Turn 1 report. Your brigade stands south of the crossroads.\r\n\
+         > Write your orders for turn 1.\r\n"
     )
     .into_bytes()
 }
@@ -83,17 +96,28 @@ async fn run(label: &str, mails: usize, password: bool) {
     } else {
         None
     };
-    let token = adjutant::mail::token::make_token(&key, "bench", "Blue", 1).expect("token");
-    let token_to = format!("adjutant+{token}@example.test");
+    let token_to = |player: &str| {
+        let token = adjutant::mail::token::make_token(&key, "bench", player, 1).expect("token");
+        format!("adjutant+{token}@example.test")
+    };
+    let (blue_to, grey_to) = (token_to("Blue"), token_to("Grey"));
     for n in 0..mails {
+        // PASSWORD mail is Blue's only (his secret is the one we know).
+        let union = secret.is_some() || n % 2 == 0;
+        let from = if union {
+            "blue@example.test"
+        } else {
+            "grey@example.test"
+        };
         let raw = match &secret {
             Some(s) => order_mail(
                 n,
-                "blue@example.test",
+                from,
                 "adjutant@example.test",
+                union,
                 &format!("PASSWORD {s}\r\n"),
             ),
-            None => order_mail(n, "blue@example.test", &token_to, ""),
+            None => order_mail(n, from, if union { &blue_to } else { &grey_to }, union, ""),
         };
         std::fs::write(
             inbox_dir.root().join("new").join(format!("{n:06}.bench")),
@@ -107,7 +131,8 @@ async fn run(label: &str, mails: usize, password: bool) {
     let t0 = Instant::now();
     let ingest = inbox.ingest(&mut store, NOW).await.expect("ingest");
     let t1 = Instant::now();
-    let report = process_new(&mut store, &settings, &mut RecordingHandler, NOW).expect("process");
+    let mut handler = OrdersHandler::new();
+    let report = process_new(&mut store, &settings, &mut handler, NOW).expect("process");
     let t2 = Instant::now();
     let outbox = Outbox::from_config(&config).expect("outbox");
     // A flush pass sends what is due and may stop early (a bounded pass);
@@ -123,6 +148,22 @@ async fn run(label: &str, mails: usize, password: bool) {
     let t3 = Instant::now();
 
     assert_eq!(ingest.stored, mails);
+    // The orders were really read: every paragraph of every mail is in the
+    // order book, and no mail had anything the parser did not understand.
+    let (orders, unclear): (i64, i64) = store
+        .conn()
+        .query_row(
+            "SELECT (SELECT count(*) FROM orders),
+                    (SELECT count(*) FROM submissions WHERE status <> 'accepted')",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .expect("count orders");
+    assert_eq!(unclear, 0, "some orders were not understood");
+    assert!(
+        orders >= i64::try_from(mails * 4).unwrap_or(i64::MAX),
+        "{orders} orders"
+    );
     assert_eq!(report.accepted, mails, "{report:?}");
     assert_eq!(report.answers, mails);
     assert_eq!(sent.sent, mails);

@@ -1,6 +1,6 @@
 //! Intake: turns stored inbound mail (status `new`) into submissions,
-//! refusals and records, each mail in ONE transaction together with any mail
-//! it makes us send.
+//! refusals and records, each mail all-or-nothing together with any mail it
+//! makes us send.
 //!
 //! The steps, and why they are in this order:
 //!
@@ -20,8 +20,10 @@
 //!    and the cleaned text handed to the [`SubmissionHandler`], whose
 //!    [`Receipt`] is queued as the answer.
 //!
-//! An unexpected error on one mail rolls back that mail's transaction, marks
-//! it `refused` with the error as detail, and intake goes on with the next.
+//! Mails are processed in batches, one transaction per batch and a
+//! savepoint per mail (see [`process_new`]). An unexpected error on one
+//! mail rolls back that mail's savepoint, marks it `refused` with the error
+//! as detail, and intake goes on with the next.
 
 use crate::mail::address::{Mailbox, same_address};
 use crate::mail::auth::{
@@ -36,10 +38,14 @@ use crate::store::{
     GameId, InboundMail, InboundStatus, NewAudit, NewOutboundMail, Store, StoreError,
 };
 use rusqlite::{OptionalExtension, Transaction, params};
+use std::time::{Duration, Instant};
 use time::OffsetDateTime;
 
-/// Stored mails read per query.
+/// Stored mails read per query, and at most processed per transaction.
 const BATCH: usize = 200;
+/// A batch's transaction is committed once it has run this long, so other
+/// writers (the umpire's CLI, the turn cycle) wait at most about this long.
+const BATCH_TIME: Duration = Duration::from_millis(250);
 
 /// Why processing one mail failed. Intake records it on the mail and goes on.
 #[derive(Debug, thiserror::Error)]
@@ -165,6 +171,16 @@ pub struct ProcessReport {
 }
 
 /// Processes every stored mail still `new`, oldest first.
+///
+/// Mails are processed in batches, ONE transaction per batch with a
+/// SAVEPOINT per mail: each mail is still all-or-nothing (an error rolls
+/// back only that mail's savepoint, and the mail is then marked `refused`
+/// with the error), while the batch costs one sync to disk instead of one
+/// per mail. A batch ends after [`BATCH`] mails or [`BATCH_TIME`], so the
+/// write lock is never held for long (PASSWORD mail costs an Argon2 check
+/// each). A crash before the batch commits leaves all its mails `new`, to
+/// be processed again; nothing of them was sent, because answers are only
+/// sent after the commit.
 pub fn process_new(
     store: &mut Store,
     settings: &IntakeSettings,
@@ -177,31 +193,31 @@ pub fn process_new(
         if batch.is_empty() {
             return Ok(report);
         }
+        let started = Instant::now();
+        let tx = store.transaction()?;
+        let mut tally = ProcessReport::default();
         for mail in &batch {
-            let result = (|| -> Result<Outcome, IntakeError> {
-                let tx = store.transaction()?;
-                let outcome = process_one(&tx, settings, handler, mail, now)?;
-                tx.commit()?;
-                Ok(outcome)
-            })();
-            match result {
+            tx.execute_batch("SAVEPOINT intake_mail")?;
+            match process_one(&tx, settings, handler, mail, now) {
                 Ok(o) => {
-                    report.answers += o.answers;
+                    tx.execute_batch("RELEASE intake_mail")?;
+                    tally.answers += o.answers;
                     match o.status {
-                        InboundStatus::Accepted => report.accepted += 1,
-                        InboundStatus::Refused => report.refused += 1,
-                        _ => report.ignored += 1,
+                        InboundStatus::Accepted => tally.accepted += 1,
+                        InboundStatus::Refused => tally.refused += 1,
+                        _ => tally.ignored += 1,
                     }
                 }
                 Err(e) => {
+                    tx.execute_batch("ROLLBACK TO intake_mail; RELEASE intake_mail")?;
                     tracing::error!(id = mail.id, error = %e, "intake failed on one mail; marked refused");
-                    report.errors += 1;
-                    report.refused += 1;
+                    tally.errors += 1;
+                    tally.refused += 1;
                     let detail = format!("internal error: {e}");
                     // Without this the mail would stay `new` and be retried
                     // (and fail) forever.
                     Store::set_inbound_status(
-                        store.conn(),
+                        &tx,
                         mail.id,
                         InboundStatus::Refused,
                         Some(&detail),
@@ -210,7 +226,17 @@ pub fn process_new(
                     )?;
                 }
             }
+            if started.elapsed() >= BATCH_TIME {
+                // The rest of this read stays `new` for the next batch.
+                break;
+            }
         }
+        tx.commit()?;
+        report.accepted += tally.accepted;
+        report.refused += tally.refused;
+        report.ignored += tally.ignored;
+        report.errors += tally.errors;
+        report.answers += tally.answers;
     }
 }
 
