@@ -73,6 +73,9 @@ pub struct IntakeSettings {
     pub message_id_domain: String,
     /// The reply-token key (`server_key_file`).
     pub server_key: Vec<u8>,
+    /// At most one refusal per registered address in this many seconds;
+    /// 0 = one per refused mail (config `refusal_interval_secs`).
+    pub refusal_interval_secs: u64,
 }
 
 /// Everything the handler may need about one accepted mail.
@@ -318,37 +321,33 @@ fn process_one(
     let notice_to = player.addresses.first().cloned();
 
     if let Some(problem) = &parsed.over_limit {
-        let detail = format!("over the size limits: {problem}");
-        set(InboundStatus::Refused, &detail, Some(&player))?;
         audit_rejection(tx, &player, mail, from.as_deref(), "over-limit", now)?;
-        let answers = match &notice_to {
-            Some(to) => {
-                let text = format!(
-                    "Adjutant could not read your mail \"{}\": {problem}\n\n\
-                     Nothing in it has been accepted. Please send your orders again as \
-                     plain text, without attachments.\n",
-                    parsed.subject.as_deref().unwrap_or("(no subject)")
-                );
-                queue_answer(
-                    tx,
-                    settings,
-                    &player,
-                    &turn,
-                    "refusal",
-                    &format!("in{}", mail.id),
-                    to,
-                    "Mail not read: too large",
-                    &text,
-                    &parsed,
-                    now,
-                )?;
-                1
-            }
-            None => 0,
+        let text = format!(
+            "Adjutant could not read your mail \"{}\": {problem}\n\n\
+             Nothing in it has been accepted. Please send your orders again as \
+             plain text, without attachments.\n",
+            parsed.subject.as_deref().unwrap_or("(no subject)")
+        );
+        let answer = match &notice_to {
+            Some(to) => queue_refusal(
+                tx,
+                settings,
+                &player,
+                &turn,
+                mail.id,
+                to,
+                "Mail not read: too large",
+                &text,
+                &parsed,
+                now,
+            )?,
+            None => Refusal::NoAddress,
         };
+        let detail = format!("over the size limits: {problem}{}", answer.note());
+        set(InboundStatus::Refused, &detail, Some(&player))?;
         return Ok(Outcome {
             status: InboundStatus::Refused,
-            answers,
+            answers: answer.count(),
         });
     }
 
@@ -375,10 +374,8 @@ fn process_one(
     );
     match outcome {
         AuthOutcome::Rejected { reason, notify } => {
-            let detail = format!("not accepted: {}", reject_text(reason));
-            set(InboundStatus::Refused, &detail, Some(&player))?;
             audit_rejection(tx, &player, mail, from.as_deref(), reject_code(reason), now)?;
-            let answers = match notify {
+            let answer = match notify {
                 Some(to) => {
                     let text = format!(
                         "Adjutant received a mail in your name for game {} that it did not \
@@ -386,32 +383,33 @@ fn process_one(
                          Nothing in it has been accepted. To send orders, reply to one of \
                          Adjutant's mails from your registered address, or put the line\n\n\
                          PASSWORD <your secret>\n\nin the mail. If you did not send it, \
-                         someone else tried to; the umpire can see the attempt.\n",
+                         someone else tried to; the umpire can see the attempt.{}\n",
                         player.game_name,
                         reject_text(reason),
                         from.as_deref().unwrap_or("(none)"),
                         parsed.subject.as_deref().unwrap_or("(no subject)"),
+                        throttle_notice(settings),
                     );
-                    queue_answer(
+                    queue_refusal(
                         tx,
                         settings,
                         &player,
                         &turn,
-                        "refusal",
-                        &format!("in{}", mail.id),
+                        mail.id,
                         &to,
                         "Mail not accepted",
                         &text,
                         &parsed,
                         now,
-                    )?;
-                    1
+                    )?
                 }
-                None => 0,
+                None => Refusal::NoAddress,
             };
+            let detail = format!("not accepted: {}{}", reject_text(reason), answer.note());
+            set(InboundStatus::Refused, &detail, Some(&player))?;
             Ok(Outcome {
                 status: InboundStatus::Refused,
-                answers,
+                answers: answer.count(),
             })
         }
         AuthOutcome::Accepted {
@@ -457,13 +455,19 @@ fn process_one(
             };
             let answers = match to {
                 Some(to) => {
+                    let message_id = compose::message_id(
+                        "receipt",
+                        &player.game_name,
+                        &public_id,
+                        &settings.message_id_domain,
+                    )?;
                     queue_answer(
                         tx,
                         settings,
                         &player,
                         &turn,
                         "receipt",
-                        &public_id,
+                        message_id,
                         &to,
                         &receipt.subject,
                         &receipt.text,
@@ -836,8 +840,127 @@ fn usable_message_id(id: &str) -> Option<String> {
     ok.then(|| id.to_string())
 }
 
-/// Composes an answer and queues it in the mail's transaction. Message-ID
-/// `kind.game.id@domain` is stable, so a resend is a recognisable duplicate;
+/// What became of the answer to a refused mail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Refusal {
+    Queued,
+    /// Held back: a refusal went to the same address at `last_at`.
+    Throttled {
+        last_at: i64,
+    },
+    /// The player has no registered address to tell.
+    NoAddress,
+}
+
+impl Refusal {
+    fn count(self) -> usize {
+        usize::from(self == Refusal::Queued)
+    }
+
+    /// Appended to the inbound row's detail, for the umpire.
+    fn note(self) -> String {
+        match self {
+            Refusal::Queued => String::new(),
+            Refusal::Throttled { last_at } => format!(
+                "; no answer sent: a refusal already went to the registered address on {} \
+                 (refusal_interval_secs)",
+                crate::game::clock::format_local(last_at, "UTC")
+            ),
+            Refusal::NoAddress => "; no answer sent: the player has no registered address".into(),
+        }
+    }
+}
+
+/// The sentence that tells the player further attempts within the
+/// interval will not be answered one by one.
+fn throttle_notice(settings: &IntakeSettings) -> String {
+    match settings.refusal_interval_secs {
+        0 => String::new(),
+        secs => format!(
+            "\n\nTo keep a flood of such mail from becoming a flood in your mailbox, \
+             further refused mails in the next {} are not answered; the umpire still sees \
+             every one.",
+            describe_secs(secs)
+        ),
+    }
+}
+
+fn describe_secs(secs: u64) -> String {
+    match secs {
+        s if s % 3600 == 0 && s >= 3600 => match s / 3600 {
+            1 => "hour".to_string(),
+            h => format!("{h} hours"),
+        },
+        s if s % 60 == 0 && s >= 60 => match s / 60 {
+            1 => "minute".to_string(),
+            m => format!("{m} minutes"),
+        },
+        s => format!("{s} seconds"),
+    }
+}
+
+/// Queues a refusal to the registered address `to`, at most one per
+/// address per `refusal_interval_secs` (issue #4: a flood of forgeries
+/// must not become a flood to the victim; every refused mail is still
+/// stored and audited by the caller).
+///
+/// The throttle needs no table of its own: a throttled refusal's
+/// Message-ID names the address (a hash of it) and the interval-long
+/// window `now` falls in, `refusal.<hash>.w<window>@domain`, so the UNIQUE
+/// index on `outbound_mail.message_id` finds the last one. A refusal is
+/// held back when one exists in this window, or in the window before and
+/// less than an interval ago; the gap between two refusals to one address
+/// is therefore always at least the interval, across all games.
+#[allow(clippy::too_many_arguments)]
+fn queue_refusal(
+    tx: &Transaction<'_>,
+    settings: &IntakeSettings,
+    player: &Player,
+    turn: &Turn,
+    mail_id: i64,
+    to: &str,
+    subject: &str,
+    text: &str,
+    parsed: &InboundParsed,
+    now: i64,
+) -> Result<Refusal, IntakeError> {
+    let domain = &settings.message_id_domain;
+    let interval = i64::try_from(settings.refusal_interval_secs).unwrap_or(i64::MAX);
+    let message_id = if interval == 0 {
+        // Unthrottled: one refusal per refused mail.
+        compose::message_id(
+            "refusal",
+            &player.game_name,
+            &format!("in{mail_id}"),
+            domain,
+        )?
+    } else {
+        let address = crate::store::sha256_hex(to.trim().to_lowercase().as_bytes());
+        let address = address.get(..16).unwrap_or(&address);
+        let window = now.div_euclid(interval);
+        let id_for = |w: i64| compose::message_id("refusal", address, &format!("w{w}"), domain);
+        for w in [window, window.saturating_sub(1)] {
+            let last: Option<i64> = tx
+                .prepare_cached("SELECT created_at FROM outbound_mail WHERE message_id = ?1")?
+                .query_row([id_for(w)?], |r| r.get(0))
+                .optional()?;
+            if let Some(at) = last
+                && (w == window || now.saturating_sub(at) < interval)
+            {
+                return Ok(Refusal::Throttled { last_at: at });
+            }
+        }
+        id_for(window)?
+    };
+    queue_answer(
+        tx, settings, player, turn, "refusal", message_id, to, subject, text, parsed, now,
+    )?;
+    Ok(Refusal::Queued)
+}
+
+/// Composes an answer and queues it in the mail's transaction. The caller's
+/// Message-ID is stable (`compose::message_id`), so a resend is a
+/// recognisable duplicate;
 /// Reply-To carries the player's token for the turn, so the player can
 /// simply reply; References start with the game's thread id.
 #[allow(clippy::too_many_arguments)]
@@ -847,7 +970,7 @@ fn queue_answer(
     player: &Player,
     turn: &Turn,
     kind: &str,
-    id: &str,
+    message_id: String,
     to: &str,
     subject: &str,
     text: &str,
@@ -855,7 +978,6 @@ fn queue_answer(
     now: i64,
 ) -> Result<(), IntakeError> {
     let domain = &settings.message_id_domain;
-    let message_id = compose::message_id(kind, &player.game_name, id, domain)?;
     let thread = compose::game_thread_id(&player.game_name, domain)?;
     let theirs = parsed.message_id.as_deref().and_then(usable_message_id);
     let mut references = vec![thread];
