@@ -200,10 +200,10 @@ pub fn process_new(
         let tx = store.transaction()?;
         let mut tally = ProcessReport::default();
         for mail in &batch {
-            tx.execute_batch("SAVEPOINT intake_mail")?;
+            tx.prepare_cached("SAVEPOINT intake_mail")?.execute([])?;
             match process_one(&tx, settings, handler, mail, now) {
                 Ok(o) => {
-                    tx.execute_batch("RELEASE intake_mail")?;
+                    tx.prepare_cached("RELEASE intake_mail")?.execute([])?;
                     tally.answers += o.answers;
                     match o.status {
                         InboundStatus::Accepted => tally.accepted += 1,
@@ -669,26 +669,24 @@ fn insert_submission(
     mail: &InboundMail,
     detail: Option<String>,
 ) -> Result<(i64, String), IntakeError> {
-    let n: i64 = tx.query_row(
-        "SELECT count(*) FROM submissions WHERE game_id = ?1",
-        [player.game.0],
-        |r| r.get(0),
-    )?;
+    let n: i64 = tx
+        .prepare_cached("SELECT count(*) FROM submissions WHERE game_id = ?1")?
+        .query_row([player.game.0], |r| r.get(0))?;
     let public_id = format!("S-{}-{}", player.game_name, n.saturating_add(1));
-    tx.execute(
+    tx.prepare_cached(
         "INSERT INTO submissions (public_id, game_id, player_id, inbound_mail_id, turn_id,
                                   received_at, ready, status, detail)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, 0, 'accepted', ?7)",
-        params![
-            public_id,
-            player.game.0,
-            player.player_id,
-            mail.id,
-            turn.id,
-            mail.received_at,
-            detail
-        ],
-    )?;
+    )?
+    .execute(params![
+        public_id,
+        player.game.0,
+        player.player_id,
+        mail.id,
+        turn.id,
+        mail.received_at,
+        detail
+    ])?;
     Ok((tx.last_insert_rowid(), public_id))
 }
 

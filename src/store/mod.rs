@@ -37,6 +37,9 @@ use rusqlite::{Connection, ErrorCode, OpenFlags, Transaction, TransactionBehavio
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+/// Prepared statements kept per connection (`prepare_cached`).
+const STATEMENT_CACHE: usize = 128;
+
 /// How long a statement waits for another process's lock before failing.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -95,6 +98,10 @@ impl Store {
                 source,
             })?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
+        // Intake alone reuses about twenty statements per mail; with
+        // rusqlite's default of 16 the cache would evict and re-prepare
+        // them on every mail.
+        conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
         check_is_ours(&conn, path)?;
         enable_wal(&conn, path)?;
         conn.pragma_update(None, "synchronous", SYNCHRONOUS)?;
