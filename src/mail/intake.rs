@@ -199,9 +199,12 @@ pub fn process_new(
         let started = Instant::now();
         let tx = store.transaction()?;
         let mut tally = ProcessReport::default();
+        // Submissions per game, counted once per batch: nobody else can
+        // write while the batch holds the write lock.
+        let mut counts = SubmissionCounts::default();
         for mail in &batch {
             tx.prepare_cached("SAVEPOINT intake_mail")?.execute([])?;
-            match process_one(&tx, settings, handler, mail, now) {
+            match process_one(&tx, settings, handler, &mut counts, mail, now) {
                 Ok(o) => {
                     tx.prepare_cached("RELEASE intake_mail")?.execute([])?;
                     tally.answers += o.answers;
@@ -213,6 +216,8 @@ pub fn process_new(
                 }
                 Err(e) => {
                     tx.execute_batch("ROLLBACK TO intake_mail; RELEASE intake_mail")?;
+                    // The rolled-back mail may have counted a submission.
+                    counts = SubmissionCounts::default();
                     tracing::error!(id = mail.id, error = %e, "intake failed on one mail; marked refused");
                     tally.errors += 1;
                     tally.refused += 1;
@@ -271,10 +276,16 @@ struct Turn {
     closes_at: Option<i64>,
 }
 
+/// The number of submissions of each game so far in this batch's
+/// transaction (for the public ids `S-<game>-<n>`), so the count is taken
+/// once per batch instead of once per mail (it grows with the game).
+type SubmissionCounts = std::collections::HashMap<GameId, i64>;
+
 fn process_one(
     tx: &Transaction<'_>,
     settings: &IntakeSettings,
     handler: &mut dyn SubmissionHandler,
+    counts: &mut SubmissionCounts,
     mail: &InboundMail,
     now: i64,
 ) -> Result<Outcome, IntakeError> {
@@ -424,6 +435,7 @@ fn process_one(
             };
             let (submission_id, public_id) = insert_submission(
                 tx,
+                counts,
                 &player,
                 &turn,
                 mail,
@@ -664,15 +676,20 @@ fn current_turn(tx: &Transaction<'_>, game: GameId) -> Result<Option<Turn>, Inta
 /// submissions, so it is stable and says nothing about other games.
 fn insert_submission(
     tx: &Transaction<'_>,
+    counts: &mut SubmissionCounts,
     player: &Player,
     turn: &Turn,
     mail: &InboundMail,
     detail: Option<String>,
 ) -> Result<(i64, String), IntakeError> {
-    let n: i64 = tx
-        .prepare_cached("SELECT count(*) FROM submissions WHERE game_id = ?1")?
-        .query_row([player.game.0], |r| r.get(0))?;
-    let public_id = format!("S-{}-{}", player.game_name, n.saturating_add(1));
+    let n = match counts.get(&player.game) {
+        Some(&n) => n,
+        None => tx
+            .prepare_cached("SELECT count(*) FROM submissions WHERE game_id = ?1")?
+            .query_row([player.game.0], |r| r.get(0))?,
+    };
+    let n = n.saturating_add(1);
+    let public_id = format!("S-{}-{n}", player.game_name);
     tx.prepare_cached(
         "INSERT INTO submissions (public_id, game_id, player_id, inbound_mail_id, turn_id,
                                   received_at, ready, status, detail)
@@ -687,6 +704,7 @@ fn insert_submission(
         mail.received_at,
         detail
     ])?;
+    counts.insert(player.game, n);
     Ok((tx.last_insert_rowid(), public_id))
 }
 

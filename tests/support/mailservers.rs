@@ -309,7 +309,10 @@ impl MailServers {
     /// upstream issues OpenSMTPD#1171 and #1239, fixed in 7.3 by PR #1208).
     /// `scripts/install-test-deps.sh` installs 7.4 from bookworm-backports.
     pub fn smtpd_version() -> Option<(u32, u32)> {
-        let out = Command::new(find_binary("smtpd")?).arg("-h").output().ok()?;
+        let out = Command::new(find_binary("smtpd")?)
+            .arg("-h")
+            .output()
+            .ok()?;
         let text = format!(
             "{}{}",
             String::from_utf8_lossy(&out.stdout),
