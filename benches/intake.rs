@@ -31,6 +31,27 @@ use std::time::Instant;
 
 const NOW: i64 = 1_781_000_000;
 
+/// CPU time of this thread so far (Linux `/proc/thread-self/schedstat`,
+/// nanoseconds on the CPU), so a run on a shared, loaded machine can be
+/// judged by what the work itself cost. `None` elsewhere.
+fn thread_cpu() -> Option<std::time::Duration> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns: u64 = text.split_whitespace().next()?.parse().ok()?;
+    Some(std::time::Duration::from_nanos(ns))
+}
+
+/// Peak resident memory so far (`VmHWM`, Linux), to see which phase sets it.
+fn peak_rss() -> String {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .map(|l| l.trim_start_matches("VmHWM:").trim().to_string())
+        })
+        .unwrap_or_else(|| "?".into())
+}
+
 fn env_usize(name: &str, default: usize) -> usize {
     std::env::var(name)
         .ok()
@@ -128,12 +149,17 @@ async fn run(label: &str, mails: usize, password: bool) {
     let settings = intake_settings(&config, key);
     let mut inbox = Inbox::Maildir(inbox_dir);
 
+    let c0 = thread_cpu();
     let t0 = Instant::now();
     let ingest = inbox.ingest(&mut store, NOW).await.expect("ingest");
     let t1 = Instant::now();
+    let c1 = thread_cpu();
+    let rss1 = peak_rss();
     let mut handler = OrdersHandler::new();
     let report = process_new(&mut store, &settings, &mut handler, NOW).expect("process");
     let t2 = Instant::now();
+    let c2 = thread_cpu();
+    let rss2 = peak_rss();
     let outbox = Outbox::from_config(&config).expect("outbox");
     // A flush pass sends what is due and may stop early (a bounded pass);
     // keep flushing until the queue is empty.
@@ -184,6 +210,19 @@ async fn run(label: &str, mails: usize, password: bool) {
         (t2 - t0).as_secs_f64(),
         rate(mails, t2 - t0)
     );
+    println!(
+        "  peak RSS after storing {rss1}, after answers queued {rss2}, after sending {}",
+        peak_rss()
+    );
+    if let (Some(c0), Some(c1), Some(c2)) = (c0, c1, c2) {
+        println!(
+            "  CPU time of intake: store {:.3} s, parse+auth+submit+queue {:.3} s \
+             = {:.0} mails/s per CPU second, mail in to answer queued",
+            (c1 - c0).as_secs_f64(),
+            (c2 - c1).as_secs_f64(),
+            rate(mails, c2 - c0)
+        );
+    }
     println!(
         "  send receipts to Maildir     {:>8.3} s  {:>9.0} mails/s",
         (t3 - t2).as_secs_f64(),

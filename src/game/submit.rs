@@ -212,9 +212,8 @@ impl SubmissionHandler for OrdersHandler {
     ) -> Result<Receipt, IntakeError> {
         let names = self.names(tx, ctx.game)?;
         let view = self.turn_view(tx, ctx.game)?;
-        if !view.officers.contains_key(&ctx.player_id) {
-            let officers = player_officers(tx, ctx.game, ctx.player_id)?;
-            view.officers.insert(ctx.player_id, officers);
+        if let std::collections::hash_map::Entry::Vacant(e) = view.officers.entry(ctx.player_id) {
+            e.insert(player_officers(tx, ctx.game, ctx.player_id)?);
         }
         let view = &*view;
         let battle = &view.battle;
