@@ -7,10 +7,22 @@
 # loopback ports, so any system instance the packages start is stopped.
 set -euo pipefail
 
+# OpenSMTPD must be 7.x: 6.8.0p2 (Debian 12's main archive) built against
+# OpenSSL 3 fails every TLS handshake in its privilege-separated key process
+# (upstream OpenSMTPD#1171, fixed in 7.3), so the STARTTLS/TLS tests need
+# the 7.4 from bookworm-backports.
+smtpd_ok() {
+    command -v smtpd >/dev/null 2>&1 || return 1
+    # `smtpd -h` prints the version and exits 1, hence no pipe.
+    local usage
+    usage=$(smtpd -h 2>&1 || true)
+    grep -Eq 'OpenSMTPD ([7-9]|[1-9][0-9])\.' <<<"$usage"
+}
+
 need=()
 command -v dovecot >/dev/null 2>&1 || need+=(dovecot-imapd)
 [ -x /usr/lib/dovecot/lmtp ] || need+=(dovecot-lmtpd)
-command -v smtpd >/dev/null 2>&1 || need+=(opensmtpd)
+smtpd_ok || need+=(opensmtpd)
 # The harness makes its test CA and server certificate with openssl.
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
 # The archive's browser test: Debian's Chromium, run headless from file://.
@@ -29,6 +41,14 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 export DEBIAN_FRONTEND=noninteractive
+backports=()
+if [[ " ${need[*]} " == *" opensmtpd "* ]] && grep -q 'VERSION_CODENAME=bookworm' /etc/os-release; then
+    list=/etc/apt/sources.list.d/adjutant-backports.sources
+    if ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+        printf 'Types: deb\nURIs: http://deb.debian.org/debian\nSuites: bookworm-backports\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' >"$list"
+    fi
+    backports=(-t bookworm-backports)
+fi
 apt-get update
 # policy-rc.d exit 101 stops Debian maintainer scripts from starting the
 # system daemons on ports 25/143 while we install.
@@ -38,7 +58,7 @@ if [ ! -e "$policy" ]; then
     chmod +x "$policy"
     trap 'rm -f "$policy"' EXIT
 fi
-apt-get install -y --no-install-recommends "${need[@]}"
+apt-get install -y --no-install-recommends "${backports[@]}" "${need[@]}"
 
 # Where systemd is running, make sure the packaged instances stay off.
 if command -v systemctl >/dev/null 2>&1 && [ -d /run/systemd/system ]; then

@@ -115,6 +115,20 @@ pub struct Config {
     /// Size limits for one inbound mail (`[limits] max_bytes, max_lines`).
     #[serde(default)]
     pub limits: Limits,
+    /// At most one refusal ("mail not accepted") per registered address in
+    /// this many seconds; 0 answers every refused mail. Every refused mail
+    /// is still stored and audited; only the answers are throttled, so a
+    /// flood of forged mail does not become a flood to its victim.
+    #[serde(default = "default_refusal_interval_secs")]
+    pub refusal_interval_secs: u64,
+}
+
+/// One hour: the player learns of an attempt the same hour, and a forger
+/// can make us write to him at most 24 times a day.
+pub const DEFAULT_REFUSAL_INTERVAL_SECS: u64 = 3600;
+
+fn default_refusal_interval_secs() -> u64 {
+    DEFAULT_REFUSAL_INTERVAL_SECS
 }
 
 fn default_server_key_file() -> PathBuf {
@@ -200,6 +214,13 @@ impl Config {
                 "poll_interval_secs",
                 &self.poll_interval_secs,
                 "expected a number of seconds from 1 to 86400",
+            ));
+        }
+        if self.refusal_interval_secs > 7 * 86_400 {
+            return Err(invalid(
+                "refusal_interval_secs",
+                &self.refusal_interval_secs,
+                "expected a number of seconds from 0 (no throttling) to 604800 (a week)",
             ));
         }
         if !LOG_LEVELS.contains(&self.log_level.as_str()) {
@@ -370,6 +391,12 @@ path = "out"
 "#;
         let c = Config::parse(text, "x.toml", Path::new("/g")).unwrap();
         assert_eq!(c.server_key_file, PathBuf::from("/g/var/server.key"));
+        assert_eq!(c.refusal_interval_secs, DEFAULT_REFUSAL_INTERVAL_SECS);
+        let bad = format!("refusal_interval_secs = 99999999\n{text}");
+        let msg = Config::parse(&bad, "x.toml", Path::new("."))
+            .unwrap_err()
+            .to_string();
+        assert!(msg.contains("refusal_interval_secs"), "{msg}");
         assert_eq!(c.message_id_domain(), "adjutant.example.org");
         let bad = format!("message_id_domain = \"not a domain\"\n{text}");
         let msg = Config::parse(&bad, "x.toml", Path::new("."))

@@ -270,6 +270,7 @@ pub fn intake_settings(config: &Config, server_key: Vec<u8>) -> IntakeSettings {
         our_addresses: config.our_addresses(),
         message_id_domain: config.message_id_domain(),
         server_key,
+        refusal_interval_secs: config.refusal_interval_secs,
     }
 }
 

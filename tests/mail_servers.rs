@@ -389,10 +389,76 @@ async fn imap_over_starttls_and_tls_verifies_the_certificate() {
 
 #[tokio::test]
 #[ignore = "needs Dovecot and OpenSMTPD: run scripts/test"]
-async fn smtp_over_starttls_and_tls_verifies_the_certificate() {
-    // The test servers' certificates (made with openssl) are reused by an
-    // in-process SMTP server: see support/fake_smtp.rs for why OpenSMTPD's
-    // TLS cannot be used here.
+async fn smtp_over_starttls_and_tls_to_real_opensmtpd_verifies_the_certificate() {
+    let Some(servers) = MailServers::start() else {
+        return;
+    };
+    let version = MailServers::smtpd_version();
+    assert!(
+        version.is_some_and(|v| v >= (7, 0)),
+        "OpenSMTPD {version:?} cannot do TLS with OpenSSL 3 (see \
+         MailServers::smtpd_version); run scripts/install-test-deps.sh, which \
+         installs 7.x from bookworm-backports"
+    );
+    for (n, (tls, port)) in [
+        (TlsMode::Starttls, servers.smtp_port),
+        (TlsMode::Tls, servers.smtps_port),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut settings = SmtpSettings::new("127.0.0.1", port, tls);
+        settings.timeout = Duration::from_secs(10);
+        settings.ca_file = Some(servers.ca_file());
+        let raw = order_mail(200 + u32::try_from(n).unwrap());
+        SmtpOutbox::new(settings.clone())
+            .expect("outbox")
+            .send(&raw, &address("adjutant"), &[&address("alice")])
+            .await
+            .unwrap_or_else(|e| panic!("{tls:?}: {e}\n{}", servers.logs()));
+        // Through OpenSMTPD and LMTP into Dovecot, read back over IMAP.
+        let got = servers
+            .wait_for_count("alice", n + 1, Duration::from_secs(20))
+            .await;
+        assert_eq!(got.len(), n + 1, "{tls:?}\n{}", servers.logs());
+        let body = String::from_utf8_lossy(&got[n].1).to_string();
+        assert!(
+            body.contains(&format!("Message-ID: <orders-{}@example.test>", 200 + n)),
+            "{tls:?}: {body}"
+        );
+        assert!(
+            body.contains("advance to the Brawner farm"),
+            "{tls:?}: {body}"
+        );
+        let log = std::fs::read_to_string(servers.dir().join("smtpd.log")).unwrap_or_default();
+        assert!(
+            log.contains("smtp tls ciphers=TLSv1.3"),
+            "{tls:?}: the session was encrypted: {log}"
+        );
+
+        // Without the private CA the certificate cannot be verified; the
+        // error says so and nothing is delivered.
+        settings.ca_file = None;
+        let err = SmtpOutbox::new(settings)
+            .expect("outbox")
+            .send(&raw, &address("adjutant"), &[&address("alice")])
+            .await
+            .unwrap_err();
+        assert!(
+            err.to_string().to_lowercase().contains("certificate"),
+            "{tls:?}: {err}"
+        );
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        assert_eq!(servers.read_all("alice").await.len(), n + 1, "{tls:?}");
+    }
+}
+
+#[tokio::test]
+#[ignore = "needs Dovecot and OpenSMTPD: run scripts/test"]
+async fn smtp_over_starttls_and_tls_delivers_exact_bytes_to_an_in_process_server() {
+    // The test servers' certificates (made with openssl) reused by an
+    // in-process SMTP server, which shows the bytes and envelope exactly
+    // as they came over TLS (support/fake_smtp.rs).
     let Some(servers) = MailServers::start() else {
         return;
     };

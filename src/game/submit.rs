@@ -33,13 +33,33 @@ struct GameNames {
     yards_per_inch: f64,
 }
 
+/// What every mail written against one turn is read with: the turn's
+/// battle state, what each side can see in it, and the units' aliases.
+/// A turn's snapshot is immutable once stored (the `turns` table refuses
+/// updates to it), so this is computed once per turn, not once per mail:
+/// decoding the snapshot and the sight computation were most of the cost of
+/// reading a mail (BENCHMARKS.md, intake).
+#[derive(Debug)]
+struct TurnView {
+    /// `turns.id` of the turn this was computed from.
+    turn_id: i64,
+    battle: crate::rules::iron_brigade::state::BattleState,
+    /// Per side: the enemy units it can see now (APSoF V.C.3).
+    visible: HashMap<SideId, BTreeSet<UnitId>>,
+    aliases: BTreeMap<String, UnitId>,
+    /// Per player: the officers he writes orders for.
+    officers: HashMap<i64, Vec<OfficerId>>,
+}
+
 /// The submission handler that reads orders. Caches each game's scenario
-/// names, which never change during a game.
+/// names, which never change during a game, and each game's view of its
+/// current turn ([`TurnView`]).
 #[derive(Debug, Default)]
 pub struct OrdersHandler {
     names: HashMap<GameId, GameNames>,
     /// Mail settings for REPORT and HISTORY answers (filled by the daemon).
     mail: MailSlot,
+    turns: HashMap<GameId, TurnView>,
 }
 
 fn sql(e: rusqlite::Error) -> IntakeError {
@@ -88,6 +108,54 @@ impl OrdersHandler {
         };
         self.names.insert(game, names.clone());
         Ok(names)
+    }
+}
+
+impl OrdersHandler {
+    /// The view of `game`'s current turn, computed when the turn changed
+    /// since the last mail (or on the first mail).
+    fn turn_view(
+        &mut self,
+        tx: &Transaction<'_>,
+        game: GameId,
+    ) -> Result<&mut TurnView, IntakeError> {
+        let turn_id: i64 = tx
+            .prepare_cached("SELECT id FROM turns WHERE game_id = ?1 ORDER BY number DESC LIMIT 1")
+            .and_then(|mut st| st.query_row([game.0], |r| r.get(0)))
+            .map_err(sql)?;
+        let stale = self.turns.get(&game).is_none_or(|v| v.turn_id != turn_id);
+        if stale {
+            let battle = current_snapshot(tx, game)?.battle;
+            let index = SightIndex::new(&battle.terrain);
+            let none = BTreeSet::new();
+            let visible = battle
+                .sides
+                .iter()
+                .map(|s| {
+                    let seen = side_visibility(
+                        &battle,
+                        &index,
+                        s.id,
+                        &Activity {
+                            fired: &none,
+                            moved: &none,
+                        },
+                    );
+                    (s.id, seen.seen.keys().copied().collect())
+                })
+                .collect();
+            let view = TurnView {
+                turn_id,
+                aliases: unit_aliases(tx, game)?,
+                battle,
+                visible,
+                officers: HashMap::new(),
+            };
+            self.turns.insert(game, view);
+        }
+        self.turns
+            .get_mut(&game)
+            .ok_or_else(|| handler_err("the turn view vanished from the cache"))
     }
 }
 
@@ -155,8 +223,12 @@ impl SubmissionHandler for OrdersHandler {
         ctx: &SubmissionContext<'_>,
     ) -> Result<Receipt, IntakeError> {
         let names = self.names(tx, ctx.game)?;
-        let snapshot = current_snapshot(tx, ctx.game)?;
-        let battle = &snapshot.battle;
+        let view = self.turn_view(tx, ctx.game)?;
+        if let std::collections::hash_map::Entry::Vacant(e) = view.officers.entry(ctx.player_id) {
+            e.insert(player_officers(tx, ctx.game, ctx.player_id)?);
+        }
+        let view = &*view;
+        let battle = &view.battle;
         let side = battle
             .sides
             .iter()
@@ -164,25 +236,18 @@ impl SubmissionHandler for OrdersHandler {
             .map(|s| s.id)
             .unwrap_or(SideId(u8::MAX));
         // What his side can see now: the only enemies he may name.
-        let index = SightIndex::new(&battle.terrain);
-        let none = BTreeSet::new();
-        let seen = side_visibility(
-            battle,
-            &index,
-            side,
-            &Activity {
-                fired: &none,
-                moved: &none,
-            },
-        );
         let pctx = ParseContext {
             state: battle,
             side,
-            player_officers: player_officers(tx, ctx.game, ctx.player_id)?,
-            visible_enemies: seen.seen.keys().copied().collect(),
+            player_officers: view
+                .officers
+                .get(&ctx.player_id)
+                .cloned()
+                .unwrap_or_default(),
+            visible_enemies: view.visible.get(&side).cloned().unwrap_or_default(),
             yards_per_inch: names.yards_per_inch,
             turn: ctx.counts_for_turn,
-            aliases: unit_aliases(tx, ctx.game)?,
+            aliases: view.aliases.clone(),
             place_aliases: names.place_aliases,
         };
         let parsed = orders::parse_mail(ctx.text, &pctx);

@@ -29,9 +29,10 @@
 //!     let validity = inbox.connect_with_backoff(None).await?;
 //!     let (stored_validity, mut last) = store.imap_position()?;
 //!     if stored_validity != Some(validity) { last = 0; }   // folder renumbered
-//!     for mail in inbox.fetch_since(last).await? {
-//!         store.commit_raw(mail.uid_validity, mail.uid, &mail.bytes)?; // SQLite first
-//!         inbox.mark_processed(mail.uid).await?;                      // then \Seen
+//!     let mails = inbox.fetch_since(last).await?;
+//!     store.commit_raw_and_position(&mails)?;   // SQLite first, one transaction
+//!     for mail in &mails {
+//!         inbox.mark_processed(mail.uid).await?;  // then \Seen
 //!     }
 //!     inbox.wait_for_change(poll_interval).await?;  // inside select! with shutdown
 //! }

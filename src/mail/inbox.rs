@@ -132,59 +132,75 @@ pub fn raw_message_id(raw: &[u8]) -> Option<String> {
     headers.get_first_value("Message-ID")
 }
 
-fn store_raw(
-    store: &mut Store,
-    raw: Vec<u8>,
-    source: MailSource,
-    source_ref: String,
-    now: i64,
-    report: &mut IngestReport,
-) -> Result<(), StoreError> {
-    let mail = NewInboundMail {
+/// At most this many messages are stored per transaction (one sync to disk
+/// each batch) ...
+const INGEST_BATCH: usize = 500;
+/// ... and at most this many bytes, so a Maildir full of large mail is not
+/// held in memory at once.
+const INGEST_BATCH_BYTES: usize = 32 << 20;
+
+fn new_inbound(raw: Vec<u8>, source: MailSource, source_ref: String, now: i64) -> NewInboundMail {
+    NewInboundMail {
         message_id: raw_message_id(&raw),
         raw,
         source,
         source_ref,
         received_at: now,
-    };
-    match store.insert_inbound_mail(&mail)? {
+    }
+}
+
+fn tally(report: &mut IngestReport, mail: &NewInboundMail, inserted: InboundInsert) {
+    match inserted {
         InboundInsert::New(id) => {
             report.stored += 1;
-            tracing::info!(id, source_ref = %mail.source_ref, "stored inbound mail");
+            tracing::debug!(id, source_ref = %mail.source_ref, "stored inbound mail");
         }
         InboundInsert::Duplicate(id) => {
             report.duplicates += 1;
             tracing::info!(id, source_ref = %mail.source_ref, "mail already stored; not stored again");
         }
     }
-    Ok(())
 }
 
+/// Stores `new/` in batches: read up to [`INGEST_BATCH`] files, commit them
+/// in one transaction, and only after that commit move each to `cur/`.
+/// A crash at any point leaves every file whose batch had not committed in
+/// `new/`; a file moved to `cur/` is always in the store.
 fn ingest_maildir(dir: &Maildir, store: &mut Store, now: i64) -> Result<IngestReport, InboxError> {
     let mut report = IngestReport::default();
-    for entry in dir.list_new()? {
-        let raw = match dir.read(&entry) {
-            Ok(raw) => raw,
-            // Taken away by someone else between listing and reading.
-            Err(e) => {
-                tracing::warn!(error = %e, "skipping unreadable Maildir entry");
-                continue;
-            }
-        };
-        store_raw(
-            store,
-            raw,
-            MailSource::Maildir,
-            entry.id.clone(),
-            now,
-            &mut report,
-        )?;
+    let mut entries = dir.list_new()?.into_iter().peekable();
+    while entries.peek().is_some() {
+        let mut entries_done = Vec::new();
+        let mut mails = Vec::new();
+        let mut bytes = 0usize;
+        while mails.len() < INGEST_BATCH && bytes < INGEST_BATCH_BYTES {
+            let Some(entry) = entries.next() else { break };
+            let raw = match dir.read(&entry) {
+                Ok(raw) => raw,
+                // Taken away by someone else between listing and reading.
+                Err(e) => {
+                    tracing::warn!(error = %e, "skipping unreadable Maildir entry");
+                    continue;
+                }
+            };
+            bytes = bytes.saturating_add(raw.len());
+            mails.push(new_inbound(raw, MailSource::Maildir, entry.id.clone(), now));
+            entries_done.push(entry);
+        }
+        let inserted = store.insert_inbound_batch(&mails)?;
         // Only after the commit above.
-        dir.mark_processed(&entry)?;
+        for ((entry, mail), inserted) in entries_done.iter().zip(&mails).zip(inserted) {
+            tally(&mut report, mail, inserted);
+            dir.mark_processed(entry)?;
+        }
+        tracing::info!(count = mails.len(), "stored a batch of inbound mail");
     }
     Ok(report)
 }
 
+/// Stores everything after the stored UID position in one transaction,
+/// together with the new position, and only after that commit flags the
+/// messages `\Seen` on the server.
 async fn ingest_imap(
     inbox: &mut ImapInbox,
     account: &str,
@@ -208,28 +224,48 @@ async fn ingest_imap(
         }
         None => 0,
     };
-    for mail in inbox.fetch_since(last).await? {
-        let source_ref = format!("{account}/{folder}/{}/{}", mail.uid_validity, mail.uid);
-        store_raw(
-            store,
-            mail.bytes,
-            MailSource::Imap,
-            source_ref,
-            now,
-            &mut report,
-        )?;
-        // Position after the commit (schema invariant 3), then the flag.
+    let fetched = inbox.fetch_since(last).await?;
+    let Some(position) = fetched
+        .iter()
+        .map(|m| (m.uid_validity, m.uid))
+        .max_by_key(|p| p.1)
+    else {
+        return Ok(report);
+    };
+    let mails: Vec<(u32, NewInboundMail)> = fetched
+        .into_iter()
+        .map(|m| {
+            let source_ref = format!("{account}/{folder}/{}/{}", m.uid_validity, m.uid);
+            (
+                m.uid,
+                new_inbound(m.bytes, MailSource::Imap, source_ref, now),
+            )
+        })
+        .collect();
+    let inserted = {
+        let tx = store.transaction()?;
+        let inserted = mails
+            .iter()
+            .map(|(_, m)| Store::insert_inbound_in(&tx, m))
+            .collect::<Result<Vec<_>, _>>()?;
+        // The position goes in the same transaction as the messages up to
+        // it (schema invariant 3): a crash re-fetches, never skips.
         Store::set_imap_state(
-            store.conn(),
+            &tx,
             account,
             folder,
             ImapState {
-                uidvalidity: mail.uid_validity,
-                last_uid: mail.uid,
+                uidvalidity: position.0,
+                last_uid: position.1,
             },
             now,
         )?;
-        inbox.mark_processed(mail.uid).await?;
+        tx.commit().map_err(StoreError::from)?;
+        inserted
+    };
+    for ((uid, mail), inserted) in mails.iter().zip(inserted) {
+        tally(&mut report, mail, inserted);
+        inbox.mark_processed(*uid).await?;
     }
     Ok(report)
 }

@@ -1,6 +1,6 @@
 //! Intake: turns stored inbound mail (status `new`) into submissions,
-//! refusals and records, each mail in ONE transaction together with any mail
-//! it makes us send.
+//! refusals and records, each mail all-or-nothing together with any mail it
+//! makes us send.
 //!
 //! The steps, and why they are in this order:
 //!
@@ -20,8 +20,10 @@
 //!    and the cleaned text handed to the [`SubmissionHandler`], whose
 //!    [`Receipt`] is queued as the answer.
 //!
-//! An unexpected error on one mail rolls back that mail's transaction, marks
-//! it `refused` with the error as detail, and intake goes on with the next.
+//! Mails are processed in batches, one transaction per batch and a
+//! savepoint per mail (see [`process_new`]). An unexpected error on one
+//! mail rolls back that mail's savepoint, marks it `refused` with the error
+//! as detail, and intake goes on with the next.
 
 use crate::mail::address::{Mailbox, same_address};
 use crate::mail::auth::{
@@ -36,10 +38,14 @@ use crate::store::{
     GameId, InboundMail, InboundStatus, NewAudit, NewOutboundMail, Store, StoreError,
 };
 use rusqlite::{OptionalExtension, Transaction, params};
+use std::time::{Duration, Instant};
 use time::OffsetDateTime;
 
-/// Stored mails read per query.
+/// Stored mails read per query, and at most processed per transaction.
 const BATCH: usize = 200;
+/// A batch's transaction is committed once it has run this long, so other
+/// writers (the umpire's CLI, the turn cycle) wait at most about this long.
+const BATCH_TIME: Duration = Duration::from_millis(250);
 
 /// Why processing one mail failed. Intake records it on the mail and goes on.
 #[derive(Debug, thiserror::Error)]
@@ -67,6 +73,9 @@ pub struct IntakeSettings {
     pub message_id_domain: String,
     /// The reply-token key (`server_key_file`).
     pub server_key: Vec<u8>,
+    /// At most one refusal per registered address in this many seconds;
+    /// 0 = one per refused mail (config `refusal_interval_secs`).
+    pub refusal_interval_secs: u64,
 }
 
 /// Everything the handler may need about one accepted mail.
@@ -165,6 +174,16 @@ pub struct ProcessReport {
 }
 
 /// Processes every stored mail still `new`, oldest first.
+///
+/// Mails are processed in batches, ONE transaction per batch with a
+/// SAVEPOINT per mail: each mail is still all-or-nothing (an error rolls
+/// back only that mail's savepoint, and the mail is then marked `refused`
+/// with the error), while the batch costs one sync to disk instead of one
+/// per mail. A batch ends after [`BATCH`] mails or [`BATCH_TIME`], so the
+/// write lock is never held for long (PASSWORD mail costs an Argon2 check
+/// each). A crash before the batch commits leaves all its mails `new`, to
+/// be processed again; nothing of them was sent, because answers are only
+/// sent after the commit.
 pub fn process_new(
     store: &mut Store,
     settings: &IntakeSettings,
@@ -177,31 +196,36 @@ pub fn process_new(
         if batch.is_empty() {
             return Ok(report);
         }
+        let started = Instant::now();
+        let tx = store.transaction()?;
+        let mut tally = ProcessReport::default();
+        // Submissions per game, counted once per batch: nobody else can
+        // write while the batch holds the write lock.
+        let mut counts = SubmissionCounts::default();
         for mail in &batch {
-            let result = (|| -> Result<Outcome, IntakeError> {
-                let tx = store.transaction()?;
-                let outcome = process_one(&tx, settings, handler, mail, now)?;
-                tx.commit()?;
-                Ok(outcome)
-            })();
-            match result {
+            tx.prepare_cached("SAVEPOINT intake_mail")?.execute([])?;
+            match process_one(&tx, settings, handler, &mut counts, mail, now) {
                 Ok(o) => {
-                    report.answers += o.answers;
+                    tx.prepare_cached("RELEASE intake_mail")?.execute([])?;
+                    tally.answers += o.answers;
                     match o.status {
-                        InboundStatus::Accepted => report.accepted += 1,
-                        InboundStatus::Refused => report.refused += 1,
-                        _ => report.ignored += 1,
+                        InboundStatus::Accepted => tally.accepted += 1,
+                        InboundStatus::Refused => tally.refused += 1,
+                        _ => tally.ignored += 1,
                     }
                 }
                 Err(e) => {
+                    tx.execute_batch("ROLLBACK TO intake_mail; RELEASE intake_mail")?;
+                    // The rolled-back mail may have counted a submission.
+                    counts = SubmissionCounts::default();
                     tracing::error!(id = mail.id, error = %e, "intake failed on one mail; marked refused");
-                    report.errors += 1;
-                    report.refused += 1;
+                    tally.errors += 1;
+                    tally.refused += 1;
                     let detail = format!("internal error: {e}");
                     // Without this the mail would stay `new` and be retried
                     // (and fail) forever.
                     Store::set_inbound_status(
-                        store.conn(),
+                        &tx,
                         mail.id,
                         InboundStatus::Refused,
                         Some(&detail),
@@ -210,7 +234,17 @@ pub fn process_new(
                     )?;
                 }
             }
+            if started.elapsed() >= BATCH_TIME {
+                // The rest of this read stays `new` for the next batch.
+                break;
+            }
         }
+        tx.commit()?;
+        report.accepted += tally.accepted;
+        report.refused += tally.refused;
+        report.ignored += tally.ignored;
+        report.errors += tally.errors;
+        report.answers += tally.answers;
     }
 }
 
@@ -242,10 +276,16 @@ struct Turn {
     closes_at: Option<i64>,
 }
 
+/// The number of submissions of each game so far in this batch's
+/// transaction (for the public ids `S-<game>-<n>`), so the count is taken
+/// once per batch instead of once per mail (it grows with the game).
+type SubmissionCounts = std::collections::HashMap<GameId, i64>;
+
 fn process_one(
     tx: &Transaction<'_>,
     settings: &IntakeSettings,
     handler: &mut dyn SubmissionHandler,
+    counts: &mut SubmissionCounts,
     mail: &InboundMail,
     now: i64,
 ) -> Result<Outcome, IntakeError> {
@@ -292,37 +332,33 @@ fn process_one(
     let notice_to = player.addresses.first().cloned();
 
     if let Some(problem) = &parsed.over_limit {
-        let detail = format!("over the size limits: {problem}");
-        set(InboundStatus::Refused, &detail, Some(&player))?;
         audit_rejection(tx, &player, mail, from.as_deref(), "over-limit", now)?;
-        let answers = match &notice_to {
-            Some(to) => {
-                let text = format!(
-                    "Adjutant could not read your mail \"{}\": {problem}\n\n\
-                     Nothing in it has been accepted. Please send your orders again as \
-                     plain text, without attachments.\n",
-                    parsed.subject.as_deref().unwrap_or("(no subject)")
-                );
-                queue_answer(
-                    tx,
-                    settings,
-                    &player,
-                    &turn,
-                    "refusal",
-                    &format!("in{}", mail.id),
-                    to,
-                    "Mail not read: too large",
-                    &text,
-                    &parsed,
-                    now,
-                )?;
-                1
-            }
-            None => 0,
+        let text = format!(
+            "Adjutant could not read your mail \"{}\": {problem}\n\n\
+             Nothing in it has been accepted. Please send your orders again as \
+             plain text, without attachments.\n",
+            parsed.subject.as_deref().unwrap_or("(no subject)")
+        );
+        let answer = match &notice_to {
+            Some(to) => queue_refusal(
+                tx,
+                settings,
+                &player,
+                &turn,
+                mail.id,
+                to,
+                "Mail not read: too large",
+                &text,
+                &parsed,
+                now,
+            )?,
+            None => Refusal::NoAddress,
         };
+        let detail = format!("over the size limits: {problem}{}", answer.note());
+        set(InboundStatus::Refused, &detail, Some(&player))?;
         return Ok(Outcome {
             status: InboundStatus::Refused,
-            answers,
+            answers: answer.count(),
         });
     }
 
@@ -349,10 +385,8 @@ fn process_one(
     );
     match outcome {
         AuthOutcome::Rejected { reason, notify } => {
-            let detail = format!("not accepted: {}", reject_text(reason));
-            set(InboundStatus::Refused, &detail, Some(&player))?;
             audit_rejection(tx, &player, mail, from.as_deref(), reject_code(reason), now)?;
-            let answers = match notify {
+            let answer = match notify {
                 Some(to) => {
                     let text = format!(
                         "Adjutant received a mail in your name for game {} that it did not \
@@ -360,32 +394,33 @@ fn process_one(
                          Nothing in it has been accepted. To send orders, reply to one of \
                          Adjutant's mails from your registered address, or put the line\n\n\
                          PASSWORD <your secret>\n\nin the mail. If you did not send it, \
-                         someone else tried to; the umpire can see the attempt.\n",
+                         someone else tried to; the umpire can see the attempt.{}\n",
                         player.game_name,
                         reject_text(reason),
                         from.as_deref().unwrap_or("(none)"),
                         parsed.subject.as_deref().unwrap_or("(no subject)"),
+                        throttle_notice(settings),
                     );
-                    queue_answer(
+                    queue_refusal(
                         tx,
                         settings,
                         &player,
                         &turn,
-                        "refusal",
-                        &format!("in{}", mail.id),
+                        mail.id,
                         &to,
                         "Mail not accepted",
                         &text,
                         &parsed,
                         now,
-                    )?;
-                    1
+                    )?
                 }
-                None => 0,
+                None => Refusal::NoAddress,
             };
+            let detail = format!("not accepted: {}{}", reject_text(reason), answer.note());
+            set(InboundStatus::Refused, &detail, Some(&player))?;
             Ok(Outcome {
                 status: InboundStatus::Refused,
-                answers,
+                answers: answer.count(),
             })
         }
         AuthOutcome::Accepted {
@@ -400,6 +435,7 @@ fn process_one(
             };
             let (submission_id, public_id) = insert_submission(
                 tx,
+                counts,
                 &player,
                 &turn,
                 mail,
@@ -431,13 +467,19 @@ fn process_one(
             };
             let answers = match to {
                 Some(to) => {
+                    let message_id = compose::message_id(
+                        "receipt",
+                        &player.game_name,
+                        &public_id,
+                        &settings.message_id_domain,
+                    )?;
                     queue_answer(
                         tx,
                         settings,
                         &player,
                         &turn,
                         "receipt",
-                        &public_id,
+                        message_id,
                         &to,
                         &receipt.subject,
                         &receipt.text,
@@ -634,31 +676,35 @@ fn current_turn(tx: &Transaction<'_>, game: GameId) -> Result<Option<Turn>, Inta
 /// submissions, so it is stable and says nothing about other games.
 fn insert_submission(
     tx: &Transaction<'_>,
+    counts: &mut SubmissionCounts,
     player: &Player,
     turn: &Turn,
     mail: &InboundMail,
     detail: Option<String>,
 ) -> Result<(i64, String), IntakeError> {
-    let n: i64 = tx.query_row(
-        "SELECT count(*) FROM submissions WHERE game_id = ?1",
-        [player.game.0],
-        |r| r.get(0),
-    )?;
-    let public_id = format!("S-{}-{}", player.game_name, n.saturating_add(1));
-    tx.execute(
+    let n = match counts.get(&player.game) {
+        Some(&n) => n,
+        None => tx
+            .prepare_cached("SELECT count(*) FROM submissions WHERE game_id = ?1")?
+            .query_row([player.game.0], |r| r.get(0))?,
+    };
+    let n = n.saturating_add(1);
+    let public_id = format!("S-{}-{n}", player.game_name);
+    tx.prepare_cached(
         "INSERT INTO submissions (public_id, game_id, player_id, inbound_mail_id, turn_id,
                                   received_at, ready, status, detail)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, 0, 'accepted', ?7)",
-        params![
-            public_id,
-            player.game.0,
-            player.player_id,
-            mail.id,
-            turn.id,
-            mail.received_at,
-            detail
-        ],
-    )?;
+    )?
+    .execute(params![
+        public_id,
+        player.game.0,
+        player.player_id,
+        mail.id,
+        turn.id,
+        mail.received_at,
+        detail
+    ])?;
+    counts.insert(player.game, n);
     Ok((tx.last_insert_rowid(), public_id))
 }
 
@@ -810,8 +856,127 @@ fn usable_message_id(id: &str) -> Option<String> {
     ok.then(|| id.to_string())
 }
 
-/// Composes an answer and queues it in the mail's transaction. Message-ID
-/// `kind.game.id@domain` is stable, so a resend is a recognisable duplicate;
+/// What became of the answer to a refused mail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Refusal {
+    Queued,
+    /// Held back: a refusal went to the same address at `last_at`.
+    Throttled {
+        last_at: i64,
+    },
+    /// The player has no registered address to tell.
+    NoAddress,
+}
+
+impl Refusal {
+    fn count(self) -> usize {
+        usize::from(self == Refusal::Queued)
+    }
+
+    /// Appended to the inbound row's detail, for the umpire.
+    fn note(self) -> String {
+        match self {
+            Refusal::Queued => String::new(),
+            Refusal::Throttled { last_at } => format!(
+                "; no answer sent: a refusal already went to the registered address on {} \
+                 (refusal_interval_secs)",
+                crate::game::clock::format_local(last_at, "UTC")
+            ),
+            Refusal::NoAddress => "; no answer sent: the player has no registered address".into(),
+        }
+    }
+}
+
+/// The sentence that tells the player further attempts within the
+/// interval will not be answered one by one.
+fn throttle_notice(settings: &IntakeSettings) -> String {
+    match settings.refusal_interval_secs {
+        0 => String::new(),
+        secs => format!(
+            "\n\nTo keep a flood of such mail from becoming a flood in your mailbox, \
+             further refused mails in the next {} are not answered; the umpire still sees \
+             every one.",
+            describe_secs(secs)
+        ),
+    }
+}
+
+fn describe_secs(secs: u64) -> String {
+    match secs {
+        s if s % 3600 == 0 && s >= 3600 => match s / 3600 {
+            1 => "hour".to_string(),
+            h => format!("{h} hours"),
+        },
+        s if s % 60 == 0 && s >= 60 => match s / 60 {
+            1 => "minute".to_string(),
+            m => format!("{m} minutes"),
+        },
+        s => format!("{s} seconds"),
+    }
+}
+
+/// Queues a refusal to the registered address `to`, at most one per
+/// address per `refusal_interval_secs` (issue #4: a flood of forgeries
+/// must not become a flood to the victim; every refused mail is still
+/// stored and audited by the caller).
+///
+/// The throttle needs no table of its own: a throttled refusal's
+/// Message-ID names the address (a hash of it) and the interval-long
+/// window `now` falls in, `refusal.<hash>.w<window>@domain`, so the UNIQUE
+/// index on `outbound_mail.message_id` finds the last one. A refusal is
+/// held back when one exists in this window, or in the window before and
+/// less than an interval ago; the gap between two refusals to one address
+/// is therefore always at least the interval, across all games.
+#[allow(clippy::too_many_arguments)]
+fn queue_refusal(
+    tx: &Transaction<'_>,
+    settings: &IntakeSettings,
+    player: &Player,
+    turn: &Turn,
+    mail_id: i64,
+    to: &str,
+    subject: &str,
+    text: &str,
+    parsed: &InboundParsed,
+    now: i64,
+) -> Result<Refusal, IntakeError> {
+    let domain = &settings.message_id_domain;
+    let interval = i64::try_from(settings.refusal_interval_secs).unwrap_or(i64::MAX);
+    let message_id = if interval == 0 {
+        // Unthrottled: one refusal per refused mail.
+        compose::message_id(
+            "refusal",
+            &player.game_name,
+            &format!("in{mail_id}"),
+            domain,
+        )?
+    } else {
+        let address = crate::store::sha256_hex(to.trim().to_lowercase().as_bytes());
+        let address = address.get(..16).unwrap_or(&address);
+        let window = now.div_euclid(interval);
+        let id_for = |w: i64| compose::message_id("refusal", address, &format!("w{w}"), domain);
+        for w in [window, window.saturating_sub(1)] {
+            let last: Option<i64> = tx
+                .prepare_cached("SELECT created_at FROM outbound_mail WHERE message_id = ?1")?
+                .query_row([id_for(w)?], |r| r.get(0))
+                .optional()?;
+            if let Some(at) = last
+                && (w == window || now.saturating_sub(at) < interval)
+            {
+                return Ok(Refusal::Throttled { last_at: at });
+            }
+        }
+        id_for(window)?
+    };
+    queue_answer(
+        tx, settings, player, turn, "refusal", message_id, to, subject, text, parsed, now,
+    )?;
+    Ok(Refusal::Queued)
+}
+
+/// Composes an answer and queues it in the mail's transaction. The caller's
+/// Message-ID is stable (`compose::message_id`), so a resend is a
+/// recognisable duplicate;
 /// Reply-To carries the player's token for the turn, so the player can
 /// simply reply; References start with the game's thread id.
 #[allow(clippy::too_many_arguments)]
@@ -821,7 +986,7 @@ fn queue_answer(
     player: &Player,
     turn: &Turn,
     kind: &str,
-    id: &str,
+    message_id: String,
     to: &str,
     subject: &str,
     text: &str,
@@ -829,7 +994,6 @@ fn queue_answer(
     now: i64,
 ) -> Result<(), IntakeError> {
     let domain = &settings.message_id_domain;
-    let message_id = compose::message_id(kind, &player.game_name, id, domain)?;
     let thread = compose::game_thread_id(&player.game_name, domain)?;
     let theirs = parsed.message_id.as_deref().and_then(usable_message_id);
     let mut references = vec![thread];

@@ -9,7 +9,8 @@
 //!
 //! Outbox: [`Maildir::deliver`] writes to `tmp/`, syncs, and renames into
 //! `new/`; the rename is atomic, so a reader never sees half a message and a
-//! file left in `tmp/` by a crash is never delivered.
+//! file left in `tmp/` by a crash is never delivered. [`Maildir::deliver_many`]
+//! does the same for a batch, syncing `new/` once for all of it.
 
 use std::fs;
 use std::io::Write;
@@ -165,9 +166,74 @@ impl Maildir {
     }
 
     /// Deliver a message: write it to `tmp/`, flush it to disk, rename it
-    /// into `new/`. Returns the file name. A crash before the rename leaves
-    /// only a file in `tmp/`, which no reader looks at.
+    /// into `new/`, and sync `new/`. Returns the file name. A crash before
+    /// the rename leaves only a file in `tmp/`, which no reader looks at.
     pub fn deliver(&self, bytes: &[u8]) -> Result<String, MaildirError> {
+        let name = self.deliver_unsynced(bytes)?;
+        self.sync_new();
+        Ok(name)
+    }
+
+    /// Delivers many messages at once, each as [`Maildir::deliver`] does
+    /// (its own file synced before the rename), then syncs `new/` once for
+    /// all of them. The files are written and synced by several threads:
+    /// the file system commits concurrent syncs together (ext4 and XFS
+    /// group their journal commits), which is many times faster than one
+    /// message after another, each waiting for the disk. Results are in the
+    /// order of `messages`.
+    pub fn deliver_many(&self, messages: &[&[u8]]) -> Vec<Result<String, MaildirError>> {
+        const WORKERS: usize = 16;
+        let next = AtomicU64::new(0);
+        let mut results: Vec<Option<Result<String, MaildirError>>> =
+            std::iter::repeat_with(|| None)
+                .take(messages.len())
+                .collect();
+        let workers = WORKERS.min(messages.len());
+        let done: Vec<Vec<(usize, Result<String, MaildirError>)>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..workers)
+                .map(|_| {
+                    scope.spawn(|| {
+                        let mut mine = Vec::new();
+                        loop {
+                            let i = usize::try_from(next.fetch_add(1, Ordering::Relaxed))
+                                .unwrap_or(usize::MAX);
+                            let Some(bytes) = messages.get(i) else {
+                                return mine;
+                            };
+                            mine.push((i, self.deliver_unsynced(bytes)));
+                        }
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                // A worker only panics if the allocator does; its messages
+                // then stay without a result and are reported as failed.
+                .filter_map(|h| h.join().ok())
+                .collect()
+        });
+        for (i, r) in done.into_iter().flatten() {
+            if let Some(slot) = results.get_mut(i) {
+                *slot = Some(r);
+            }
+        }
+        self.sync_new();
+        results
+            .into_iter()
+            .map(|r| {
+                r.unwrap_or_else(|| {
+                    Err(MaildirError::Write {
+                        path: self.root.join("tmp"),
+                        source: std::io::Error::other("the delivering thread failed"),
+                    })
+                })
+            })
+            .collect()
+    }
+
+    /// Writes `tmp/<name>`, syncs the file, renames it into `new/`; the
+    /// rename is made durable by the caller's [`Maildir::sync_new`].
+    fn deliver_unsynced(&self, bytes: &[u8]) -> Result<String, MaildirError> {
         let name = unique_name();
         let tmp = self.root.join("tmp").join(&name);
         let new = self.root.join("new").join(&name);
@@ -188,11 +254,17 @@ impl Maildir {
             to: new.clone(),
             source,
         })?;
-        // Make the rename itself durable where the platform allows it.
-        if let Ok(dir) = fs::File::open(self.root.join("new")) {
-            let _ = dir.sync_all();
-        }
         Ok(name)
+    }
+
+    /// Makes the renames into `new/` durable where the platform allows it
+    /// (syncing a directory is not possible everywhere, hence best effort).
+    fn sync_new(&self) {
+        if let Ok(dir) = fs::File::open(self.root.join("new"))
+            && let Err(e) = dir.sync_all()
+        {
+            tracing::warn!(dir = %self.root.display(), error = %e, "cannot sync the Maildir new/ directory");
+        }
     }
 }
 

@@ -104,6 +104,11 @@ impl Outbox {
 /// Sends every message due at `now`, recording each result. Stops early
 /// (leaving the rest queued, untouched) when the transport is down: one
 /// refused connection says the same about every message behind it.
+///
+/// A Maildir outbox takes the due messages a batch at a time
+/// ([`Maildir::deliver_many`]: each file synced, the directory synced once)
+/// and records the batch as sent in one transaction; SMTP records each
+/// message as soon as the server took it.
 pub async fn flush(
     store: &mut Store,
     outbox: &Outbox,
@@ -115,33 +120,92 @@ pub async fn flush(
         if due.is_empty() {
             return Ok(report);
         }
-        for m in &due {
-            match outbox.send(m).await {
-                Ok(()) => {
-                    store.mark_outbound_sent(m.id, now)?;
-                    report.sent += 1;
-                    tracing::info!(id = m.id, kind = %m.kind, message_id = %m.message_id, "mail sent");
-                }
-                Err(e) => {
-                    let transient = e.is_transient();
-                    let retry_at = outbound_retry_at(now, m.attempts.saturating_add(1));
-                    let status =
-                        store.mark_outbound_failed(m.id, transient, &e.to_string(), retry_at)?;
-                    if status == OutboundStatus::Failed {
-                        report.failed += 1;
-                        tracing::error!(id = m.id, error = %e, "mail could not be sent; given up");
-                        record_failure(store, m, &e, now)?;
-                    } else {
-                        report.retrying += 1;
-                        tracing::warn!(id = m.id, error = %e, retry_at, "mail not sent; will retry");
+        let transport_down = match outbox {
+            Outbox::Maildir(dir) => flush_maildir(store, dir, &due, now, &mut report)?,
+            Outbox::Smtp {
+                smtp,
+                envelope_from,
+            } => {
+                let mut down = false;
+                for m in &due {
+                    let rcpt: Vec<&str> = m.recipients.iter().map(String::as_str).collect();
+                    match smtp.send(&m.raw, envelope_from, &rcpt).await {
+                        Ok(()) => {
+                            store.mark_outbound_sent(m.id, now)?;
+                            report.sent += 1;
+                            tracing::info!(id = m.id, kind = %m.kind, message_id = %m.message_id, "mail sent");
+                        }
+                        Err(e) => {
+                            if record_attempt_failed(store, m, &e, now, &mut report)? {
+                                down = true;
+                                break;
+                            }
+                        }
                     }
-                    if transient {
-                        return Ok(report);
-                    }
                 }
+                down
+            }
+        };
+        if transport_down {
+            return Ok(report);
+        }
+    }
+}
+
+/// Delivers one batch to the Maildir outbox. True when a delivery failed
+/// (a full disk or a permission problem: the rest waits for the retry).
+fn flush_maildir(
+    store: &mut Store,
+    dir: &Maildir,
+    due: &[OutboundMail],
+    now: i64,
+    report: &mut FlushReport,
+) -> Result<bool, OutboxError> {
+    let raws: Vec<&[u8]> = due.iter().map(|m| m.raw.as_slice()).collect();
+    let results = dir.deliver_many(&raws);
+    let mut sent = Vec::new();
+    let mut failed = false;
+    for (m, result) in due.iter().zip(results) {
+        match result {
+            Ok(_) => sent.push(m.id),
+            Err(e) => {
+                // Worth retrying once the operator has fixed it.
+                let e = SendError::Transient(e.to_string());
+                failed |= record_attempt_failed(store, m, &e, now, report)?;
             }
         }
     }
+    // The files are durable (each synced, then the directory): only now
+    // may they count as sent.
+    if !sent.is_empty() {
+        store.mark_outbound_sent_batch(&sent, now)?;
+        report.sent += sent.len();
+        tracing::info!(count = sent.len(), "mail delivered to the Maildir outbox");
+    }
+    Ok(failed)
+}
+
+/// Records a failed attempt; true when the failure was transient (the
+/// transport is down, so the caller stops for now).
+fn record_attempt_failed(
+    store: &Store,
+    m: &OutboundMail,
+    e: &SendError,
+    now: i64,
+    report: &mut FlushReport,
+) -> Result<bool, OutboxError> {
+    let transient = e.is_transient();
+    let retry_at = outbound_retry_at(now, m.attempts.saturating_add(1));
+    let status = store.mark_outbound_failed(m.id, transient, &e.to_string(), retry_at)?;
+    if status == OutboundStatus::Failed {
+        report.failed += 1;
+        tracing::error!(id = m.id, error = %e, "mail could not be sent; given up");
+        record_failure(store, m, e, now)?;
+    } else {
+        report.retrying += 1;
+        tracing::warn!(id = m.id, error = %e, retry_at, "mail not sent; will retry");
+    }
+    Ok(transient)
 }
 
 /// The audit entry that shows the umpire a message that will never arrive.

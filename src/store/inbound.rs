@@ -84,47 +84,69 @@ impl Store {
     /// with the same Message-ID (when it has one) or the same SHA-256 of its
     /// bytes is a duplicate and nothing is written.
     pub fn insert_inbound_mail(&mut self, m: &NewInboundMail) -> Result<InboundInsert, StoreError> {
+        let tx = self.transaction()?;
+        let inserted = Store::insert_inbound_in(&tx, m)?;
+        tx.commit()?;
+        Ok(inserted)
+    }
+
+    /// Commits a batch of received messages in ONE transaction (one sync to
+    /// disk for all of them, which is what makes intake fast), with the
+    /// same duplicate rule as [`Store::insert_inbound_mail`]; a duplicate
+    /// within the batch is caught too. All or nothing: on an error nothing
+    /// of the batch is stored, so the caller must not let go of any of them
+    /// at the source.
+    pub fn insert_inbound_batch(
+        &mut self,
+        mails: &[NewInboundMail],
+    ) -> Result<Vec<InboundInsert>, StoreError> {
+        let tx = self.transaction()?;
+        let inserted = mails
+            .iter()
+            .map(|m| Store::insert_inbound_in(&tx, m))
+            .collect::<Result<Vec<_>, _>>()?;
+        tx.commit()?;
+        Ok(inserted)
+    }
+
+    /// The insert itself, inside the caller's transaction (IMAP ingest
+    /// stores the messages and its UID position together).
+    pub fn insert_inbound_in(
+        conn: &Connection,
+        m: &NewInboundMail,
+    ) -> Result<InboundInsert, StoreError> {
         let message_id = normalise_message_id(m.message_id.as_deref());
         let sha = sha256_hex(&m.raw);
-        let tx = self.transaction()?;
         let by_id = match &message_id {
-            Some(id) => tx
-                .query_row(
-                    "SELECT id FROM inbound_mail WHERE message_id = ?1",
-                    [id],
-                    |r| r.get::<_, i64>(0),
-                )
+            Some(id) => conn
+                .prepare_cached("SELECT id FROM inbound_mail WHERE message_id = ?1")?
+                .query_row([id], |r| r.get::<_, i64>(0))
                 .optional()?,
             None => None,
         };
         let existing = match by_id {
             Some(id) => Some(id),
-            None => tx
-                .query_row(
-                    "SELECT id FROM inbound_mail WHERE sha256 = ?1",
-                    [&sha],
-                    |r| r.get::<_, i64>(0),
-                )
+            None => conn
+                .prepare_cached("SELECT id FROM inbound_mail WHERE sha256 = ?1")?
+                .query_row([&sha], |r| r.get::<_, i64>(0))
                 .optional()?,
         };
         if let Some(id) = existing {
             return Ok(InboundInsert::Duplicate(id));
         }
-        tx.execute(
+        conn.prepare_cached(
             "INSERT INTO inbound_mail (raw, message_id, sha256, source, source_ref, received_at)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            params![
-                m.raw,
-                message_id,
-                sha,
-                m.source,
-                m.source_ref,
-                m.received_at
-            ],
-        )?;
-        let id = tx.last_insert_rowid();
-        tx.commit()?;
-        Ok(InboundInsert::New(id))
+        )?
+        .execute(params![
+            m.raw,
+            message_id,
+            sha,
+            m.source,
+            m.source_ref,
+            m.received_at
+        ])?;
+        Ok(InboundInsert::New(conn.last_insert_rowid()))
     }
 
     /// Stored messages intake has not dealt with yet, oldest first.
@@ -163,11 +185,13 @@ impl Store {
         game: Option<GameId>,
         player_id: Option<i64>,
     ) -> Result<(), StoreError> {
-        let changed = conn.execute(
-            "UPDATE inbound_mail SET status = ?2, status_detail = ?3, game_id = ?4, player_id = ?5
-             WHERE id = ?1",
-            params![id, status, detail, game.map(|g| g.0), player_id],
-        )?;
+        let changed = conn
+            .prepare_cached(
+                "UPDATE inbound_mail SET status = ?2, status_detail = ?3, game_id = ?4,
+                                         player_id = ?5
+                 WHERE id = ?1",
+            )?
+            .execute(params![id, status, detail, game.map(|g| g.0), player_id])?;
         if changed == 0 {
             return Err(StoreError::InboundMissing { id });
         }

@@ -6,7 +6,7 @@
 
 use super::games::{GameId, text_enum};
 use super::{Store, StoreError};
-use rusqlite::{OptionalExtension, Transaction, params};
+use rusqlite::{Connection, OptionalExtension, Transaction, params};
 
 text_enum!(
     /// Delivery state of a queued message.
@@ -89,20 +89,20 @@ impl Store {
         }
         let recipients = serde_json::to_string(&m.recipients)
             .map_err(|e| bad(format!("recipients of {message_id}: {e}")))?;
-        tx.execute(
+        tx.prepare_cached(
             "INSERT INTO outbound_mail (game_id, kind, message_id, recipients_json, raw,
                                         in_reply_to, status, attempts, next_attempt_at, created_at)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'queued', 0, ?7, ?7)",
-            params![
-                m.game_id.map(|g| g.0),
-                m.kind,
-                message_id,
-                recipients,
-                m.raw,
-                m.in_reply_to.as_deref().map(bare_id),
-                m.created_at
-            ],
-        )?;
+        )?
+        .execute(params![
+            m.game_id.map(|g| g.0),
+            m.kind,
+            message_id,
+            recipients,
+            m.raw,
+            m.in_reply_to.as_deref().map(bare_id),
+            m.created_at
+        ])?;
         Ok(tx.last_insert_rowid())
     }
 
@@ -152,16 +152,47 @@ impl Store {
 
     /// Records a successful hand-over to the mail server.
     pub fn mark_outbound_sent(&self, id: i64, sent_at: i64) -> Result<(), StoreError> {
-        let changed = self.conn.execute(
-            "UPDATE outbound_mail
-             SET status = 'sent', attempts = attempts + 1, sent_at = ?2, next_attempt_at = NULL
-             WHERE id = ?1 AND status = 'queued'",
-            params![id, sent_at],
-        )?;
-        if changed == 0 {
+        if Self::mark_sent_in(&self.conn, id, sent_at)? {
+            Ok(())
+        } else {
+            Err(self.not_queued(id))
+        }
+    }
+
+    /// Records several hand-overs in ONE transaction: a Maildir outbox
+    /// syncs its directory once for a batch of messages, and then records
+    /// them all with one sync of the database. All or nothing.
+    pub fn mark_outbound_sent_batch(
+        &mut self,
+        ids: &[i64],
+        sent_at: i64,
+    ) -> Result<(), StoreError> {
+        let tx = self.transaction()?;
+        let missed = ids
+            .iter()
+            .map(|&id| Self::mark_sent_in(&tx, id, sent_at).map(|ok| (!ok).then_some(id)))
+            .collect::<Result<Vec<_>, _>>()?
+            .into_iter()
+            .flatten()
+            .next();
+        if let Some(id) = missed {
+            drop(tx);
             return Err(self.not_queued(id));
         }
+        tx.commit()?;
         Ok(())
+    }
+
+    /// False when the row is missing or no longer queued.
+    fn mark_sent_in(conn: &Connection, id: i64, sent_at: i64) -> Result<bool, rusqlite::Error> {
+        let changed = conn
+            .prepare_cached(
+                "UPDATE outbound_mail
+                 SET status = 'sent', attempts = attempts + 1, sent_at = ?2, next_attempt_at = NULL
+                 WHERE id = ?1 AND status = 'queued'",
+            )?
+            .execute(params![id, sent_at])?;
+        Ok(changed > 0)
     }
 
     /// Records a failed attempt. A `transient` failure (connection refused,

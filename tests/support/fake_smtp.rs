@@ -2,10 +2,9 @@
 //! for testing the TLS paths of the SMTP sender with real certificate
 //! verification.
 //!
-//! Why not OpenSMTPD: the Debian 12 build (6.8.0p2 with OpenSSL 3) aborts
-//! every TLS handshake in its privilege-separated signer ("EVP lib" /
-//! "internal error", also with `openssl s_client`), so its TLS listeners
-//! cannot be used. Plain SMTP tests still run against OpenSMTPD.
+//! The real OpenSMTPD's STARTTLS and TLS listeners are tested too
+//! (`tests/mail_servers.rs`); this server adds what a real MTA hides: the
+//! exact bytes and envelope as they arrived over the TLS channel.
 
 #![allow(dead_code)]
 

@@ -82,7 +82,10 @@ pub struct MailServers {
     /// IMAP over TLS from the first byte.
     pub imaps_port: u16,
     pub lmtp_port: u16,
+    /// SMTP, with STARTTLS offered (plain also accepted, for loopback).
     pub smtp_port: u16,
+    /// SMTP over TLS from the first byte ("smtps", as on port 465).
+    pub smtps_port: u16,
     dovecot: Option<Child>,
     smtpd: Option<Child>,
     _lock: MutexGuard<'static, ()>,
@@ -104,13 +107,14 @@ impl MailServers {
             .prefix("adjutant-mail-")
             .tempdir()
             .expect("create temp dir");
-        let [imap_port, imaps_port, lmtp_port, smtp_port] = free_ports();
+        let [imap_port, imaps_port, lmtp_port, smtp_port, smtps_port] = free_ports();
         let mut servers = MailServers {
             dir,
             imap_port,
             imaps_port,
             lmtp_port,
             smtp_port,
+            smtps_port,
             dovecot: None,
             smtpd: None,
             _lock: lock,
@@ -181,7 +185,7 @@ impl MailServers {
             .spawn()
             .expect("spawn smtpd");
         self.smtpd = Some(child);
-        self.wait_listening("smtpd", &[self.smtp_port]);
+        self.wait_listening("smtpd", &[self.smtp_port, self.smtps_port]);
     }
 
     /// Stops OpenSMTPD and waits until its port is closed.
@@ -293,6 +297,32 @@ impl MailServers {
         let path = self.dir().join(format!("{user}.pw"));
         fs::write(&path, format!("{}\n", password(user))).expect("write password file");
         path
+    }
+
+    /// OpenSMTPD's version as `(major, minor)`, from `smtpd -h`.
+    ///
+    /// TLS needs 7.x: the 6.8.0p2 of Debian 12's main archive, built
+    /// against OpenSSL 3, fails every TLS handshake in its privilege-
+    /// separated key process (smtpd -d -v logs `rsae_priv_enc` /
+    /// `rsae_priv_dec` then "missing private key" and "EVP lib", for TLS 1.3,
+    /// TLS 1.2 with ECDHE-RSA and TLS 1.2 with RSA key exchange alike;
+    /// upstream issues OpenSMTPD#1171 and #1239, fixed in 7.3 by PR #1208).
+    /// `scripts/install-test-deps.sh` installs 7.4 from bookworm-backports.
+    pub fn smtpd_version() -> Option<(u32, u32)> {
+        let out = Command::new(find_binary("smtpd")?)
+            .arg("-h")
+            .output()
+            .ok()?;
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v = text.split("OpenSMTPD ").nth(1)?;
+        let mut parts = v.split(|c: char| !c.is_ascii_digit());
+        let major = parts.next()?.parse().ok()?;
+        let minor = parts.next()?.parse().ok()?;
+        Some((major, minor))
     }
 
     /// The server certificate and key (PEM), for an in-process TLS server.
@@ -414,14 +444,22 @@ protocol lmtp {{
             .map(|u| format!("{u} {NOBODY}:{NOGROUP}:{dir}/mail/{u}\n"))
             .collect();
         fs::write(d.join("ubase"), ubase).expect("write ubase");
+        // TLS: the key must belong to root and be readable by root only
+        // (smtpd refuses a key others can read); the certificate is the
+        // same RSA one Dovecot uses. `tls` offers STARTTLS without
+        // requiring it, so the plain-SMTP tests use the same listener.
         let smtpd = format!(
-            r#"table vusers file:{dir}/vusers
+            r#"pki localhost cert "{dir}/tls/server.pem"
+pki localhost key "{dir}/tls/server.key"
+table vusers file:{dir}/vusers
 table ubase file:{dir}/ubase
-listen on lo port {smtp}
+listen on lo port {smtp} tls pki localhost
+listen on lo port {smtps} smtps pki localhost
 action "lmtp" lmtp "127.0.0.1:{lmtp}" rcpt-to virtual <vusers> userbase <ubase>
 match from any for domain "{DOMAIN}" action "lmtp"
 "#,
             smtp = self.smtp_port,
+            smtps = self.smtps_port,
             lmtp = self.lmtp_port,
         );
         let conf = d.join("smtpd.conf");
@@ -527,8 +565,7 @@ fn make_certificates(tls: &Path) {
         tls,
         &[
             "req",
-            // RSA: OpenSMTPD 6.8's privilege-separated signing fails
-            // with EC keys under OpenSSL 3.
+            // RSA, the key type every client and server here accepts.
             "-newkey",
             "rsa:2048",
             "-nodes",
@@ -568,8 +605,8 @@ fn make_certificates(tls: &Path) {
             "server.ext",
         ],
     );
-    // The key stays root-only (for the in-process TLS SMTP server); Dovecot
-    // (as nobody) gets its own copy.
+    // The key stays root-only, as OpenSMTPD (and the in-process TLS SMTP
+    // server) wants it; Dovecot (as nobody) gets its own copy.
     fs::set_permissions(tls.join("server.key"), fs::Permissions::from_mode(0o600))
         .expect("chmod key");
     let dovecot_key = tls.join("dovecot.key");
