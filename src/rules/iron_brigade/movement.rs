@@ -612,11 +612,14 @@ fn walk(state: &BattleState, m: &Mover, route: &Route, w: Walk) -> MoveOutcome {
     // Units already under the mover at the start are ignored: it is leaving
     // them, not passing through them.
     let start_fp = fp_at(start, heading0);
-    let ignore: Vec<UnitId> = state
-        .units
+    // Every other unit's footprint and every terrain feature's bounding box
+    // are worked out once for the whole walk, not at every 0.1" step.
+    let others: Vec<Placed<'_>> = state.units.iter().map(Placed::new).collect();
+    let near_terrain = TerrainBoxes::new(state);
+    let ignore: Vec<UnitId> = others
         .iter()
-        .filter(|u| Some(u.id) != m.id && overlaps(&start_fp, u))
-        .map(|u| u.id)
+        .filter(|o| Some(o.unit.id) != m.id && overlaps(&start_fp, o))
+        .map(|o| o.unit.id)
         .collect();
     let mut passed: Vec<UnitId> = Vec::new();
     let mut ford_failure = None;
@@ -625,7 +628,7 @@ fn walk(state: &BattleState, m: &Mover, route: &Route, w: Walk) -> MoveOutcome {
     // Terrain at the start counts; forbidden terrain there does not stop a
     // unit from leaving it.
     let mut start_forbidden: Vec<TerrainType> = Vec::new();
-    for t in terrain_touched(state, &start_fp, on_road, m.class).0 {
+    for t in terrain_touched(state, &near_terrain, &start_fp, on_road, m.class).0 {
         match terrain_modifier(m.class, t) {
             Some(md) => add_entry(&mut entered, &mut raw, t, md, &mut split_barred),
             None => start_forbidden.push(t),
@@ -652,7 +655,7 @@ fn walk(state: &BattleState, m: &Mover, route: &Route, w: Walk) -> MoveOutcome {
         let h = fixed_facing.or(leg).unwrap_or(heading0);
         let fp = fp_at(p, h);
         // What this step would touch that the move has not yet paid for.
-        let (types, stream) = terrain_touched(state, &fp, on_road, m.class);
+        let (types, stream) = terrain_touched(state, &near_terrain, &fp, on_road, m.class);
         let mut probe = Probe::Clear;
         let mut new_rows: Vec<(TerrainType, f64)> = Vec::new();
         let mut new_passed: Vec<UnitId> = Vec::new();
@@ -685,8 +688,9 @@ fn walk(state: &BattleState, m: &Mover, route: &Route, w: Walk) -> MoveOutcome {
                 depth: (m.depth - 2.0 * UNIT_INSET).max(0.01),
                 ..fp
             };
-            for u in &state.units {
-                if Some(u.id) == m.id || ignore.contains(&u.id) || !overlaps(&shrunk, u) {
+            for o in &others {
+                let u = o.unit;
+                if Some(u.id) == m.id || ignore.contains(&u.id) || !overlaps(&shrunk, o) {
                     continue;
                 }
                 if u.side != m.side {
@@ -762,8 +766,11 @@ fn walk(state: &BattleState, m: &Mover, route: &Route, w: Walk) -> MoveOutcome {
             depth: (m.depth - 2.0 * UNIT_INSET).max(0.01),
             ..fp
         };
-        let on_top = state.units.iter().any(|u| {
-            Some(u.id) != m.id && !ignore.contains(&u.id) && m.id.is_some() && overlaps(&shrunk, u)
+        let on_top = others.iter().any(|o| {
+            Some(o.unit.id) != m.id
+                && !ignore.contains(&o.unit.id)
+                && m.id.is_some()
+                && overlaps(&shrunk, o)
         });
         if !on_top {
             break;
@@ -846,10 +853,75 @@ fn add_entry(
     }
 }
 
-fn overlaps(fp: &Footprint, u: &Unit) -> bool {
-    let ufp = super::geometry::footprint(u);
-    let reach = (fp.frontage.hypot(fp.depth) + ufp.frontage.hypot(ufp.depth)) / 2.0;
+/// A unit with its footprint and the footprint's diagonal.
+struct Placed<'a> {
+    unit: &'a Unit,
+    fp: Footprint,
+    diagonal: f64,
+}
+
+impl<'a> Placed<'a> {
+    fn new(unit: &'a Unit) -> Placed<'a> {
+        let fp = super::geometry::footprint(unit);
+        Placed {
+            unit,
+            fp,
+            diagonal: fp.frontage.hypot(fp.depth),
+        }
+    }
+}
+
+fn overlaps(fp: &Footprint, u: &Placed<'_>) -> bool {
+    let ufp = &u.fp;
+    let reach = (fp.frontage.hypot(fp.depth) + u.diagonal) / 2.0;
+    // Cheap rejection first: the centres are at least the larger axis gap
+    // apart (with a margin so rounding can never reject a true overlap).
+    let (dx, dy) = (
+        (fp.centre.x - ufp.centre.x).abs(),
+        (fp.centre.y - ufp.centre.y).abs(),
+    );
+    if dx.max(dy) > reach + 1e-6 {
+        return false;
+    }
     fp.centre.distance(ufp.centre) <= reach && fp.polygon().intersects(&ufp.polygon())
+}
+
+/// Bounding boxes of areas and lines, (min x, min y, max x, max y), in the
+/// terrain's own order.
+struct TerrainBoxes {
+    areas: Vec<[f64; 4]>,
+    lines: Vec<[f64; 4]>,
+}
+
+fn points_box(pts: &[Pos]) -> [f64; 4] {
+    let (mut lo, mut hi) = (
+        (f64::INFINITY, f64::INFINITY),
+        (f64::NEG_INFINITY, f64::NEG_INFINITY),
+    );
+    for p in pts {
+        lo = (lo.0.min(p.x), lo.1.min(p.y));
+        hi = (hi.0.max(p.x), hi.1.max(p.y));
+    }
+    [lo.0, lo.1, hi.0, hi.1]
+}
+
+impl TerrainBoxes {
+    fn new(state: &BattleState) -> TerrainBoxes {
+        TerrainBoxes {
+            areas: state
+                .terrain
+                .areas
+                .iter()
+                .map(|a| points_box(&a.outline))
+                .collect(),
+            lines: state
+                .terrain
+                .lines
+                .iter()
+                .map(|l| points_box(&l.path))
+                .collect(),
+        }
+    }
 }
 
 /// Terrain rows the footprint touches, and for a stream being crossed the
@@ -858,6 +930,7 @@ fn overlaps(fp: &Footprint, u: &Unit) -> bool {
 /// (bridges) — our ruling.
 fn terrain_touched(
     state: &BattleState,
+    boxes: &TerrainBoxes,
     fp: &Footprint,
     on_road: bool,
     class: MoveClass,
@@ -868,22 +941,16 @@ fn terrain_touched(
     }
     let poly = fp.polygon();
     let reach = fp.frontage.hypot(fp.depth) / 2.0;
-    let near = |pts: &[Pos]| {
-        let (mut lo, mut hi) = (
-            (f64::INFINITY, f64::INFINITY),
-            (f64::NEG_INFINITY, f64::NEG_INFINITY),
-        );
-        for p in pts {
-            lo = (lo.0.min(p.x), lo.1.min(p.y));
-            hi = (hi.0.max(p.x), hi.1.max(p.y));
-        }
-        fp.centre.x + reach >= lo.0
-            && fp.centre.x - reach <= hi.0
-            && fp.centre.y + reach >= lo.1
-            && fp.centre.y - reach <= hi.1
+    let near = |b: Option<&[f64; 4]>| {
+        b.is_some_and(|b| {
+            fp.centre.x + reach >= b[0]
+                && fp.centre.x - reach <= b[2]
+                && fp.centre.y + reach >= b[1]
+                && fp.centre.y - reach <= b[3]
+        })
     };
-    for a in &state.terrain.areas {
-        if !near(&a.outline) {
+    for (i, a) in state.terrain.areas.iter().enumerate() {
+        if !near(boxes.areas.get(i)) {
             continue;
         }
         let ap = polygon(&a.outline);
@@ -892,8 +959,8 @@ fn terrain_touched(
         }
     }
     let mut stream = None;
-    for l in &state.terrain.lines {
-        if l.kind == LineKind::Road || !near(&l.path) {
+    for (i, l) in state.terrain.lines.iter().enumerate() {
+        if l.kind == LineKind::Road || !near(boxes.lines.get(i)) {
             continue;
         }
         let ls = linestring(&l.path);
