@@ -614,7 +614,30 @@ fn walk(state: &BattleState, m: &Mover, route: &Route, w: Walk) -> MoveOutcome {
     let start_fp = fp_at(start, heading0);
     // Every other unit's footprint and every terrain feature's bounding box
     // are worked out once for the whole walk, not at every 0.1" step.
-    let others: Vec<Placed<'_>> = state.units.iter().map(Placed::new).collect();
+    // Only units near the route can ever be touched: every footprint of the
+    // walk is centred on the route (inside its bounding box), and overlaps
+    // needs the centres within half of both diagonals.
+    let mover_diag = m.frontage.hypot(m.depth);
+    let mut route_box = points_box(&route.points);
+    route_box = [
+        route_box[0].min(start.x),
+        route_box[1].min(start.y),
+        route_box[2].max(start.x),
+        route_box[3].max(start.y),
+    ];
+    let others: Vec<Placed<'_>> = state
+        .units
+        .iter()
+        .map(Placed::new)
+        .filter(|o| {
+            let r = (mover_diag + o.diagonal) / 2.0 + 1e-3;
+            let c = o.fp.centre;
+            c.x + r >= route_box[0]
+                && c.x - r <= route_box[2]
+                && c.y + r >= route_box[1]
+                && c.y - r <= route_box[3]
+        })
+        .collect();
     let near_terrain = TerrainBoxes::new(state);
     let ignore: Vec<UnitId> = others
         .iter()
