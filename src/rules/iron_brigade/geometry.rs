@@ -297,10 +297,8 @@ fn ranks_counting(state: Option<&BattleState>, unit: &Unit, seen_from: Option<Po
         // Cheap rejection: a support must lie side by side with the unit
         // (within both half-diagonals) and at most SUPPORT_DISTANCE plus its
         // own diagonal deeper, so anything farther on either axis is out.
-        let reach = SUPPORT_DISTANCE
-            + (fp.frontage + fp.depth) / 2.0
-            + (ofp.frontage + ofp.depth)
-            + 1e-6;
+        let reach =
+            SUPPORT_DISTANCE + (fp.frontage + fp.depth) / 2.0 + (ofp.frontage + ofp.depth) + 1e-6;
         if (ofp.centre.x - fp.centre.x).abs() > reach || (ofp.centre.y - fp.centre.y).abs() > reach
         {
             continue;
@@ -475,7 +473,14 @@ pub fn fire_line(
 /// Whether two units are in contact: footprints within [`CONTACT_GAP`]
 /// (our ruling; the rules speak of castings touching, APSoF VI.D.3).
 pub fn in_contact(a: &Unit, b: &Unit) -> bool {
-    footprint(a).gap(&footprint(b)) <= CONTACT_GAP
+    let (fa, fb) = (footprint(a), footprint(b));
+    // Cheap rejection before the polygon distance: every point of a
+    // footprint lies within (frontage + depth) / 2 of its centre.
+    let reach = (fa.frontage + fa.depth + fb.frontage + fb.depth) / 2.0 + CONTACT_GAP + 1e-6;
+    if (fa.centre.x - fb.centre.x).abs() > reach || (fa.centre.y - fb.centre.y).abs() > reach {
+        return false;
+    }
+    fa.gap(&fb) <= CONTACT_GAP
 }
 
 /// Whether an officer at `at` is in contact with a unit (APSoF VI.E.2.ii):

@@ -914,6 +914,8 @@ fn overlaps(fp: &Footprint, u: &Placed<'_>) -> bool {
 struct TerrainBoxes {
     areas: Vec<[f64; 4]>,
     lines: Vec<[f64; 4]>,
+    /// Area polygons, built the first time a step comes near them.
+    area_polygons: Vec<std::cell::OnceCell<geo::Polygon<f64>>>,
 }
 
 fn points_box(pts: &[Pos]) -> [f64; 4] {
@@ -942,6 +944,12 @@ impl TerrainBoxes {
                 .lines
                 .iter()
                 .map(|l| points_box(&l.path))
+                .collect(),
+            area_polygons: state
+                .terrain
+                .areas
+                .iter()
+                .map(|_| std::cell::OnceCell::new())
                 .collect(),
         }
     }
@@ -976,14 +984,30 @@ fn terrain_touched(
         if !near(boxes.areas.get(i)) {
             continue;
         }
-        let ap = polygon(&a.outline);
-        if ap.intersects(&poly) {
+        let hit = match boxes.area_polygons.get(i) {
+            Some(cell) => cell.get_or_init(|| polygon(&a.outline)).intersects(&poly),
+            None => polygon(&a.outline).intersects(&poly),
+        };
+        if hit {
             push_unique(&mut types, TerrainType::Area(a.kind));
         }
     }
     let mut stream = None;
     for (i, l) in state.terrain.lines.iter().enumerate() {
         if l.kind == LineKind::Road || !near(boxes.lines.get(i)) {
+            continue;
+        }
+        // Only a line with a segment whose box meets the footprint's can
+        // touch it; long streams and roads mostly pass far away.
+        let r = reach + 1e-9;
+        let seg_near = l.path.windows(2).any(|w| {
+            let (a, b) = (w[0], w[1]);
+            fp.centre.x + r >= a.x.min(b.x)
+                && fp.centre.x - r <= a.x.max(b.x)
+                && fp.centre.y + r >= a.y.min(b.y)
+                && fp.centre.y - r <= a.y.max(b.y)
+        });
+        if !seg_near && l.path.len() > 1 {
             continue;
         }
         let ls = linestring(&l.path);
