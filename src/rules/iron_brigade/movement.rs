@@ -638,7 +638,7 @@ fn walk(state: &BattleState, m: &Mover, route: &Route, w: Walk) -> MoveOutcome {
                 && c.y - r <= route_box[3]
         })
         .collect();
-    let near_terrain = TerrainBoxes::new(state);
+    let near_terrain = TerrainBoxes::new(state, route_box, mover_diag / 2.0 + 1e-3);
     let ignore: Vec<UnitId> = others
         .iter()
         .filter(|o| Some(o.unit.id) != m.id && overlaps(&start_fp, o))
@@ -881,6 +881,7 @@ struct Placed<'a> {
     unit: &'a Unit,
     fp: Footprint,
     diagonal: f64,
+    polygon: std::cell::OnceCell<geo::Polygon<f64>>,
 }
 
 impl<'a> Placed<'a> {
@@ -890,6 +891,7 @@ impl<'a> Placed<'a> {
             unit,
             fp,
             diagonal: fp.frontage.hypot(fp.depth),
+            polygon: std::cell::OnceCell::new(),
         }
     }
 }
@@ -906,7 +908,10 @@ fn overlaps(fp: &Footprint, u: &Placed<'_>) -> bool {
     if dx.max(dy) > reach + 1e-6 {
         return false;
     }
-    fp.centre.distance(ufp.centre) <= reach && fp.polygon().intersects(&ufp.polygon())
+    fp.centre.distance(ufp.centre) <= reach
+        && fp
+            .polygon()
+            .intersects(u.polygon.get_or_init(|| ufp.polygon()))
 }
 
 /// Bounding boxes of areas and lines, (min x, min y, max x, max y), in the
@@ -914,6 +919,10 @@ fn overlaps(fp: &Footprint, u: &Placed<'_>) -> bool {
 struct TerrainBoxes {
     areas: Vec<[f64; 4]>,
     lines: Vec<[f64; 4]>,
+    /// Indices of the areas and lines whose boxes come within reach of the
+    /// route, ascending: the only ones any step can touch.
+    near_areas: Vec<usize>,
+    near_lines: Vec<usize>,
     /// Area polygons, built the first time a step comes near them.
     area_polygons: Vec<std::cell::OnceCell<geo::Polygon<f64>>>,
 }
@@ -931,20 +940,37 @@ fn points_box(pts: &[Pos]) -> [f64; 4] {
 }
 
 impl TerrainBoxes {
-    fn new(state: &BattleState) -> TerrainBoxes {
+    /// Boxes of every feature, and which come within `reach` of the
+    /// route's box `route`.
+    fn new(state: &BattleState, route: [f64; 4], reach: f64) -> TerrainBoxes {
+        let areas: Vec<[f64; 4]> = state
+            .terrain
+            .areas
+            .iter()
+            .map(|a| points_box(&a.outline))
+            .collect();
+        let lines: Vec<[f64; 4]> = state
+            .terrain
+            .lines
+            .iter()
+            .map(|l| points_box(&l.path))
+            .collect();
+        let near = |b: &[f64; 4]| {
+            route[0] - reach <= b[2]
+                && route[2] + reach >= b[0]
+                && route[1] - reach <= b[3]
+                && route[3] + reach >= b[1]
+        };
+        let pick = |boxes: &[[f64; 4]]| -> Vec<usize> {
+            (0..boxes.len())
+                .filter(|&i| boxes.get(i).is_some_and(near))
+                .collect()
+        };
         TerrainBoxes {
-            areas: state
-                .terrain
-                .areas
-                .iter()
-                .map(|a| points_box(&a.outline))
-                .collect(),
-            lines: state
-                .terrain
-                .lines
-                .iter()
-                .map(|l| points_box(&l.path))
-                .collect(),
+            near_areas: pick(&areas),
+            near_lines: pick(&lines),
+            areas,
+            lines,
             area_polygons: state
                 .terrain
                 .areas
@@ -980,7 +1006,10 @@ fn terrain_touched(
                 && fp.centre.y - reach <= b[3]
         })
     };
-    for (i, a) in state.terrain.areas.iter().enumerate() {
+    for &i in &boxes.near_areas {
+        let Some(a) = state.terrain.areas.get(i) else {
+            continue;
+        };
         if !near(boxes.areas.get(i)) {
             continue;
         }
@@ -993,7 +1022,10 @@ fn terrain_touched(
         }
     }
     let mut stream = None;
-    for (i, l) in state.terrain.lines.iter().enumerate() {
+    for &i in &boxes.near_lines {
+        let Some(l) = state.terrain.lines.get(i) else {
+            continue;
+        };
         if l.kind == LineKind::Road || !near(boxes.lines.get(i)) {
             continue;
         }

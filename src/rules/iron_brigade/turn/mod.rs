@@ -233,7 +233,17 @@ impl<'d> Ctx<'d> {
                 (lower, axis_gap(efp.centre), e.id, efp)
             })
             .collect();
-        enemies.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.2.cmp(&b.2)));
+        // Seed the search with the enemy nearest on the axes, so that the
+        // bound rejects most of the others.
+        let seed = enemies
+            .iter()
+            .enumerate()
+            .min_by(|a, b| a.1.1.total_cmp(&b.1.1))
+            .map(|(i, _)| i);
+        if let Some(i) = seed {
+            let e = enemies.remove(i);
+            enemies.insert(0, e);
+        }
         let mut best: Option<(UnitId, f64)> = None;
         for (lower, _, eid, efp) in enemies {
             if best.is_some_and(|(_, bg)| lower > bg + 1e-6) {
