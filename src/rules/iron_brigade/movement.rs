@@ -639,9 +639,10 @@ fn walk(state: &BattleState, m: &Mover, route: &Route, w: Walk) -> MoveOutcome {
         })
         .collect();
     let near_terrain = TerrainBoxes::new(state, route_box, mover_diag / 2.0 + 1e-3);
+    let start_probe = Probing::new(start_fp);
     let ignore: Vec<UnitId> = others
         .iter()
-        .filter(|o| Some(o.unit.id) != m.id && overlaps(&start_fp, o))
+        .filter(|o| Some(o.unit.id) != m.id && overlaps(&start_probe, o))
         .map(|o| o.unit.id)
         .collect();
     let mut passed: Vec<UnitId> = Vec::new();
@@ -706,11 +707,11 @@ fn walk(state: &BattleState, m: &Mover, route: &Route, w: Walk) -> MoveOutcome {
             }
         }
         if let Probe::Clear = probe {
-            let shrunk = Footprint {
+            let shrunk = Probing::new(Footprint {
                 frontage: (m.frontage - 2.0 * UNIT_INSET).max(0.01),
                 depth: (m.depth - 2.0 * UNIT_INSET).max(0.01),
                 ..fp
-            };
+            });
             for o in &others {
                 let u = o.unit;
                 if Some(u.id) == m.id || ignore.contains(&u.id) || !overlaps(&shrunk, o) {
@@ -784,11 +785,11 @@ fn walk(state: &BattleState, m: &Mover, route: &Route, w: Walk) -> MoveOutcome {
             break;
         }
         let fp = fp_at(p, h);
-        let shrunk = Footprint {
+        let shrunk = Probing::new(Footprint {
             frontage: (m.frontage - 2.0 * UNIT_INSET).max(0.01),
             depth: (m.depth - 2.0 * UNIT_INSET).max(0.01),
             ..fp
-        };
+        });
         let on_top = others.iter().any(|o| {
             Some(o.unit.id) != m.id
                 && !ignore.contains(&o.unit.id)
@@ -896,9 +897,28 @@ impl<'a> Placed<'a> {
     }
 }
 
-fn overlaps(fp: &Footprint, u: &Placed<'_>) -> bool {
+/// A footprint being tested against many units, with its diagonal and
+/// polygon worked out once.
+struct Probing {
+    fp: Footprint,
+    diagonal: f64,
+    polygon: std::cell::OnceCell<geo::Polygon<f64>>,
+}
+
+impl Probing {
+    fn new(fp: Footprint) -> Probing {
+        Probing {
+            fp,
+            diagonal: fp.frontage.hypot(fp.depth),
+            polygon: std::cell::OnceCell::new(),
+        }
+    }
+}
+
+fn overlaps(p: &Probing, u: &Placed<'_>) -> bool {
+    let fp = &p.fp;
     let ufp = &u.fp;
-    let reach = (fp.frontage.hypot(fp.depth) + u.diagonal) / 2.0;
+    let reach = (p.diagonal + u.diagonal) / 2.0;
     // Cheap rejection first: the centres are at least the larger axis gap
     // apart (with a margin so rounding can never reject a true overlap).
     let (dx, dy) = (
@@ -909,8 +929,8 @@ fn overlaps(fp: &Footprint, u: &Placed<'_>) -> bool {
         return false;
     }
     fp.centre.distance(ufp.centre) <= reach
-        && fp
-            .polygon()
+        && p.polygon
+            .get_or_init(|| fp.polygon())
             .intersects(u.polygon.get_or_init(|| ufp.polygon()))
 }
 
