@@ -294,6 +294,15 @@ fn ranks_counting(state: Option<&BattleState>, unit: &Unit, seen_from: Option<Po
             continue;
         }
         let ofp = footprint(other);
+        // Cheap rejection: a support must lie side by side with the unit
+        // (within both half-diagonals) and at most SUPPORT_DISTANCE plus its
+        // own diagonal deeper, so anything farther on either axis is out.
+        let reach =
+            SUPPORT_DISTANCE + (fp.frontage + fp.depth) / 2.0 + (ofp.frontage + ofp.depth) + 1e-6;
+        if (ofp.centre.x - fp.centre.x).abs() > reach || (ofp.centre.y - fp.centre.y).abs() > reach
+        {
+            continue;
+        }
         let ((onear, _), (omin, omax)) = extent(&ofp);
         let behind = project(ofp.centre).0 > centre_s;
         let overlap = lmax.min(omax) - lmin.max(omin);
@@ -414,11 +423,23 @@ pub fn fire_line(
     let total = from.distance(to);
     let (hf, ht) = (elevation(from), elevation(tfp.centre));
     let mut blockers: Vec<(f64, UnitId)> = Vec::new();
+    let lo = (from.x.min(to.x), from.y.min(to.y));
+    let hi = (from.x.max(to.x), from.y.max(to.y));
     for u in &state.units {
         if u.id == firer.id || u.id == target.id {
             continue;
         }
         let ufp = footprint(u);
+        // Cheap rejection: a unit wholly beside the segment's bounding box
+        // (by more than its half-diagonal bound) cannot be crossed.
+        let r = (ufp.frontage + ufp.depth) / 2.0 + 1e-6;
+        if u.position.x + r < lo.0
+            || u.position.x - r > hi.0
+            || u.position.y + r < lo.1
+            || u.position.y - r > hi.1
+        {
+            continue;
+        }
         if !ufp.segment_crosses(from, to, 0.05) {
             continue;
         }
@@ -452,7 +473,14 @@ pub fn fire_line(
 /// Whether two units are in contact: footprints within [`CONTACT_GAP`]
 /// (our ruling; the rules speak of castings touching, APSoF VI.D.3).
 pub fn in_contact(a: &Unit, b: &Unit) -> bool {
-    footprint(a).gap(&footprint(b)) <= CONTACT_GAP
+    let (fa, fb) = (footprint(a), footprint(b));
+    // Cheap rejection before the polygon distance: every point of a
+    // footprint lies within (frontage + depth) / 2 of its centre.
+    let reach = (fa.frontage + fa.depth + fb.frontage + fb.depth) / 2.0 + CONTACT_GAP + 1e-6;
+    if (fa.centre.x - fb.centre.x).abs() > reach || (fa.centre.y - fb.centre.y).abs() > reach {
+        return false;
+    }
+    fa.gap(&fb) <= CONTACT_GAP
 }
 
 /// Whether an officer at `at` is in contact with a unit (APSoF VI.E.2.ii):

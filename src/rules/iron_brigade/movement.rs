@@ -612,11 +612,38 @@ fn walk(state: &BattleState, m: &Mover, route: &Route, w: Walk) -> MoveOutcome {
     // Units already under the mover at the start are ignored: it is leaving
     // them, not passing through them.
     let start_fp = fp_at(start, heading0);
-    let ignore: Vec<UnitId> = state
+    // Every other unit's footprint and every terrain feature's bounding box
+    // are worked out once for the whole walk, not at every 0.1" step.
+    // Only units near the route can ever be touched: every footprint of the
+    // walk is centred on the route (inside its bounding box), and overlaps
+    // needs the centres within half of both diagonals.
+    let mover_diag = m.frontage.hypot(m.depth);
+    let mut route_box = points_box(&route.points);
+    route_box = [
+        route_box[0].min(start.x),
+        route_box[1].min(start.y),
+        route_box[2].max(start.x),
+        route_box[3].max(start.y),
+    ];
+    let others: Vec<Placed<'_>> = state
         .units
         .iter()
-        .filter(|u| Some(u.id) != m.id && overlaps(&start_fp, u))
-        .map(|u| u.id)
+        .map(Placed::new)
+        .filter(|o| {
+            let r = (mover_diag + o.diagonal) / 2.0 + 1e-3;
+            let c = o.fp.centre;
+            c.x + r >= route_box[0]
+                && c.x - r <= route_box[2]
+                && c.y + r >= route_box[1]
+                && c.y - r <= route_box[3]
+        })
+        .collect();
+    let near_terrain = TerrainBoxes::new(state, route_box, mover_diag / 2.0 + 1e-3);
+    let start_probe = Probing::new(start_fp);
+    let ignore: Vec<UnitId> = others
+        .iter()
+        .filter(|o| Some(o.unit.id) != m.id && overlaps(&start_probe, o))
+        .map(|o| o.unit.id)
         .collect();
     let mut passed: Vec<UnitId> = Vec::new();
     let mut ford_failure = None;
@@ -625,7 +652,7 @@ fn walk(state: &BattleState, m: &Mover, route: &Route, w: Walk) -> MoveOutcome {
     // Terrain at the start counts; forbidden terrain there does not stop a
     // unit from leaving it.
     let mut start_forbidden: Vec<TerrainType> = Vec::new();
-    for t in terrain_touched(state, &start_fp, on_road, m.class).0 {
+    for t in terrain_touched(state, &near_terrain, &start_fp, on_road, m.class).0 {
         match terrain_modifier(m.class, t) {
             Some(md) => add_entry(&mut entered, &mut raw, t, md, &mut split_barred),
             None => start_forbidden.push(t),
@@ -652,7 +679,7 @@ fn walk(state: &BattleState, m: &Mover, route: &Route, w: Walk) -> MoveOutcome {
         let h = fixed_facing.or(leg).unwrap_or(heading0);
         let fp = fp_at(p, h);
         // What this step would touch that the move has not yet paid for.
-        let (types, stream) = terrain_touched(state, &fp, on_road, m.class);
+        let (types, stream) = terrain_touched(state, &near_terrain, &fp, on_road, m.class);
         let mut probe = Probe::Clear;
         let mut new_rows: Vec<(TerrainType, f64)> = Vec::new();
         let mut new_passed: Vec<UnitId> = Vec::new();
@@ -680,13 +707,14 @@ fn walk(state: &BattleState, m: &Mover, route: &Route, w: Walk) -> MoveOutcome {
             }
         }
         if let Probe::Clear = probe {
-            let shrunk = Footprint {
+            let shrunk = Probing::new(Footprint {
                 frontage: (m.frontage - 2.0 * UNIT_INSET).max(0.01),
                 depth: (m.depth - 2.0 * UNIT_INSET).max(0.01),
                 ..fp
-            };
-            for u in &state.units {
-                if Some(u.id) == m.id || ignore.contains(&u.id) || !overlaps(&shrunk, u) {
+            });
+            for o in &others {
+                let u = o.unit;
+                if Some(u.id) == m.id || ignore.contains(&u.id) || !overlaps(&shrunk, o) {
                     continue;
                 }
                 if u.side != m.side {
@@ -757,13 +785,16 @@ fn walk(state: &BattleState, m: &Mover, route: &Route, w: Walk) -> MoveOutcome {
             break;
         }
         let fp = fp_at(p, h);
-        let shrunk = Footprint {
+        let shrunk = Probing::new(Footprint {
             frontage: (m.frontage - 2.0 * UNIT_INSET).max(0.01),
             depth: (m.depth - 2.0 * UNIT_INSET).max(0.01),
             ..fp
-        };
-        let on_top = state.units.iter().any(|u| {
-            Some(u.id) != m.id && !ignore.contains(&u.id) && m.id.is_some() && overlaps(&shrunk, u)
+        });
+        let on_top = others.iter().any(|o| {
+            Some(o.unit.id) != m.id
+                && !ignore.contains(&o.unit.id)
+                && m.id.is_some()
+                && overlaps(&shrunk, o)
         });
         if !on_top {
             break;
@@ -846,10 +877,128 @@ fn add_entry(
     }
 }
 
-fn overlaps(fp: &Footprint, u: &Unit) -> bool {
-    let ufp = super::geometry::footprint(u);
-    let reach = (fp.frontage.hypot(fp.depth) + ufp.frontage.hypot(ufp.depth)) / 2.0;
-    fp.centre.distance(ufp.centre) <= reach && fp.polygon().intersects(&ufp.polygon())
+/// A unit with its footprint and the footprint's diagonal.
+struct Placed<'a> {
+    unit: &'a Unit,
+    fp: Footprint,
+    diagonal: f64,
+    polygon: std::cell::OnceCell<geo::Polygon<f64>>,
+}
+
+impl<'a> Placed<'a> {
+    fn new(unit: &'a Unit) -> Placed<'a> {
+        let fp = super::geometry::footprint(unit);
+        Placed {
+            unit,
+            fp,
+            diagonal: fp.frontage.hypot(fp.depth),
+            polygon: std::cell::OnceCell::new(),
+        }
+    }
+}
+
+/// A footprint being tested against many units, with its diagonal and
+/// polygon worked out once.
+struct Probing {
+    fp: Footprint,
+    diagonal: f64,
+    polygon: std::cell::OnceCell<geo::Polygon<f64>>,
+}
+
+impl Probing {
+    fn new(fp: Footprint) -> Probing {
+        Probing {
+            fp,
+            diagonal: fp.frontage.hypot(fp.depth),
+            polygon: std::cell::OnceCell::new(),
+        }
+    }
+}
+
+fn overlaps(p: &Probing, u: &Placed<'_>) -> bool {
+    let fp = &p.fp;
+    let ufp = &u.fp;
+    let reach = (p.diagonal + u.diagonal) / 2.0;
+    // Cheap rejection first: the centres are at least the larger axis gap
+    // apart (with a margin so rounding can never reject a true overlap).
+    let (dx, dy) = (
+        (fp.centre.x - ufp.centre.x).abs(),
+        (fp.centre.y - ufp.centre.y).abs(),
+    );
+    if dx.max(dy) > reach + 1e-6 {
+        return false;
+    }
+    fp.centre.distance(ufp.centre) <= reach
+        && p.polygon
+            .get_or_init(|| fp.polygon())
+            .intersects(u.polygon.get_or_init(|| ufp.polygon()))
+}
+
+/// Bounding boxes of areas and lines, (min x, min y, max x, max y), in the
+/// terrain's own order.
+struct TerrainBoxes {
+    areas: Vec<[f64; 4]>,
+    lines: Vec<[f64; 4]>,
+    /// Indices of the areas and lines whose boxes come within reach of the
+    /// route, ascending: the only ones any step can touch.
+    near_areas: Vec<usize>,
+    near_lines: Vec<usize>,
+    /// Area polygons, built the first time a step comes near them.
+    area_polygons: Vec<std::cell::OnceCell<geo::Polygon<f64>>>,
+}
+
+fn points_box(pts: &[Pos]) -> [f64; 4] {
+    let (mut lo, mut hi) = (
+        (f64::INFINITY, f64::INFINITY),
+        (f64::NEG_INFINITY, f64::NEG_INFINITY),
+    );
+    for p in pts {
+        lo = (lo.0.min(p.x), lo.1.min(p.y));
+        hi = (hi.0.max(p.x), hi.1.max(p.y));
+    }
+    [lo.0, lo.1, hi.0, hi.1]
+}
+
+impl TerrainBoxes {
+    /// Boxes of every feature, and which come within `reach` of the
+    /// route's box `route`.
+    fn new(state: &BattleState, route: [f64; 4], reach: f64) -> TerrainBoxes {
+        let areas: Vec<[f64; 4]> = state
+            .terrain
+            .areas
+            .iter()
+            .map(|a| points_box(&a.outline))
+            .collect();
+        let lines: Vec<[f64; 4]> = state
+            .terrain
+            .lines
+            .iter()
+            .map(|l| points_box(&l.path))
+            .collect();
+        let near = |b: &[f64; 4]| {
+            route[0] - reach <= b[2]
+                && route[2] + reach >= b[0]
+                && route[1] - reach <= b[3]
+                && route[3] + reach >= b[1]
+        };
+        let pick = |boxes: &[[f64; 4]]| -> Vec<usize> {
+            (0..boxes.len())
+                .filter(|&i| boxes.get(i).is_some_and(near))
+                .collect()
+        };
+        TerrainBoxes {
+            near_areas: pick(&areas),
+            near_lines: pick(&lines),
+            areas,
+            lines,
+            area_polygons: state
+                .terrain
+                .areas
+                .iter()
+                .map(|_| std::cell::OnceCell::new())
+                .collect(),
+        }
+    }
 }
 
 /// Terrain rows the footprint touches, and for a stream being crossed the
@@ -858,6 +1007,7 @@ fn overlaps(fp: &Footprint, u: &Unit) -> bool {
 /// (bridges) — our ruling.
 fn terrain_touched(
     state: &BattleState,
+    boxes: &TerrainBoxes,
     fp: &Footprint,
     on_road: bool,
     class: MoveClass,
@@ -868,32 +1018,48 @@ fn terrain_touched(
     }
     let poly = fp.polygon();
     let reach = fp.frontage.hypot(fp.depth) / 2.0;
-    let near = |pts: &[Pos]| {
-        let (mut lo, mut hi) = (
-            (f64::INFINITY, f64::INFINITY),
-            (f64::NEG_INFINITY, f64::NEG_INFINITY),
-        );
-        for p in pts {
-            lo = (lo.0.min(p.x), lo.1.min(p.y));
-            hi = (hi.0.max(p.x), hi.1.max(p.y));
-        }
-        fp.centre.x + reach >= lo.0
-            && fp.centre.x - reach <= hi.0
-            && fp.centre.y + reach >= lo.1
-            && fp.centre.y - reach <= hi.1
+    let near = |b: Option<&[f64; 4]>| {
+        b.is_some_and(|b| {
+            fp.centre.x + reach >= b[0]
+                && fp.centre.x - reach <= b[2]
+                && fp.centre.y + reach >= b[1]
+                && fp.centre.y - reach <= b[3]
+        })
     };
-    for a in &state.terrain.areas {
-        if !near(&a.outline) {
+    for &i in &boxes.near_areas {
+        let Some(a) = state.terrain.areas.get(i) else {
+            continue;
+        };
+        if !near(boxes.areas.get(i)) {
             continue;
         }
-        let ap = polygon(&a.outline);
-        if ap.intersects(&poly) {
+        let hit = match boxes.area_polygons.get(i) {
+            Some(cell) => cell.get_or_init(|| polygon(&a.outline)).intersects(&poly),
+            None => polygon(&a.outline).intersects(&poly),
+        };
+        if hit {
             push_unique(&mut types, TerrainType::Area(a.kind));
         }
     }
     let mut stream = None;
-    for l in &state.terrain.lines {
-        if l.kind == LineKind::Road || !near(&l.path) {
+    for &i in &boxes.near_lines {
+        let Some(l) = state.terrain.lines.get(i) else {
+            continue;
+        };
+        if l.kind == LineKind::Road || !near(boxes.lines.get(i)) {
+            continue;
+        }
+        // Only a line with a segment whose box meets the footprint's can
+        // touch it; long streams and roads mostly pass far away.
+        let r = reach + 1e-9;
+        let seg_near = l.path.windows(2).any(|w| {
+            let (a, b) = (w[0], w[1]);
+            fp.centre.x + r >= a.x.min(b.x)
+                && fp.centre.x - r <= a.x.max(b.x)
+                && fp.centre.y + r >= a.y.min(b.y)
+                && fp.centre.y - r <= a.y.max(b.y)
+        });
+        if !seg_near && l.path.len() > 1 {
             continue;
         }
         let ls = linestring(&l.path);

@@ -9,8 +9,12 @@ use super::{
     Area, BattleState, Current, Ford, Hill, Landmark, LineFeature, Officer, OfficerId,
     OfficerStatus, Pos, Ranks, Side, SideId, StreamWater, Terrain, Unit,
 };
+use crate::rules::iron_brigade::geometry::facing_vector;
 use crate::rules::iron_brigade::kinds::{
     AreaKind, CommandClass, Formation, LineKind, OfficerLevel, OfficerRating,
+};
+use crate::rules::iron_brigade::orders::{
+    Action, BookedOrder, FireTarget, Gait, MoveOrder, OrderBook, Step, Trigger, UnitOrder,
 };
 
 /// SplitMix64: a fixed, well-known generator (Steele, Lea, Flood 2014).
@@ -64,6 +68,60 @@ pub fn generate_corps_battle(seed: u64) -> BattleState {
     }
     state.terrain = terrain(&mut rng);
     state
+}
+
+/// The benchmark's turn (`benches/turn.rs`, BENCHMARKS.md) and the test
+/// that pins its outcome (`tests/turn_pinned.rs`) must resolve exactly the
+/// same input, so it is built here once: the corps battle from `seed` with
+/// side 1 moved 50" south (the generated lines start 60–70" apart, out of
+/// range), and a standing order for every unit — one in three advances 10"
+/// straight ahead, one fires at will, one holds.
+pub fn corps_battle_turn(seed: u64) -> (BattleState, OrderBook) {
+    let mut state = generate_corps_battle(seed);
+    for u in state.units.iter_mut().filter(|u| u.side.0 == 1) {
+        u.position.y -= 50.0;
+    }
+    for o in state.officers.iter_mut().filter(|o| o.side.0 == 1) {
+        o.position.y -= 50.0;
+    }
+    let mut book = OrderBook::default();
+    for (i, u) in state.units.iter().enumerate() {
+        let action = match i % 3 {
+            0 => {
+                let (dx, dy) = facing_vector(u.facing);
+                Action::Move(MoveOrder {
+                    waypoints: vec![Pos::new(u.position.x + 10.0 * dx, u.position.y + 10.0 * dy)],
+                    by_road: false,
+                    formation: None,
+                    gait: Gait::March,
+                    fire_while_moving: false,
+                    backwards: false,
+                })
+            }
+            1 => Action::Fire(FireTarget::AtWill),
+            _ => Action::Hold,
+        };
+        let order = UnitOrder {
+            id: i as u64 + 1,
+            unit: u.id,
+            issued_by: u.commander.unwrap_or(OfficerId(1)),
+            issued_turn: state.turn,
+            follows_previous: false,
+            steps: vec![Step {
+                trigger: Trigger::Then,
+                action,
+            }],
+        };
+        book.units.insert(
+            u.id,
+            vec![BookedOrder {
+                order,
+                effective_turn: state.turn,
+                current_step: 0,
+            }],
+        );
+    }
+    (state, book)
 }
 
 fn add_side(state: &mut BattleState, rng: &mut Mix, side: u8) {

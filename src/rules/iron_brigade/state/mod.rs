@@ -11,7 +11,7 @@
 
 pub mod generate;
 
-pub use generate::generate_corps_battle;
+pub use generate::{corps_battle_turn, generate_corps_battle};
 
 use super::kinds::{
     AreaKind, Arm, CommandClass, Formation, LineKind, OfficerLevel, OfficerRating, Weapon,

@@ -225,6 +225,15 @@ fn choose_target(
             continue;
         }
         let efp = footprint(e);
+        // Cheap rejection, implied by the exact test below: the distance is
+        // at least the larger axis gap, the half-diagonal at most half of
+        // frontage plus depth.
+        let axis = (front.x - e.position.x)
+            .abs()
+            .max((front.y - e.position.y).abs());
+        if axis - (efp.frontage + efp.depth) / 2.0 > reach + 1.0 + 1e-6 {
+            continue;
+        }
         let half_diag = efp.frontage.hypot(efp.depth) / 2.0;
         if front.distance(e.position) - half_diag > reach + 1.0 {
             continue;

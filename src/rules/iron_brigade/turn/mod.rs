@@ -217,15 +217,45 @@ impl<'d> Ctx<'d> {
     pub fn nearest_enemy(&self, id: UnitId) -> Option<(UnitId, f64)> {
         let u = self.state.unit(id)?;
         let fp = footprint(u);
+        let diag = fp.frontage.hypot(fp.depth);
+        // Nearest centres first, and a polygon distance only for enemies
+        // that could still beat the best so far: the gap is at least the
+        // larger axis gap between centres less both half-diagonals. The
+        // answer is the least (gap, id), whatever the order of visits.
+        let axis_gap = |c: Pos| (c.x - fp.centre.x).abs().max((c.y - fp.centre.y).abs());
+        let mut enemies: Vec<(f64, f64, UnitId, super::geometry::Footprint)> = self
+            .state
+            .enemies_of(u.side)
+            .filter(|e| e.castings > 0)
+            .map(|e| {
+                let efp = footprint(e);
+                let lower = axis_gap(efp.centre) - (diag + efp.frontage.hypot(efp.depth)) / 2.0;
+                (lower, axis_gap(efp.centre), e.id, efp)
+            })
+            .collect();
+        // Seed the search with the enemy nearest on the axes, so that the
+        // bound rejects most of the others.
+        let seed = enemies
+            .iter()
+            .enumerate()
+            .min_by(|a, b| a.1.1.total_cmp(&b.1.1))
+            .map(|(i, _)| i);
+        if let Some(i) = seed {
+            let e = enemies.remove(i);
+            enemies.insert(0, e);
+        }
         let mut best: Option<(UnitId, f64)> = None;
-        for e in self.state.enemies_of(u.side).filter(|e| e.castings > 0) {
-            let gap = fp.gap(&footprint(e));
+        for (lower, _, eid, efp) in enemies {
+            if best.is_some_and(|(_, bg)| lower > bg + 1e-6) {
+                continue;
+            }
+            let gap = fp.gap(&efp);
             let better = match best {
                 None => true,
-                Some((bid, bg)) => gap < bg || (gap == bg && e.id < bid),
+                Some((bid, bg)) => gap < bg || (gap == bg && eid < bid),
             };
             if better {
-                best = Some((e.id, gap));
+                best = Some((eid, gap));
             }
         }
         best

@@ -38,17 +38,19 @@ pub(crate) fn morale_phase(ctx: &mut Ctx<'_>) -> Result<(), TurnError> {
 /// (the text counts those touching and the files behind them; our units are
 /// blocks, so the whole block is behind its front).
 pub(crate) fn contact_checks(ctx: &mut Ctx<'_>) -> Result<(), TurnError> {
-    let ids = ctx.unit_ids();
+    let mut units: Vec<&crate::rules::iron_brigade::state::Unit> = ctx.state.units.iter().collect();
+    units.sort_by_key(|u| u.id);
     let mut pairs = Vec::new();
-    for (i, &a) in ids.iter().enumerate() {
-        for &b in ids.iter().skip(i + 1) {
-            let (Some(ua), Some(ub)) = (ctx.state.unit(a), ctx.state.unit(b)) else {
-                continue;
-            };
+    for (i, &ua) in units.iter().enumerate() {
+        for &ub in units.iter().skip(i + 1) {
+            let (a, b) = (ua.id, ub.id);
             if ua.side == ub.side || ua.castings == 0 || ub.castings == 0 {
                 continue;
             }
-            if ua.position.distance(ub.position) > 40.0 || !in_contact(ua, ub) {
+            // Cheap rejection before the exact distance: no unit is 40" long.
+            let far = (ua.position.x - ub.position.x).abs() > 40.0
+                || (ua.position.y - ub.position.y).abs() > 40.0;
+            if far || ua.position.distance(ub.position) > 40.0 || !in_contact(ua, ub) {
                 continue;
             }
             pairs.push((a, b));

@@ -1,0 +1,70 @@
+//! The benchmark's turn (`benches/turn.rs`: `corps_battle_turn(1863)`, dice
+//! from a fixed seed) pinned byte for byte. Optimisations of the engine must
+//! leave every result — state, order book, events, visibility and the dice
+//! log — identical; a deliberate change of outcome (a bug fixed) updates the
+//! hash here and says why in its commit.
+
+use adjutant::dice::{DiceSource, StreamDice};
+use adjutant::rules::iron_brigade::orders::TurnOrders;
+use adjutant::rules::iron_brigade::state::corps_battle_turn;
+use adjutant::rules::iron_brigade::turn::resolve_turn;
+use sha2::{Digest, Sha256};
+
+/// The serialised outcome of the bench turn, part by part.
+fn outcome_bytes() -> Vec<(&'static str, String)> {
+    let (state, book) = corps_battle_turn(1863);
+    let mut dice = StreamDice::new([42u8; 32]);
+    let out = resolve_turn(&state, &book, &TurnOrders::default(), &mut dice).unwrap();
+    vec![
+        ("state", out.state.canonical_json()),
+        ("book", serde_json::to_string(&out.book).unwrap()),
+        ("events", serde_json::to_string(&out.events).unwrap()),
+        (
+            "visibility",
+            serde_json::to_string(&out.visibility).unwrap(),
+        ),
+        ("dice", serde_json::to_string(dice.log()).unwrap()),
+    ]
+}
+
+fn sha(s: &str) -> String {
+    hex::encode(Sha256::digest(s.as_bytes()))
+}
+
+/// SHA-256 of each serialised part of the outcome, pinned from the engine
+/// as of commit 8941ea8 (before any optimisation).
+const PINNED: [(&str, &str); 5] = [
+    (
+        "state",
+        "80b1e37ddd444ac7e76af8d8583f86a8b7a769c6fc1356fbd142bf496aa95bed",
+    ),
+    (
+        "book",
+        "a57bbdb015b5b5b02d94fb010b782abb73357cebb428f31d252db91ec2a037f3",
+    ),
+    (
+        "events",
+        "cf6f918e3a6fd22806be49f7ac877db562f14f61fa970109bec6f66a15387492",
+    ),
+    (
+        "visibility",
+        "38ff39d063ef6c439f9a396c9410ffa1b4c83544c118af5d4ec2cc325df44a30",
+    ),
+    (
+        "dice",
+        "2d4b4573774e88f40dab7fe951a353e5f196e638e05742584358148338c12c27",
+    ),
+];
+
+#[test]
+fn bench_turn_outcome_is_pinned() {
+    let got: Vec<(&str, String)> = outcome_bytes()
+        .into_iter()
+        .map(|(name, text)| {
+            eprintln!("{name}: {} bytes, sha256 {}", text.len(), sha(&text));
+            (name, sha(&text))
+        })
+        .collect();
+    let want: Vec<(&str, String)> = PINNED.iter().map(|(n, h)| (*n, (*h).to_string())).collect();
+    assert_eq!(got, want, "the bench turn's outcome changed");
+}
