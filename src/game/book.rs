@@ -27,29 +27,23 @@ pub enum BookError {
 }
 
 fn unit_row(tx: &Transaction<'_>, game: GameId, rules_id: u32) -> Result<i64, BookError> {
-    tx.query_row(
-        "SELECT id FROM units WHERE game_id = ?1 AND rules_id = ?2",
-        params![game.0, rules_id],
-        |r| r.get(0),
-    )
-    .optional()?
-    .ok_or(BookError::UnknownUnit {
-        game: game.0,
-        unit: rules_id,
-    })
+    tx.prepare_cached("SELECT id FROM units WHERE game_id = ?1 AND rules_id = ?2")
+        .and_then(|mut st| st.query_row(params![game.0, rules_id], |r| r.get(0)))
+        .optional()?
+        .ok_or(BookError::UnknownUnit {
+            game: game.0,
+            unit: rules_id,
+        })
 }
 
 fn officer_row(tx: &Transaction<'_>, game: GameId, rules_id: u32) -> Result<i64, BookError> {
-    tx.query_row(
-        "SELECT id FROM officers WHERE game_id = ?1 AND rules_id = ?2",
-        params![game.0, rules_id],
-        |r| r.get(0),
-    )
-    .optional()?
-    .ok_or(BookError::UnknownOfficer {
-        game: game.0,
-        officer: rules_id,
-    })
+    tx.prepare_cached("SELECT id FROM officers WHERE game_id = ?1 AND rules_id = ?2")
+        .and_then(|mut st| st.query_row(params![game.0, rules_id], |r| r.get(0)))
+        .optional()?
+        .ok_or(BookError::UnknownOfficer {
+            game: game.0,
+            officer: rules_id,
+        })
 }
 
 /// A submission made outside mail (the umpire's CLI, tests): no inbound
@@ -61,17 +55,12 @@ pub fn record_direct_submission(
     turn_id: i64,
     now: i64,
 ) -> Result<(i64, String), BookError> {
-    let n: i64 = tx.query_row(
-        "SELECT COUNT(*) + 1 FROM submissions WHERE game_id = ?1",
-        [game.0],
-        |r| r.get(0),
-    )?;
+    let n: i64 = tx
+        .prepare_cached("SELECT COUNT(*) + 1 FROM submissions WHERE game_id = ?1")
+        .and_then(|mut st| st.query_row([game.0], |r| r.get(0)))?;
     let public_id = format!("S{}-{n}", game.0);
-    tx.execute(
-        "INSERT INTO submissions (public_id, game_id, player_id, inbound_mail_id, turn_id, received_at, status)
-         VALUES (?1, ?2, ?3, NULL, ?4, ?5, 'accepted')",
-        params![public_id, game.0, player_id, turn_id, now],
-    )?;
+    tx.prepare_cached("INSERT INTO submissions (public_id, game_id, player_id, inbound_mail_id, turn_id, received_at, status)
+         VALUES (?1, ?2, ?3, NULL, ?4, ?5, 'accepted')").and_then(|mut st| st.execute(params![public_id, game.0, player_id, turn_id, now],))?;
     Ok((tx.last_insert_rowid(), public_id))
 }
 
@@ -91,37 +80,34 @@ pub fn record_unit_order(
     let previous: Option<i64> = if order.follows_previous {
         None
     } else {
-        tx.query_row(
+        tx.prepare_cached(
             "SELECT id FROM orders WHERE game_id = ?1 AND unit_id = ?2 AND issued_turn = ?3
              AND status = 'pending' ORDER BY id DESC LIMIT 1",
-            params![game.0, unit, order.issued_turn],
-            |r| r.get(0),
         )
+        .and_then(|mut st| st.query_row(params![game.0, unit, order.issued_turn], |r| r.get(0)))
         .optional()?
     };
-    tx.execute(
-        "INSERT INTO orders (game_id, submission_id, unit_id, issuing_officer_id, original_text,
+    let parsed_json = serde_json::to_string(order)?;
+    tx.prepare_cached("INSERT INTO orders (game_id, submission_id, unit_id, issuing_officer_id, original_text,
                              parsed_json, issued_turn, effective_turn, replaces_id, follows_previous)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-        params![
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)").and_then(|mut st| st.execute(params![
             game.0,
             submission_id,
             unit,
             issuer,
             text,
-            serde_json::to_string(order)?,
+            parsed_json,
             order.issued_turn,
             effective_turn.max(order.issued_turn),
             previous,
             order.follows_previous
-        ],
-    )?;
+        ],))?;
     let id = tx.last_insert_rowid();
     if let Some(prev) = previous {
-        tx.execute(
+        tx.prepare_cached(
             "UPDATE orders SET status = 'superseded', replaced_by_id = ?2 WHERE id = ?1",
-            params![prev, id],
-        )?;
+        )
+        .and_then(|mut st| st.execute(params![prev, id]))?;
     }
     Ok((id, previous))
 }
@@ -145,26 +131,29 @@ pub fn record_officer_move(
             |r| r.get(0),
         )
         .optional()?;
-    tx.execute(
+    let parsed_json = serde_json::to_string(m)?;
+    tx.prepare_cached(
         "INSERT INTO orders (game_id, submission_id, officer_id, issuing_officer_id, original_text,
                              parsed_json, issued_turn, effective_turn, replaces_id)
          VALUES (?1, ?2, ?3, ?3, ?4, ?5, ?6, ?6, ?7)",
-        params![
+    )
+    .and_then(|mut st| {
+        st.execute(params![
             game.0,
             submission_id,
             officer,
             text,
-            serde_json::to_string(m)?,
+            parsed_json,
             turn,
             previous
-        ],
-    )?;
+        ])
+    })?;
     let id = tx.last_insert_rowid();
     if let Some(prev) = previous {
-        tx.execute(
+        tx.prepare_cached(
             "UPDATE orders SET status = 'superseded', replaced_by_id = ?2 WHERE id = ?1",
-            params![prev, id],
-        )?;
+        )
+        .and_then(|mut st| st.execute(params![prev, id]))?;
     }
     Ok(id)
 }

@@ -249,15 +249,14 @@ impl SubmissionHandler for OrdersHandler {
             turn: ctx.counts_for_turn,
             aliases: view.aliases.clone(),
             place_aliases: names.place_aliases,
+            places_cache: Default::default(),
         };
         let parsed = orders::parse_mail(ctx.text, &pctx);
         let lines = record(tx, ctx, &pctx, &parsed)?;
         if parsed.ready {
-            tx.execute(
-                "UPDATE submissions SET ready = 1 WHERE id = ?1",
-                [ctx.submission_id],
-            )
-            .map_err(sql)?;
+            tx.prepare_cached("UPDATE submissions SET ready = 1 WHERE id = ?1")
+                .and_then(|mut st| st.execute([ctx.submission_id]))
+                .map_err(sql)?;
         }
         let status = match (lines.iter().any(|l| l.is_ok()), parsed.errors.is_empty()) {
             (_, true) => "accepted",
@@ -269,11 +268,9 @@ impl SubmissionHandler for OrdersHandler {
             }
             (false, false) => "refused",
         };
-        tx.execute(
-            "UPDATE submissions SET status = ?2 WHERE id = ?1",
-            params![ctx.submission_id, status],
-        )
-        .map_err(sql)?;
+        tx.prepare_cached("UPDATE submissions SET status = ?2 WHERE id = ?1")
+            .and_then(|mut st| st.execute(params![ctx.submission_id, status]))
+            .map_err(sql)?;
         // REPORT / HISTORY: his own stored reports, queued with the receipt.
         let sent = super::resend::answer_requests(
             tx,

@@ -798,24 +798,21 @@ fn record_bounce(
         .iter()
         .filter(|a| sent_to.iter().any(|s| same_address(s, a)))
     {
-        let changed = tx.execute(
-            "UPDATE player_addresses SET failing = 1, last_bounce_at = ?3, last_bounce_detail = ?4
-             WHERE game_id = ?1 AND address = ?2",
-            params![game, address, now, diagnostic],
-        )?;
+        let changed = tx.prepare_cached("UPDATE player_addresses SET failing = 1, last_bounce_at = ?3, last_bounce_detail = ?4
+             WHERE game_id = ?1 AND address = ?2").and_then(|mut st| st.execute(params![game, address, now, diagnostic],))?;
         if changed > 0 {
             marked.push(address.clone());
         }
     }
     // A player all of whose addresses bounce cannot be reached at all.
-    tx.execute(
+    tx.prepare_cached(
         "UPDATE players SET address_failing = 1
          WHERE game_id = ?1 AND address_failing = 0
            AND EXISTS (SELECT 1 FROM player_addresses a WHERE a.player_id = players.id)
            AND NOT EXISTS (SELECT 1 FROM player_addresses a
                            WHERE a.player_id = players.id AND a.failing = 0)",
-        [game],
-    )?;
+    )
+    .and_then(|mut st| st.execute([game]))?;
     let detail = serde_json::json!({
         "inbound_mail_id": mail_id,
         "outbound_mail_id": outbound_id,

@@ -28,6 +28,11 @@ pub struct ParseContext<'a> {
     pub aliases: BTreeMap<String, UnitId>,
     /// Other names of places (landmark `aliases` in the scenario).
     pub place_aliases: BTreeMap<String, Pos>,
+    /// [`ParseContext::places`], built on first use: normalising every
+    /// landmark, feature and unit name once per mail instead of once per
+    /// place phrase was a quarter of intake's cost (BENCHMARKS.md, intake).
+    /// Leave it `Default::default()` when building a context.
+    pub places_cache: std::cell::OnceCell<Vec<Candidate<PlaceRef>>>,
 }
 
 /// Unit and place aliases of a scenario, keyed to the ids of the battle state
@@ -148,7 +153,11 @@ impl<'a> ParseContext<'a> {
 
     /// Every place the player may name: landmarks and their aliases, named
     /// terrain, his own units and the enemy units he can see.
-    pub fn places(&self) -> Vec<Candidate<PlaceRef>> {
+    pub fn places(&self) -> &[Candidate<PlaceRef>] {
+        self.places_cache.get_or_init(|| self.build_places())
+    }
+
+    fn build_places(&self) -> Vec<Candidate<PlaceRef>> {
         let t = &self.state.terrain;
         let mut out: Vec<Candidate<PlaceRef>> = Vec::new();
         for l in &t.landmarks {
@@ -201,7 +210,7 @@ impl<'a> ParseContext<'a> {
     /// Roads only (for "by the turnpike", "down the Mill Road").
     pub fn roads(&self) -> Vec<Candidate<PlaceRef>> {
         self.places()
-            .into_iter()
+            .iter()
             .filter(|c| match c.target {
                 PlaceRef::Line(i) => {
                     self.state.terrain.lines.get(i).is_some_and(|l| {
@@ -214,6 +223,7 @@ impl<'a> ParseContext<'a> {
                     .any(|w| matches!(w.as_str(), "road" | "pike" | "turnpike" | "lane")),
                 _ => false,
             })
+            .cloned()
             .collect()
     }
 

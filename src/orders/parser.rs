@@ -1611,7 +1611,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             || self.eat_words(&["edge", "of"])
             || self.eat_words(&["the", "edge", "of", "the"]);
         let places = self.ctx.places();
-        let place = self.need_name(&places, &|s| {
+        let place = self.need_name(places, &|s| {
             format!("expected a place: {s} is not a landmark, feature or unit you know of")
         })?;
         let place = match place {

@@ -25,18 +25,20 @@ impl Store {
     /// Appends to the audit log. Takes a connection so the entry commits in
     /// the same transaction as the action it records.
     pub fn append_audit(conn: &Connection, a: &NewAudit) -> Result<i64, StoreError> {
-        conn.execute(
+        conn.prepare_cached(
             "INSERT INTO audit_log (game_id, actor, at, action, reason, detail_json)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            params![
+        )
+        .and_then(|mut st| {
+            st.execute(params![
                 a.game.map(|g| g.0),
                 a.actor,
                 a.at,
                 a.action,
                 a.reason,
                 a.detail_json
-            ],
-        )?;
+            ])
+        })?;
         Ok(conn.last_insert_rowid())
     }
 }

@@ -225,14 +225,22 @@ impl Store {
         state: ImapState,
         now: i64,
     ) -> Result<(), StoreError> {
-        conn.execute(
+        conn.prepare_cached(
             "INSERT INTO imap_state (account, folder, uidvalidity, last_uid, updated_at)
              VALUES (?1, ?2, ?3, ?4, ?5)
              ON CONFLICT (account, folder) DO UPDATE SET
                  uidvalidity = excluded.uidvalidity, last_uid = excluded.last_uid,
                  updated_at = excluded.updated_at",
-            params![account, folder, state.uidvalidity, state.last_uid, now],
-        )?;
+        )
+        .and_then(|mut st| {
+            st.execute(params![
+                account,
+                folder,
+                state.uidvalidity,
+                state.last_uid,
+                now
+            ])
+        })?;
         Ok(())
     }
 }

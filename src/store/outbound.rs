@@ -207,8 +207,10 @@ impl Store {
         error: &str,
         next_attempt_at: i64,
     ) -> Result<OutboundStatus, StoreError> {
-        let changed = self.conn.execute(
-            "UPDATE outbound_mail
+        let changed = self
+            .conn
+            .prepare_cached(
+                "UPDATE outbound_mail
              SET attempts = attempts + 1,
                  status = CASE WHEN ?2 AND attempts + 1 < ?5 THEN 'queued' ELSE 'failed' END,
                  next_attempt_at = CASE WHEN ?2 AND attempts + 1 < ?5 THEN ?4 ELSE NULL END,
@@ -216,16 +218,23 @@ impl Store {
                                    THEN 'gave up after ' || (attempts + 1) || ' attempts: ' || ?3
                                    ELSE ?3 END
              WHERE id = ?1 AND status = 'queued'",
-            params![id, transient, error, next_attempt_at, MAX_OUTBOUND_ATTEMPTS],
-        )?;
+            )
+            .and_then(|mut st| {
+                st.execute(params![
+                    id,
+                    transient,
+                    error,
+                    next_attempt_at,
+                    MAX_OUTBOUND_ATTEMPTS
+                ])
+            })?;
         if changed == 0 {
             return Err(self.not_queued(id));
         }
-        Ok(self.conn.query_row(
-            "SELECT status FROM outbound_mail WHERE id = ?1",
-            [id],
-            |r| r.get(0),
-        )?)
+        Ok(self
+            .conn
+            .prepare_cached("SELECT status FROM outbound_mail WHERE id = ?1")
+            .and_then(|mut st| st.query_row([id], |r| r.get(0)))?)
     }
 
     fn not_queued(&self, id: i64) -> StoreError {
