@@ -53,7 +53,7 @@ fn the_order_parser_corpus_parses_without_panic() {
         turn: 3,
         aliases,
         place_aliases: places,
-        places_cache: Default::default(),
+        cache: Default::default(),
     };
     for (path, bytes) in corpus("parse_mail") {
         let Ok(text) = std::str::from_utf8(&bytes) else {

@@ -52,7 +52,7 @@ fuzz_target!(|data: &[u8]| {
         turn: 3,
         aliases: g.aliases.clone(),
         place_aliases: g.places.clone(),
-        places_cache: Default::default(),
+        cache: Default::default(),
     };
     let m = parse_mail(text, &ctx);
     let lines = text.split('\n').count();

@@ -249,7 +249,7 @@ impl SubmissionHandler for OrdersHandler {
             turn: ctx.counts_for_turn,
             aliases: view.aliases.clone(),
             place_aliases: names.place_aliases,
-            places_cache: Default::default(),
+            cache: Default::default(),
         };
         let parsed = orders::parse_mail(ctx.text, &pctx);
         let lines = record(tx, ctx, &pctx, &parsed)?;

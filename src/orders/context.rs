@@ -28,11 +28,20 @@ pub struct ParseContext<'a> {
     pub aliases: BTreeMap<String, UnitId>,
     /// Other names of places (landmark `aliases` in the scenario).
     pub place_aliases: BTreeMap<String, Pos>,
-    /// [`ParseContext::places`], built on first use: normalising every
+    /// The name candidates, built on first use: normalising every
     /// landmark, feature and unit name once per mail instead of once per
-    /// place phrase was a quarter of intake's cost (BENCHMARKS.md, intake).
+    /// phrase was a quarter of intake's cost (BENCHMARKS.md, intake).
     /// Leave it `Default::default()` when building a context.
-    pub places_cache: std::cell::OnceCell<Vec<Candidate<PlaceRef>>>,
+    pub cache: NameCache,
+}
+
+/// [`ParseContext`]'s candidates, each computed once from the context's
+/// (immutable) fields.
+#[derive(Debug, Clone, Default)]
+pub struct NameCache {
+    places: std::cell::OnceCell<Vec<Candidate<PlaceRef>>>,
+    own_units: std::cell::OnceCell<Vec<Candidate<UnitId>>>,
+    enemy_units: std::cell::OnceCell<Vec<Candidate<UnitId>>>,
 }
 
 /// Unit and place aliases of a scenario, keyed to the ids of the battle state
@@ -92,6 +101,13 @@ impl<'a> ParseContext<'a> {
 
     /// The player's own side's units, by name and alias.
     pub fn own_units(&self) -> Vec<Candidate<UnitId>> {
+        self.cache
+            .own_units
+            .get_or_init(|| self.build_own_units())
+            .clone()
+    }
+
+    fn build_own_units(&self) -> Vec<Candidate<UnitId>> {
         let mut out: Vec<Candidate<UnitId>> = self
             .state
             .units_of(self.side)
@@ -111,6 +127,13 @@ impl<'a> ParseContext<'a> {
 
     /// Enemy units the player's side can see, by name and alias.
     pub fn visible_enemy_units(&self) -> Vec<Candidate<UnitId>> {
+        self.cache
+            .enemy_units
+            .get_or_init(|| self.build_visible_enemy_units())
+            .clone()
+    }
+
+    fn build_visible_enemy_units(&self) -> Vec<Candidate<UnitId>> {
         let visible = |id: &UnitId| {
             self.visible_enemies.contains(id)
                 && self.state.unit(*id).is_some_and(|u| u.side != self.side)
@@ -154,7 +177,7 @@ impl<'a> ParseContext<'a> {
     /// Every place the player may name: landmarks and their aliases, named
     /// terrain, his own units and the enemy units he can see.
     pub fn places(&self) -> &[Candidate<PlaceRef>] {
-        self.places_cache.get_or_init(|| self.build_places())
+        self.cache.places.get_or_init(|| self.build_places())
     }
 
     fn build_places(&self) -> Vec<Candidate<PlaceRef>> {

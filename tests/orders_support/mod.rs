@@ -82,7 +82,7 @@ impl Game {
             turn: 3,
             aliases: self.aliases.clone(),
             place_aliases: self.places.clone(),
-            places_cache: Default::default(),
+            cache: Default::default(),
         }
     }
 }
