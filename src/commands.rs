@@ -334,6 +334,31 @@ pub fn game_process(config: &Config, name: &str, json: bool) -> anyhow::Result<(
     Ok(())
 }
 
+/// `adjutant game end NAME --because REASON`.
+pub fn game_end(config: &Config, name: &str, because: &str) -> anyhow::Result<()> {
+    if because.trim().is_empty() {
+        return Err(UsageError(
+            "say why the game ended: `adjutant game end NAME --because \"...\"`".into(),
+        )
+        .into());
+    }
+    let mut store = Store::open_existing(&config.database)?;
+    let Some(id) = store.game_id(name)? else {
+        return Err(UsageError(format!(
+            "no game named `{name}`; `adjutant game list` shows the games"
+        ))
+        .into());
+    };
+    let now = time::OffsetDateTime::now_utc().unix_timestamp();
+    match store.end_game(id, because.trim(), "cli", now)? {
+        Some(was) => println!(
+            "game `{name}` ended (it was {was}); `adjutant archive export {name} --out DIR` now lifts the fog"
+        ),
+        None => println!("game `{name}` had already ended; nothing changed"),
+    }
+    Ok(())
+}
+
 /// `adjutant replay` found turns whose outcome differs from the archive
 /// (exit code 1: the record is damaged or the engine changed).
 #[derive(Debug, thiserror::Error)]

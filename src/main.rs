@@ -96,6 +96,19 @@ enum GameCommand {
     /// Show or change the game's deadline schedule, grace and reminders;
     /// the open turn's deadline is recomputed from when it opened.
     Deadline(DeadlineArgs),
+    /// End the game: no more turns are processed, and `archive export`
+    /// then shows each side's belief beside the truth ("fog lifted").
+    End(EndArgs),
+}
+
+#[derive(Debug, Args)]
+struct EndArgs {
+    /// The game's name.
+    name: String,
+    /// Why it ended, for the audit log and the archive
+    /// (e.g. "Jackson withdrew at dusk").
+    #[arg(long, value_name = "REASON")]
+    because: String,
 }
 
 /// A deadline schedule on the command line (`game create`).
@@ -231,6 +244,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             },
             a.json,
         ),
+        Command::Game(GameCommand::End(a)) => commands::game_end(&config()?, &a.name, &a.because),
         Command::Game(GameCommand::List(a)) => commands::game_list(&config()?, a.json),
         Command::Game(GameCommand::Show(a)) => commands::game_show(&config()?, &a.name, a.json),
         Command::Game(GameCommand::Process(a)) => {

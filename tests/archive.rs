@@ -444,12 +444,37 @@ fn a_side_page_shows_only_what_that_side_saw() {
 #[test]
 fn a_finished_game_lifts_the_fog() {
     let g = played();
-    g.db()
-        .execute(
-            "UPDATE games SET status = 'finished' WHERE name = 'mill'",
+    // Before the game ends, no fog-lifted page.
+    let before = tempfile::tempdir().unwrap();
+    assert!(!export(&g, before.path()).contains_key("fog-001.html"));
+    adjutant(g.dir.path())
+        .args(["game", "end", "nosuch", "--because", "x"])
+        .assert()
+        .code(2);
+    adjutant(g.dir.path())
+        .args([
+            "game",
+            "end",
+            "mill",
+            "--because",
+            "Jackson withdrew at dusk",
+        ])
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("ended"));
+    let (status, reason): (String, String) = g
+        .db()
+        .query_row(
+            "SELECT g.status, a.reason FROM games g JOIN audit_log a ON a.game_id = g.id
+             WHERE g.name = 'mill' AND a.action = 'game-ended'",
             [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
         )
         .unwrap();
+    assert_eq!(
+        (status.as_str(), reason.as_str()),
+        ("finished", "Jackson withdrew at dusk")
+    );
     let out = tempfile::tempdir().unwrap();
     let files = export(&g, out.path());
     for n in 1..=3 {

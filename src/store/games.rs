@@ -303,6 +303,41 @@ impl Store {
         game_id_by_name(&self.conn, name)
     }
 
+    /// Ends game `id`: status `finished`, so no turn is processed any more
+    /// and the archive's "fog lifted" pages appear (`docs/archive.md`), with
+    /// an audit entry giving the reason, in one transaction. Returns the
+    /// status it had, or `None` if it had already ended (nothing written).
+    pub fn end_game(
+        &mut self,
+        id: GameId,
+        reason: &str,
+        actor: &str,
+        now: i64,
+    ) -> Result<Option<String>, StoreError> {
+        let tx = self.conn.transaction()?;
+        let status: String =
+            tx.query_row("SELECT status FROM games WHERE id = ?1", [id.0], |r| {
+                r.get(0)
+            })?;
+        if status == "finished" || status == "abandoned" {
+            return Ok(None);
+        }
+        tx.execute("UPDATE games SET status = 'finished' WHERE id = ?1", [id.0])?;
+        Store::append_audit(
+            &tx,
+            &super::NewAudit {
+                game: Some(id),
+                actor: actor.to_string(),
+                at: now,
+                action: "game-ended".into(),
+                reason: Some(reason.to_string()),
+                detail_json: serde_json::json!({ "was": status }).to_string(),
+            },
+        )?;
+        tx.commit()?;
+        Ok(Some(status))
+    }
+
     /// Full description of one game, or `None` if no game has that name.
     pub fn game_detail(&self, name: &str) -> Result<Option<GameDetail>, StoreError> {
         let Some(id) = game_id_by_name(&self.conn, name)? else {
