@@ -75,7 +75,7 @@ pub fn demo(dir: &Path) -> anyhow::Result<()> {
         run.dir.display()
     );
     println!(
-        "  {}/var/outbox/new  every mail Adjutant sent: receipts (one says LATE), the reminder",
+        "  {}/var/outbox/new  every mail Adjutant sent: receipts (one says LATE), the reminder, and after each turn every player's report (report.*, map attached)",
         run.dir.display()
     );
     println!();
@@ -84,6 +84,11 @@ pub fn demo(dir: &Path) -> anyhow::Result<()> {
     let name = &run.created.name;
     println!("  adjutant --config {cfg} game show {name}");
     println!("  adjutant --config {cfg} game deadline {name}");
+    println!("  adjutant --config {cfg} replay {name}");
+    println!(
+        "  adjutant --config {cfg} archive export {name} --out {}/site",
+        run.dir.display()
+    );
     Ok(())
 }
 
