@@ -15,33 +15,27 @@
 //! even after a crash between queueing and sending.
 
 use super::deadline::{DeadlineError, DeadlineSettings, duration_words};
-use super::report_mail::{MailSlot, ReportMail};
+use super::report_mail::{MailSlot, ReportLetter, ReportMail, live_addresses, queue_letter};
 use super::turn::process_turn;
 use crate::daemon::DueWork;
-use crate::mail::address::Mailbox;
-use crate::mail::compose::{self, Outbound};
+use crate::mail::compose;
 use crate::mail::intake::IntakeSettings;
-use crate::mail::token;
-use crate::store::{GameId, NewAudit, NewOutboundMail, Store, StoreError};
+use crate::store::{GameId, NewAudit, Store, StoreError};
 use rusqlite::{OptionalExtension, Transaction, params};
 use std::fmt::Write as _;
 
 /// The [`DueWork`] of the daemon: processes every turn that is due, with
 /// its reports mailed using the settings in `mail`, and queues the
-/// reminders that are due. Without mail settings (a test, or a caller that
-/// only processes turns) no reminders are sent.
+/// reminders that are due. Until the slot is filled (a test, or a caller
+/// that only processes turns) no reminders are sent.
 #[derive(Debug, Default, Clone)]
 pub struct TurnCycle {
     pub mail: MailSlot,
-    reminders: Option<IntakeSettings>,
 }
 
 impl TurnCycle {
     pub fn new(mail: MailSlot) -> TurnCycle {
-        TurnCycle {
-            mail,
-            reminders: None,
-        }
+        TurnCycle { mail }
     }
 }
 
@@ -287,14 +281,9 @@ fn silent_players(
             ))
         })?
         .collect::<Result<Vec<_>, _>>()?;
-    let mut addr = tx.prepare(
-        "SELECT address FROM player_addresses WHERE player_id = ?1 AND failing = 0 ORDER BY id",
-    )?;
     let mut out = Vec::new();
     for (id, name, time_zone) in rows {
-        let addresses = addr
-            .query_map([id], |r| r.get(0))?
-            .collect::<Result<Vec<String>, _>>()?;
+        let addresses = live_addresses(tx, id)?;
         if !addresses.is_empty() {
             out.push(Silent {
                 id,
@@ -358,7 +347,7 @@ pub fn reminder_text(
 /// Message-ID) is never queued again.
 pub fn queue_reminders(
     store: &mut Store,
-    settings: &IntakeSettings,
+    mail: &ReportMail,
     now: i64,
 ) -> Result<usize, StoreError> {
     let mut queued = 0;
@@ -370,7 +359,7 @@ pub fn queue_reminders(
             continue;
         }
         let tx = store.transaction()?;
-        match remind_game(&tx, settings, &t, now) {
+        match remind_game(&tx, mail, &t, now) {
             Ok(n) => {
                 tx.commit()?;
                 queued += n;
@@ -385,19 +374,15 @@ pub fn queue_reminders(
 
 fn remind_game(
     tx: &Transaction<'_>,
-    settings: &IntakeSettings,
+    mail: &ReportMail,
     t: &Timed,
     now: i64,
 ) -> Result<usize, Box<dyn std::error::Error + Send + Sync>> {
-    let domain = &settings.message_id_domain;
     let mut n = 0;
     for p in silent_players(tx, t.game, t.turn_id, t.number)? {
-        let message_id = compose::message_id(
-            "reminder",
-            &t.game_name,
-            &format!("{}-{}", t.number, p.name),
-            domain,
-        )?;
+        let id = format!("{}-{}", t.number, p.name);
+        let message_id =
+            compose::message_id("reminder", &t.game_name, &id, &mail.message_id_domain)?;
         let already: bool = tx.query_row(
             "SELECT EXISTS (SELECT 1 FROM outbound_mail WHERE message_id = ?1)",
             [&message_id],
@@ -406,39 +391,28 @@ fn remind_game(
         if already {
             continue;
         }
-        let reply_token = token::make_token(&settings.server_key, &t.game_name, &p.name, t.number)?;
-        let reply_to = token::make_reply_to(&settings.game_master, &reply_token)?;
-        let date = time::OffsetDateTime::from_unix_timestamp(now)
-            .map_err(|e| compose::ComposeError::Date(e.to_string()))?;
-        let raw = compose::compose(&Outbound {
-            from: Mailbox::named("Adjutant", settings.game_master.clone()),
-            to: p.addresses.iter().map(Mailbox::new).collect(),
-            reply_to: Some(Mailbox::named("Adjutant", reply_to)),
-            subject: format!(
-                "Reminder: {} turn {} closes {}",
-                t.game_name,
-                t.number,
-                super::clock::format_local(t.deadline, &p.time_zone)
-            ),
-            message_id: message_id.clone(),
-            in_reply_to: None,
-            references: vec![compose::game_thread_id(&t.game_name, domain)?],
-            date,
-            text: reminder_text(&t.game_name, t.number, t.deadline, t.grace, &p.time_zone),
-            html: None,
-            attachments: Vec::new(),
-            extra_headers: vec![("X-Adjutant-Game".into(), t.game_name.clone())],
-        })?;
-        Store::queue_outbound(
+        let subject = format!(
+            "Reminder: {} turn {} closes {}",
+            t.game_name,
+            t.number,
+            super::clock::format_local(t.deadline, &p.time_zone)
+        );
+        let text = reminder_text(&t.game_name, t.number, t.deadline, t.grace, &p.time_zone);
+        queue_letter(
             tx,
-            &NewOutboundMail {
-                game_id: Some(t.game),
-                kind: "reminder".into(),
-                message_id,
-                recipients: p.addresses.clone(),
-                raw,
-                in_reply_to: None,
-                created_at: now,
+            mail,
+            &ReportLetter {
+                game: &t.game_name,
+                game_id: t.game,
+                kind: "reminder",
+                id: &id,
+                to: &p.addresses,
+                subject: &subject,
+                text: &text,
+                html: None,
+                png: None,
+                reply_token_for: Some((&p.name, t.number)),
+                now,
             },
         )?;
         tracing::info!(game = %t.game_name, turn = t.number, player = %p.name, player_id = p.id, "reminder queued");
@@ -450,7 +424,6 @@ fn remind_game(
 impl DueWork for TurnCycle {
     fn set_mail(&mut self, settings: &IntakeSettings) {
         self.mail.set(ReportMail::from_intake(settings));
-        self.reminders = Some(settings.clone());
     }
 
     fn run_due(
@@ -481,8 +454,8 @@ impl DueWork for TurnCycle {
                 Err(e) => tracing::error!(game = %game, error = %e, "turn not processed"),
             }
         }
-        if let Some(settings) = &self.reminders {
-            done += queue_reminders(store, settings, now)?;
+        if let Some(mail) = self.mail.get() {
+            done += queue_reminders(store, &mail, now)?;
         }
         Ok(done)
     }
