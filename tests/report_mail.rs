@@ -166,6 +166,14 @@ fn no_mail_to_a_player_names_or_places_an_enemy_his_side_did_not_see() {
         "REPORT 3\n\nHISTORY FROM 2 TO 4",
     );
     g.run_once();
+    // A range with none of his reports in it names the turns he has.
+    g.order_mail(
+        "blue-hist-none",
+        "blue@example.test",
+        "Blue",
+        "HISTORY FROM 7 TO 9",
+    );
+    g.run_once();
 
     let mails: Vec<Mail> = g.outbox().iter().map(|r| decode(r)).collect();
     let reports: Vec<&Mail> = mails
@@ -237,6 +245,10 @@ fn no_mail_to_a_player_names_or_places_an_enemy_his_side_did_not_see() {
     );
     assert!(
         receipts.contains("HISTORY: 3 report(s) (turns 2, 3, 4)"),
+        "{receipts}"
+    );
+    assert!(
+        receipts.contains("yours run from turn 2 to turn 5"),
         "{receipts}"
     );
 

@@ -65,16 +65,16 @@ fn his_reports(
     .map_err(sql)
 }
 
-/// The turn of his latest report, if he has one.
-fn latest_turn(
+/// The turns of his first and latest reports, if he has any.
+fn report_turns(
     tx: &Transaction<'_>,
     ctx: &SubmissionContext<'_>,
-) -> Result<Option<u32>, IntakeError> {
+) -> Result<Option<(u32, u32)>, IntakeError> {
     tx.query_row(
-        "SELECT max(t.number) FROM reports r JOIN turns t ON t.id = r.turn_id
+        "SELECT min(t.number), max(t.number) FROM reports r JOIN turns t ON t.id = r.turn_id
          WHERE r.game_id = ?1 AND r.player_id = ?2",
         params![ctx.game.0, ctx.player_id],
-        |r| r.get(0),
+        |r| Ok(r.get::<_, Option<u32>>(0)?.zip(r.get::<_, Option<u32>>(1)?)),
     )
     .map_err(sql)
 }
@@ -120,7 +120,8 @@ pub fn answer_requests(
         return Ok(lines);
     };
     let to = live_addresses(tx, ctx.player_id).map_err(sql)?;
-    let latest = latest_turn(tx, ctx)?;
+    let turns = report_turns(tx, ctx)?;
+    let latest = turns.map(|(_, last)| last);
     let token_turn = open_turn_number(tx, ctx)?;
     let none_yet = "You have no reports yet: the first is sent when turn 1 has been processed.";
 
@@ -194,7 +195,7 @@ pub fn answer_requests(
                 if found.is_empty() {
                     format!(
                         "HISTORY: you have no reports from turn {from} to turn {upto}; yours run from turn {} to turn {last}.",
-                        first_turn(tx, ctx)?.unwrap_or(last)
+                        turns.map_or(last, |(first, _)| first)
                     )
                 } else if to.is_empty() {
                     "HISTORY: not sent, because mail to every address registered for you bounces; ask the umpire.".to_string()
@@ -234,19 +235,6 @@ pub fn answer_requests(
         lines.push(line);
     }
     Ok(lines)
-}
-
-fn first_turn(
-    tx: &Transaction<'_>,
-    ctx: &SubmissionContext<'_>,
-) -> Result<Option<u32>, IntakeError> {
-    tx.query_row(
-        "SELECT min(t.number) FROM reports r JOIN turns t ON t.id = r.turn_id
-         WHERE r.game_id = ?1 AND r.player_id = ?2",
-        params![ctx.game.0, ctx.player_id],
-        |r| r.get(0),
-    )
-    .map_err(sql)
 }
 
 #[allow(clippy::too_many_arguments)]
