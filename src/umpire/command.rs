@@ -29,10 +29,10 @@ use serde::Serialize;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "field", content = "value", rename_all = "kebab-case")]
 pub enum SetValue {
-    /// Combat morale level (APSoF VI.A: 0 up to the unit's base morale; the
+    /// Combat morale level (APSoF VI.B.4: 0 up to the unit's base morale, at most 6 by VI.B.1; the
     /// executor checks the upper bound against the unit).
     Morale(u8),
-    /// Castings (APSoF II.A), or crew for a battery.
+    /// Castings (APSoF II.B.1), or crew castings for a battery (II.E.1).
     Castings(u32),
     /// Table position in inches, `x,y`.
     Position {
@@ -688,7 +688,7 @@ fn set(line: &str, ws: &[Word<'_>]) -> CResult {
             .ok_or_else(|| {
                 (
                     col,
-                    format!("`{value_text}` is not a morale level; morale is 0 to 6 (APSoF VI.A)"),
+                    format!("`{value_text}` is not a morale level; morale is 0 to 6 (APSoF VI.B.1, VI.B.4)"),
                 )
             })?,
         "castings" => value_text
