@@ -42,6 +42,8 @@ pub enum RollKind {
     FireOrder,
     /// When a replacement officer arrives (APSoF V.H.3).
     OfficerReplacement,
+    /// Whether a unit's regimental command survives heavy fire (APSoF VII.G).
+    RegimentalCommand,
     /// Anything else; say what in the note.
     Other,
 }
@@ -59,6 +61,7 @@ impl RollKind {
             RollKind::OfficerHit => "officer-hit",
             RollKind::FireOrder => "fire-order",
             RollKind::OfficerReplacement => "officer-replacement",
+            RollKind::RegimentalCommand => "regimental-command",
             RollKind::Other => "other",
         }
     }

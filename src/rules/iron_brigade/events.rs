@@ -225,6 +225,18 @@ pub enum Event {
         split_move: bool,
         perilous: bool,
     },
+    /// APSoF VII.G (optional): a unit that lost more than one morale level
+    /// in one check from fire rolls to keep its regimental command.
+    RegimentalCommand {
+        unit: UnitRef,
+        levels_lost: u32,
+        roll: u8,
+        /// The lowest roll that loses it.
+        needed: u8,
+        lost: bool,
+        base_from: u8,
+        base_to: u8,
+    },
     /// Combat morale 1 (APSoF VI.C.6).
     Pinned {
         unit: UnitRef,
@@ -301,7 +313,8 @@ impl Event {
             | Event::FormationChanged { unit, .. }
             | Event::FacingChanged { unit, .. }
             | Event::LyingDown { unit, .. }
-            | Event::Pinned { unit, .. } => vec![u(unit)],
+            | Event::Pinned { unit, .. }
+            | Event::RegimentalCommand { unit, .. } => vec![u(unit)],
         }
     }
 
@@ -322,6 +335,8 @@ impl Event {
                 | Event::OfficerMoved { .. }
                 | Event::DoubleQuickRefused { .. }
                 | Event::OfficerReplaced { .. }
+                // A command that held is news only to its own side.
+                | Event::RegimentalCommand { lost: false, .. }
         )
     }
 
@@ -559,6 +574,34 @@ impl Event {
                 "{} ({castings_firing} castings) fires on {} at {range}\": effectiveness {effectiveness}, dice {dice_total}, {casualties} casualties, {morale_lost} morale lost.",
                 unit.name, target.name
             ),
+            // Told without the roll or the morale numbers: an enemy that
+            // sees the colours go down learns no more than that (the dice
+            // log keeps the roll for the umpire).
+            Event::RegimentalCommand {
+                unit,
+                levels_lost,
+                lost,
+                base_from,
+                base_to,
+                ..
+            } => {
+                if !*lost {
+                    format!(
+                        "{}'s regimental command stands after the loss of {levels_lost} morale levels.",
+                        unit.name
+                    )
+                } else if base_from != base_to {
+                    format!(
+                        "{} loses its regimental command under fire and falls a class in quality.",
+                        unit.name
+                    )
+                } else {
+                    format!(
+                        "{} loses its regimental command under fire: it can no longer rally, nor advance without an officer.",
+                        unit.name
+                    )
+                }
+            }
             Event::Pinned { unit, went_prone } => format!(
                 "{} is pinned{}.",
                 unit.name,

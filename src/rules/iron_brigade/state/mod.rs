@@ -182,6 +182,12 @@ pub struct UnitMarks {
     /// to fire is a perilous situation (APSoF V.G.1.ii).
     #[serde(default)]
     pub been_under_fire: bool,
+    /// APSoF VII.G (optional): the regimental command was lost, with the
+    /// base morale the unit had when it was (elite and regular units then
+    /// drop a class; poor and below may no longer rally nor advance without
+    /// an officer). Omitted from snapshots while the command stands.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command_lost: Option<u8>,
 }
 
 impl Unit {

@@ -19,6 +19,7 @@ use crate::rules::iron_brigade::geometry::{
     officer_in_contact, range_inches,
 };
 use crate::rules::iron_brigade::kinds::{Arm, Formation};
+use crate::rules::iron_brigade::morale;
 use crate::rules::iron_brigade::orders::FireTarget;
 use crate::rules::iron_brigade::sight::{Activity, Observer, can_see};
 use crate::rules::iron_brigade::state::{
@@ -46,10 +47,13 @@ struct Shot {
 }
 
 /// Losses waiting to be applied at the end of simultaneous fire.
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Default, Clone)]
 struct Pending {
     casualties: u32,
     morale: u32,
+    /// The morale loss of each fire that hit, one morale check each: APSoF
+    /// VII.G looks at a single check's loss.
+    checks: Vec<u32>,
 }
 
 pub(crate) fn fire_phase(
@@ -118,7 +122,7 @@ pub(crate) fn fire_phase(
     // Winners of exchanges fire first; their targets take losses at once.
     for shot in &first {
         if let Some(p) = fire(ctx, shot, &BTreeMap::new())? {
-            apply(ctx, shot.target, p);
+            apply(ctx, shot.target, p)?;
             hit.entry(shot.target).or_default().push(shot.firer);
         }
     }
@@ -139,11 +143,12 @@ pub(crate) fn fire_phase(
             let e = pending.entry(shot.target).or_default();
             e.casualties += p.casualties;
             e.morale += p.morale;
+            e.checks.extend(p.checks);
             hit.entry(shot.target).or_default().push(shot.firer);
         }
     }
     for (target, p) in pending {
-        apply(ctx, target, p);
+        apply(ctx, target, p)?;
     }
     let mut rolled = BTreeSet::new();
     for (&target, firers) in &hit {
@@ -173,12 +178,67 @@ pub(crate) fn fire_phase(
     Ok(())
 }
 
-/// Apply losses to a target: castings off, morale off, break at 0.
-fn apply(ctx: &mut Ctx<'_>, target: UnitId, p: Pending) {
+/// Apply losses to a target: castings off, morale off, break at 0; then,
+/// under the optional APSoF VII.G, the regimental command checks.
+fn apply(ctx: &mut Ctx<'_>, target: UnitId, p: Pending) -> Result<(), TurnError> {
     if let Some(t) = ctx.state.unit_mut(target) {
         t.castings = t.castings.saturating_sub(p.casualties);
     }
     ctx.lose_morale(target, p.morale, "fire");
+    if ctx.state.options.regimental_command {
+        for levels in p.checks {
+            regimental_command(ctx, target, levels)?;
+        }
+    }
+    Ok(())
+}
+
+/// APSoF VII.G: after a morale check from fire that cost more than one
+/// level, a d6 decides whether the regimental command survives. Once lost it
+/// is gone for good, so a unit that has lost it rolls no more; nor does a
+/// unit with no castings left (the command casting goes with the last one).
+/// The loss is of the command, not of an extra casting: the command casting
+/// fell among the fire's casualties (our ruling, docs/rulings.md). Elite and
+/// regular units drop one class (combat morale held to the new base); poor
+/// and lower units may no longer rally or advance without an officer.
+fn regimental_command(ctx: &mut Ctx<'_>, id: UnitId, levels: u32) -> Result<(), TurnError> {
+    let Some(u) = ctx.state.unit(id) else {
+        return Ok(());
+    };
+    if u.castings == 0 || u.marks.command_lost.is_some() {
+        return Ok(());
+    }
+    let base = u.base_morale;
+    let Some(needed) = morale::command_loss_threshold(levels, base) else {
+        return Ok(());
+    };
+    let name = u.name.clone();
+    let roll = ctx
+        .dice
+        .d6(&RollPurpose::new(RollKind::RegimentalCommand, name)
+            .with_note(format!("{levels} levels lost; {needed}+ loses the command")))?;
+    let lost = roll >= needed;
+    let base_to = if lost {
+        morale::base_after_command_loss(base)
+    } else {
+        base
+    };
+    if lost && let Some(m) = ctx.state.unit_mut(id) {
+        m.marks.command_lost = Some(base);
+        m.base_morale = base_to;
+        m.combat_morale = m.combat_morale.min(base_to);
+    }
+    let unit = ctx.uref(id);
+    ctx.events.push(Event::RegimentalCommand {
+        unit,
+        levels_lost: levels,
+        roll,
+        needed,
+        lost,
+        base_from: base,
+        base_to,
+    });
+    Ok(())
 }
 
 /// Castings that may fire (V.C.4: two ranks deep; III.G.2–5: column,
@@ -313,8 +373,8 @@ fn fire(
     if u.castings == 0 || u.combat_morale == 0 || u.broken {
         return Ok(None);
     }
-    let already = pending.get(&shot.target).copied().unwrap_or_default();
-    let target_castings = t.castings.saturating_sub(already.casualties);
+    let already = pending.get(&shot.target).map_or(0, |p| p.casualties);
+    let target_castings = t.castings.saturating_sub(already);
     if target_castings == 0 {
         return Ok(None);
     }
@@ -411,6 +471,7 @@ fn fire(
     Ok(Some(Pending {
         casualties: out.casualties,
         morale: out.morale_loss,
+        checks: vec![out.morale_loss],
     }))
 }
 
