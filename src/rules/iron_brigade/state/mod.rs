@@ -182,6 +182,11 @@ pub struct UnitMarks {
     /// to fire is a perilous situation (APSoF V.G.1.ii).
     #[serde(default)]
     pub been_under_fire: bool,
+    /// Has been fired on by repeaters before: first fire from repeaters
+    /// against troops never exposed to it is perilous (APSoF V.G.1.iii).
+    /// Omitted from snapshots while false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub been_under_repeater_fire: bool,
     /// APSoF VII.G (optional): the regimental command was lost, with the
     /// base morale the unit had when it was (elite and regular units then
     /// drop a class; poor and below may no longer rally nor advance without

@@ -152,8 +152,12 @@ pub(crate) fn fire_phase(
     }
     let mut rolled = BTreeSet::new();
     for (&target, firers) in &hit {
+        let repeaters = firers
+            .iter()
+            .any(|f| ctx.state.unit(*f).is_some_and(|u| u.weapon.is_repeater()));
         if let Some(t) = ctx.state.unit_mut(target) {
             t.marks.been_under_fire = true;
+            t.marks.been_under_repeater_fire |= repeaters;
         }
         officers_in_line(ctx, target, firers, &mut rolled)?;
     }
@@ -401,8 +405,9 @@ fn fire(
         Some(front),
     ));
     // V.D.1 acquired fire; V.G.1 perilous situations: flank or rear
-    // (i), first fire at troops never under fire (ii), a target changing
-    // formation this turn (v).
+    // (i), first fire at troops never under fire (ii), first fire from
+    // repeaters at troops never under repeater fire (iii), a target
+    // changing formation this turn (v).
     let aim = tfp.centre;
     let acquired = u.arm.is_artillery()
         && u.marks.aim.is_some_and(|a| {
@@ -410,6 +415,7 @@ fn fire(
         });
     let perilous = attack_aspect(t, u.position).is_perilous()
         || !t.marks.been_under_fire
+        || (u.weapon.is_repeater() && !t.marks.been_under_repeater_fire)
         || ctx.changed_formation.contains(&shot.target);
     let mods = FireModifiers {
         protection,
