@@ -158,6 +158,12 @@ pub enum Event {
         unit: UnitRef,
         morale: u8,
     },
+    /// APSoF VIII.B (optional): a foot battery ordered to the double puts
+    /// its crews on the limbers and caissons instead, and may double quick
+    /// from the next turn.
+    CrewsMounted {
+        unit: UnitRef,
+    },
     /// A unit moved (APSoF IV). `half` for the half move of a split move.
     Moved {
         unit: UnitRef,
@@ -307,6 +313,7 @@ impl Event {
             | Event::GunsLost { unit, .. }
             | Event::DoubleQuick { unit, .. }
             | Event::DoubleQuickRefused { unit, .. }
+            | Event::CrewsMounted { unit }
             | Event::Moved { unit, .. }
             | Event::MoraleChanged { unit, .. }
             | Event::Casualties { unit, .. }
@@ -500,6 +507,10 @@ impl Event {
                 unit.name,
                 p(from),
                 p(to)
+            ),
+            Event::CrewsMounted { unit } => format!(
+                "{} puts its gunners up on the limbers and caissons to move at the double from next turn.",
+                unit.name
             ),
             Event::DoubleQuickRefused { unit, morale } => format!(
                 "{} is too shaken (morale {morale}) to move at the double and marches instead.",

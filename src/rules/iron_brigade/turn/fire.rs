@@ -443,7 +443,18 @@ fn fire(
         perilous,
     };
     let (fname, tname) = (u.name.clone(), t.name.clone());
-    let out = resolve_fire(&input, &mut *ctx.dice, &fname, &tname)?;
+    let out = if ctx.state.options.alternate_fire {
+        alternate(
+            &input,
+            eff.raw,
+            t.combat_morale,
+            &mut *ctx.dice,
+            &fname,
+            &tname,
+        )?
+    } else {
+        resolve_fire(&input, &mut *ctx.dice, &fname, &tname)?
+    };
     if let Some(m) = ctx.state.unit_mut(shot.firer) {
         m.first_fire_done = true;
         if m.arm.is_artillery() {
@@ -479,6 +490,63 @@ fn fire(
         morale: out.morale_loss,
         checks: vec![out.morale_loss],
     }))
+}
+
+/// APSoF X (optional rule `alternate-fire-tables`): the results tables in
+/// place of the dice-sum divide. The modified effectiveness (`raw`, before
+/// V.B's floor; X.B.2 clamps it to tables 1–10) picks the table, the firing
+/// castings the row, the target's castings before casualties the column
+/// (one to the left when perilous, X.B.12). The outcome is told in V's
+/// terms so the rest of the turn is unchanged: the attacker's die as the
+/// dice total, the defender's die (if the cell asked for one) as the save.
+/// `R`, the target routs outright, takes every level it has left
+/// (`target_morale`, at least 1), so it breaks (VI.C).
+fn alternate(
+    input: &FireInput,
+    raw: i32,
+    target_morale: u8,
+    dice: &mut dyn crate::dice::DiceSource,
+    firer: &str,
+    target: &str,
+) -> Result<crate::rules::iron_brigade::fire::FireOutcome, TurnError> {
+    use crate::rules::iron_brigade::fire::alternate::{
+        AlternateError, AlternateFire, MoraleResult, lookup, needs_defender_die,
+    };
+    let fire = AlternateFire {
+        effectiveness: raw,
+        firer_arm: input.firer_arm,
+        firer_castings: input.firer_castings,
+        target_arm: input.target_arm,
+        target_castings: input.target_castings,
+        perilous: input.perilous,
+    };
+    let internal = |e: AlternateError| match e {
+        AlternateError::Dice(d) => TurnError::Dice(d),
+        other => TurnError::Internal(other.to_string()),
+    };
+    let (table, row, column) = fire.locate().map_err(internal)?;
+    let (_, morale_cell) = lookup(table, row, column)
+        .ok_or_else(|| TurnError::Internal(format!("no cell {row}, {column} in table {table}")))?;
+    let attacker = dice.d6(&RollPurpose::new(RollKind::Fire, firer).with_note("alternate fire"))?;
+    let defender = if needs_defender_die(morale_cell) {
+        Some(dice.d6(&RollPurpose::new(RollKind::MoraleSave, target).with_note("alternate fire"))?)
+    } else {
+        None
+    };
+    let out = fire.resolve(attacker, defender).map_err(internal)?;
+    let morale_loss = match out.morale {
+        MoraleResult::Levels(n) => n,
+        MoraleResult::Rout => u32::from(target_morale.max(1)),
+    };
+    Ok(crate::rules::iron_brigade::fire::FireOutcome {
+        attack_dice: vec![attacker],
+        attack_total: u32::from(attacker),
+        casualties: out.casualties,
+        target_remaining: input.target_castings.saturating_sub(out.casualties),
+        save_dice: defender.into_iter().collect(),
+        save_total: defender.map_or(0, u32::from),
+        morale_loss,
+    })
 }
 
 /// Distance from `p` to the straight line through `a` and `b`.

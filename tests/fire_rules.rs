@@ -1,7 +1,6 @@
-//! APSoF V.G.1 perilous situations through whole turns of the training
-//! scenario: which fires count as perilous (−2 effectiveness, ×10 morale
-//! save). The exchange of fire is that of `tests/turn.rs`; here only the
-//! perilous flag of each fire is checked, so the dice are all 3s.
+//! Fire rules through whole turns of the training scenario: APSoF V.G.1
+//! perilous situations (−2 effectiveness, ×10 morale save) and the X
+//! alternate fire tables. The exchange of fire is that of `tests/turn.rs`.
 
 use adjutant::dice::ScriptedDice;
 use adjutant::game::battle_state_from_scenario;
@@ -89,4 +88,27 @@ fn v_g_1_iii_repeaters_again_are_not_perilous() {
         .been_under_repeater_fire = true;
     let f = fires(&run(&s));
     assert!(f.contains(&(TENTH_OHIO, false)), "{f:?}");
+}
+
+/// APSoF X, the alternate fire tables (an optional rule), in the same
+/// exchange with rifled muskets on both sides. Effectiveness 5 (rifled
+/// musket at 5", no modifier) picks Table 5. The 10th fires 18 castings
+/// (row 17) at the 3rd's 17 (column 13); the 3rd replies with 17 (row 17)
+/// at the 10th's 18 (column 13): both land on casualties `2>2` and morale
+/// `2>1`. Dice: fire order 3, 3 (together); the 10th's die 3 beats 2 → 3
+/// casualties, the 3rd's die 1 is not above 1 → 2 + 1 = 3 levels; the
+/// 3rd's die 6 → 3 casualties, the 10th's die 4 → 2 levels; Colonel Hale's
+/// die 3, a miss.
+#[test]
+fn x_alternate_fire_tables_replace_the_dice_sum() {
+    let mut s = exchange();
+    s.unit_mut(TENTH_OHIO).unwrap().weapon = Weapon::RifledMusket;
+    s.options.alternate_fire = true;
+    let mut d = ScriptedDice::new([3, 3, 3, 1, 6, 4, 3]).unwrap();
+    let out = resolve_turn(&s, &OrderBook::default(), &TurnOrders::default(), &mut d).unwrap();
+    assert_eq!(d.remaining(), 0, "one die each way, no dice sums");
+    let tenth = out.state.unit(TENTH_OHIO).unwrap();
+    let third = out.state.unit(THIRD_TENN).unwrap();
+    assert_eq!((third.castings, third.combat_morale), (14, 2));
+    assert_eq!((tenth.castings, tenth.combat_morale), (15, 3));
 }
