@@ -347,9 +347,28 @@ impl Event {
         )
     }
 
-    /// The event in plain English, for reports.
+    /// The event in plain English with every number, for the umpire and
+    /// the archive.
     pub fn describe(&self) -> String {
+        self.describe_as(&|_| true)
+    }
+
+    /// The event in plain English as a reader who knows the inner state of
+    /// the sides for which `knows` is true, and of no other: an enemy unit's
+    /// dice, morale levels, exact losses and castings are left out, because
+    /// his men see a regiment fire, waver or run, not its morale track
+    /// (APSoF VI: "a pegboard may be kept out of view of the opponent, so he
+    /// will be uncertain as to the quality and state of the troops that he
+    /// is facing"). Whether the event is told at all is [`visible_to`]'s
+    /// decision; who the enemy is, `report::narrative`'s renaming.
+    pub fn describe_as(&self, knows: &dyn Fn(SideId) -> bool) -> String {
         let p = |p: &Pos| format!("({:.1}, {:.1})", p.x, p.y);
+        let k = |u: &UnitRef| knows(u.side);
+        let morale_word = |from: u8, to: u8| match to.cmp(&from) {
+            std::cmp::Ordering::Greater => "steadies",
+            std::cmp::Ordering::Less => "wavers",
+            std::cmp::Ordering::Equal => "holds as it was",
+        };
         match self {
             Event::OfficerReplaced {
                 officer,
@@ -427,16 +446,24 @@ impl Event {
                 total_b,
                 loser,
                 morale_lost,
-            } => match loser {
-                Some(l) => format!(
-                    "{} ({total_a}) and {} ({total_b}) are in contact; {} loses {morale_lost} morale.",
-                    a.name, b.name, l.name
-                ),
-                None => format!(
-                    "{} ({total_a}) and {} ({total_b}) are in contact; neither gives way.",
-                    a.name, b.name
-                ),
-            },
+            } => {
+                let total = |u: &UnitRef, t: &u32| {
+                    if k(u) {
+                        format!("{} ({t})", u.name)
+                    } else {
+                        u.name.clone()
+                    }
+                };
+                let (a, b) = (total(a, total_a), total(b, total_b));
+                match loser {
+                    Some(l) if k(l) => format!(
+                        "{a} and {b} are in contact; {} loses {morale_lost} morale.",
+                        l.name
+                    ),
+                    Some(l) => format!("{a} and {b} are in contact; {} gives ground.", l.name),
+                    None => format!("{a} and {b} are in contact; neither gives way."),
+                }
+            }
             Event::RallyAttempt {
                 unit,
                 die,
@@ -451,10 +478,18 @@ impl Event {
                     Some(o) => format!(" with {}", o.name),
                     None => String::new(),
                 };
-                format!(
-                    "{} tries to rally{with}: rolled {die}, {modified_roll} modified; morale {from} → {to}.",
-                    unit.name
-                )
+                if k(unit) {
+                    format!(
+                        "{} tries to rally{with}: rolled {die}, {modified_roll} modified; morale {from} → {to}.",
+                        unit.name
+                    )
+                } else {
+                    format!(
+                        "{} tries to rally{with} and {}.",
+                        unit.name,
+                        morale_word(*from, *to)
+                    )
+                }
             }
             Event::Retreated {
                 unit,
@@ -492,22 +527,41 @@ impl Event {
                 panic,
                 saving,
                 morale_lost,
-            } => format!(
-                "{} sees {} break: panic {panic}, saving {saving}, loses {morale_lost} morale.",
-                unit.name, broken.name
-            ),
+            } => {
+                if k(unit) {
+                    format!(
+                        "{} sees {} break: panic {panic}, saving {saving}, loses {morale_lost} morale.",
+                        unit.name, broken.name
+                    )
+                } else if *morale_lost > 0 {
+                    format!("{} sees {} break and wavers.", unit.name, broken.name)
+                } else {
+                    format!("{} sees {} break and stands firm.", unit.name, broken.name)
+                }
+            }
             Event::DoubleQuick {
                 unit,
                 from,
                 to,
                 roll,
                 morale_lost,
-            } => format!(
-                "{} moves at the double from {} to {} (rolled {roll}, loses {morale_lost} morale).",
-                unit.name,
-                p(from),
-                p(to)
-            ),
+            } => {
+                if k(unit) {
+                    format!(
+                        "{} moves at the double from {} to {} (rolled {roll}, loses {morale_lost} morale).",
+                        unit.name,
+                        p(from),
+                        p(to)
+                    )
+                } else {
+                    format!(
+                        "{} moves at the double from {} to {}.",
+                        unit.name,
+                        p(from),
+                        p(to)
+                    )
+                }
+            }
             Event::CrewsMounted { unit } => format!(
                 "{} puts its gunners up on the limbers and caissons to move at the double from next turn.",
                 unit.name
@@ -523,13 +577,20 @@ impl Event {
                 distance,
                 half,
                 stop,
-            } => format!(
-                "{} moves {distance:.1}\"{} from {} to {} ({stop}).",
-                unit.name,
-                if *half { " (half move)" } else { "" },
-                p(from),
-                p(to)
-            ),
+            } => {
+                if k(unit) {
+                    format!(
+                        "{} moves {distance:.1}\"{} from {} to {} ({stop}).",
+                        unit.name,
+                        if *half { " (half move)" } else { "" },
+                        p(from),
+                        p(to)
+                    )
+                } else {
+                    // Where it started may have been out of sight.
+                    format!("{} is seen moving to {}.", unit.name, p(to))
+                }
+            }
             Event::Met { a, b } => format!(
                 "{} and {} make for the same ground and meet between.",
                 a.name, b.name
@@ -539,12 +600,24 @@ impl Event {
                 from,
                 to,
                 reason,
-            } => format!("{}: morale {from} → {to} ({reason}).", unit.name),
+            } => {
+                if k(unit) {
+                    format!("{}: morale {from} → {to} ({reason}).", unit.name)
+                } else {
+                    format!("{} {} ({reason}).", unit.name, morale_word(*from, *to))
+                }
+            }
             Event::Casualties {
                 unit,
                 castings,
                 reason,
-            } => format!("{} loses {castings} castings ({reason}).", unit.name),
+            } => {
+                if k(unit) {
+                    format!("{} loses {castings} castings ({reason}).", unit.name)
+                } else {
+                    format!("{} takes losses ({reason}).", unit.name)
+                }
+            }
             Event::FormationChanged { unit, from, to } => {
                 format!("{} changes formation from {from} to {to}.", unit.name)
             }
@@ -563,9 +636,14 @@ impl Event {
                 roll_b,
                 first,
             } => format!(
-                "{} ({roll_a}) and {} ({roll_b}) exchange fire; {}.",
+                "{} and {} exchange fire{}; {}.",
                 a.name,
                 b.name,
+                if k(a) && k(b) {
+                    format!(" (rolled {roll_a} and {roll_b})")
+                } else {
+                    String::new()
+                },
                 first
                     .as_ref()
                     .map(|f| format!("{} fires first", f.name))
@@ -581,10 +659,23 @@ impl Event {
                 casualties,
                 morale_lost,
                 ..
-            } => format!(
-                "{} ({castings_firing} castings) fires on {} at {range}\": effectiveness {effectiveness}, dice {dice_total}, {casualties} casualties, {morale_lost} morale lost.",
-                unit.name, target.name
-            ),
+            } => {
+                let firing = if k(unit) {
+                    format!(
+                        "{} ({castings_firing} castings) fires on {} at {range}\": effectiveness {effectiveness}, dice {dice_total}",
+                        unit.name, target.name
+                    )
+                } else {
+                    format!("{} fires on {} at {range}\"", unit.name, target.name)
+                };
+                if k(target) {
+                    format!("{firing}: {casualties} casualties, {morale_lost} morale lost.")
+                } else if *casualties > 0 {
+                    format!("{firing}: the enemy is hit.")
+                } else {
+                    format!("{firing}: no effect is seen.")
+                }
+            }
             // Told without the roll or the morale numbers: an enemy that
             // sees the colours go down learns no more than that (the dice
             // log keeps the roll for the umpire).
@@ -627,10 +718,16 @@ impl Event {
                 with_unit,
                 replacement_turn,
                 ..
-            } => format!(
-                "{} is hit beside {}; a replacement arrives on turn {replacement_turn}.",
-                officer.name, with_unit.name
-            ),
+            } => {
+                if knows(officer.side) {
+                    format!(
+                        "{} is hit beside {}; a replacement arrives on turn {replacement_turn}.",
+                        officer.name, with_unit.name
+                    )
+                } else {
+                    format!("{} is hit beside {}.", officer.name, with_unit.name)
+                }
+            }
             Event::OfficerMissed {
                 officer, with_unit, ..
             } => format!(
