@@ -279,10 +279,11 @@ fn v_h_officer_hit_in_the_line_of_fire_is_replaced_later() {
 /// 12th sees it retreat and checks once:
 /// panic 4 dice 6+6+6+6 = 24 → 3; saving 4 dice 1+2+1+2 = 6 → 0; loss 3 →
 /// morale 2. Nothing is within range to fire.
-/// Turn 2: the 10th fails again (1) and, clear of the fence, goes 9"
-/// further to (24,−1); the
-/// 12th rallies (6 + 0 → +1, morale 3) and does not check again for the
-/// same broken unit.
+/// Turn 2: the 10th fails again (1) and, clear of the fence, would go 9"
+/// further to (24,−1): the south edge (y = 0) is within its retreat, so it
+/// leaves the field there with its 18 castings (docs/rulings.md, "The
+/// table edge"); the 12th rallies (6 + 0 → +1, morale 3) and does not
+/// check again for the same broken unit.
 #[test]
 fn vi_c_broken_unit_retreats_and_friends_check_once() {
     let mut s = keep(training(), &[TENTH_OHIO, TWELFTH_OHIO, THIRD_TENN]);
@@ -321,7 +322,13 @@ fn vi_c_broken_unit_retreats_and_friends_check_once() {
     let out = run(&out.state, &out.book, &TurnOrders::default(), &mut d);
     assert_eq!(d.remaining(), 0);
     let tenth = out.state.unit(TENTH_OHIO).unwrap();
-    assert!(near(tenth.position, 24.0, -1.0), "{:?}", tenth.position);
+    assert!(near(tenth.position, 24.0, 0.0), "{:?}", tenth.position);
+    assert!(tenth.marks.left_field);
+    assert!(
+        out.events
+            .iter()
+            .any(|e| matches!(e, Event::LeftTheField { castings: 18, .. }))
+    );
     assert_eq!(out.state.unit(TWELFTH_OHIO).unwrap().combat_morale, 3);
     assert!(out.events.iter().all(|e| !matches!(e, Event::Panic { .. })));
 }

@@ -117,6 +117,10 @@ pub fn battle_state_from_scenario(s: &Scenario) -> BattleState {
         terrain: terrain(s),
         options: options(&s.options),
         replacements: Vec::new(),
+        table: Some(st::TableSize {
+            width: s.table.width,
+            height: s.table.height,
+        }),
     }
 }
 

@@ -295,6 +295,9 @@ fn is_his(state: &BattleState, unit: &Unit, officers: &BTreeSet<OfficerId>) -> b
 
 fn unit_condition(u: &Unit) -> Vec<String> {
     let mut c = Vec::new();
+    if u.marks.left_field {
+        return vec!["retreated off the table: out of the battle".to_string()];
+    }
     if u.castings == 0 {
         // Nothing else about it matters any more.
         return vec!["destroyed: no castings left".to_string()];

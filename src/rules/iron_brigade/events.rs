@@ -243,6 +243,13 @@ pub enum Event {
         base_from: u8,
         base_to: u8,
     },
+    /// A broken unit retreats off the table and out of the battle
+    /// (docs/rulings.md, "The table edge").
+    LeftTheField {
+        unit: UnitRef,
+        castings: u32,
+        at: Pos,
+    },
     /// Combat morale 1 (APSoF VI.C.6).
     Pinned {
         unit: UnitRef,
@@ -321,6 +328,7 @@ impl Event {
             | Event::FacingChanged { unit, .. }
             | Event::LyingDown { unit, .. }
             | Event::Pinned { unit, .. }
+            | Event::LeftTheField { unit, .. }
             | Event::RegimentalCommand { unit, .. } => vec![u(unit)],
         }
     }
@@ -701,6 +709,21 @@ impl Event {
                     format!(
                         "{} loses its regimental command under fire: it can no longer rally, nor advance without an officer.",
                         unit.name
+                    )
+                }
+            }
+            Event::LeftTheField { unit, castings, at } => {
+                if k(unit) {
+                    format!(
+                        "{} retreats off the table at {} and leaves the field with {castings} castings.",
+                        unit.name,
+                        p(at)
+                    )
+                } else {
+                    format!(
+                        "{} retreats off the table at {} and is gone.",
+                        unit.name,
+                        p(at)
                     )
                 }
             }

@@ -187,6 +187,11 @@ pub struct UnitMarks {
     /// Omitted from snapshots while false.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub been_under_repeater_fire: bool,
+    /// Broke and retreated off the table: out of the battle, its castings
+    /// gone from the field though not captured (docs/rulings.md, "The table
+    /// edge"). Omitted while false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub left_field: bool,
     /// Foot artillery: the crews ride the limbers and caissons (APSoF
     /// VIII.B); kept when the battery unlimbers. Omitted while false.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -398,6 +403,53 @@ pub struct Side {
     pub name: String,
 }
 
+/// The table, in inches from its south-west corner (the scenario's
+/// `[table]`). Units may not leave it except by retreating off it
+/// (docs/rulings.md, "The table edge").
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct TableSize {
+    pub width: f64,
+    pub height: f64,
+}
+
+impl TableSize {
+    /// Whether `p` is on the table, edges included.
+    pub fn contains(&self, p: Pos) -> bool {
+        (0.0..=self.width).contains(&p.x) && (0.0..=self.height).contains(&p.y)
+    }
+
+    /// Where the straight line from `from` (on the table) to `to` first
+    /// reaches the edge, or `None` when `to` is on the table too.
+    pub fn exit_point(&self, from: Pos, to: Pos) -> Option<Pos> {
+        if self.contains(to) {
+            return None;
+        }
+        let (dx, dy) = (to.x - from.x, to.y - from.y);
+        // The largest t in 0..=1 that keeps each coordinate in range.
+        let limit = |p: f64, d: f64, max: f64| {
+            if d > 0.0 {
+                ((max - p) / d).max(0.0)
+            } else if d < 0.0 {
+                (-p / d).max(0.0)
+            } else {
+                f64::INFINITY
+            }
+        };
+        let t = limit(from.x, dx, self.width)
+            .min(limit(from.y, dy, self.height))
+            .min(1.0);
+        Some(Pos::new(
+            (from.x + dx * t).clamp(0.0, self.width),
+            (from.y + dy * t).clamp(0.0, self.height),
+        ))
+    }
+
+    /// `p` moved onto the table: the nearest point on or inside its edge.
+    pub fn clamp(&self, p: Pos) -> Pos {
+        Pos::new(p.x.clamp(0.0, self.width), p.y.clamp(0.0, self.height))
+    }
+}
+
 /// The whole battle at the start (or end) of a turn.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct BattleState {
@@ -412,6 +464,10 @@ pub struct BattleState {
     /// Replacement officers not yet arrived (APSoF V.H.3).
     #[serde(default)]
     pub replacements: Vec<PendingReplacement>,
+    /// The table's size; `None` (an unbounded table) in states built
+    /// before it was kept, and in generated benchmark battles.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub table: Option<TableSize>,
 }
 
 /// Something wrong in a battle state, found by [`BattleState::validate`].

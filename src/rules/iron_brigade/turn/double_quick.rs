@@ -43,7 +43,7 @@ pub(crate) fn double_quick_phase(ctx: &mut Ctx<'_>) -> Result<(), TurnError> {
         let (intent, charge) = match &action {
             Action::Move(m) | Action::Retreat(m) if m.gait == Gait::DoubleQuick => (
                 MoveIntent {
-                    waypoints: m.waypoints.clone(),
+                    waypoints: super::movement::on_table(ctx, &m.waypoints),
                     by_road: m.by_road,
                     pace: Pace::Full,
                     backwards: m.backwards,

@@ -209,6 +209,9 @@ pub(crate) fn retreat(ctx: &mut Ctx<'_>) -> Vec<UnitId> {
         let from = u.position;
         let (dx, dy) = facing_vector(away);
         let goal = Pos::new(from.x + dx * RETREAT_REACH, from.y + dy * RETREAT_REACH);
+        // The table edge: a retreat that reaches it leaves the field.
+        let exit = ctx.state.table.and_then(|t| t.exit_point(from, goal));
+        let goal = exit.unwrap_or(goal);
         if let Some(u) = ctx.state.unit_mut(id) {
             u.facing = away;
             u.lying_down = false;
@@ -236,6 +239,18 @@ pub(crate) fn retreat(ctx: &mut Ctx<'_>) -> Vec<UnitId> {
             continue;
         }
         if let Ok(o) = outcome {
+            if let Some(at) = exit.filter(|_| o.stop == StopReason::Arrived) {
+                let castings = ctx.state.unit(id).map_or(0, |u| u.castings);
+                if let Some(u) = ctx.state.unit_mut(id) {
+                    u.position = at;
+                    u.castings = 0;
+                    u.retreating = false;
+                    u.marks.left_field = true;
+                }
+                ctx.moved.insert(id);
+                ctx.events.push(Event::LeftTheField { unit, castings, at });
+                continue;
+            }
             if let Some(u) = ctx.state.unit_mut(id) {
                 u.position = o.end;
             }

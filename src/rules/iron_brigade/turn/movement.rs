@@ -19,7 +19,7 @@ use crate::rules::iron_brigade::movement::{
 };
 use crate::rules::iron_brigade::orders::{Action, Direction, FireTarget, MoveOrder, TurnOrders};
 use crate::rules::iron_brigade::sight::{Activity, Observer, can_see};
-use crate::rules::iron_brigade::state::{BattleState, OfficerStatus, Ranks, Unit, UnitId};
+use crate::rules::iron_brigade::state::{BattleState, OfficerStatus, Pos, Ranks, Unit, UnitId};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// How a unit fires this turn (APSoF I.B.4).
@@ -71,6 +71,8 @@ struct Decision {
     skip: Option<String>,
     /// Why the step waits this turn.
     held: Option<String>,
+    /// The move's destination lies off the table: it goes to the edge.
+    to_edge: bool,
 }
 
 impl Decision {
@@ -86,6 +88,7 @@ impl Decision {
             completion: Completion::Never,
             skip: None,
             held: None,
+            to_edge: false,
         }
     }
 }
@@ -406,6 +409,16 @@ fn form_decision(
     }
 }
 
+/// Waypoints moved onto the table: a unit may leave the table only by
+/// retreating off it (docs/rulings.md, "The table edge"), so an ordered
+/// move to a place beyond the edge goes to the nearest point of the edge.
+pub(crate) fn on_table(ctx: &Ctx<'_>, waypoints: &[Pos]) -> Vec<Pos> {
+    match ctx.state.table {
+        Some(t) => waypoints.iter().map(|p| t.clamp(*p)).collect(),
+        None => waypoints.to_vec(),
+    }
+}
+
 /// APSoF VII.G: a poor (or lower) unit that has lost its regimental
 /// command "may not advance unless a personality casting accompanies the
 /// unit" — an active officer of its side in contact with it (VI.E.2.ii's
@@ -505,8 +518,10 @@ fn move_decision(
     let n_paid = usize::from(paid(form_cost)) + usize::from(paid(face_cost));
     d.formation = want_form.filter(|f| f.allowed_for(u.arm));
     d.facing = face;
+    let waypoints = on_table(ctx, &m.waypoints);
+    d.to_edge = waypoints != m.waypoints;
     let intent = |pace| MoveIntent {
-        waypoints: m.waypoints.clone(),
+        waypoints: waypoints.clone(),
         by_road: m.by_road,
         pace,
         backwards: m.backwards,
@@ -784,6 +799,16 @@ fn complete_steps(
             continue;
         };
         let unit = ctx.uref(id);
+        if d.to_edge && d.intent.is_some() {
+            ctx.events.push(Event::OrderNotCarriedOut {
+                unit: unit.clone(),
+                order,
+                step,
+                reason:
+                    "its destination lies off the table, so it goes only as far as the table edge"
+                        .into(),
+            });
+        }
         if let Some(reason) = &d.held {
             ctx.events.push(Event::OrderNotCarriedOut {
                 unit: unit.clone(),
