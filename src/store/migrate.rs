@@ -20,6 +20,10 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
         "0002_rules_ids",
         include_str!("../../migrations/0002_rules_ids.sql"),
     ),
+    (
+        "0003_umpire",
+        include_str!("../../migrations/0003_umpire.sql"),
+    ),
 ];
 
 /// The schema version this build writes and understands.
