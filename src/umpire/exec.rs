@@ -330,6 +330,42 @@ pub fn execute(
     })
 }
 
+/// An authenticated umpire mail (intake's `handle_umpire`): runs its
+/// commands inside the mail's transaction and answers the confirmation.
+pub fn handle_mail(
+    tx: &Transaction<'_>,
+    ctx: &crate::mail::intake::UmpireMail<'_>,
+    mail: Option<&ReportMail>,
+) -> Result<crate::mail::intake::Receipt, IntakeError> {
+    let mail = mail.ok_or_else(|| {
+        IntakeError::Handler(
+            "the mail settings were never given to the order handler; this is a bug in how \
+             the daemon was started"
+                .into(),
+        )
+    })?;
+    let report = execute(
+        tx,
+        ctx.game,
+        ctx.game_name,
+        "umpire",
+        Via::Mail(ctx.inbound_mail_id),
+        ctx.now,
+        mail,
+        ctx.text,
+    )
+    .map_err(|e| IntakeError::Handler(e.to_string()))?;
+    Ok(crate::mail::intake::Receipt {
+        subject: format!(
+            "Umpire commands for {}: {} done, {} refused",
+            ctx.game_name,
+            report.done(),
+            report.refused()
+        ),
+        text: report.text(),
+    })
+}
+
 /// `adjutant umpire GAME ...`: [`execute`] in its own transaction.
 pub fn execute_cli(
     store: &mut Store,
