@@ -474,6 +474,34 @@ fn cli_commands_have_the_same_effect_with_exit_codes_and_json() {
         assert!(text.contains("is not built yet"), "{c}: {text}");
     }
 
+    // The archive lists who did what, when, as written and why.
+    let site = g.path("site");
+    adjutant(g.dir.path())
+        .args(["archive", "export", "mill", "--out"])
+        .arg(&site)
+        .assert()
+        .success();
+    let index = std::fs::read_to_string(site.join("index.html")).unwrap();
+    assert!(index.contains("Umpire and organiser actions"), "{index}");
+    for want in [
+        "cli:alice",
+        "cli:bob",
+        "umpire-extend",
+        "EXTEND 2h",
+        "umpire-pause",
+        "umpire-process",
+        "umpire-orders-for",
+    ] {
+        assert!(
+            index.contains(want),
+            "{want} missing from the archive index"
+        );
+    }
+    assert!(
+        !index.contains("EXTEND soon"),
+        "refused commands changed nothing"
+    );
+
     // Unknown game and no commands are the operator's to fix: exit 2.
     let out = adjutant(g.dir.path())
         .args(["umpire", "nowhere", "RESUME"])

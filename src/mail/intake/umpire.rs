@@ -141,14 +141,20 @@ pub(super) fn identify(
             }
         }
     }
-    if !passwords.is_empty() {
-        if let Some(u) = all
+    // His password from an address nobody registered. A registered
+    // player's own password mail is not made to pay an Argon2 check here.
+    let stranger = match from {
+        Some(f) => players_at(tx, Some(f))?.is_empty(),
+        None => true,
+    };
+    if stranger
+        && !passwords.is_empty()
+        && let Some(u) = all
             .iter()
             .filter(|u| names_game(u))
             .find(|u| password_is(u))
-        {
-            return Ok(Some(u.clone()));
-        }
+    {
+        return Ok(Some(u.clone()));
     }
     Ok(None)
 }
