@@ -452,6 +452,17 @@ pub fn game_show(config: &Config, name: &str, json: bool) -> anyhow::Result<()> 
         println!("{}", serde_json::to_string_pretty(&detail)?);
     } else {
         print!("{}", adjutant::game::describe(&detail));
+        let until: Option<i64> = store
+            .conn()
+            .query_row(
+                "SELECT paused_until FROM games WHERE id = ?1 AND status = 'paused'",
+                [detail.id.0],
+                |r| r.get(0),
+            )
+            .unwrap_or(None);
+        if let Some(u) = until {
+            println!("\npaused until {} (it resumes by itself then)", utc(u));
+        }
         let d = adjutant::game::cycle::deadline_settings(&store, detail.id)?;
         println!("\ndeadlines {}", d.summary());
     }

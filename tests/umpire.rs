@@ -455,6 +455,14 @@ fn cli_commands_have_the_same_effect_with_exit_codes_and_json() {
         String::from_utf8_lossy(&out.stdout)
     );
     assert_eq!(g.open_turn(), 2);
+    // The last active player cannot be ejected: nobody would be waited for.
+    let out = run(&["EJECT", "Blue"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("last active player"));
+    assert_eq!(
+        one::<String>(&g, "SELECT status FROM players WHERE name = 'Blue'"),
+        "active"
+    );
 
     // Every turn-plane command reaches umpire::turns, which refuses it today.
     for c in [
@@ -702,4 +710,37 @@ fn resume_moves_the_deadline_back_by_the_time_paused() {
     assert!(r.results[1].summary.contains("not paused"));
     assert_eq!(deadline(&store), T0 + 58 * H);
     let _ = Store::path(&store);
+}
+
+#[test]
+fn a_paused_game_still_takes_the_umpires_resume_and_deadline_by_mail() {
+    let (g, secret) = umpired();
+    mail(
+        &g,
+        "p1",
+        UMP,
+        "adjutant@example.test",
+        "mill",
+        &format!("PASSWORD {secret}\nPAUSE for 2d"),
+    );
+    g.run_once();
+    assert_eq!(one::<String>(&g, "SELECT status FROM games"), "paused");
+    let players = mails_to(&g, "grey@example.test").join("\n");
+    assert!(players.contains("has paused game mill until"), "{players}");
+    mail(
+        &g,
+        "p2",
+        UMP,
+        "adjutant@example.test",
+        "mill",
+        &format!("PASSWORD {secret}\nRESUME\nDEADLINE 2030-01-02 20:00 America/New_York"),
+    );
+    g.run_once();
+    assert_eq!(one::<String>(&g, "SELECT status FROM games"), "active");
+    assert_eq!(
+        one::<i64>(&g, "SELECT deadline_at FROM turns WHERE number = 1"),
+        1_893_632_400
+    );
+    let c = mails_to(&g, UMP).join("\n");
+    assert!(c.contains("game resumed after"), "{c}");
 }

@@ -813,6 +813,19 @@ fn eject(ctx: &Ctx<'_, '_>, player: &str) -> Result<Done, Fail> {
             "{name} has already been ejected; REPLACE {name} <address> to give his command to someone"
         ));
     }
+    let others: i64 = ctx.tx.query_row(
+        "SELECT count(*) FROM players WHERE game_id = ?1 AND status = 'active' AND id <> ?2",
+        params![ctx.game_id.0, pid],
+        |r| r.get(0),
+    )?;
+    if others == 0 {
+        // With nobody left to wait for, every cycle would run a turn.
+        return refuse(format!(
+            "{name} is the last active player; with nobody left the game would run a turn every cycle. \
+             REPLACE {name} <address> instead, or end the game with `adjutant game end {} --because ...`",
+            ctx.game
+        ));
+    }
     ctx.tx
         .execute("UPDATE players SET status = 'dropped' WHERE id = ?1", [pid])?;
     Ok(Done::line(format!(

@@ -23,6 +23,7 @@ pub fn current_turn_number(tx: &Transaction<'_>, game: GameId) -> Result<u32, ru
 /// Queues one letter to each active player of `game` who can be reached;
 /// `text_for(time_zone)` writes it in his zone. `id` makes the Message-IDs
 /// unique (`<kind>.<game>.<id>-<player>@domain`). Returns how many went.
+#[allow(clippy::too_many_arguments)]
 pub fn to_players(
     tx: &Transaction<'_>,
     mail: &ReportMail,
