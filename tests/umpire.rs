@@ -657,7 +657,11 @@ fn a_paused_game_does_not_process_and_resumes_by_itself_at_the_maximum() {
     assert_eq!(q("SELECT status FROM games"), "active");
     assert_eq!(
         q("SELECT CAST(count(*) AS TEXT) FROM outbound_mail WHERE kind = 'resume'"),
-        "3"
+        "2"
+    );
+    assert_eq!(
+        q("SELECT recipients_json FROM outbound_mail WHERE kind = 'resume-umpire'"),
+        format!("[\"{UMP}\"]")
     );
     assert_eq!(
         q("SELECT actor FROM audit_log WHERE action = 'umpire-resume'"),

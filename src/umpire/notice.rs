@@ -75,8 +75,8 @@ pub fn to_players(
     Ok(sent)
 }
 
-/// Queues one letter to the game's umpire, if it has one. Returns whether
-/// one was queued.
+/// Queues one letter (of kind `<kind>-umpire`) to the game's umpire, if it
+/// has one. Returns whether one was queued.
 #[allow(clippy::too_many_arguments)]
 pub fn to_umpire(
     tx: &Transaction<'_>,
@@ -98,15 +98,17 @@ pub fn to_umpire(
         return Ok(false);
     };
     let to = vec![address];
-    let letter_id = format!("{id}-umpire");
+    // Its own kind (`<kind>-umpire`), so its Message-ID can never equal a
+    // player's letter of the same command, whatever the players are called.
+    let kind = format!("{kind}-umpire");
     queue_letter(
         tx,
         mail,
         &ReportLetter {
             game,
             game_id,
-            kind,
-            id: &letter_id,
+            kind: &kind,
+            id,
             to: &to,
             subject,
             text,

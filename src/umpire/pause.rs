@@ -193,8 +193,13 @@ pub fn resume_due(store: &mut Store, mail: &ReportMail, now: i64) -> Result<usiz
     for (id, name) in ended(store, now)? {
         let tx = store.transaction()?;
         let done = (|| -> Result<Option<String>, PauseError> {
-            let until = paused(&tx, id)?.map(|p| p.until);
-            let letter = format!("auto-{}", until.unwrap_or(now));
+            let pause = paused(&tx, id)?;
+            let until = pause.map(|p| p.until);
+            // Unique per pause, so no two automatic resumes share a Message-ID.
+            let letter = match pause {
+                Some(p) => format!("auto-{}-{}", p.at, p.until),
+                None => format!("auto-{now}"),
+            };
             let summary = resume(
                 &tx,
                 mail,
