@@ -667,6 +667,23 @@ fn a_paused_game_does_not_process_and_resumes_by_itself_at_the_maximum() {
         q("SELECT actor FROM audit_log WHERE action = 'umpire-resume'"),
         "system"
     );
+    // The umpire's notice carries his reply token, so answering it is enough.
+    let raw: Vec<u8> = db()
+        .query_row(
+            "SELECT raw FROM outbound_mail WHERE kind = 'resume-umpire'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let key = adjutant::daemon::load_or_create_server_key(&config.server_key_file).unwrap();
+    let t = adjutant::mail::token::make_token(
+        &key,
+        &principal::token_game("mill"),
+        principal::TOKEN_PLAYER,
+        1,
+    )
+    .unwrap();
+    assert!(String::from_utf8_lossy(&raw).contains(&t));
     assert_eq!(q("SELECT CAST(max(number) AS TEXT) FROM turns"), "2");
 }
 

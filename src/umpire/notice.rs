@@ -4,7 +4,7 @@
 //! rolled-back mail sends nothing.
 
 use crate::game::report_mail::{
-    ReportLetter, ReportMail, ReportMailError, live_addresses, queue_letter,
+    ReportLetter, ReportMail, ReportMailError, live_addresses, queue_letter, queue_umpire_letter,
 };
 use crate::store::GameId;
 use rusqlite::{Transaction, params};
@@ -76,7 +76,7 @@ pub fn to_players(
 }
 
 /// Queues one letter (of kind `<kind>-umpire`) to the game's umpire, if it
-/// has one. Returns whether one was queued.
+/// has one, with his reply token. Returns whether one was queued.
 #[allow(clippy::too_many_arguments)]
 pub fn to_umpire(
     tx: &Transaction<'_>,
@@ -101,7 +101,8 @@ pub fn to_umpire(
     // Its own kind (`<kind>-umpire`), so its Message-ID can never equal a
     // player's letter of the same command, whatever the players are called.
     let kind = format!("{kind}-umpire");
-    queue_letter(
+    let turn = current_turn_number(tx, game_id)?;
+    queue_umpire_letter(
         tx,
         mail,
         &ReportLetter {
@@ -117,6 +118,7 @@ pub fn to_umpire(
             reply_token_for: None,
             now,
         },
+        turn,
     )?;
     Ok(true)
 }
