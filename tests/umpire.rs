@@ -199,6 +199,21 @@ fn umpire_mail_runs_each_command_and_refuses_bad_ones_alone() {
         rows[3].1
     );
     assert!(rows.iter().all(|r| !r.1.contains(&secret)));
+
+    // Grey is ejected: the turn waits only for Blue's READY, and Grey's
+    // mail is no longer read.
+    g.order_mail(
+        "grey-late",
+        "grey@example.test",
+        "Grey",
+        "3rd Tennessee: hold.\n\nREADY",
+    );
+    g.run_once();
+    assert_eq!(g.open_turn(), 1);
+    assert_eq!(g.statuses().last().unwrap().0, "ignored");
+    g.order_mail("blue-ready", "blue@example.test", "Blue", "READY");
+    g.run_once();
+    assert_eq!(g.open_turn(), 2, "{:?}", g.statuses());
 }
 
 #[test]
@@ -272,8 +287,22 @@ fn forged_umpire_mail_is_refused_and_runs_nothing() {
         "mill",
         "PASSWORD wrong-wrong\nEJECT Blue",
     );
+    // An auto-reply from his address, even with his secret, is never
+    // answered and runs nothing.
+    let raw = format!(
+        "From: {UMP}\r\nTo: adjutant@example.test\r\nSubject: Out of office\r\n\
+         Auto-Submitted: auto-replied\r\nMessage-ID: <auto@example.test>\r\n\r\n\
+         PASSWORD {secret}\r\nPAUSE\r\n"
+    );
+    g.drop_mail("auto", raw.as_bytes());
     g.run_once();
     let st = g.statuses();
+    assert_eq!(
+        st.iter().filter(|(s, _)| s == "ignored").count(),
+        1,
+        "{st:?}"
+    );
+    let st: Vec<_> = st.into_iter().filter(|(s, _)| s != "ignored").collect();
     assert!(
         st.iter()
             .all(|(s, d)| s == "refused" && d.contains("umpire mail not accepted")),
@@ -556,6 +585,12 @@ fn game_umpire_sets_address_secret_and_pause_max() {
     let hash: String = one(&g, "SELECT umpire_secret_hash FROM games");
     assert!(hash.starts_with("$argon2"));
     assert!(!hash.contains(secret));
+    // A pause without an end is refused by the schema itself (0003).
+    let err = g
+        .db()
+        .execute("UPDATE games SET status = 'paused'", [])
+        .unwrap_err();
+    assert!(err.to_string().contains("never indefinite"), "{err}");
     // Showing does not print a secret.
     let out = adjutant(g.dir.path())
         .args(["game", "umpire", "mill"])
