@@ -800,3 +800,51 @@ fn a_paused_game_still_takes_the_umpires_resume_and_deadline_by_mail() {
     let c = mails_to(&g, UMP).join("\n");
     assert!(c.contains("game resumed after"), "{c}");
 }
+
+#[test]
+fn orders_for_in_the_same_intake_batch_as_players_mail_keeps_public_ids_unique() {
+    let (g, _secret) = umpired();
+    g.run_once();
+    // Reply tokens, not PASSWORD lines: no slow Argon2 check, so the three
+    // mails are read in one intake batch (one transaction).
+    let ump = adjutant::mail::token::make_token(
+        &g.key(),
+        &principal::token_game("mill"),
+        principal::TOKEN_PLAYER,
+        1,
+    )
+    .unwrap();
+    let blue = g.token_address("Blue", 1);
+    let grey = g.token_address("Grey", 1);
+    mail(
+        &g,
+        "1-blue",
+        "blue@example.test",
+        &blue,
+        "o",
+        "10th Ohio: hold.",
+    );
+    mail(
+        &g,
+        "2-ump",
+        UMP,
+        &format!("adjutant+{ump}@example.test"),
+        "mill",
+        "ORDERS FOR Blue\n10th Ohio: hold.\nEND ORDERS",
+    );
+    mail(
+        &g,
+        "3-grey",
+        "grey@example.test",
+        &grey,
+        "o",
+        "3rd Tennessee: hold.",
+    );
+    g.run_once();
+    let st = g.statuses();
+    assert!(st.iter().all(|(s, _)| s == "accepted"), "{st:?}");
+    assert_eq!(
+        one::<i64>(&g, "SELECT count(DISTINCT public_id) FROM submissions"),
+        3
+    );
+}

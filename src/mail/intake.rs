@@ -343,7 +343,7 @@ fn process_one(
     let tokens = token::extract_tokens(&parsed.recipient_addresses());
     // The umpire's mail goes to his executor, not the order parser.
     if let Some(u) = umpire::identify(tx, settings, &parsed, from.as_deref(), &tokens)? {
-        return umpire::process(
+        let outcome = umpire::process(
             tx,
             settings,
             handler,
@@ -354,6 +354,9 @@ fn process_one(
             mail,
             now,
         );
+        // His ORDERS FOR may have added submissions: count them afresh.
+        counts.clear();
+        return outcome;
     }
     let Some((player, turn)) = identify(tx, settings, &parsed, from.as_deref(), &tokens)? else {
         return ignored("sender is not a registered player and no valid reply token: not answered");
