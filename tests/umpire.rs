@@ -463,6 +463,10 @@ fn cli_commands_have_the_same_effect_with_exit_codes_and_json() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("2 of 4 command(s) refused"));
     assert_eq!(one::<String>(&g, "SELECT status FROM games"), "paused");
 
+    // While paused the deadline is not moved (RESUME moves it back).
+    let out = run(&["EXTEND", "1h"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("write RESUME first, then EXTEND"));
     // While paused: RESUME, then EJECT and PROCESS from stdin.
     let out = run(&["RESUME"]);
     assert_eq!(

@@ -637,9 +637,22 @@ fn move_deadline(ctx: &Ctx<'_, '_>, turn_id: i64, number: u32, to: i64) -> Resul
     )?)
 }
 
+/// A deadline set during a pause would be moved again when the game
+/// resumes, so moving it waits for RESUME.
+fn refuse_if_paused(status: &str, what: &str) -> Result<(), Fail> {
+    if status == "paused" {
+        return refuse(format!(
+            "the game is paused, and its deadline moves back by the length of the pause when it \
+             resumes; write RESUME first, then {what}"
+        ));
+    }
+    Ok(())
+}
+
 fn extend(ctx: &Ctx<'_, '_>, secs: i64) -> Result<Done, Fail> {
     let (status, _) = game_state(ctx)?;
     refuse_if_over(&status)?;
+    refuse_if_paused(&status, "EXTEND")?;
     let (id, number, deadline) = open_turn(ctx)?;
     let Some(d) = deadline else {
         return refuse(format!(
@@ -659,6 +672,7 @@ fn extend(ctx: &Ctx<'_, '_>, secs: i64) -> Result<Done, Fail> {
 fn deadline(ctx: &Ctx<'_, '_>, written: &str, at: i64) -> Result<Done, Fail> {
     let (status, _) = game_state(ctx)?;
     refuse_if_over(&status)?;
+    refuse_if_paused(&status, "DEADLINE")?;
     let (id, number, _) = open_turn(ctx)?;
     if at <= ctx.now {
         return refuse(format!(
