@@ -12,6 +12,8 @@
 //!    names exactly one (game, player); otherwise the `From` address is
 //!    looked up. Unknown senders are ignored without an answer: we never
 //!    write to an address nobody registered (forged `From` = backscatter).
+//!    The umpire's mail is recognised first and goes, authenticated the
+//!    same way, to his command executor instead ([`umpire`] submodule).
 //! 4. **over the size limits** → refused, one answer to the registered
 //!    address; the raw mail stays in the store for the umpire.
 //! 5. **authenticate** (`mail::auth`): rejected → one short answer to the

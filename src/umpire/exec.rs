@@ -911,7 +911,14 @@ fn orders_for(ctx: &Ctx<'_, '_>, player: &str, text: &str) -> Result<Done, Fail>
             pid,
             turn_id,
             ctx.now,
-            format!("entered by the umpire ({})", ctx.actor)
+            if late {
+                format!(
+                    "late: counts for turn {counts_for_turn}; entered by the umpire ({})",
+                    ctx.actor
+                )
+            } else {
+                format!("entered by the umpire ({})", ctx.actor)
+            }
         ],
     )?;
     let submission_id = ctx.tx.last_insert_rowid();
