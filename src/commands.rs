@@ -250,12 +250,34 @@ pub fn game_create(
     scenario: &Path,
     name: &str,
     deadlines: &DeadlineSettings,
+    umpire: Option<&str>,
     json: bool,
 ) -> anyhow::Result<()> {
     let mut store = Store::open_existing(&config.database)?;
+    // A bad umpire address is refused before the game exists.
+    if let Some(u) = umpire {
+        adjutant::umpire::principal::check_address(u)?;
+    }
     let created = adjutant::game::create_from_file_with(&mut store, scenario, name, deadlines)?;
+    let umpire = match umpire {
+        Some(address) => Some(adjutant::umpire::principal::set_umpire(
+            &mut store,
+            name,
+            &adjutant::umpire::principal::UmpireChange {
+                address: Some(address),
+                ..Default::default()
+            },
+            &cli_actor(None),
+            time::OffsetDateTime::now_utc().unix_timestamp(),
+        )?),
+        None => None,
+    };
     if json {
-        println!("{}", serde_json::to_string_pretty(&created)?);
+        let mut v = serde_json::to_value(&created)?;
+        if let (Some(obj), Some(u)) = (v.as_object_mut(), &umpire) {
+            obj.insert("umpire".into(), serde_json::to_value(u)?);
+        }
+        println!("{}", serde_json::to_string_pretty(&v)?);
         return Ok(());
     }
     println!(
@@ -276,6 +298,125 @@ pub fn game_create(
             p.addresses.join(", "),
             p.secret
         );
+    }
+    if let Some(u) = &umpire {
+        println!(
+            "  {:<20} {:<12} {:<32} {}",
+            "(umpire)",
+            "",
+            u.address.as_deref().unwrap_or("-"),
+            u.secret.as_deref().unwrap_or("-")
+        );
+    }
+    Ok(())
+}
+
+/// Who is acting from the command line, for the audit log: `cli:<user>`.
+pub fn cli_actor(as_user: Option<&str>) -> String {
+    let user = as_user
+        .map(str::to_string)
+        .or_else(|| std::env::var("USER").ok())
+        .or_else(|| std::env::var("LOGNAME").ok())
+        .map(|u| u.trim().to_string())
+        .filter(|u| !u.is_empty())
+        .unwrap_or_else(|| "unknown".to_string());
+    format!("cli:{user}")
+}
+
+/// `adjutant game umpire NAME [--address A] [--new-secret] [--pause-max D]`.
+pub fn game_umpire(
+    config: &Config,
+    name: &str,
+    address: Option<&str>,
+    new_secret: bool,
+    pause_max: Option<&str>,
+    json: bool,
+) -> anyhow::Result<()> {
+    let pause_max_secs = pause_max.map(deadline::parse_duration).transpose()?;
+    let mut store = Store::open_existing(&config.database)?;
+    let info = adjutant::umpire::principal::set_umpire(
+        &mut store,
+        name,
+        &adjutant::umpire::principal::UmpireChange {
+            address,
+            new_secret,
+            pause_max_secs,
+        },
+        &cli_actor(None),
+        time::OffsetDateTime::now_utc().unix_timestamp(),
+    )?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&info)?);
+        return Ok(());
+    }
+    match &info.address {
+        Some(a) => println!("game `{}` umpire {a}", info.game),
+        None => println!(
+            "game `{}` has no umpire; name one with `adjutant game umpire {} --address ADDRESS`",
+            info.game, info.game
+        ),
+    }
+    println!(
+        "maximum pause {}",
+        adjutant::game::deadline::duration_words(info.pause_max_secs)
+    );
+    if let Some(s) = &info.secret {
+        println!();
+        println!("The umpire's secret is shown once and is not stored; give it to him:");
+        println!("  {s}");
+        println!("He writes `PASSWORD <secret>` in a mail when not replying to one of ours.");
+    }
+    Ok(())
+}
+
+/// `adjutant umpire GAME COMMAND... | --file PATH`.
+pub fn umpire(
+    config: &Config,
+    game: &str,
+    words: &[String],
+    file: Option<&Path>,
+    as_user: Option<&str>,
+    json: bool,
+) -> anyhow::Result<()> {
+    let text = match file {
+        Some(p) if p.as_os_str() == "-" => {
+            let mut s = String::new();
+            std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
+                .map_err(|e| UsageError(format!("cannot read the commands from stdin: {e}")))?;
+            s
+        }
+        Some(p) => std::fs::read_to_string(p)
+            .map_err(|e| UsageError(format!("cannot read {}: {e}", p.display())))?,
+        None => words.join(" "),
+    };
+    let mut store = Store::open_existing(&config.database)?;
+    let now = time::OffsetDateTime::now_utc().unix_timestamp();
+    let key = adjutant::daemon::load_or_create_server_key(&config.server_key_file)
+        .map_err(adjutant::daemon::DaemonError::into_anyhow)?;
+    let mail = adjutant::game::report_mail::ReportMail::from_intake(
+        &adjutant::daemon::intake_settings(config, key),
+    );
+    let report = adjutant::umpire::exec::execute_cli(
+        &mut store,
+        game,
+        &cli_actor(as_user),
+        now,
+        &mail,
+        &text,
+    )?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", report.text());
+    }
+    if report.refused() > 0 {
+        return Err(UsageError(format!(
+            "{} of {} command(s) refused (nothing of those changed; the {} marked done took effect)",
+            report.refused(),
+            report.results.len(),
+            report.done()
+        ))
+        .into());
     }
     Ok(())
 }
@@ -326,6 +467,17 @@ pub fn game_show(config: &Config, name: &str, json: bool) -> anyhow::Result<()> 
         println!("{}", serde_json::to_string_pretty(&detail)?);
     } else {
         print!("{}", adjutant::game::describe(&detail));
+        let until: Option<i64> = store
+            .conn()
+            .query_row(
+                "SELECT paused_until FROM games WHERE id = ?1 AND status = 'paused'",
+                [detail.id.0],
+                |r| r.get(0),
+            )
+            .unwrap_or(None);
+        if let Some(u) = until {
+            println!("\npaused until {} (it resumes by itself then)", utc(u));
+        }
         let d = adjutant::game::cycle::deadline_settings(&store, detail.id)?;
         println!("\ndeadlines {}", d.summary());
     }

@@ -62,6 +62,33 @@ enum Command {
     /// The game archive: a static HTML site of a game's turns.
     #[command(subcommand)]
     Archive(ArchiveCommand),
+    /// Run umpire commands on a game, with the same effect as the umpire's
+    /// mail: `adjutant umpire brawner EXTEND 24h`, or several from a file
+    /// (`--file orders.txt`, `--file -` for stdin). See docs/umpire.md.
+    Umpire(UmpireArgs),
+}
+
+#[derive(Debug, Args)]
+struct UmpireArgs {
+    /// The game's name.
+    game: String,
+    /// One command, e.g. `PAUSE for 2d` (quote texts: `BROADCAST '"Rain"'`).
+    #[arg(
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_name = "COMMAND"
+    )]
+    command: Vec<String>,
+    /// Read the commands from this file, one a line (`-` = stdin); needed
+    /// for several commands or ORDERS FOR ... END ORDERS.
+    #[arg(long, value_name = "PATH", conflicts_with = "command")]
+    file: Option<PathBuf>,
+    /// Who you are, for the audit log (default: $USER).
+    #[arg(long = "as", value_name = "NAME")]
+    as_user: Option<String>,
+    /// Print the results as JSON.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -99,6 +126,28 @@ enum GameCommand {
     /// End the game: no more turns are processed, and `archive export`
     /// then shows each side's belief beside the truth ("fog lifted").
     End(EndArgs),
+    /// Show or set the game's umpire: his address (a new address comes
+    /// with a new secret, shown once), a new secret, the maximum pause.
+    Umpire(GameUmpireArgs),
+}
+
+#[derive(Debug, Args)]
+struct GameUmpireArgs {
+    /// The game's name.
+    name: String,
+    /// The umpire's mail address; a new secret is made and shown once.
+    #[arg(long, value_name = "ADDRESS")]
+    address: Option<String>,
+    /// Make a new secret for the umpire (the old one stops working).
+    #[arg(long)]
+    new_secret: bool,
+    /// The longest PAUSE allowed, and the length of a PAUSE without one
+    /// (default 7d), e.g. `3d`, `14d`.
+    #[arg(long, value_name = "DURATION")]
+    pause_max: Option<String>,
+    /// Print the result as JSON.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -176,6 +225,10 @@ struct CreateArgs {
     name: String,
     #[command(flatten)]
     schedule: ScheduleFlags,
+    /// The umpire's mail address: the game is umpired, and his secret is
+    /// printed once with the players'.
+    #[arg(long, value_name = "ADDRESS")]
+    umpire: Option<String>,
     /// Print the result as JSON.
     #[arg(long)]
     json: bool,
@@ -230,7 +283,14 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 grace: f.grace.as_deref(),
                 remind: f.remind.as_deref(),
             })?;
-            commands::game_create(&config()?, &a.scenario, &a.name, &deadlines, a.json)
+            commands::game_create(
+                &config()?,
+                &a.scenario,
+                &a.name,
+                &deadlines,
+                a.umpire.as_deref(),
+                a.json,
+            )
         }
         Command::Game(GameCommand::Deadline(a)) => commands::game_deadline(
             &config()?,
@@ -245,6 +305,22 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             a.json,
         ),
         Command::Game(GameCommand::End(a)) => commands::game_end(&config()?, &a.name, &a.because),
+        Command::Game(GameCommand::Umpire(a)) => commands::game_umpire(
+            &config()?,
+            &a.name,
+            a.address.as_deref(),
+            a.new_secret,
+            a.pause_max.as_deref(),
+            a.json,
+        ),
+        Command::Umpire(a) => commands::umpire(
+            &config()?,
+            &a.game,
+            &a.command,
+            a.file.as_deref(),
+            a.as_user.as_deref(),
+            a.json,
+        ),
         Command::Game(GameCommand::List(a)) => commands::game_list(&config()?, a.json),
         Command::Game(GameCommand::Show(a)) => commands::game_show(&config()?, &a.name, a.json),
         Command::Game(GameCommand::Process(a)) => {
@@ -318,6 +394,12 @@ fn exit_code(err: &anyhow::Error) -> i32 {
             return if e.is_usage() { 2 } else { 1 };
         }
         if let Some(e) = cause.downcast_ref::<adjutant::archive::ArchiveError>() {
+            return if e.is_user_error() { 2 } else { 1 };
+        }
+        if let Some(e) = cause.downcast_ref::<adjutant::umpire::principal::PrincipalError>() {
+            return if e.is_user_error() { 2 } else { 1 };
+        }
+        if let Some(e) = cause.downcast_ref::<adjutant::umpire::exec::ExecError>() {
             return if e.is_user_error() { 2 } else { 1 };
         }
         if cause.is::<commands::UsageError>() {

@@ -347,6 +347,21 @@ pub fn export_site(
             .collect::<Vec<_>>(),
     );
     ctx.insert("turns", &rows);
+    ctx.insert(
+        "audit",
+        &archive
+            .audit
+            .iter()
+            .map(|a| AuditRow {
+                at: format_local(a.at, "UTC"),
+                actor: a.actor.clone(),
+                action: a.action.clone(),
+                what: a.what.clone(),
+                result: a.result.clone().unwrap_or_default(),
+                reason: a.reason.clone().unwrap_or_default(),
+            })
+            .collect::<Vec<_>>(),
+    );
     let html = tera.render("index.html", &ctx).map_err(tera_err)?;
     site.write("index.html", html.as_bytes())?;
 
@@ -357,6 +372,17 @@ pub fn export_site(
         files: site.files,
         fog_lifted,
     })
+}
+
+/// One line of the index's "Umpire and organiser actions" (the audit log).
+#[derive(Debug, Serialize)]
+struct AuditRow {
+    at: String,
+    actor: String,
+    action: String,
+    what: String,
+    result: String,
+    reason: String,
 }
 
 /// The state at the end of turn `n`: the snapshot turn n+1 starts from.

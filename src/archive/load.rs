@@ -103,6 +103,21 @@ pub struct GameArchive {
     pub dispatches: Vec<DispatchRecord>,
     /// Inbound mails accepted for the game, for the index's counts.
     pub mails: i64,
+    /// The audit log: umpire and organiser actions, refused mail, in order.
+    pub audit: Vec<AuditRecord>,
+}
+
+/// One row of `audit_log`: who did what to the game, when and why.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct AuditRecord {
+    pub at: i64,
+    pub actor: String,
+    pub action: String,
+    /// The command as written when there is one, else the row's details.
+    pub what: String,
+    /// The result the action reported, if any.
+    pub result: Option<String>,
+    pub reason: Option<String>,
 }
 
 impl GameArchive {
@@ -149,7 +164,41 @@ pub fn load_archive(store: &Store, name: &str) -> Result<GameArchive, ArchiveErr
             [game_id],
             |r| r.get(0),
         )?,
+        audit: audit(conn, game_id)?,
     })
+}
+
+fn audit(conn: &Connection, game: i64) -> Result<Vec<AuditRecord>, ArchiveError> {
+    let mut s = conn.prepare(
+        "SELECT at, actor, action, reason, detail_json FROM audit_log
+         WHERE game_id = ?1 ORDER BY id",
+    )?;
+    let rows = s
+        .query_map([game], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, Option<String>>(3)?,
+                r.get::<_, String>(4)?,
+            ))
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(rows
+        .into_iter()
+        .map(|(at, actor, action, reason, detail)| {
+            let v: serde_json::Value = serde_json::from_str(&detail).unwrap_or_default();
+            let text = |k: &str| v.get(k).and_then(|x| x.as_str()).map(str::to_string);
+            AuditRecord {
+                at,
+                actor,
+                action,
+                what: text("command").unwrap_or(detail),
+                result: text("result"),
+                reason,
+            }
+        })
+        .collect())
 }
 
 fn players(conn: &Connection, game: i64) -> Result<Vec<PlayerRecord>, ArchiveError> {

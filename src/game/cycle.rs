@@ -244,6 +244,10 @@ pub fn next_due_at(store: &Store, now: i64) -> Result<Option<i64>, StoreError> {
             next = Some(next.map_or(c, |n| n.min(c)));
         }
     }
+    // The end of a pause is due work too (umpire::pause::resume_due).
+    if let Some(c) = crate::umpire::pause::next_resume_at(store.conn(), now)? {
+        next = Some(next.map_or(c, |n| n.min(c)));
+    }
     Ok(next)
 }
 
@@ -432,6 +436,11 @@ impl DueWork for TurnCycle {
         now: i64,
     ) -> Result<usize, Box<dyn std::error::Error + Send + Sync>> {
         let mut done = 0;
+        // Paused games whose pause has ended resume first (umpire::pause),
+        // so their turn can fall due in this same cycle.
+        if let Some(mail) = self.mail.get() {
+            done += crate::umpire::pause::resume_due(store, &mail, now)?;
+        }
         let games = due_games(store, now)?;
         let mail = match (games.is_empty(), self.mail.get()) {
             (true, _) => None,

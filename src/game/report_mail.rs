@@ -111,9 +111,6 @@ pub fn queue_letter_with(
     letter: &ReportLetter<'_>,
     extra: Vec<Attachment>,
 ) -> Result<i64, ReportMailError> {
-    let domain = &mail.message_id_domain;
-    let message_id = compose::message_id(letter.kind, letter.game, letter.id, domain)?;
-    let thread = compose::game_thread_id(letter.game, domain)?;
     let reply_to = match letter.reply_token_for {
         Some((player, turn)) => {
             let t = token::make_token(&mail.server_key, letter.game, player, turn)?;
@@ -124,6 +121,39 @@ pub fn queue_letter_with(
         }
         None => None,
     };
+    queue_with_reply_to(tx, mail, letter, reply_to, extra)
+}
+
+/// As [`queue_letter`], to the game's umpire: `Reply-To` carries HIS reply
+/// token for `turn` (made over `umpire:<game>`, see
+/// `umpire::principal::token_game`), so that answering is enough to be
+/// recognised as him; `letter.reply_token_for` is ignored.
+pub fn queue_umpire_letter(
+    tx: &Transaction<'_>,
+    mail: &ReportMail,
+    letter: &ReportLetter<'_>,
+    turn: u32,
+) -> Result<i64, ReportMailError> {
+    let t = token::make_token(
+        &mail.server_key,
+        &crate::umpire::principal::token_game(letter.game),
+        crate::umpire::principal::TOKEN_PLAYER,
+        turn,
+    )?;
+    let reply_to = Mailbox::named("Adjutant", token::make_reply_to(&mail.game_master, &t)?);
+    queue_with_reply_to(tx, mail, letter, Some(reply_to), Vec::new())
+}
+
+fn queue_with_reply_to(
+    tx: &Transaction<'_>,
+    mail: &ReportMail,
+    letter: &ReportLetter<'_>,
+    reply_to: Option<Mailbox>,
+    extra: Vec<Attachment>,
+) -> Result<i64, ReportMailError> {
+    let domain = &mail.message_id_domain;
+    let message_id = compose::message_id(letter.kind, letter.game, letter.id, domain)?;
+    let thread = compose::game_thread_id(letter.game, domain)?;
     let date = OffsetDateTime::from_unix_timestamp(letter.now)
         .map_err(|e| ComposeError::Date(e.to_string()))?;
     let attachments = letter

@@ -217,6 +217,15 @@ fn unit_aliases(
 }
 
 impl SubmissionHandler for OrdersHandler {
+    /// The umpire's mail: his commands, run by `umpire::exec`.
+    fn handle_umpire(
+        &mut self,
+        tx: &Transaction<'_>,
+        ctx: &crate::mail::intake::UmpireMail<'_>,
+    ) -> Result<Receipt, IntakeError> {
+        crate::umpire::exec::handle_mail(tx, ctx, self.mail.get().as_deref())
+    }
+
     fn handle(
         &mut self,
         tx: &Transaction<'_>,

@@ -379,3 +379,26 @@ pub fn adjudicate(
 fn next_seq(rows: &[EventRow]) -> i64 {
     i64::try_from(rows.len()).unwrap_or(i64::MAX)
 }
+
+/// As [`process_turn`], inside the caller's transaction: the umpire's
+/// `PROCESS` (`umpire::exec`) runs it among his other commands, all in one
+/// transaction. Same code as `adjutant game process` and the daemon.
+pub fn process_turn_in(
+    tx: &Transaction<'_>,
+    game: &str,
+    mail: &ReportMail,
+    now: i64,
+) -> Result<TurnProcessed, TurnCycleError> {
+    let row: Option<(i64, Vec<u8>)> = tx
+        .query_row("SELECT id, seed FROM games WHERE name = ?1", [game], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .optional()?;
+    let (id, seed) = row.ok_or_else(|| TurnCycleError::NoSuchGame(game.to_string()))?;
+    let seed = <[u8; 32]>::try_from(seed.as_slice()).map_err(|_| {
+        TurnCycleError::Store(StoreError::BadValue {
+            what: format!("game `{game}` has a seed of {} bytes, not 32", seed.len()),
+        })
+    })?;
+    process_in(tx, game, GameId(id), &seed, mail, now)
+}

@@ -12,6 +12,8 @@
 //!    names exactly one (game, player); otherwise the `From` address is
 //!    looked up. Unknown senders are ignored without an answer: we never
 //!    write to an address nobody registered (forged `From` = backscatter).
+//!    The umpire's mail is recognised first and goes, authenticated the
+//!    same way, to his command executor instead ([`umpire`] submodule).
 //! 4. **over the size limits** → refused, one answer to the registered
 //!    address; the raw mail stays in the store for the umpire.
 //! 5. **authenticate** (`mail::auth`): rejected → one short answer to the
@@ -120,7 +122,22 @@ pub trait SubmissionHandler {
         tx: &Transaction<'_>,
         ctx: &SubmissionContext<'_>,
     ) -> Result<Receipt, IntakeError>;
+
+    /// Runs an authenticated umpire's mail ([`umpire`]); the answer goes to
+    /// the umpire. A handler that takes no umpire commands refuses it.
+    fn handle_umpire(
+        &mut self,
+        _tx: &Transaction<'_>,
+        _ctx: &UmpireMail<'_>,
+    ) -> Result<Receipt, IntakeError> {
+        Err(IntakeError::Handler(
+            "this submission handler takes no umpire commands".into(),
+        ))
+    }
 }
+
+mod umpire;
+pub use umpire::UmpireMail;
 
 /// The handler until the order parser is plugged in: the submission row is
 /// already written by intake; this answers a plain receipt with the id,
@@ -326,6 +343,23 @@ fn process_one(
 
     let from = parsed.from.as_ref().map(|m| m.address.clone());
     let tokens = token::extract_tokens(&parsed.recipient_addresses());
+    // The umpire's mail goes to his executor, not the order parser.
+    if let Some(u) = umpire::identify(tx, settings, &parsed, from.as_deref(), &tokens)? {
+        let outcome = umpire::process(
+            tx,
+            settings,
+            handler,
+            &parsed,
+            from.as_deref(),
+            &tokens,
+            u,
+            mail,
+            now,
+        );
+        // His ORDERS FOR may have added submissions: count them afresh.
+        counts.clear();
+        return outcome;
+    }
     let Some((player, turn)) = identify(tx, settings, &parsed, from.as_deref(), &tokens)? else {
         return ignored("sender is not a registered player and no valid reply token: not answered");
     };
@@ -625,7 +659,7 @@ fn players_at(tx: &Transaction<'_>, address: Option<&str>) -> Result<Vec<Player>
          FROM players p
          JOIN games g ON g.id = p.game_id
          JOIN sides s ON s.id = p.side_id
-         WHERE g.status = 'active' AND p.status <> 'dropped'
+         WHERE g.status IN ('active', 'paused') AND p.status <> 'dropped'
            AND (?1 IS NULL OR EXISTS (SELECT 1 FROM player_addresses a
                                       WHERE a.player_id = p.id AND a.address = ?1))
          ORDER BY g.id, p.id",

@@ -20,6 +20,10 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
         "0002_rules_ids",
         include_str!("../../migrations/0002_rules_ids.sql"),
     ),
+    (
+        "0003_umpire",
+        include_str!("../../migrations/0003_umpire.sql"),
+    ),
 ];
 
 /// The schema version this build writes and understands.
@@ -142,7 +146,7 @@ mod tests {
 
     #[test]
     fn the_real_schema_is_current_and_well_formed() {
-        assert_eq!(SCHEMA_VERSION, 2);
+        assert_eq!(SCHEMA_VERSION, 3);
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("db");
         let mut c = Connection::open(&path).unwrap();

@@ -454,8 +454,27 @@ fn command(line: &str, ws: &[Word<'_>], lines: &mut Lines<'_>) -> CResult {
         "broadcast" => {
             let first_part = rest_after(line, ws, 1).to_string();
             let mut parts = vec![first_part.as_str()];
-            let more = lines.paragraph();
-            parts.extend(more.iter().copied());
+            let opens = first_part.starts_with(['"', '\u{201c}']);
+            let closes = |s: &str| s.ends_with(['"', '\u{201d}']);
+            if opens {
+                // A quoted text runs to its closing quote (or a blank line),
+                // so the commands after it are read as commands, never sent
+                // to the players as part of the text.
+                if !(first_part.chars().count() > 1 && closes(&first_part)) {
+                    while let Some(l) = lines.lines.get(lines.next) {
+                        if l.trim().is_empty() {
+                            break;
+                        }
+                        lines.next += 1;
+                        parts.push(l.trim());
+                        if closes(l.trim()) {
+                            break;
+                        }
+                    }
+                }
+            } else {
+                parts.extend(lines.paragraph());
+            }
             let text = unquote(&parts.join("\n")).to_string();
             if text.is_empty() {
                 return Err((
@@ -990,6 +1009,24 @@ mod tests {
             Command::Broadcast {
                 text: "Rain: all fire at -1\nthis turn.".into()
             }
+        );
+        let p = parse("BROADCAST \"Rain tonight.\"\nEXTEND 24h\nBROADCAST \"Two\nlines\"\nRESUME");
+        assert!(p.errors.is_empty(), "{:?}", p.errors);
+        assert_eq!(
+            p.commands
+                .iter()
+                .map(|c| c.command.clone())
+                .collect::<Vec<_>>(),
+            vec![
+                Command::Broadcast {
+                    text: "Rain tonight.".into()
+                },
+                Command::Extend { secs: 86_400 },
+                Command::Broadcast {
+                    text: "Two\nlines".into()
+                },
+                Command::Resume
+            ]
         );
         let p =
             parse("ORDERS FOR Gibbon\nFrom Gibbon:\n\n2nd Wisconsin: hold.\nEND ORDERS\nRELEASE");

@@ -1,0 +1,398 @@
+//! The umpire's mail (issue #8): recognised before the players' and
+//! authenticated exactly as theirs ([`crate::mail::auth`]): his PASSWORD
+//! line from any sender, or his reply token from his registered address. An
+//! accepted mail is handed to [`SubmissionHandler::handle_umpire`] (the
+//! command executor, `umpire::exec`) inside the mail's savepoint, and the
+//! confirmation listing every command's result is queued in it too. A
+//! forged or unauthenticated one is refused like a player's: stored,
+//! audited, one short notice to the umpire's REGISTERED address (throttled
+//! as players' refusals are), never an answer to the `From`.
+//!
+//! Which mail is the umpire's: a reply token made for the umpire (over the
+//! pseudo-game `umpire:<game>`, so never a player's); else `From` is a
+//! game's umpire address (when that address also plays in another game,
+//! only if the Subject names the umpire's game or his password is in it);
+//! else a PASSWORD line that is the umpire's secret of a game named in the
+//! Subject. Games that are active or paused (RESUME must reach a paused
+//! game) count.
+
+use super::{IntakeError, IntakeSettings, Outcome, Receipt, SubmissionHandler, players_at};
+use crate::mail::address::{Mailbox, same_address};
+use crate::mail::auth::{
+    AuthMethod, AuthOutcome, MAX_PASSWORD_CANDIDATES, Registered, TokenContext, authenticate,
+    extract_password,
+};
+use crate::mail::compose::{self, ComposeError, Outbound};
+use crate::mail::parse::InboundParsed;
+use crate::mail::token;
+use crate::secret::verify_secret;
+use crate::store::{GameId, InboundMail, InboundStatus, NewAudit, NewOutboundMail, Store};
+use crate::umpire::principal::{TOKEN_PLAYER, token_game};
+use rusqlite::{OptionalExtension, Transaction};
+use time::OffsetDateTime;
+
+/// One authenticated umpire mail, for [`SubmissionHandler::handle_umpire`].
+#[derive(Debug, Clone)]
+pub struct UmpireMail<'a> {
+    pub inbound_mail_id: i64,
+    pub game: GameId,
+    pub game_name: &'a str,
+    pub auth: AuthMethod,
+    pub subject: Option<&'a str>,
+    /// The cleaned text: quotes, signatures and PASSWORD lines removed.
+    pub text: &'a str,
+    /// When intake runs it: the commands take effect now.
+    pub now: i64,
+}
+
+/// A game's umpire as intake needs him.
+#[derive(Debug, Clone)]
+pub(super) struct Umpire {
+    game: GameId,
+    game_name: String,
+    address: String,
+    secret_hash: Option<String>,
+    /// The current turn's number: his tokens for it and the two before count.
+    turn: u32,
+}
+
+impl Umpire {
+    fn token_turns(&self) -> Vec<u32> {
+        (0..3)
+            .filter_map(|k| self.turn.checked_sub(k))
+            .filter(|n| *n >= 1)
+            .collect()
+    }
+}
+
+fn umpires(tx: &Transaction<'_>) -> Result<Vec<Umpire>, IntakeError> {
+    let mut st = tx.prepare_cached(
+        "SELECT g.id, g.name, g.umpire_address, g.umpire_secret_hash,
+                coalesce((SELECT number FROM turns t WHERE t.game_id = g.id
+                          ORDER BY (t.status = 'released'), t.number DESC LIMIT 1), 1)
+         FROM games g
+         WHERE g.status IN ('active', 'paused') AND g.umpire_address IS NOT NULL
+         ORDER BY g.id",
+    )?;
+    let rows = st.query_map([], |r| {
+        Ok(Umpire {
+            game: GameId(r.get(0)?),
+            game_name: r.get(1)?,
+            address: r.get(2)?,
+            secret_hash: r.get(3)?,
+            turn: r.get(4)?,
+        })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// The umpire this mail comes from (or claims to), if any.
+pub(super) fn identify(
+    tx: &Transaction<'_>,
+    settings: &IntakeSettings,
+    parsed: &InboundParsed,
+    from: Option<&str>,
+    tokens: &[String],
+) -> Result<Option<Umpire>, IntakeError> {
+    let all = umpires(tx)?;
+    if all.is_empty() {
+        return Ok(None);
+    }
+    if !tokens.is_empty() {
+        let hit = all.iter().find(|u| {
+            u.token_turns().into_iter().any(|n| {
+                tokens.iter().any(|t| {
+                    token::verify(
+                        &settings.server_key,
+                        &token_game(&u.game_name),
+                        TOKEN_PLAYER,
+                        n,
+                        t,
+                    )
+                })
+            })
+        });
+        if let Some(u) = hit {
+            return Ok(Some(u.clone()));
+        }
+    }
+    let subject = parsed.subject.as_deref().unwrap_or("").to_lowercase();
+    let names_game = |u: &Umpire| subject.contains(&u.game_name.to_lowercase());
+    let passwords = extract_password(&parsed.text).candidates;
+    let password_is = |u: &Umpire| {
+        u.secret_hash.as_deref().is_some_and(|h| {
+            passwords
+                .iter()
+                .take(MAX_PASSWORD_CANDIDATES)
+                .any(|p| verify_secret(p, h))
+        })
+    };
+    if let Some(f) = from {
+        let by_from: Vec<&Umpire> = all.iter().filter(|u| same_address(&u.address, f)).collect();
+        if !by_from.is_empty() {
+            let plays = !players_at(tx, Some(f))?.is_empty();
+            let chosen = by_from
+                .iter()
+                .find(|u| names_game(u))
+                .or_else(|| by_from.iter().find(|u| password_is(u)))
+                .or_else(|| if plays { None } else { by_from.first() });
+            if let Some(u) = chosen {
+                return Ok(Some((*u).clone()));
+            }
+        }
+    }
+    // His password from an address nobody registered. A registered
+    // player's own password mail is not made to pay an Argon2 check here.
+    let stranger = match from {
+        Some(f) => players_at(tx, Some(f))?.is_empty(),
+        None => true,
+    };
+    if stranger
+        && !passwords.is_empty()
+        && let Some(u) = all
+            .iter()
+            .filter(|u| names_game(u))
+            .find(|u| password_is(u))
+    {
+        return Ok(Some(u.clone()));
+    }
+    Ok(None)
+}
+
+/// Authenticates and runs (or refuses) the umpire's mail.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn process(
+    tx: &Transaction<'_>,
+    settings: &IntakeSettings,
+    handler: &mut dyn SubmissionHandler,
+    parsed: &InboundParsed,
+    from: Option<&str>,
+    tokens: &[String],
+    u: Umpire,
+    mail: &InboundMail,
+    now: i64,
+) -> Result<Outcome, IntakeError> {
+    let password = extract_password(&parsed.text);
+    let registered = [u.address.clone()];
+    let turns = u.token_turns();
+    let tgame = token_game(&u.game_name);
+    let outcome = authenticate(
+        &password.candidates,
+        tokens,
+        from,
+        &Registered {
+            addresses: &registered,
+            secret_phc: u.secret_hash.as_deref(),
+        },
+        &TokenContext {
+            key: &settings.server_key,
+            game: &tgame,
+            player: TOKEN_PLAYER,
+            turns: &turns,
+        },
+    );
+    let set = |status: InboundStatus, detail: &str| {
+        Store::set_inbound_status(tx, mail.id, status, Some(detail), Some(u.game), None)
+    };
+    match outcome {
+        AuthOutcome::Rejected { reason, .. } => {
+            let code = super::reject_code(reason);
+            Store::append_audit(
+                tx,
+                &NewAudit {
+                    game: Some(u.game),
+                    actor: "system".into(),
+                    at: now,
+                    action: "mail-refused".into(),
+                    reason: Some(code.into()),
+                    detail_json: serde_json::json!({
+                        "inbound_mail_id": mail.id,
+                        "player": "umpire",
+                        "from": from,
+                        "reason": code,
+                    })
+                    .to_string(),
+                },
+            )?;
+            let text = format!(
+                "Adjutant received a mail in your name as umpire of game {} that it did not \
+                 accept: {}.\n\nSender: {}\nSubject: {}\n\n\
+                 None of its commands has been run. Reply to one of Adjutant's mails to you \
+                 from your registered address, or put the line\n\n\
+                 PASSWORD <your umpire secret>\n\nin the mail. If you did not send it, \
+                 someone else tried to; the attempt is in the audit log.{}\n",
+                u.game_name,
+                super::reject_text(reason),
+                from.unwrap_or("(none)"),
+                parsed.subject.as_deref().unwrap_or("(no subject)"),
+                super::throttle_notice(settings),
+            );
+            let queued = queue_refusal(tx, settings, &u, mail.id, &text, parsed, now)?;
+            let detail = format!(
+                "umpire mail not accepted: {}{}",
+                super::reject_text(reason),
+                if queued {
+                    ""
+                } else {
+                    "; no answer sent: a refusal already went to the umpire's address recently (refusal_interval_secs)"
+                }
+            );
+            set(InboundStatus::Refused, &detail)?;
+            Ok(Outcome {
+                status: InboundStatus::Refused,
+                answers: usize::from(queued),
+            })
+        }
+        AuthOutcome::Accepted { method, .. } => {
+            let ctx = UmpireMail {
+                inbound_mail_id: mail.id,
+                game: u.game,
+                game_name: &u.game_name,
+                auth: method,
+                subject: parsed.subject.as_deref(),
+                text: &password.text,
+                now,
+            };
+            let receipt = handler.handle_umpire(tx, &ctx)?;
+            // Always to his registered address, like a player's password
+            // mail from elsewhere.
+            let message_id = compose::message_id(
+                "umpire-confirmation",
+                &u.game_name,
+                &format!("in{}", mail.id),
+                &settings.message_id_domain,
+            )?;
+            queue(
+                tx,
+                settings,
+                &u,
+                "umpire-confirmation",
+                message_id,
+                &receipt,
+                parsed,
+                now,
+            )?;
+            set(
+                InboundStatus::Accepted,
+                &format!("umpire commands ({method:?})"),
+            )?;
+            Ok(Outcome {
+                status: InboundStatus::Accepted,
+                answers: 1,
+            })
+        }
+    }
+}
+
+/// One refusal to the umpire's registered address, at most one per
+/// `refusal_interval_secs` (the same Message-ID scheme as players'
+/// refusals, so the throttle is per address across everything). Returns
+/// whether it was queued.
+fn queue_refusal(
+    tx: &Transaction<'_>,
+    settings: &IntakeSettings,
+    u: &Umpire,
+    mail_id: i64,
+    text: &str,
+    parsed: &InboundParsed,
+    now: i64,
+) -> Result<bool, IntakeError> {
+    let domain = &settings.message_id_domain;
+    let interval = i64::try_from(settings.refusal_interval_secs).unwrap_or(i64::MAX);
+    let message_id = if interval == 0 {
+        compose::message_id("refusal", &u.game_name, &format!("in{mail_id}"), domain)?
+    } else {
+        let address = crate::store::sha256_hex(u.address.trim().to_lowercase().as_bytes());
+        let address = address.get(..16).unwrap_or(&address);
+        let window = now.div_euclid(interval);
+        let id_for = |w: i64| compose::message_id("refusal", address, &format!("w{w}"), domain);
+        for w in [window, window.saturating_sub(1)] {
+            let last: Option<i64> = tx
+                .prepare_cached("SELECT created_at FROM outbound_mail WHERE message_id = ?1")?
+                .query_row([id_for(w)?], |r| r.get(0))
+                .optional()?;
+            if let Some(at) = last
+                && (w == window || now.saturating_sub(at) < interval)
+            {
+                return Ok(false);
+            }
+        }
+        id_for(window)?
+    };
+    let receipt = Receipt {
+        subject: "Umpire mail not accepted".into(),
+        text: text.to_string(),
+    };
+    queue(
+        tx, settings, u, "refusal", message_id, &receipt, parsed, now,
+    )?;
+    Ok(true)
+}
+
+/// Composes a mail to the umpire's registered address, his reply token in
+/// `Reply-To`, threaded with the game and his mail, and queues it.
+#[allow(clippy::too_many_arguments)]
+fn queue(
+    tx: &Transaction<'_>,
+    settings: &IntakeSettings,
+    u: &Umpire,
+    kind: &str,
+    message_id: String,
+    receipt: &Receipt,
+    parsed: &InboundParsed,
+    now: i64,
+) -> Result<(), IntakeError> {
+    let domain = &settings.message_id_domain;
+    let thread = compose::game_thread_id(&u.game_name, domain)?;
+    let theirs = parsed
+        .message_id
+        .as_deref()
+        .and_then(super::usable_message_id);
+    let mut references = vec![thread];
+    references.extend(theirs.clone());
+    // The turn as it is now: his commands may have processed one.
+    let turn: u32 = tx
+        .prepare_cached(
+            "SELECT number FROM turns WHERE game_id = ?1
+             ORDER BY (status = 'released'), number DESC LIMIT 1",
+        )?
+        .query_row([u.game.0], |r| r.get(0))
+        .optional()?
+        .unwrap_or(u.turn);
+    let reply_token = token::make_token(
+        &settings.server_key,
+        &token_game(&u.game_name),
+        TOKEN_PLAYER,
+        turn,
+    )?;
+    let reply_to = token::make_reply_to(&settings.game_master, &reply_token)?;
+    let date =
+        OffsetDateTime::from_unix_timestamp(now).map_err(|e| ComposeError::Date(e.to_string()))?;
+    let raw = compose::compose(&Outbound {
+        from: Mailbox::named("Adjutant", settings.game_master.clone()),
+        to: vec![Mailbox::new(u.address.clone())],
+        reply_to: Some(Mailbox::named("Adjutant", reply_to)),
+        subject: receipt.subject.clone(),
+        message_id: message_id.clone(),
+        in_reply_to: theirs.clone(),
+        references,
+        date,
+        text: receipt.text.clone(),
+        html: None,
+        attachments: Vec::new(),
+        extra_headers: vec![("X-Adjutant-Game".into(), u.game_name.clone())],
+    })?;
+    Store::queue_outbound(
+        tx,
+        &NewOutboundMail {
+            game_id: Some(u.game),
+            kind: kind.to_string(),
+            message_id,
+            recipients: vec![u.address.clone()],
+            raw,
+            in_reply_to: theirs,
+            created_at: now,
+        },
+    )?;
+    Ok(())
+}
