@@ -330,6 +330,12 @@ pub fn game_process(config: &Config, name: &str, json: bool) -> anyhow::Result<(
     let done = adjutant::game::turn::process_turn(&mut store, name, &mail, now)?;
     if json {
         println!("{}", serde_json::to_string_pretty(&done)?);
+    } else if done.held {
+        println!(
+            "game `{}`: turn {} processed ({} events, {} dice rolls) and HELD for the umpire's review: \
+             nothing goes to the players until RELEASE (state {})",
+            done.game, done.turn, done.events, done.rolls, done.state_hash
+        );
     } else {
         println!(
             "game `{}`: turn {} processed ({} events, {} dice rolls); turn {} is open (state {})",

@@ -111,6 +111,18 @@ pub fn queue_letter_with(
     letter: &ReportLetter<'_>,
     extra: Vec<Attachment>,
 ) -> Result<i64, ReportMailError> {
+    let message = compose_letter(mail, letter, extra)?;
+    Ok(Store::queue_outbound(tx, &message)?)
+}
+
+/// Composes `letter` into the outbound row [`queue_letter`] would queue,
+/// without queueing it: a held turn's player reports are kept like this
+/// until the umpire's RELEASE queues them, byte for byte.
+pub fn compose_letter(
+    mail: &ReportMail,
+    letter: &ReportLetter<'_>,
+    extra: Vec<Attachment>,
+) -> Result<NewOutboundMail, ReportMailError> {
     let domain = &mail.message_id_domain;
     let message_id = compose::message_id(letter.kind, letter.game, letter.id, domain)?;
     let thread = compose::game_thread_id(letter.game, domain)?;
@@ -151,19 +163,15 @@ pub fn queue_letter_with(
         attachments,
         extra_headers: vec![("X-Adjutant-Game".into(), letter.game.to_string())],
     })?;
-    let id = Store::queue_outbound(
-        tx,
-        &NewOutboundMail {
-            game_id: Some(letter.game_id),
-            kind: letter.kind.to_string(),
-            message_id,
-            recipients: letter.to.to_vec(),
-            raw,
-            in_reply_to: None,
-            created_at: letter.now,
-        },
-    )?;
-    Ok(id)
+    Ok(NewOutboundMail {
+        game_id: Some(letter.game_id),
+        kind: letter.kind.to_string(),
+        message_id,
+        recipients: letter.to.to_vec(),
+        raw,
+        in_reply_to: None,
+        created_at: letter.now,
+    })
 }
 
 /// A player's addresses that still take mail. When every one of them

@@ -120,7 +120,7 @@ impl OrdersHandler {
         game: GameId,
     ) -> Result<&mut TurnView, IntakeError> {
         let turn_id: i64 = tx
-            .prepare_cached("SELECT id FROM turns WHERE game_id = ?1 ORDER BY number DESC LIMIT 1")
+            .prepare_cached("SELECT id FROM turns WHERE game_id = ?1 AND superseded_at IS NULL ORDER BY number DESC LIMIT 1")
             .and_then(|mut st| st.query_row([game.0], |r| r.get(0)))
             .map_err(sql)?;
         let stale = self.turns.get(&game).is_none_or(|v| v.turn_id != turn_id);
@@ -163,7 +163,8 @@ impl OrdersHandler {
 fn current_snapshot(tx: &Transaction<'_>, game: GameId) -> Result<Snapshot, IntakeError> {
     let json: String = tx
         .query_row(
-            "SELECT state_json FROM turns WHERE game_id = ?1 ORDER BY number DESC LIMIT 1",
+            "SELECT state_json FROM turns WHERE game_id = ?1 AND superseded_at IS NULL
+             ORDER BY number DESC LIMIT 1",
             [game.0],
             |r| r.get(0),
         )

@@ -9,10 +9,22 @@
 //! umpire's confirmation. The executor writes the audit row (who, when, the
 //! command as written, the reason); these functions may add detail rows.
 //!
-//! The bodies below are placeholders being replaced on the `umpire-turns`
-//! branch; until then every one refuses with [`TurnPlaneError::NotBuilt`].
+//! The store's model (migration 0004, `docs/umpire-turns.md`): a `turns`
+//! row is one adjudication ATTEMPT of a turn number. REDO and ROLLBACK set
+//! attempts aside (`superseded_at`) and insert new ones; nothing is deleted.
+//!
+//! - [`held`]: `RELEASE` and `REDO`;
+//! - [`correct`]: `SET` corrections, applied to a start state;
+//! - [`timeline`]: `ROLLBACK` and `ROLLFORWARD`.
+
+pub mod correct;
+pub mod held;
+pub mod timeline;
+
+pub use correct::{Correction, apply_corrections, corrections_for};
 
 use crate::game::report_mail::ReportMail;
+use crate::game::turn::TurnCycleError;
 use crate::store::GameId;
 use crate::umpire::command::{DiceMode, SetValue};
 use rusqlite::Transaction;
@@ -34,29 +46,47 @@ pub struct UmpireCtx<'a, 'c> {
 pub enum TurnPlaneError {
     #[error("`{0}` is not built yet")]
     NotBuilt(&'static str),
+    #[error("no turn of game `{0}` is held; RELEASE and REDO work on a turn held for review")]
+    NothingHeld(String),
+    #[error("game `{0}` has no open or held turn to correct")]
+    NoTurnToCorrect(String),
+    #[error("no unit named `{unit}` in game `{game}`; write its name as in the scenario")]
+    NoSuchUnit { game: String, unit: String },
+    #[error("SET refused: {0}")]
+    OutOfBounds(String),
+    #[error("SET needs a reason: SET <unit> <field> <value> BECAUSE \"<reason>\"")]
+    NoReason,
+    #[error("cannot roll back to turn {turn}: {why}")]
+    BadRollback { turn: u32, why: String },
+    #[error("there is no ROLLBACK to undo in game `{0}`")]
+    NothingToRollForward(String),
+    #[error("{0}")]
+    Turn(#[from] TurnCycleError),
+    #[error("a stored {what} cannot be read: {problem}")]
+    Stored { what: &'static str, problem: String },
     #[error("database error: {0}")]
     Sql(#[from] rusqlite::Error),
 }
 
 /// `RELEASE`: queue the held turn's reports.
-pub fn release(_ctx: &UmpireCtx<'_, '_>) -> Result<String, TurnPlaneError> {
-    Err(TurnPlaneError::NotBuilt("RELEASE"))
+pub fn release(ctx: &UmpireCtx<'_, '_>) -> Result<String, TurnPlaneError> {
+    held::release(ctx)
 }
 
 /// `REDO`: re-adjudicate the held turn from its start state (with any
 /// corrections) and the same dice.
-pub fn redo(_ctx: &UmpireCtx<'_, '_>) -> Result<String, TurnPlaneError> {
-    Err(TurnPlaneError::NotBuilt("REDO"))
+pub fn redo(ctx: &UmpireCtx<'_, '_>) -> Result<String, TurnPlaneError> {
+    held::redo(ctx)
 }
 
 /// `SET <unit> ... BECAUSE "<reason>"`.
 pub fn set(
-    _ctx: &UmpireCtx<'_, '_>,
-    _unit: &str,
-    _value: &SetValue,
-    _reason: &str,
+    ctx: &UmpireCtx<'_, '_>,
+    unit: &str,
+    value: &SetValue,
+    reason: &str,
 ) -> Result<String, TurnPlaneError> {
-    Err(TurnPlaneError::NotBuilt("SET"))
+    held::set(ctx, unit, value, reason)
 }
 
 /// `INTERPRET <id>: <order>`.
@@ -89,11 +119,11 @@ pub fn dice_mode(_ctx: &UmpireCtx<'_, '_>, _mode: DiceMode) -> Result<String, Tu
 
 /// `ROLLBACK <turn>`: state and order book as they were when `turn`
 /// opened; later turns stay in the archive.
-pub fn rollback(_ctx: &UmpireCtx<'_, '_>, _turn: u32) -> Result<String, TurnPlaneError> {
-    Err(TurnPlaneError::NotBuilt("ROLLBACK"))
+pub fn rollback(ctx: &UmpireCtx<'_, '_>, turn: u32) -> Result<String, TurnPlaneError> {
+    timeline::rollback(ctx, turn)
 }
 
 /// `ROLLFORWARD`: undo the last rollback.
-pub fn rollforward(_ctx: &UmpireCtx<'_, '_>) -> Result<String, TurnPlaneError> {
-    Err(TurnPlaneError::NotBuilt("ROLLFORWARD"))
+pub fn rollforward(ctx: &UmpireCtx<'_, '_>) -> Result<String, TurnPlaneError> {
+    timeline::rollforward(ctx)
 }
