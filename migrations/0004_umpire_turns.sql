@@ -165,3 +165,55 @@ ON held_mail
 BEGIN
     SELECT RAISE(ABORT, 'held_mail: a held message is never rewritten');
 END;
+
+-- Umpire dice (`DICE MODE UMPIRE`, games.settings_json `$.dice` =
+-- "umpire"): the engine runs with the dice the umpire has supplied for the
+-- open attempt and, when it needs more, stops with nothing written but a
+-- `dice_requests` row (and a mail to the umpire listing each roll's
+-- purpose). `DICE n n ...` answers the request, in order.
+CREATE TABLE dice_requests (
+    id               INTEGER PRIMARY KEY,
+    game_id          INTEGER NOT NULL REFERENCES games(id),
+    -- The open attempt waiting for the dice.
+    turn_id          INTEGER NOT NULL,
+    at               INTEGER NOT NULL,
+    -- Dice already supplied for the attempt: the request's first die is
+    -- die number first_seq (from 0) of the turn.
+    first_seq        INTEGER NOT NULL CHECK (first_seq >= 0),
+    -- [{"kind": ..., "subject": ..., "note": ...}, ...]: one per die wanted, in order.
+    wanted_json      TEXT    NOT NULL
+                             CHECK (json_valid(wanted_json) AND json_type(wanted_json) = 'array'
+                                    AND json_array_length(wanted_json) > 0),
+    -- When DICE answered it, or a new request or DICE MODE STREAM replaced it.
+    answered_at      INTEGER,
+    outbound_mail_id INTEGER REFERENCES outbound_mail(id),
+    FOREIGN KEY (game_id, turn_id) REFERENCES turns(game_id, id)
+) STRICT;
+CREATE UNIQUE INDEX dice_requests_one_open ON dice_requests(turn_id) WHERE answered_at IS NULL;
+
+CREATE TABLE umpire_dice (
+    id           INTEGER PRIMARY KEY,
+    game_id      INTEGER NOT NULL REFERENCES games(id),
+    turn_id      INTEGER NOT NULL,
+    -- Position among the attempt's dice, from 0, in the order rolled.
+    seq          INTEGER NOT NULL CHECK (seq >= 0),
+    value        INTEGER NOT NULL CHECK (value BETWEEN 1 AND 6),
+    -- What the request said the die was for (dice.rs RollKind, subject).
+    kind         TEXT    NOT NULL CHECK (length(kind) > 0),
+    subject      TEXT    NOT NULL,
+    request_id   INTEGER NOT NULL REFERENCES dice_requests(id),
+    actor        TEXT    NOT NULL CHECK (length(actor) > 0),
+    at           INTEGER NOT NULL,
+    -- Set when the engine, given the dice before it, wanted this position
+    -- for something else than requested (it is then asked for again).
+    discarded_at INTEGER,
+    FOREIGN KEY (game_id, turn_id) REFERENCES turns(game_id, id)
+) STRICT;
+CREATE UNIQUE INDEX umpire_dice_position ON umpire_dice(turn_id, seq) WHERE discarded_at IS NULL;
+CREATE TRIGGER umpire_dice_immutable
+BEFORE UPDATE OF id, game_id, turn_id, seq, value, kind, subject, request_id, actor, at ON umpire_dice
+BEGIN
+    SELECT RAISE(ABORT, 'umpire_dice: a die once given is never rewritten; only discarded_at may be set');
+END;
+CREATE TRIGGER umpire_dice_no_delete BEFORE DELETE ON umpire_dice
+BEGIN SELECT RAISE(ABORT, 'umpire_dice are append-only'); END;

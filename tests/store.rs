@@ -1189,8 +1189,9 @@ fn concurrent_first_opens_migrate_exactly_once() {
         .into_iter()
         .filter(|(kind, _, _)| kind == "table")
         .count();
-    // 0001–0002: 17 tables; 0004 (umpire turn plane): turn_changes, corrections, held_mail.
-    assert_eq!(tables, 20);
+    // 0001–0002: 17 tables; 0004 (umpire turn plane): turn_changes, corrections, held_mail,
+    // dice_requests, umpire_dice.
+    assert_eq!(tables, 22);
 }
 
 #[test]

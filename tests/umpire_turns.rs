@@ -16,6 +16,8 @@ use adjutant::store::{GameId, Store};
 use adjutant::umpire::SetValue;
 use adjutant::umpire::turns::{self, TurnPlaneError, UmpireCtx};
 
+mod common;
+
 const TRAINING: &str = include_str!("../scenarios/training.toml");
 const UMPIRE: &str = "umpire@example.test";
 
@@ -503,4 +505,224 @@ fn rollback_in_an_umpired_game_sets_the_held_turn_aside() {
         4
     );
     assert_replays(&store);
+}
+
+/// Through the binary: `adjutant game process` holds an umpired game's turn,
+/// mails only the umpire, and refuses the next turn until RELEASE; the daemon
+/// cycle does not process it either; `adjutant replay` still passes.
+#[test]
+fn game_process_holds_an_umpired_turn_and_the_daemon_waits() {
+    let g = common::GameDir::training("held");
+    g.db()
+        .execute(
+            "UPDATE games SET umpire_address = 'umpire@example.test' WHERE name = 'held'",
+            [],
+        )
+        .unwrap();
+    let out = common::adjutant(g.dir.path())
+        .args(["game", "process", "held"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains("HELD"), "{said}");
+
+    // The outbox gets only the umpire's mail, even after a daemon cycle.
+    g.run_once();
+    let sent = g.outbox();
+    assert_eq!(sent.len(), 3, "the umpire's report and two previews");
+    assert!(
+        sent.iter()
+            .all(|m| m.contains("To: umpire@example.test")
+                || m.contains("To: <umpire@example.test>"))
+    );
+    assert_eq!(
+        g.count("SELECT count(*) FROM turns WHERE status = 'held'"),
+        1
+    );
+
+    let out = common::adjutant(g.dir.path())
+        .args(["game", "process", "held"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "a held turn is the user's to release"
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("RELEASE"));
+
+    common::adjutant(g.dir.path())
+        .args(["replay", "held"])
+        .assert()
+        .success();
+}
+
+/// Processes the open turn in umpire-dice mode, answering every request
+/// with dice from `roll` (cycled); returns (dice given in order, requests).
+fn play_with_umpire_dice(
+    store: &mut Store,
+    g: GameId,
+    now: i64,
+    roll: &[u8],
+) -> (Vec<u8>, Vec<Vec<String>>) {
+    let mut given = Vec::new();
+    let mut requests = Vec::new();
+    let mut done = process_turn(store, "t", &mail(), now).unwrap();
+    let mut next = roll.iter().copied().cycle();
+    while !done.dice_wanted.is_empty() {
+        requests.push(done.dice_wanted.clone());
+        let values: Vec<u8> = (0..done.dice_wanted.len())
+            .map(|_| next.next().unwrap())
+            .collect();
+        given.extend(&values);
+        let said = umpire(store, g, now, |c| turns::dice(c, &values)).unwrap();
+        if said.contains("needs") {
+            let wanted: String = store
+                .conn()
+                .query_row(
+                    "SELECT wanted_json FROM dice_requests WHERE answered_at IS NULL",
+                    [],
+                    |r| r.get(0),
+                )
+                .unwrap();
+            let n = serde_json::from_str::<Vec<serde_json::Value>>(&wanted)
+                .unwrap()
+                .len();
+            done.dice_wanted = vec![String::new(); n];
+        } else {
+            done.dice_wanted.clear();
+        }
+    }
+    (given, requests)
+}
+
+#[test]
+fn umpire_dice_are_asked_for_with_their_purposes_and_consumed_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut store, g) = game(&dir, true);
+    let said = umpire(&mut store, g, 1_500, |c| {
+        turns::dice_mode(c, adjutant::umpire::DiceMode::Umpire)
+    })
+    .unwrap();
+    assert!(said.contains("UMPIRE"), "{said}");
+    // March the 10th Ohio at the 3rd Tennessee until there is shooting.
+    let mut asked = Vec::new();
+    let mut now = 2_000;
+    for _ in 0..4 {
+        order(&mut store, g, Pos::new(23.0, 27.0));
+        let first = process_turn(&mut store, "t", &mail(), now).unwrap();
+        if first.dice_wanted.is_empty() {
+            umpire(&mut store, g, now + 10, turns::release).unwrap();
+            now += 1_000;
+            continue;
+        }
+        // Nothing of the turn is written while it waits: no events, no held turn.
+        let turn = first.turn;
+        assert_eq!(
+            count(
+                &store,
+                "SELECT count(*) FROM turns WHERE status = 'held' AND superseded_at IS NULL"
+            ),
+            0
+        );
+        let (open_id, _, _) = live(&store, turn);
+        assert!(events_of(&store, open_id).is_empty());
+        // The umpire is mailed the list, each roll with its purpose.
+        let request: Vec<u8> = store
+            .conn()
+            .query_row(
+                "SELECT raw FROM outbound_mail WHERE kind = 'dice-request' ORDER BY id DESC LIMIT 1",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        let request = String::from_utf8_lossy(&request).into_owned();
+        assert!(request.contains(&first.dice_wanted[0]), "{request}");
+        // The daemon does not re-run a turn that waits for dice.
+        assert!(due_games(&store, i64::MAX / 2).unwrap().is_empty());
+        // Processing again asks nothing new.
+        let again = process_turn(&mut store, "t", &mail(), now + 1).unwrap();
+        assert_eq!(again.dice_wanted, first.dice_wanted);
+        assert_eq!(
+            count(
+                &store,
+                "SELECT count(*) FROM dice_requests WHERE answered_at IS NULL"
+            ),
+            1
+        );
+
+        // A wrong count and a value off the die are refused, nothing taken.
+        let n = first.dice_wanted.len();
+        let err = umpire(&mut store, g, now + 2, |c| turns::dice(c, &vec![3; n + 1])).unwrap_err();
+        assert!(
+            matches!(err, TurnPlaneError::WrongDiceCount { .. }),
+            "{err}"
+        );
+        assert!(err.to_string().contains(&first.dice_wanted[0]), "{err}");
+        let mut bad = vec![3; n];
+        bad[n - 1] = 7;
+        let err = umpire(&mut store, g, now + 2, |c| turns::dice(c, &bad)).unwrap_err();
+        assert!(
+            matches!(err, TurnPlaneError::BadDie { value: 7, .. }),
+            "{err}"
+        );
+        assert_eq!(count(&store, "SELECT count(*) FROM umpire_dice"), 0);
+
+        // Answered in full, the turn completes with exactly those dice, in order.
+        let rolls_before = count(&store, "SELECT count(*) FROM dice_rolls");
+        let (given, _) = play_with_umpire_dice(&mut store, g, now + 3, &[5, 2, 6, 1, 3, 4]);
+        let (held_id, _, status) = live(&store, turn);
+        assert_eq!(status, "held");
+        let archived: Vec<(u8, String, bool)> = {
+            let mut st = store
+                .conn()
+                .prepare("SELECT value, source, draw_index IS NULL FROM dice_rolls WHERE turn_id = ?1 ORDER BY seq")
+                .unwrap();
+            st.query_map([held_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                .unwrap()
+                .map(Result::unwrap)
+                .collect()
+        };
+        assert_eq!(
+            count(&store, "SELECT count(*) FROM dice_rolls") - rolls_before,
+            archived.len() as i64
+        );
+        assert!(
+            archived
+                .iter()
+                .all(|(_, s, no_draw)| s == "umpire" && *no_draw)
+        );
+        let values: Vec<u8> = archived.iter().map(|(v, _, _)| *v).collect();
+        assert_eq!(values, given, "consumed in the order given");
+        asked.push(turn);
+
+        // REDO uses the same dice: same outcome, no new request.
+        let redo = umpire(&mut store, g, now + 4, turns::redo).unwrap();
+        assert!(redo.contains("same as before"), "{redo}");
+        assert_replays(&store);
+
+        // Back to the stream: the next turn asks nothing.
+        umpire(&mut store, g, now + 5, turns::release).unwrap();
+        umpire(&mut store, g, now + 6, |c| {
+            turns::dice_mode(c, adjutant::umpire::DiceMode::Stream)
+        })
+        .unwrap();
+        let streamed = process_turn(&mut store, "t", &mail(), now + 7).unwrap();
+        assert!(streamed.dice_wanted.is_empty());
+        assert!(streamed.held);
+        break;
+    }
+    assert!(
+        !asked.is_empty(),
+        "no turn needed dice: the test proves nothing"
+    );
+    assert!(matches!(
+        umpire(&mut store, g, 99_000, |c| turns::dice(c, &[1])),
+        Err(TurnPlaneError::NoDiceWanted(_))
+    ));
 }

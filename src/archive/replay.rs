@@ -18,8 +18,9 @@
 
 use super::ArchiveError;
 use super::load::{self, TurnRecord};
+use crate::dice::ScriptedDice;
 use crate::game::snapshot::Snapshot;
-use crate::game::turn::{EventRow, RollRow, adjudicate};
+use crate::game::turn::{EventRow, RollRow, TurnCycleError, adjudicate, adjudicate_with};
 use crate::rules::iron_brigade::orders::TurnOrders;
 use crate::rules::iron_brigade::state::UnitId;
 use crate::store::{Store, seed_commitment, sha256_hex, turn_seed};
@@ -221,7 +222,21 @@ pub fn check_turn(
     };
 
     if let (Some(orders), Some(snapshot)) = (orders, snapshot) {
-        match adjudicate(n, &snapshot, &orders, seed) {
+        // A turn played with the umpire's dice is replayed with the dice he
+        // gave, in order (they are inputs); the engine must ask for each
+        // for the purpose archived with it.
+        let umpire_dice = rolls.first().is_some_and(|r| r.source == "umpire");
+        let result = if umpire_dice {
+            ScriptedDice::new(rolls.iter().map(|r| r.value))
+                .map_err(|e| TurnCycleError::Engine {
+                    turn: n,
+                    source: e.into(),
+                })
+                .and_then(|mut dice| adjudicate_with(n, &snapshot, &orders, &mut dice, true))
+        } else {
+            adjudicate(n, &snapshot, &orders, seed)
+        };
+        match result {
             Err(e) => diffs.push(format!("the engine refused the archived input: {e}")),
             Ok(adj) => {
                 let ev = events_hash(&adj.events);

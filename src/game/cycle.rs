@@ -175,6 +175,8 @@ pub fn due_games(store: &Store, now: i64) -> rusqlite::Result<Vec<String>> {
          WHERE g.status = 'active' AND t.status = 'open' AND t.superseded_at IS NULL
            AND NOT EXISTS (SELECT 1 FROM turns h WHERE h.game_id = g.id AND h.status = 'held'
                            AND h.superseded_at IS NULL)
+           AND NOT EXISTS (SELECT 1 FROM dice_requests d WHERE d.turn_id = t.id
+                           AND d.answered_at IS NULL)
            AND (
                (t.deadline_at IS NOT NULL AND ?1 >= t.deadline_at + t.grace_secs)
             OR NOT EXISTS (

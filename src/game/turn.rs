@@ -17,6 +17,7 @@ use crate::dice::{DiceSource, Roll, StreamDice};
 use crate::rules::iron_brigade::orders::{OfficerMove, TurnOrders, UnitOrder};
 use crate::rules::iron_brigade::turn::{TurnError, TurnOutcome, resolve_turn};
 use crate::store::{GameId, Store, StoreError, seed_commitment, sha256_hex, turn_seed};
+use crate::umpire::turns::dice::{self as umpire_dice, UmpireDice};
 use rusqlite::{OptionalExtension, Transaction, params};
 
 /// Why a turn could not be processed. Nothing was written.
@@ -82,6 +83,10 @@ pub struct TurnProcessed {
     /// Umpired game: the turn is held for the umpire's review, nothing was
     /// queued for the players (issue #8).
     pub held: bool,
+    /// Umpire dice: the turn was NOT adjudicated; it waits for these rolls
+    /// (each roll's purpose, in order), asked of the umpire. `events`,
+    /// `rolls` and `state_hash` are then empty and `next_turn` = `turn`.
+    pub dice_wanted: Vec<String>,
 }
 
 /// Processes the open turn of `game` at time `now` with the turn's seeded
@@ -104,6 +109,54 @@ pub fn process_turn(
     let result = process_in(&tx, game, game_id, &game_seed, mail, now)?;
     tx.commit()?;
     Ok(result)
+}
+
+/// As [`process_turn`], inside the caller's transaction (the umpire's
+/// `DICE` runs the turn as soon as its dice are in).
+pub fn process_open(
+    tx: &Transaction<'_>,
+    game: &str,
+    game_id: GameId,
+    mail: &ReportMail,
+    now: i64,
+) -> Result<TurnProcessed, TurnCycleError> {
+    let seed: Vec<u8> = tx.query_row("SELECT seed FROM games WHERE id = ?1", [game_id.0], |r| {
+        r.get(0)
+    })?;
+    let seed: [u8; 32] = seed
+        .try_into()
+        .map_err(|_| TurnCycleError::NoSuchGame(game.to_string()))?;
+    process_in(tx, game, game_id, &seed, mail, now)
+}
+
+/// The orders the engine was given for attempt `turn_id` (its `turn-input`
+/// event), for a REDO of it.
+pub fn turn_input(
+    tx: &Transaction<'_>,
+    turn_id: i64,
+) -> Result<Option<TurnOrders>, TurnCycleError> {
+    #[derive(serde::Deserialize)]
+    struct Input {
+        orders: TurnOrders,
+    }
+    let row: Option<(u32, String)> = tx
+        .query_row(
+            "SELECT t.number, e.data_json FROM events e JOIN turns t ON t.id = e.turn_id
+             WHERE e.turn_id = ?1 AND e.seq = 0 AND e.kind = 'turn-input'",
+            [turn_id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()?;
+    row.map(|(turn, json)| {
+        serde_json::from_str::<Input>(&json)
+            .map(|i| i.orders)
+            .map_err(|source| TurnCycleError::Order {
+                id: 0,
+                turn,
+                source,
+            })
+    })
+    .transpose()
 }
 
 /// The open turn's number and row id.
@@ -178,11 +231,23 @@ fn process_in(
         });
     }
     let turn = open_turn(tx, game, game_id)?;
-    let (orders, order_ids) = turn_orders(tx, game_id, turn.number)?;
-    for id in &order_ids {
-        tx.execute("UPDATE orders SET status = 'active' WHERE id = ?1", [id])?;
+    // A REDO waiting for umpire dice re-adjudicates with the orders its
+    // original was given; otherwise the orders written for the turn.
+    let redo_of: Option<i64> =
+        tx.query_row("SELECT redo_of FROM turns WHERE id = ?1", [turn.id], |r| {
+            r.get(0)
+        })?;
+    let (orders, order_ids) = match redo_of {
+        Some(original) => (turn_input(tx, original)?.unwrap_or_default(), Vec::new()),
+        None => turn_orders(tx, game_id, turn.number)?,
+    };
+    let done = run_attempt(tx, game, game_id, game_seed, mail, now, turn.id, &orders)?;
+    if done.dice_wanted.is_empty() {
+        for id in &order_ids {
+            tx.execute("UPDATE orders SET status = 'active' WHERE id = ?1", [id])?;
+        }
     }
-    run_attempt(tx, game, game_id, game_seed, mail, now, turn.id, &orders)
+    Ok(done)
 }
 
 /// The number of the game's held turn (umpired games: processed, waiting
@@ -250,7 +315,29 @@ pub(crate) fn run_attempt(
     })?;
     let snapshot = effective_snapshot(tx, turn_id, number, stored)?;
     let seed = turn_seed(game_seed, number);
-    let adjudicated = adjudicate(number, &snapshot, orders, seed)?;
+    let adjudicated = if umpire_dice::umpire_mode(tx, game_id.0)? {
+        // Umpire dice (issue #8): the dice given so far; when the engine
+        // wants more, nothing is written but the request for them.
+        let mut dice = UmpireDice::new(umpire_dice::given_dice(tx, turn_id)?);
+        let result = adjudicate_with(number, &snapshot, orders, &mut dice, true);
+        if dice.needs_more() {
+            let wanted =
+                umpire_dice::request(tx, game, game_id.0, turn_id, number, &dice, mail, now)?;
+            return Ok(TurnProcessed {
+                game: game.to_string(),
+                turn: number,
+                events: 0,
+                rolls: dice.usable(),
+                next_turn: number,
+                state_hash: String::new(),
+                held: false,
+                dice_wanted: wanted,
+            });
+        }
+        result?
+    } else {
+        adjudicate(number, &snapshot, orders, seed)?
+    };
     for row in &adjudicated.events {
         tx.execute(
             "INSERT INTO events (game_id, turn_id, seq, kind, data_json) VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -349,6 +436,7 @@ pub(crate) fn run_attempt(
         next_turn: next_number,
         state_hash,
         held,
+        dice_wanted: Vec::new(),
     })
 }
 
@@ -396,8 +484,19 @@ pub fn adjudicate(
     orders: &TurnOrders,
     seed: [u8; 32],
 ) -> Result<Adjudication, TurnCycleError> {
-    let mut dice = StreamDice::new(seed);
-    let outcome: TurnOutcome = resolve_turn(&snapshot.battle, &snapshot.book, orders, &mut dice)
+    adjudicate_with(turn, snapshot, orders, &mut StreamDice::new(seed), false)
+}
+
+/// [`adjudicate`] with any dice: the turn's stream, or (`umpire`) the dice
+/// the umpire rolled, archived with source `umpire` and no draw index.
+pub fn adjudicate_with(
+    turn: u32,
+    snapshot: &Snapshot,
+    orders: &TurnOrders,
+    dice: &mut dyn DiceSource,
+    umpire: bool,
+) -> Result<Adjudication, TurnCycleError> {
+    let outcome: TurnOutcome = resolve_turn(&snapshot.battle, &snapshot.book, orders, dice)
         .map_err(|source| TurnCycleError::Engine { turn, source })?;
     let outcome_err = |source| TurnCycleError::Outcome { turn, source };
 
@@ -440,7 +539,7 @@ pub fn adjudicate(
         .enumerate()
         .map(|(i, roll)| RollRow {
             seq: i64::try_from(i).unwrap_or(i64::MAX),
-            draw_index: Some(i64::try_from(roll.draw).unwrap_or(i64::MAX)),
+            draw_index: (!umpire).then(|| i64::try_from(roll.draw).unwrap_or(i64::MAX)),
             sides: 6,
             value: i64::from(roll.value),
             purpose: if roll.purpose.note.is_empty() {
@@ -449,7 +548,7 @@ pub fn adjudicate(
                 format!("{}: {}", roll.purpose.kind.as_str(), roll.purpose.note)
             },
             subject: Some(roll.purpose.subject.clone()),
-            source: "stream".to_string(),
+            source: if umpire { "umpire" } else { "stream" }.to_string(),
         })
         .collect();
     Ok(Adjudication {

@@ -9,8 +9,7 @@
 use super::correct::{self, Bounds};
 use super::{TurnPlaneError, UmpireCtx};
 use crate::game::snapshot::Snapshot;
-use crate::game::turn::{TurnCycleError, run_attempt};
-use crate::rules::iron_brigade::orders::TurnOrders;
+use crate::game::turn::{TurnCycleError, run_attempt, turn_input};
 use crate::rules::iron_brigade::state::UnitId;
 use crate::scenario::Scenario;
 use crate::store::{NewOutboundMail, Store};
@@ -133,27 +132,10 @@ pub fn redo(ctx: &UmpireCtx<'_, '_>) -> Result<String, TurnPlaneError> {
     let held = live_with_status(ctx, "held")?
         .ok_or_else(|| TurnPlaneError::NothingHeld(ctx.game.to_string()))?;
     let tx = ctx.tx;
-    let input: String = tx
-        .query_row(
-            "SELECT data_json FROM events WHERE turn_id = ?1 AND seq = 0 AND kind = 'turn-input'",
-            [held.id],
-            |r| r.get(0),
-        )
-        .optional()?
-        .ok_or(TurnPlaneError::Stored {
-            what: "turn-input event",
-            problem: format!("turn {} has none to adjudicate again", held.number),
-        })?;
-    #[derive(serde::Deserialize)]
-    struct Input {
-        orders: TurnOrders,
-    }
-    let orders = serde_json::from_str::<Input>(&input)
-        .map_err(|e| TurnPlaneError::Stored {
-            what: "turn-input event",
-            problem: e.to_string(),
-        })?
-        .orders;
+    let orders = turn_input(tx, held.id)?.ok_or(TurnPlaneError::Stored {
+        what: "turn-input event",
+        problem: format!("turn {} has none to adjudicate again", held.number),
+    })?;
     let old_outcome: Option<(i64, String)> = tx
         .query_row(
             "SELECT id, state_hash FROM turns WHERE prev_turn_id = ?1 AND superseded_at IS NULL",
@@ -186,6 +168,13 @@ pub fn redo(ctx: &UmpireCtx<'_, '_>) -> Result<String, TurnPlaneError> {
         [held.id],
     )?;
     let new_id = tx.last_insert_rowid();
+    // Umpire dice: the same dice again, in the same order, for the same purposes.
+    tx.execute(
+        "INSERT INTO umpire_dice (game_id, turn_id, seq, value, kind, subject, request_id, actor, at)
+         SELECT game_id, ?2, seq, value, kind, subject, request_id, actor, at FROM umpire_dice
+         WHERE turn_id = ?1 AND discarded_at IS NULL",
+        params![held.id, new_id],
+    )?;
     let seed = game_seed(tx, ctx.game_id.0)?;
     let done = run_attempt(
         tx,
@@ -197,6 +186,15 @@ pub fn redo(ctx: &UmpireCtx<'_, '_>) -> Result<String, TurnPlaneError> {
         new_id,
         &orders,
     )?;
+    if !done.dice_wanted.is_empty() {
+        return Ok(format!(
+            "turn {} set aside for a REDO (attempt {}); with the corrections it needs {} more dice: {}",
+            held.number,
+            held.attempt + 1,
+            done.dice_wanted.len(),
+            done.dice_wanted.join("; ")
+        ));
+    }
     let same = old_outcome.is_some_and(|(_, h)| h == done.state_hash);
     Ok(format!(
         "turn {} adjudicated again (attempt {}): {} events, {} dice; {}; held for review, previews sent",

@@ -18,6 +18,7 @@
 //! - [`timeline`]: `ROLLBACK` and `ROLLFORWARD`.
 
 pub mod correct;
+pub mod dice;
 pub mod held;
 pub mod timeline;
 
@@ -58,6 +59,18 @@ pub enum TurnPlaneError {
     NoReason,
     #[error("cannot roll back to turn {turn}: {why}")]
     BadRollback { turn: u32, why: String },
+    #[error(
+        "game `{0}` is not waiting for dice; DICE answers a roll request (DICE MODE UMPIRE makes turns ask)"
+    )]
+    NoDiceWanted(String),
+    #[error("{given} dice given, {wanted} wanted, in this order: {list}; nothing was taken")]
+    WrongDiceCount {
+        given: usize,
+        wanted: usize,
+        list: String,
+    },
+    #[error("die {position} is {value}: a d6 shows 1 to 6; nothing was taken")]
+    BadDie { position: usize, value: u8 },
     #[error("there is no ROLLBACK to undo in game `{0}`")]
     NothingToRollForward(String),
     #[error("{0}")]
@@ -108,13 +121,13 @@ pub fn reject(
 }
 
 /// `DICE <n> <n> ...`: physical dice for the roll request, in order.
-pub fn dice(_ctx: &UmpireCtx<'_, '_>, _values: &[u8]) -> Result<String, TurnPlaneError> {
-    Err(TurnPlaneError::NotBuilt("DICE"))
+pub fn dice(ctx: &UmpireCtx<'_, '_>, values: &[u8]) -> Result<String, TurnPlaneError> {
+    dice::dice(ctx, values)
 }
 
 /// `DICE MODE STREAM|UMPIRE`.
-pub fn dice_mode(_ctx: &UmpireCtx<'_, '_>, _mode: DiceMode) -> Result<String, TurnPlaneError> {
-    Err(TurnPlaneError::NotBuilt("DICE MODE"))
+pub fn dice_mode(ctx: &UmpireCtx<'_, '_>, mode: DiceMode) -> Result<String, TurnPlaneError> {
+    dice::dice_mode(ctx, mode == DiceMode::Umpire)
 }
 
 /// `ROLLBACK <turn>`: state and order book as they were when `turn`
