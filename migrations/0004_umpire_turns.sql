@@ -217,3 +217,43 @@ BEGIN
 END;
 CREATE TRIGGER umpire_dice_no_delete BEFORE DELETE ON umpire_dice
 BEGIN SELECT RAISE(ABORT, 'umpire_dice are append-only'); END;
+
+-- Free-text orders (umpired games): a paragraph the order parser could not
+-- read goes to the umpire with the player's words and his unit's situation
+-- as his side sees it; INTERPRET enters it as an order in the order
+-- language (an umpire-entered submission), REJECT answers with a reason.
+CREATE TABLE interpretations (
+    id                   INTEGER PRIMARY KEY,
+    -- Quoted to the umpire and the player: "F<game>-<n>".
+    public_id            TEXT    NOT NULL UNIQUE COLLATE NOCASE CHECK (length(public_id) > 0),
+    game_id              INTEGER NOT NULL REFERENCES games(id),
+    -- The player's submission the paragraph came in.
+    submission_id        INTEGER NOT NULL,
+    player_id            INTEGER NOT NULL,
+    -- The turn the player's mail counted for.
+    turn                 INTEGER NOT NULL CHECK (turn >= 1),
+    paragraph            TEXT    NOT NULL,
+    parser_message       TEXT    NOT NULL,
+    -- What the umpire was shown of the unit's situation (the player's side's view).
+    situation            TEXT    NOT NULL,
+    created_at           INTEGER NOT NULL,
+    status               TEXT    NOT NULL DEFAULT 'pending'
+                                 CHECK (status IN ('pending', 'interpreted', 'rejected')),
+    -- The order as the umpire wrote it, or his reason for rejecting it.
+    answer               TEXT,
+    answered_by          TEXT,
+    answered_at          INTEGER,
+    -- INTERPRET: the umpire-entered submission holding the order.
+    answer_submission_id INTEGER,
+    CHECK ((status = 'pending') = (answered_at IS NULL)),
+    FOREIGN KEY (game_id, submission_id)        REFERENCES submissions(game_id, id),
+    FOREIGN KEY (game_id, player_id)            REFERENCES players(game_id, id),
+    FOREIGN KEY (game_id, answer_submission_id) REFERENCES submissions(game_id, id)
+) STRICT;
+CREATE INDEX interpretations_pending ON interpretations(game_id, status);
+CREATE TRIGGER interpretations_words_immutable
+BEFORE UPDATE OF id, public_id, game_id, submission_id, player_id, turn, paragraph,
+                 parser_message, situation, created_at ON interpretations
+BEGIN
+    SELECT RAISE(ABORT, 'interpretations: the player''s words and what the umpire was shown are never rewritten');
+END;

@@ -726,3 +726,129 @@ fn umpire_dice_are_asked_for_with_their_purposes_and_consumed_in_order() {
         Err(TurnPlaneError::NoDiceWanted(_))
     ));
 }
+
+/// The game directory's mail settings, for the turn plane's own mails.
+fn dir_mail(g: &common::GameDir) -> ReportMail {
+    ReportMail {
+        game_master: "adjutant@example.test".into(),
+        message_id_domain: "example.test".into(),
+        server_key: g.key(),
+    }
+}
+
+fn decoded(mails: &[String]) -> String {
+    mails.join("\n").replace("=\r\n", "").replace("=3D", "=")
+}
+
+/// Free text, by mail through the binary: the paragraph goes to the umpire
+/// with the unit's situation (his side's view only) and the receipt says
+/// so; INTERPRET enters it as his order and tells him; REJECT tells him why.
+#[test]
+fn free_text_goes_to_the_umpire_and_back() {
+    let g = common::GameDir::training("ft");
+    g.db()
+        .execute(
+            "UPDATE games SET umpire_address = 'umpire@example.test' WHERE name = 'ft'",
+            [],
+        )
+        .unwrap();
+    g.order_mail(
+        "blue1",
+        "blue@example.test",
+        "Blue",
+        "12th Ohio: advance to the crossroads in line.\n\n\
+         10th Ohio is to make a great show of force toward the rebels yonder but on no account bring on an engagement.\n\n\
+         14th Ohio: sing the doxology loudly.",
+    );
+    g.run_once();
+    let out = decoded(&g.outbox());
+    // The receipt: the good order counted, the two others went to the umpire.
+    assert!(out.contains("Orders as understood"), "{out}");
+    assert!(out.contains("Sent to the umpire to interpret"), "{out}");
+    assert!(out.contains("[F1-1]") && out.contains("[F1-2]"), "{out}");
+    assert!(!out.contains("Not understood"), "{out}");
+    // The umpire's mail: id, the player's words, the unit and what his side sees.
+    assert!(out.contains("INTERPRET F1-1:"), "{out}");
+    assert!(out.contains("show of force"), "{out}");
+    assert!(out.contains("Unit: 10th Ohio"), "{out}");
+    // The Confederates are out of sight of the Union at the start: not named.
+    let union_sees =
+        g.count("SELECT count(*) FROM interpretations WHERE situation LIKE '%sees no enemy%'");
+    let tennessee_named =
+        g.count("SELECT count(*) FROM interpretations WHERE situation LIKE '%Tennessee%'");
+    assert!(
+        union_sees == 2 || tennessee_named == 2,
+        "the situation says what his side sees"
+    );
+    assert_eq!(
+        g.count("SELECT count(*) FROM submissions WHERE status = 'accepted'"),
+        1
+    );
+
+    let mut store = Store::open(&g.path("var/adjutant.db")).unwrap();
+    let game_id = store.game_id("ft").unwrap().unwrap();
+    let m = dir_mail(&g);
+    let run = |store: &mut Store,
+               f: &dyn Fn(&UmpireCtx<'_, '_>) -> Result<String, TurnPlaneError>| {
+        let tx = store.transaction().unwrap();
+        let ctx = UmpireCtx {
+            tx: &tx,
+            game: "ft",
+            game_id,
+            actor: "umpire",
+            now: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_secs() as i64,
+            mail: &m,
+        };
+        let out = f(&ctx);
+        if out.is_ok() {
+            tx.commit().unwrap();
+        }
+        out
+    };
+    // A reading that is not in the order language is refused, nothing recorded.
+    let err = run(&mut store, &|c| turns::interpret(c, "F1-1", "make a show")).unwrap_err();
+    assert!(matches!(err, TurnPlaneError::Interpretation(_)), "{err}");
+    let said = run(&mut store, &|c| {
+        turns::interpret(c, "F1-1", "10th Ohio: advance to the crossroads.")
+    })
+    .unwrap();
+    assert!(said.contains("F1-1 entered as Blue's order"), "{said}");
+    assert_eq!(
+        g.count("SELECT count(*) FROM orders o JOIN units u ON u.id = o.unit_id WHERE u.name = '10th Ohio' AND o.status = 'pending'"),
+        1
+    );
+    // Answered once only.
+    assert!(matches!(
+        run(&mut store, &|c| turns::reject(c, "F1-1", "no")),
+        Err(TurnPlaneError::AlreadyAnswered { .. })
+    ));
+    let said = run(&mut store, &|c| {
+        turns::reject(c, "f1-2", "a regiment does not sing on my table")
+    })
+    .unwrap();
+    assert!(said.contains("rejected"), "{said}");
+    assert!(matches!(
+        run(&mut store, &|c| turns::reject(c, "F9-9", "x")),
+        Err(TurnPlaneError::NoSuchInterpretation(_))
+    ));
+    drop(store);
+
+    // The player is told both answers.
+    g.run_once();
+    let to_blue: Vec<String> = g
+        .outbox()
+        .into_iter()
+        .filter(|m| m.contains("To: blue@example.test") && m.contains("Subject: ft: the umpire"))
+        .collect();
+    let blue = decoded(&to_blue);
+    assert!(blue.contains("the umpire read it"), "{blue}");
+    assert!(blue.contains("10th Ohio"), "{blue}");
+    assert!(blue.contains("does not sing on my table"), "{blue}");
+    assert_eq!(
+        g.count("SELECT count(*) FROM interpretations WHERE status <> 'pending' AND answered_by = 'umpire'"),
+        2
+    );
+}

@@ -19,6 +19,7 @@
 
 pub mod correct;
 pub mod dice;
+pub mod free_text;
 pub mod held;
 pub mod timeline;
 
@@ -71,6 +72,14 @@ pub enum TurnPlaneError {
     },
     #[error("die {position} is {value}: a d6 shows 1 to 6; nothing was taken")]
     BadDie { position: usize, value: u8 },
+    #[error(
+        "no order `{0}` waits for interpretation; the id is in the mail that asked (e.g. F1-3)"
+    )]
+    NoSuchInterpretation(String),
+    #[error("order {id} was already answered ({status})")]
+    AlreadyAnswered { id: String, status: String },
+    #[error("INTERPRET refused: {0}")]
+    Interpretation(String),
     #[error("there is no ROLLBACK to undo in game `{0}`")]
     NothingToRollForward(String),
     #[error("{0}")]
@@ -103,21 +112,13 @@ pub fn set(
 }
 
 /// `INTERPRET <id>: <order>`.
-pub fn interpret(
-    _ctx: &UmpireCtx<'_, '_>,
-    _id: &str,
-    _order: &str,
-) -> Result<String, TurnPlaneError> {
-    Err(TurnPlaneError::NotBuilt("INTERPRET"))
+pub fn interpret(ctx: &UmpireCtx<'_, '_>, id: &str, order: &str) -> Result<String, TurnPlaneError> {
+    free_text::interpret(ctx, id, order)
 }
 
 /// `REJECT <id>: "<reason>"`.
-pub fn reject(
-    _ctx: &UmpireCtx<'_, '_>,
-    _id: &str,
-    _reason: &str,
-) -> Result<String, TurnPlaneError> {
-    Err(TurnPlaneError::NotBuilt("REJECT"))
+pub fn reject(ctx: &UmpireCtx<'_, '_>, id: &str, reason: &str) -> Result<String, TurnPlaneError> {
+    free_text::reject(ctx, id, reason)
 }
 
 /// `DICE <n> <n> ...`: physical dice for the roll request, in order.
