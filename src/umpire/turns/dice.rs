@@ -71,19 +71,19 @@ impl DiceSource for UmpireDice {
         if self.stopped {
             return Err(exhausted(self));
         }
-        if self.mismatch_at.is_none() {
-            if let Some(die) = self.given.get(self.next) {
-                if die.kind == purpose.kind.as_str() && die.subject == purpose.subject {
-                    self.log.push(Roll {
-                        draw: self.next as u64,
-                        value: die.value,
-                        purpose: purpose.clone(),
-                    });
-                    self.next += 1;
-                    return Ok(die.value);
-                }
-                self.mismatch_at = Some(self.next);
+        if self.mismatch_at.is_none()
+            && let Some(die) = self.given.get(self.next)
+        {
+            if die.kind == purpose.kind.as_str() && die.subject == purpose.subject {
+                self.log.push(Roll {
+                    draw: self.next as u64,
+                    value: die.value,
+                    purpose: purpose.clone(),
+                });
+                self.next += 1;
+                return Ok(die.value);
             }
+            self.mismatch_at = Some(self.next);
         }
         // Beyond the dice given: note what is wanted, one batch at most.
         let same_batch = self
@@ -143,11 +143,11 @@ pub fn given_dice(tx: &Transaction<'_>, turn_id: i64) -> Result<Vec<GivenDie>, r
     .collect()
 }
 
-/// The open request of the game, if any: (id, attempt row, first seq, wanted).
-fn open_request(
-    tx: &Transaction<'_>,
-    game: i64,
-) -> Result<Option<(i64, i64, i64, Vec<RollPurpose>)>, TurnPlaneError> {
+/// An open roll request: (id, attempt row, first seq, wanted).
+type OpenRequest = (i64, i64, i64, Vec<RollPurpose>);
+
+/// The open request of the game, if any.
+fn open_request(tx: &Transaction<'_>, game: i64) -> Result<Option<OpenRequest>, TurnPlaneError> {
     let row: Option<(i64, i64, i64, String)> = tx
         .query_row(
             "SELECT d.id, d.turn_id, d.first_seq, d.wanted_json FROM dice_requests d
