@@ -852,3 +852,75 @@ fn free_text_goes_to_the_umpire_and_back() {
         2
     );
 }
+
+/// Migration 0004 rebuilds `turns` on a database that already has games:
+/// every row keeps its id, the rows that reference it stay valid, and each
+/// turn gets its predecessor.
+#[test]
+fn migration_0004_keeps_existing_turns_and_their_references() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("old.db");
+    {
+        let c = rusqlite::Connection::open(&path).unwrap();
+        c.execute_batch(include_str!("../migrations/0001_initial.sql"))
+            .unwrap();
+        c.execute_batch(include_str!("../migrations/0002_rules_ids.sql"))
+            .unwrap();
+        c.pragma_update(None, "user_version", 2).unwrap();
+        c.execute_batch(&format!(
+            "PRAGMA foreign_keys = ON;
+             INSERT INTO games (id, name, ruleset, scenario_name, scenario_toml, seed, created_at)
+                 VALUES (7, 'old', 'iron-brigade', 's', '', zeroblob(32), 1);
+             INSERT INTO turns (id, game_id, number, status, seed_commitment, seed_revealed,
+                                state_json, state_hash, opened_at)
+                 VALUES (40, 7, 1, 'released', '{h}', '{h}', '{{}}', '{h}', 1),
+                        (41, 7, 2, 'open', '{h}', NULL, '{{}}', '{h}', 2);
+             INSERT INTO events (game_id, turn_id, seq, kind, data_json) VALUES (7, 40, 0, 'k', '{{}}');",
+            h = "a".repeat(64)
+        ))
+        .unwrap();
+    }
+    let store = Store::open(&path).unwrap();
+    assert_eq!(
+        store.schema_version().unwrap(),
+        adjutant::store::SCHEMA_VERSION
+    );
+    let rows: Vec<(i64, u32, Option<i64>, u32, bool)> = {
+        let mut st = store
+            .conn()
+            .prepare("SELECT id, number, prev_turn_id, attempt, superseded_at IS NULL FROM turns ORDER BY id")
+            .unwrap();
+        st.query_map([], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+        })
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+    };
+    assert_eq!(rows, [(40, 1, None, 1, true), (41, 2, Some(40), 1, true)]);
+    assert_eq!(
+        count(&store, "SELECT count(*) FROM events WHERE turn_id = 40"),
+        1
+    );
+    assert_eq!(
+        count(&store, "SELECT count(*) FROM pragma_foreign_key_check"),
+        0
+    );
+    // The foreign keys still bite: an event for a turn that does not exist.
+    assert!(
+        store
+            .conn()
+            .execute(
+                "INSERT INTO events (game_id, turn_id, seq, kind, data_json) VALUES (7, 99, 0, 'k', '{}')",
+                [],
+            )
+            .is_err()
+    );
+    // And the snapshot is still immutable.
+    assert!(
+        store
+            .conn()
+            .execute("UPDATE turns SET state_json = '[]' WHERE id = 40", [])
+            .is_err()
+    );
+}
