@@ -924,3 +924,46 @@ fn migration_0004_keeps_existing_turns_and_their_references() {
             .is_err()
     );
 }
+
+/// One game with a correction, a REDO, a rollback and a rollforward:
+/// replay checks every attempt, set aside or live, and all pass.
+#[test]
+fn replay_passes_on_a_game_with_redo_and_rollback() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut store, g) = game(&dir, true);
+    order(&mut store, g, Pos::new(24.0, 16.0));
+    process_turn(&mut store, "t", &mail(), 2_000).unwrap();
+    umpire(&mut store, g, 2_100, |c| {
+        turns::set(
+            c,
+            "10th Ohio",
+            &SetValue::Castings(15),
+            "three castings straggled",
+        )
+    })
+    .unwrap();
+    umpire(&mut store, g, 2_200, turns::redo).unwrap();
+    umpire(&mut store, g, 2_300, turns::release).unwrap();
+    order(&mut store, g, Pos::new(24.0, 22.0));
+    process_turn(&mut store, "t", &mail(), 3_000).unwrap();
+    umpire(&mut store, g, 3_100, turns::release).unwrap();
+    process_turn(&mut store, "t", &mail(), 4_000).unwrap();
+    umpire(&mut store, g, 4_100, |c| turns::rollback(c, 2)).unwrap();
+    process_turn(&mut store, "t", &mail(), 5_000).unwrap();
+    umpire(&mut store, g, 5_100, turns::redo).unwrap();
+    umpire(&mut store, g, 5_200, turns::rollforward).unwrap();
+    let report = replay_game(&store, "t", &mut |_, _| {}).unwrap();
+    let lines: Vec<String> = report.turns.iter().map(|t| t.line()).collect();
+    assert!(report.ok, "{lines:#?}");
+    // Attempts: turn 1 twice, turn 2 (original, its rollback copy, the
+    // copy's REDO), turn 3; the set-aside ones are checked too.
+    assert!(report.turns.iter().any(|t| !t.live), "{lines:#?}");
+    assert!(report.turns.len() >= 6, "{lines:#?}");
+    // The corrected castings carried through the live timeline.
+    let current = store.current_turn(g).unwrap().unwrap();
+    let snap = Snapshot::from_json(&current.state_json).unwrap();
+    // Rolled forward: turn 3 held again, turn 4 open, as before the rollback.
+    assert_eq!(current.number, 4);
+    assert_eq!(live(&store, 3).2, "held");
+    assert!(snap.battle.unit(UnitId(1)).unwrap().castings <= 15);
+}
