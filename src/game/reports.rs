@@ -526,8 +526,8 @@ fn refusal_words(code: &str) -> String {
 }
 
 /// Mails refused in this player's name (audit action `mail-refused`,
-/// `detail_json.player` = his name) since his previous report, or since
-/// the game began if he has had none.
+/// `detail_json.player` = his name) since his previous report (of the live
+/// timeline), or since the game began if he has had none.
 fn refused_since_last_report(
     tx: &Transaction<'_>,
     game: GameId,
@@ -535,7 +535,10 @@ fn refused_since_last_report(
 ) -> Result<Vec<RefusedMail>, rusqlite::Error> {
     let since: Option<i64> = tx
         .query_row(
-            "SELECT max(created_at) FROM reports WHERE game_id = ?1 AND player_id = ?2",
+            // Reports of attempts set aside (REDO, ROLLBACK) were never
+            // his: a refusal told only in one of them is told again.
+            "SELECT max(r.created_at) FROM reports r JOIN turns t ON t.id = r.turn_id
+             WHERE r.game_id = ?1 AND r.player_id = ?2 AND t.superseded_at IS NULL",
             params![game.0, reader.id],
             |r| r.get(0),
         )
