@@ -213,3 +213,46 @@ pub fn check(
         _ => Ok(()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::iron_brigade::kinds::Formation;
+    use crate::rules::iron_brigade::state::corps_battle_turn;
+
+    #[test]
+    fn bounds_follow_the_rules_and_apply_returns_the_old_value() {
+        let (mut state, _) = corps_battle_turn(1);
+        let u = state.units[0].clone();
+        let bounds = Bounds {
+            table: (100.0, 60.0),
+            starting_castings: u.castings,
+        };
+        let ok = |v: SetValue| check(&state, u.id, &v, &bounds);
+        assert!(ok(SetValue::Morale(u.base_morale)).is_ok());
+        assert!(
+            ok(SetValue::Morale(u.base_morale + 1))
+                .unwrap_err()
+                .contains("VI.B.4")
+        );
+        assert!(ok(SetValue::Castings(0)).is_err());
+        assert!(ok(SetValue::Castings(u.castings + 1)).is_err());
+        assert!(ok(SetValue::Position { x: 100.0, y: 60.0 }).is_ok());
+        assert!(ok(SetValue::Position { x: 100.5, y: 1.0 }).is_err());
+        let wrong = if u.arm.is_artillery() {
+            Formation::Line
+        } else {
+            Formation::Limbered
+        };
+        assert!(ok(SetValue::Formation(wrong)).is_err());
+
+        let was = apply(&mut state, u.id, &SetValue::Morale(0)).unwrap();
+        assert_eq!(was, serde_json::json!(u.combat_morale));
+        assert!(
+            state.unit(u.id).unwrap().broken,
+            "morale 0 is broken (VI.C)"
+        );
+        apply(&mut state, u.id, &SetValue::Morale(2)).unwrap();
+        assert!(!state.unit(u.id).unwrap().broken);
+    }
+}

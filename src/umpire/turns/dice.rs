@@ -374,3 +374,59 @@ pub(crate) fn request(
     }
     Ok(words)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dice::RollKind;
+
+    fn purpose(kind: RollKind, subject: &str) -> RollPurpose {
+        RollPurpose::new(kind, subject)
+    }
+
+    fn given(value: u8, kind: RollKind, subject: &str) -> GivenDie {
+        GivenDie {
+            value,
+            kind: kind.as_str().to_string(),
+            subject: subject.to_string(),
+        }
+    }
+
+    #[test]
+    fn given_dice_are_used_in_order_then_one_batch_is_asked_for() {
+        let mut d = UmpireDice::new(vec![
+            given(5, RollKind::Fire, "A"),
+            given(2, RollKind::Fire, "A"),
+        ]);
+        let fire = purpose(RollKind::Fire, "A");
+        assert_eq!(d.d6(&fire), Ok(5));
+        assert_eq!(d.d6(&fire), Ok(2));
+        assert!(!d.needs_more());
+        // Beyond: the save dice of B are one batch; a rally of C is the next.
+        let save = purpose(RollKind::MoraleSave, "B");
+        assert!(d.d6(&save).is_ok());
+        assert!(d.d6(&save).is_ok());
+        assert!(d.d6(&purpose(RollKind::Rally, "C")).is_err());
+        assert!(d.d6(&save).is_err(), "stopped for good");
+        assert_eq!(d.wanted, vec![save.clone(), save]);
+        assert_eq!(d.log().len(), 2, "placeholders are not logged");
+        assert_eq!(d.usable(), 2);
+    }
+
+    #[test]
+    fn a_die_wanted_for_another_purpose_is_set_aside_and_asked_again() {
+        let mut d = UmpireDice::new(vec![
+            given(4, RollKind::Fire, "A"),
+            given(6, RollKind::Fire, "A"),
+            given(1, RollKind::Fire, "A"),
+        ]);
+        assert_eq!(d.d6(&purpose(RollKind::Fire, "A")), Ok(4));
+        // With a correction the engine now wants a panic test second.
+        let panic = purpose(RollKind::Panic, "A");
+        assert!(d.d6(&panic).is_ok());
+        assert_eq!(d.mismatch_at, Some(1));
+        assert_eq!(d.usable(), 1);
+        assert_eq!(d.wanted, vec![panic]);
+        assert_eq!(d.log().len(), 1);
+    }
+}
