@@ -497,6 +497,20 @@ pub fn game_process(config: &Config, name: &str, json: bool) -> anyhow::Result<(
     let done = adjutant::game::turn::process_turn(&mut store, name, &mail, now)?;
     if json {
         println!("{}", serde_json::to_string_pretty(&done)?);
+    } else if !done.dice_wanted.is_empty() {
+        println!(
+            "game `{}`: turn {} waits for the umpire's dice ({} asked for: {}); nothing else was written",
+            done.game,
+            done.turn,
+            done.dice_wanted.len(),
+            done.dice_wanted.join("; ")
+        );
+    } else if done.held {
+        println!(
+            "game `{}`: turn {} processed ({} events, {} dice rolls) and HELD for the umpire's review: \
+             nothing goes to the players until RELEASE (state {})",
+            done.game, done.turn, done.events, done.rolls, done.state_hash
+        );
     } else {
         println!(
             "game `{}`: turn {} processed ({} events, {} dice rolls); turn {} is open (state {})",

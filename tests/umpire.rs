@@ -138,7 +138,7 @@ fn umpire_mail_runs_each_command_and_refuses_bad_ones_alone() {
         "{c}"
     );
     assert!(c.contains("`FROBNICATE` is not an umpire command"), "{c}");
-    assert!(c.contains("`RELEASE` is not built yet"), "{c}");
+    assert!(c.contains("no turn of game `mill` is held"), "{c}");
     assert!(c.contains("longer than this game's maximum of 7d"), "{c}");
     assert!(!c.contains(&secret), "the umpire's secret is never echoed");
 
@@ -497,23 +497,38 @@ fn cli_commands_have_the_same_effect_with_exit_codes_and_json() {
         "active"
     );
 
-    // Every turn-plane command reaches umpire::turns, which refuses it today.
-    for c in [
-        "RELEASE",
-        "REDO",
-        "SET 10th Ohio morale 3 BECAUSE \"miscounted\"",
-        "INTERPRET S-mill-1-1: 10th Ohio: hold.",
-        "REJECT S-mill-1-1: \"no\"",
-        "DICE 1 2 3",
-        "DICE MODE UMPIRE",
-        "ROLLBACK 1",
-        "ROLLFORWARD",
+    // The turn plane from the CLI: the turn just processed was held for
+    // review (an umpired game); each command does what docs/umpire-turns.md
+    // says, or is refused with the reason.
+    for (c, code, says) in [
+        ("RELEASE", 0, "turn 1 released"),
+        ("REDO", 2, "no turn of game `mill` is held"),
+        (
+            "SET 10th Ohio morale 3 BECAUSE \"miscounted\"",
+            0,
+            "10th Ohio: morale set to 3 (was 5) at the start of turn 2",
+        ),
+        (
+            "INTERPRET S-mill-1-1: 10th Ohio: hold.",
+            2,
+            "no order `S-mill-1-1` waits for interpretation",
+        ),
+        (
+            "REJECT S-mill-1-1: \"no\"",
+            2,
+            "no order `S-mill-1-1` waits",
+        ),
+        ("DICE 1 2 3", 2, "is not waiting for dice"),
+        ("DICE MODE UMPIRE", 0, "each turn waits for your dice"),
+        ("ROLLBACK 1", 0, "turn 1 is open again"),
+        ("ROLLFORWARD", 0, "the rollback to turn 1 is undone"),
     ] {
         let out = run(&[c]);
-        assert_eq!(out.status.code(), Some(2), "{c}");
         let text = String::from_utf8_lossy(&out.stdout);
-        assert!(text.contains("is not built yet"), "{c}: {text}");
+        assert_eq!(out.status.code(), Some(code), "{c}: {text}");
+        assert!(text.contains(says), "{c}: {text}");
     }
+    assert_eq!(g.open_turn(), 2, "rolled forward to where it was");
 
     // The archive lists who did what, when, as written and why.
     let site = g.path("site");

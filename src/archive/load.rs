@@ -22,6 +22,14 @@ pub struct TurnRecord {
     pub state_hash: String,
     pub opened_at: i64,
     pub processed_at: Option<i64>,
+    /// 1, then +1 per REDO (migration 0004).
+    pub attempt: u32,
+    /// The attempt whose processing produced this start state.
+    pub prev_turn_id: Option<i64>,
+    /// REDO: the attempt this one re-adjudicates.
+    pub redo_of: Option<i64>,
+    /// False once REDO, ROLLBACK or ROLLFORWARD set the attempt aside.
+    pub live: bool,
 }
 
 impl TurnRecord {
@@ -218,12 +226,22 @@ fn players(conn: &Connection, game: i64) -> Result<Vec<PlayerRecord>, ArchiveErr
     Ok(rows)
 }
 
-/// Every turn of game `game`, by number.
+/// The game's live timeline: one attempt per turn number, by number.
 pub fn turns(conn: &Connection, game: i64) -> Result<Vec<TurnRecord>, ArchiveError> {
+    Ok(all_turns(conn, game)?
+        .into_iter()
+        .filter(|t| t.live)
+        .collect())
+}
+
+/// Every attempt of every turn, those set aside by REDO or ROLLBACK
+/// included, by number then row id.
+pub fn all_turns(conn: &Connection, game: i64) -> Result<Vec<TurnRecord>, ArchiveError> {
     let mut s = conn.prepare(
         "SELECT id, number, status, deadline_at, seed_commitment, seed_revealed, state_json,
-                state_hash, opened_at, processed_at
-         FROM turns WHERE game_id = ?1 ORDER BY number",
+                state_hash, opened_at, processed_at, attempt, prev_turn_id, redo_of,
+                superseded_at IS NULL
+         FROM turns WHERE game_id = ?1 ORDER BY number, id",
     )?;
     let rows = s
         .query_map([game], |r| {
@@ -238,6 +256,10 @@ pub fn turns(conn: &Connection, game: i64) -> Result<Vec<TurnRecord>, ArchiveErr
                 state_hash: r.get(7)?,
                 opened_at: r.get(8)?,
                 processed_at: r.get(9)?,
+                attempt: r.get(10)?,
+                prev_turn_id: r.get(11)?,
+                redo_of: r.get(12)?,
+                live: r.get(13)?,
             })
         })?
         .collect::<Result<_, _>>()?;
@@ -378,4 +400,44 @@ fn dispatches(conn: &Connection, game: i64) -> Result<Vec<DispatchRecord>, Archi
         })?
         .collect::<Result<_, _>>()?;
     Ok(rows)
+}
+
+/// One umpire's correction (`SET`) as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CorrectionRecord {
+    /// The unit's rules id.
+    pub unit: u32,
+    /// `SetValue` as JSON.
+    pub value_json: String,
+    /// Made while the attempt was open (applies to it) rather than held
+    /// (applies to its REDOs only).
+    pub while_open: bool,
+}
+
+/// The umpire's corrections, by the attempt they were made on, in the
+/// order made.
+pub fn corrections(
+    conn: &Connection,
+    game: i64,
+) -> Result<BTreeMap<i64, Vec<CorrectionRecord>>, ArchiveError> {
+    let mut s = conn.prepare(
+        "SELECT turn_id, rules_unit, value_json, made_while = 'open' FROM corrections
+         WHERE game_id = ?1 ORDER BY id",
+    )?;
+    let mut out: BTreeMap<i64, Vec<CorrectionRecord>> = BTreeMap::new();
+    let rows = s.query_map([game], |r| {
+        Ok((
+            r.get::<_, i64>(0)?,
+            CorrectionRecord {
+                unit: r.get(1)?,
+                value_json: r.get(2)?,
+                while_open: r.get(3)?,
+            },
+        ))
+    })?;
+    for row in rows {
+        let (turn, c) = row?;
+        out.entry(turn).or_default().push(c);
+    }
+    Ok(out)
 }

@@ -18,16 +18,25 @@
 
 use super::ArchiveError;
 use super::load::{self, TurnRecord};
+use crate::dice::ScriptedDice;
 use crate::game::snapshot::Snapshot;
-use crate::game::turn::{EventRow, RollRow, adjudicate};
+use crate::game::turn::{EventRow, RollRow, TurnCycleError, adjudicate, adjudicate_with};
 use crate::rules::iron_brigade::orders::TurnOrders;
+use crate::rules::iron_brigade::state::UnitId;
 use crate::store::{Store, seed_commitment, sha256_hex, turn_seed};
+use crate::umpire::turns::{Correction, apply_corrections};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// The verdict on one turn.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct TurnCheck {
     pub turn: u32,
+    /// The attempt checked (1, then +1 per REDO).
+    pub attempt: u32,
+    /// False for an attempt REDO or ROLLBACK set aside (kept in the
+    /// archive and checked all the same).
+    pub live: bool,
     pub ok: bool,
     /// What differs, one sentence each; empty when `ok`.
     pub differences: Vec<String>,
@@ -60,20 +69,25 @@ impl TurnCheck {
     /// One line for the terminal: `turn 3: OK state 1a2b…` or
     /// `turn 3: MISMATCH: events differ from seq 4 (...)`.
     pub fn line(&self) -> String {
+        let label = if self.live && self.attempt == 1 {
+            format!("turn {}", self.turn)
+        } else {
+            format!(
+                "turn {} (attempt {}{})",
+                self.turn,
+                self.attempt,
+                if self.live { "" } else { ", set aside" }
+            )
+        };
         if self.ok {
             format!(
-                "turn {}: OK (state {}, events {}, dice {})",
-                self.turn,
+                "{label}: OK (state {}, events {}, dice {})",
                 short(self.replayed_state_hash.as_deref().unwrap_or("")),
                 short(&self.stored_events_hash),
                 short(&self.stored_rolls_hash)
             )
         } else {
-            format!(
-                "turn {}: MISMATCH: {}",
-                self.turn,
-                self.differences.join("; ")
-            )
+            format!("{label}: MISMATCH: {}", self.differences.join("; "))
         }
     }
 }
@@ -131,17 +145,24 @@ struct TurnInput {
 }
 
 /// Checks turn `turn` against the archive; `next` is the turn after it.
+///
+/// `corrections` are the umpire's `SET`s that apply to this attempt (its
+/// own and those of the attempts it re-adjudicates, in the order made):
+/// inputs like the orders, applied to the stored start snapshot.
 pub fn check_turn(
     game_seed: &[u8; 32],
     turn: &TurnRecord,
     next: Option<&TurnRecord>,
     events: &[EventRow],
     rolls: &[RollRow],
+    corrections: &[Correction],
 ) -> TurnCheck {
     let mut diffs = Vec::new();
     let n = turn.number;
     let mut check = TurnCheck {
         turn: n,
+        attempt: turn.attempt,
+        live: turn.live,
         ok: false,
         differences: Vec::new(),
         stored_state_hash: next.map(|t| t.state_hash.clone()),
@@ -187,7 +208,13 @@ pub fn check_turn(
         }
     };
     let snapshot = match Snapshot::from_json(&turn.state_json) {
-        Ok(s) => Some(s),
+        Ok(s) => match apply_corrections(s, corrections) {
+            Ok(s) => Some(s),
+            Err(e) => {
+                diffs.push(format!("the umpire's corrections do not apply ({e})"));
+                None
+            }
+        },
         Err(e) => {
             diffs.push(format!("the stored snapshot cannot be read ({e})"));
             None
@@ -195,7 +222,21 @@ pub fn check_turn(
     };
 
     if let (Some(orders), Some(snapshot)) = (orders, snapshot) {
-        match adjudicate(n, &snapshot, &orders, seed) {
+        // A turn played with the umpire's dice is replayed with the dice he
+        // gave, in order (they are inputs); the engine must ask for each
+        // for the purpose archived with it.
+        let umpire_dice = rolls.first().is_some_and(|r| r.source == "umpire");
+        let result = if umpire_dice {
+            ScriptedDice::new(rolls.iter().map(|r| r.value))
+                .map_err(|e| TurnCycleError::Engine {
+                    turn: n,
+                    source: e.into(),
+                })
+                .and_then(|mut dice| adjudicate_with(n, &snapshot, &orders, &mut dice, true))
+        } else {
+            adjudicate(n, &snapshot, &orders, seed)
+        };
+        match result {
             Err(e) => diffs.push(format!("the engine refused the archived input: {e}")),
             Ok(adj) => {
                 let ev = events_hash(&adj.events);
@@ -266,21 +307,38 @@ pub fn replay_game(
         .game_seed(game_id)?
         .ok_or_else(|| ArchiveError::NoSuchGame(game.to_string()))?;
     let conn = store.conn();
-    let turns = load::turns(conn, game_id.0)?;
+    // Every attempt, those set aside by REDO and ROLLBACK included: each
+    // must still be what its inputs give.
+    let turns = load::all_turns(conn, game_id.0)?;
     let events = load::events(conn, game_id.0)?;
     let rolls = load::rolls(conn, game_id.0)?;
+    let stored_corrections = load::corrections(conn, game_id.0)?;
     let processed: Vec<&TurnRecord> = turns.iter().filter(|t| t.is_processed()).collect();
     let total = processed.len();
     let mut checks = Vec::with_capacity(total);
     progress(0, total);
     for (i, turn) in processed.into_iter().enumerate() {
-        let next = turns.iter().find(|t| t.number == turn.number + 1);
+        // The attempt this one's processing opened (a REDO or ROLLBACK copy
+        // of it has the same snapshot; prefer the original).
+        let next = turns.iter().find(|t| t.prev_turn_id == Some(turn.id));
+        let corrections = match lineage_corrections(turn, &turns, &stored_corrections) {
+            Ok(c) => c,
+            Err(e) => {
+                let mut check = check_turn(&game_seed, turn, next, &[], &[], &[]);
+                check.ok = false;
+                check.differences = vec![format!("a stored correction cannot be read ({e})")];
+                checks.push(check);
+                progress(i + 1, total);
+                continue;
+            }
+        };
         checks.push(check_turn(
             &game_seed,
             turn,
             next,
             events.get(&turn.id).map_or(&[], Vec::as_slice),
             rolls.get(&turn.id).map_or(&[], Vec::as_slice),
+            &corrections,
         ));
         progress(i + 1, total);
     }
@@ -289,6 +347,43 @@ pub fn replay_game(
         ok: checks.iter().all(|c| c.ok),
         turns: checks,
     })
+}
+
+/// The corrections for `turn`: every one made on the attempts it
+/// re-adjudicates (`redo_of`, oldest first), then those made on it while it
+/// was open, each in the order made.
+fn lineage_corrections(
+    turn: &TurnRecord,
+    turns: &[TurnRecord],
+    stored: &BTreeMap<i64, Vec<load::CorrectionRecord>>,
+) -> Result<Vec<Correction>, serde_json::Error> {
+    let mut chain = vec![turn.id];
+    let mut at = turn.redo_of;
+    while let Some(id) = at {
+        if chain.contains(&id) {
+            break;
+        }
+        chain.push(id);
+        at = turns.iter().find(|t| t.id == id).and_then(|t| t.redo_of);
+    }
+    let mut rows: Vec<(i64, usize, &load::CorrectionRecord)> = Vec::new();
+    for id in chain {
+        for (k, row) in stored.get(&id).into_iter().flatten().enumerate() {
+            if id != turn.id || row.while_open {
+                rows.push((id, k, row));
+            }
+        }
+    }
+    // Row ids grow with time: an earlier attempt's corrections came first.
+    rows.sort_by_key(|(id, k, _)| (*id, *k));
+    rows.into_iter()
+        .map(|(_, _, c)| {
+            Ok(Correction {
+                unit: UnitId(c.unit),
+                value: serde_json::from_str(&c.value_json)?,
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -172,7 +172,12 @@ pub fn next_deadline(tx: &Transaction<'_>, game: GameId, opened_at: i64) -> Opti
 pub fn due_games(store: &Store, now: i64) -> rusqlite::Result<Vec<String>> {
     let mut st = store.conn().prepare(
         "SELECT g.name FROM games g JOIN turns t ON t.game_id = g.id
-         WHERE g.status = 'active' AND t.status = 'open' AND (
+         WHERE g.status = 'active' AND t.status = 'open' AND t.superseded_at IS NULL
+           AND NOT EXISTS (SELECT 1 FROM turns h WHERE h.game_id = g.id AND h.status = 'held'
+                           AND h.superseded_at IS NULL)
+           AND NOT EXISTS (SELECT 1 FROM dice_requests d WHERE d.turn_id = t.id
+                           AND d.answered_at IS NULL)
+           AND (
                (t.deadline_at IS NOT NULL AND ?1 >= t.deadline_at + t.grace_secs)
             OR NOT EXISTS (
                   SELECT 1 FROM players p WHERE p.game_id = g.id AND p.status = 'active'
@@ -200,6 +205,9 @@ fn timed_turns(conn: &rusqlite::Connection) -> Result<Vec<Timed>, StoreError> {
         "SELECT g.id, g.name, g.settings_json, t.id, t.number, t.deadline_at, t.grace_secs
          FROM games g JOIN turns t ON t.game_id = g.id
          WHERE g.status = 'active' AND t.status = 'open' AND t.deadline_at IS NOT NULL
+           AND t.superseded_at IS NULL
+           AND NOT EXISTS (SELECT 1 FROM turns h WHERE h.game_id = g.id AND h.status = 'held'
+                           AND h.superseded_at IS NULL)
          ORDER BY g.id",
     )?;
     let rows = st

@@ -111,6 +111,18 @@ pub fn queue_letter_with(
     letter: &ReportLetter<'_>,
     extra: Vec<Attachment>,
 ) -> Result<i64, ReportMailError> {
+    let message = compose_letter(mail, letter, extra)?;
+    Ok(Store::queue_outbound(tx, &message)?)
+}
+
+/// Composes `letter` into the outbound row [`queue_letter`] would queue,
+/// without queueing it: a held turn's player reports are kept like this
+/// until the umpire's RELEASE queues them, byte for byte.
+pub fn compose_letter(
+    mail: &ReportMail,
+    letter: &ReportLetter<'_>,
+    extra: Vec<Attachment>,
+) -> Result<NewOutboundMail, ReportMailError> {
     let reply_to = match letter.reply_token_for {
         Some((player, turn)) => {
             let t = token::make_token(&mail.server_key, letter.game, player, turn)?;
@@ -121,7 +133,7 @@ pub fn queue_letter_with(
         }
         None => None,
     };
-    queue_with_reply_to(tx, mail, letter, reply_to, extra)
+    compose_with_reply_to(mail, letter, reply_to, extra)
 }
 
 /// As [`queue_letter`], to the game's umpire: `Reply-To` carries HIS reply
@@ -141,16 +153,16 @@ pub fn queue_umpire_letter(
         turn,
     )?;
     let reply_to = Mailbox::named("Adjutant", token::make_reply_to(&mail.game_master, &t)?);
-    queue_with_reply_to(tx, mail, letter, Some(reply_to), Vec::new())
+    let message = compose_with_reply_to(mail, letter, Some(reply_to), Vec::new())?;
+    Ok(Store::queue_outbound(tx, &message)?)
 }
 
-fn queue_with_reply_to(
-    tx: &Transaction<'_>,
+fn compose_with_reply_to(
     mail: &ReportMail,
     letter: &ReportLetter<'_>,
     reply_to: Option<Mailbox>,
     extra: Vec<Attachment>,
-) -> Result<i64, ReportMailError> {
+) -> Result<NewOutboundMail, ReportMailError> {
     let domain = &mail.message_id_domain;
     let message_id = compose::message_id(letter.kind, letter.game, letter.id, domain)?;
     let thread = compose::game_thread_id(letter.game, domain)?;
@@ -181,19 +193,15 @@ fn queue_with_reply_to(
         attachments,
         extra_headers: vec![("X-Adjutant-Game".into(), letter.game.to_string())],
     })?;
-    let id = Store::queue_outbound(
-        tx,
-        &NewOutboundMail {
-            game_id: Some(letter.game_id),
-            kind: letter.kind.to_string(),
-            message_id,
-            recipients: letter.to.to_vec(),
-            raw,
-            in_reply_to: None,
-            created_at: letter.now,
-        },
-    )?;
-    Ok(id)
+    Ok(NewOutboundMail {
+        game_id: Some(letter.game_id),
+        kind: letter.kind.to_string(),
+        message_id,
+        recipients: letter.to.to_vec(),
+        raw,
+        in_reply_to: None,
+        created_at: letter.now,
+    })
 }
 
 /// A player's addresses that still take mail. When every one of them

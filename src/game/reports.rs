@@ -20,7 +20,9 @@
 //! - mails refused in his name since his previous report (issue #4).
 
 use super::clock::format_local;
-use super::report_mail::{ReportLetter, ReportMail, ReportMailError, live_addresses, queue_letter};
+use super::report_mail::{
+    ReportLetter, ReportMail, ReportMailError, compose_letter, live_addresses, queue_letter,
+};
 use super::snapshot::Snapshot;
 use crate::dice::Roll;
 use crate::mail::token;
@@ -72,6 +74,19 @@ pub struct TurnResult<'a> {
     pub visibility: &'a BTreeMap<SideId, Visibility>,
     pub rolls: &'a [Roll],
     pub now: i64,
+    /// An umpired game's turn is held (issue #8): the player mails are
+    /// composed and kept in `held_mail` for RELEASE, and the umpire gets a
+    /// preview of each besides his own report.
+    pub hold: Option<Hold>,
+}
+
+/// The held attempt whose reports these are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Hold {
+    /// The processed (held) turn row.
+    pub turn_id: i64,
+    /// Its attempt number (1, then +1 per REDO).
+    pub attempt: u32,
 }
 
 /// What [`issue_turn_reports`] did.
@@ -111,7 +126,8 @@ pub fn issue_turn_reports(
     })?;
     // The turn just opened (state.turn): the turn the reports are about.
     let (new_turn_id, deadline_at): (i64, Option<i64>) = tx.query_row(
-        "SELECT id, deadline_at FROM turns WHERE game_id = ?1 AND number = ?2",
+        "SELECT id, deadline_at FROM turns WHERE game_id = ?1 AND number = ?2
+         AND superseded_at IS NULL",
         params![t.game_id.0, t.state.turn],
         |r| Ok((r.get(0)?, r.get(1)?)),
     )?;
@@ -127,6 +143,25 @@ pub fn issue_turn_reports(
     for s in &sightings {
         memory.entry(s.side).or_default().record(s);
     }
+    // A turn number adjudicated more than once (REDO, or again after a
+    // ROLLBACK) gets Message-IDs of its own, so that no attempt's mail can
+    // be taken for another's; the first keeps the plain, stable ids.
+    let attempts: i64 = tx.query_row(
+        "SELECT count(*) FROM turns WHERE game_id = ?1 AND number = ?2",
+        params![t.game_id.0, t.state.turn],
+        |r| r.get(0),
+    )?;
+    let suffix = if attempts > 1 {
+        format!(".{new_turn_id}")
+    } else {
+        String::new()
+    };
+    let umpire_to: Vec<String> = umpire_address
+        .as_deref()
+        .map(str::trim)
+        .filter(|a| !a.is_empty())
+        .map(|a| vec![a.to_string()])
+        .unwrap_or_default();
     let empty_vis = Visibility::default();
     let empty_memory = LastKnown::default();
     let mut done = ReportsIssued::default();
@@ -171,26 +206,49 @@ pub fn issue_turn_reports(
             tracing::warn!(game = t.game, player = %reader.name, "every address of the player bounces; report stored, not mailed");
             continue;
         }
-        let id = format!("{}-{}", t.state.turn, reader.name);
-        let outbound = queue_letter(
-            tx,
-            mail,
-            &ReportLetter {
-                game: t.game,
-                game_id: t.game_id,
-                kind: "report",
-                id: &id,
-                to: &to,
-                subject: &report.subject,
-                text: &report.text,
-                html: Some(&report.html),
-                png: Some(&report.png),
-                reply_token_for: Some((&reader.name, t.state.turn)),
-                now: t.now,
-            },
-        )?;
-        link_mail(tx, report_id, outbound)?;
-        done.queued += 1;
+        let id = format!("{}-{}{suffix}", t.state.turn, reader.name);
+        let letter = ReportLetter {
+            game: t.game,
+            game_id: t.game_id,
+            kind: "report",
+            id: &id,
+            to: &to,
+            subject: &report.subject,
+            text: &report.text,
+            html: Some(&report.html),
+            png: Some(&report.png),
+            reply_token_for: Some((&reader.name, t.state.turn)),
+            now: t.now,
+        };
+        let Some(hold) = t.hold else {
+            let outbound = queue_letter(tx, mail, &letter)?;
+            link_mail(tx, report_id, outbound)?;
+            done.queued += 1;
+            continue;
+        };
+        hold_letter(tx, mail, &letter, hold, report_id)?;
+        if !umpire_to.is_empty() {
+            let subject = format!("[preview for {}] {}", reader.name, report.subject);
+            let text = format!(
+                "PREVIEW, NOT SENT: this is the report {} will receive when you RELEASE turn {}.\n\n{}",
+                reader.name,
+                t.state.turn.saturating_sub(1),
+                report.text
+            );
+            queue_letter(
+                tx,
+                mail,
+                &ReportLetter {
+                    kind: "umpire-preview",
+                    to: &umpire_to,
+                    subject: &subject,
+                    text: &text,
+                    reply_token_for: None,
+                    ..letter
+                },
+            )?;
+            done.queued += 1;
+        }
     }
 
     // The umpire's report: always stored, mailed when the game has one.
@@ -205,12 +263,21 @@ pub fn issue_turn_reports(
         rolls: t.rolls.to_vec(),
         sightings,
     };
-    let report = reporter.umpire(&umpire_view(t.state, &uin))?;
+    let mut report = reporter.umpire(&umpire_view(t.state, &uin))?;
+    if let Some(hold) = t.hold {
+        let turn = t.state.turn.saturating_sub(1);
+        report.text = format!(
+            "TURN {turn} IS HELD (attempt {}): nothing has gone to the players. A preview of each \
+             player's report follows in separate mails. Answer RELEASE to send them, or SET \
+             corrections then REDO to adjudicate the turn again with the same dice.\n\n{}",
+            hold.attempt, report.text
+        );
+    }
     let report_id = store_report(tx, t, new_turn_id, None, None, &report.text, &report.html)?;
     done.stored += 1;
-    if let Some(umpire) = umpire_address.filter(|a| !a.trim().is_empty()) {
-        let to = vec![umpire.trim().to_string()];
-        let id = t.state.turn.to_string();
+    if !umpire_to.is_empty() {
+        let to = umpire_to.clone();
+        let id = format!("{}{suffix}", t.state.turn);
         let outbound = queue_letter(
             tx,
             mail,
@@ -413,8 +480,9 @@ fn last_known_before(
     let mut st = tx.prepare(
         "SELECT t.number, e.data_json, n.state_json FROM events e
          JOIN turns t ON t.id = e.turn_id
-         JOIN turns n ON n.game_id = t.game_id AND n.number = t.number + 1
+         JOIN turns n ON n.prev_turn_id = t.id AND n.superseded_at IS NULL
          WHERE e.game_id = ?1 AND e.kind = 'sighting' AND n.number < ?2
+           AND t.superseded_at IS NULL
          ORDER BY t.number, e.seq",
     )?;
     let rows = st
@@ -468,8 +536,8 @@ fn refusal_words(code: &str) -> String {
 }
 
 /// Mails refused in this player's name (audit action `mail-refused`,
-/// `detail_json.player` = his name) since his previous report, or since
-/// the game began if he has had none.
+/// `detail_json.player` = his name) since his previous report (of the live
+/// timeline), or since the game began if he has had none.
 fn refused_since_last_report(
     tx: &Transaction<'_>,
     game: GameId,
@@ -477,7 +545,10 @@ fn refused_since_last_report(
 ) -> Result<Vec<RefusedMail>, rusqlite::Error> {
     let since: Option<i64> = tx
         .query_row(
-            "SELECT max(created_at) FROM reports WHERE game_id = ?1 AND player_id = ?2",
+            // Reports of attempts set aside (REDO, ROLLBACK) were never
+            // his: a refusal told only in one of them is told again.
+            "SELECT max(r.created_at) FROM reports r JOIN turns t ON t.id = r.turn_id
+             WHERE r.game_id = ?1 AND r.player_id = ?2 AND t.superseded_at IS NULL",
             params![game.0, reader.id],
             |r| r.get(0),
         )
@@ -527,6 +598,38 @@ fn store_report(
         params![t.game_id.0, turn_id, player, side, text, html, t.now],
     )?;
     Ok(tx.last_insert_rowid())
+}
+
+/// Composes a player's report mail and keeps it for RELEASE.
+fn hold_letter(
+    tx: &Transaction<'_>,
+    mail: &ReportMail,
+    letter: &ReportLetter<'_>,
+    hold: Hold,
+    report_id: i64,
+) -> Result<(), ReportsError> {
+    let m = compose_letter(mail, letter, Vec::new())?;
+    let recipients =
+        serde_json::to_string(&m.recipients).map_err(|source| ReportsError::Stored {
+            what: "recipient list",
+            turn: letter.reply_token_for.map_or(0, |(_, n)| n),
+            source,
+        })?;
+    tx.execute(
+        "INSERT INTO held_mail (game_id, turn_id, report_id, kind, message_id, recipients_json, raw, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        params![
+            m.game_id.map(|g| g.0),
+            hold.turn_id,
+            report_id,
+            m.kind,
+            m.message_id,
+            recipients,
+            m.raw,
+            m.created_at
+        ],
+    )?;
+    Ok(())
 }
 
 fn link_mail(tx: &Transaction<'_>, report: i64, outbound: i64) -> Result<(), rusqlite::Error> {

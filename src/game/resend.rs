@@ -50,6 +50,9 @@ fn his_reports(
         .prepare(
             "SELECT t.number, r.text, r.html FROM reports r JOIN turns t ON t.id = r.turn_id
              WHERE r.game_id = ?1 AND r.player_id = ?2 AND t.number BETWEEN ?3 AND ?4
+               AND t.superseded_at IS NULL
+               AND NOT EXISTS (SELECT 1 FROM turns h WHERE h.id = t.prev_turn_id
+                               AND h.status = 'held')
              ORDER BY t.number, r.id",
         )
         .map_err(sql)?;
@@ -72,7 +75,8 @@ fn report_turns(
 ) -> Result<Option<(u32, u32)>, IntakeError> {
     tx.query_row(
         "SELECT min(t.number), max(t.number) FROM reports r JOIN turns t ON t.id = r.turn_id
-         WHERE r.game_id = ?1 AND r.player_id = ?2",
+         WHERE r.game_id = ?1 AND r.player_id = ?2 AND t.superseded_at IS NULL
+           AND NOT EXISTS (SELECT 1 FROM turns h WHERE h.id = t.prev_turn_id AND h.status = 'held')",
         params![ctx.game.0, ctx.player_id],
         |r| Ok(r.get::<_, Option<u32>>(0)?.zip(r.get::<_, Option<u32>>(1)?)),
     )

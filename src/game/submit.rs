@@ -120,7 +120,7 @@ impl OrdersHandler {
         game: GameId,
     ) -> Result<&mut TurnView, IntakeError> {
         let turn_id: i64 = tx
-            .prepare_cached("SELECT id FROM turns WHERE game_id = ?1 ORDER BY number DESC LIMIT 1")
+            .prepare_cached("SELECT id FROM turns WHERE game_id = ?1 AND superseded_at IS NULL ORDER BY number DESC LIMIT 1")
             .and_then(|mut st| st.query_row([game.0], |r| r.get(0)))
             .map_err(sql)?;
         let stale = self.turns.get(&game).is_none_or(|v| v.turn_id != turn_id);
@@ -163,7 +163,8 @@ impl OrdersHandler {
 fn current_snapshot(tx: &Transaction<'_>, game: GameId) -> Result<Snapshot, IntakeError> {
     let json: String = tx
         .query_row(
-            "SELECT state_json FROM turns WHERE game_id = ?1 ORDER BY number DESC LIMIT 1",
+            "SELECT state_json FROM turns WHERE game_id = ?1 AND superseded_at IS NULL
+             ORDER BY number DESC LIMIT 1",
             [game.0],
             |r| r.get(0),
         )
@@ -232,6 +233,7 @@ impl SubmissionHandler for OrdersHandler {
         ctx: &SubmissionContext<'_>,
     ) -> Result<Receipt, IntakeError> {
         let names = self.names(tx, ctx.game)?;
+        let mail = self.mail.get();
         let view = self.turn_view(tx, ctx.game)?;
         if let std::collections::hash_map::Entry::Vacant(e) = view.officers.entry(ctx.player_id) {
             e.insert(player_officers(tx, ctx.game, ctx.player_id)?);
@@ -262,12 +264,35 @@ impl SubmissionHandler for OrdersHandler {
         };
         let parsed = orders::parse_mail(ctx.text, &pctx);
         let lines = record(tx, ctx, &pctx, &parsed)?;
+        // Umpired game: what the parser could not read goes to the umpire
+        // to interpret (issue #8, umpire::turns::free_text).
+        let forwarded = if !parsed.errors.is_empty()
+            && crate::umpire::turns::free_text::umpired(tx, ctx.game).map_err(sql)?
+        {
+            crate::umpire::turns::free_text::forward(
+                tx,
+                ctx.game,
+                ctx.game_name,
+                ctx.submission_id,
+                ctx.player_id,
+                ctx.player_name,
+                ctx.counts_for_turn,
+                &parsed.errors,
+                &pctx,
+                mail.as_deref(),
+                ctx.received_at,
+            )
+            .map_err(handler_err)?
+        } else {
+            Vec::new()
+        };
         if parsed.ready {
             tx.prepare_cached("UPDATE submissions SET ready = 1 WHERE id = ?1")
                 .and_then(|mut st| st.execute([ctx.submission_id]))
                 .map_err(sql)?;
         }
-        let status = match (lines.iter().any(|l| l.is_ok()), parsed.errors.is_empty()) {
+        let all_read = parsed.errors.is_empty() || !forwarded.is_empty();
+        let status = match (lines.iter().any(|l| l.is_ok()), all_read) {
             (_, true) => "accepted",
             (true, false) => "partial",
             (false, false)
@@ -284,11 +309,11 @@ impl SubmissionHandler for OrdersHandler {
         let sent = super::resend::answer_requests(
             tx,
             ctx,
-            self.mail.get().as_deref(),
+            mail.as_deref(),
             parsed.report_request,
             parsed.history,
         )?;
-        let mut text = receipt_text(ctx, &parsed, &lines, &deadline_line(tx, ctx)?);
+        let mut text = receipt_text(ctx, &parsed, &lines, &deadline_line(tx, ctx)?, &forwarded);
         if !sent.is_empty() {
             text.push_str("\nReports asked for:\n");
             for s in &sent {
@@ -412,6 +437,7 @@ fn receipt_text(
     parsed: &ParsedMail,
     lines: &[Line],
     deadline: &str,
+    forwarded: &[crate::umpire::turns::free_text::Forwarded],
 ) -> String {
     let mut t = String::new();
     let _ = writeln!(t, "Adjutant has read your orders.\n");
@@ -451,7 +477,19 @@ fn receipt_text(
         }
         let _ = writeln!(t);
     }
-    if !parsed.errors.is_empty() {
+    if !forwarded.is_empty() {
+        let _ = writeln!(
+            t,
+            "Sent to the umpire to interpret (Adjutant could not read them as orders;\n\
+             you will be told what he makes of each):"
+        );
+        for f in forwarded {
+            let _ = writeln!(t, "  ? [{}] {}", f.id, f.error);
+            let first = f.error.paragraph.lines().next().unwrap_or_default();
+            let _ = writeln!(t, "    in: {first}");
+        }
+        let _ = writeln!(t);
+    } else if !parsed.errors.is_empty() {
         let _ = writeln!(
             t,
             "Not understood (the rest of your mail still counts; send these again corrected):"

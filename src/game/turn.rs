@@ -17,6 +17,7 @@ use crate::dice::{DiceSource, Roll, StreamDice};
 use crate::rules::iron_brigade::orders::{OfficerMove, TurnOrders, UnitOrder};
 use crate::rules::iron_brigade::turn::{TurnError, TurnOutcome, resolve_turn};
 use crate::store::{GameId, Store, StoreError, seed_commitment, sha256_hex, turn_seed};
+use crate::umpire::turns::dice::{self as umpire_dice, UmpireDice};
 use rusqlite::{OptionalExtension, Transaction, params};
 
 /// Why a turn could not be processed. Nothing was written.
@@ -46,6 +47,12 @@ pub enum TurnCycleError {
     },
     #[error("the reports of turn {turn} cannot be made, so the turn was not processed: {source}")]
     Reports { turn: u32, source: ReportsError },
+    #[error(
+        "turn {turn} of game `{game}` is held for the umpire's review; the next turn is processed only after RELEASE (or REDO then RELEASE)"
+    )]
+    Held { game: String, turn: u32 },
+    #[error("an umpire's correction to turn {turn} no longer applies: {problem}")]
+    Correction { turn: u32, problem: String },
     #[error(transparent)]
     Store(#[from] StoreError),
     #[error("database error while processing: {0}")]
@@ -56,7 +63,9 @@ impl TurnCycleError {
     pub fn is_user_error(&self) -> bool {
         matches!(
             self,
-            TurnCycleError::NoSuchGame(_) | TurnCycleError::NoOpenTurn(_)
+            TurnCycleError::NoSuchGame(_)
+                | TurnCycleError::NoOpenTurn(_)
+                | TurnCycleError::Held { .. }
         ) || matches!(self, TurnCycleError::Store(e) if e.is_user_error())
     }
 }
@@ -71,6 +80,13 @@ pub struct TurnProcessed {
     pub next_turn: u32,
     /// SHA-256 of the next turn's snapshot: the outcome's fingerprint.
     pub state_hash: String,
+    /// Umpired game: the turn is held for the umpire's review, nothing was
+    /// queued for the players (issue #8).
+    pub held: bool,
+    /// Umpire dice: the turn was NOT adjudicated; it waits for these rolls
+    /// (each roll's purpose, in order), asked of the umpire. `events`,
+    /// `rolls` and `state_hash` are then empty and `next_turn` = `turn`.
+    pub dice_wanted: Vec<String>,
 }
 
 /// Processes the open turn of `game` at time `now` with the turn's seeded
@@ -95,12 +111,58 @@ pub fn process_turn(
     Ok(result)
 }
 
-/// The open turn's number, snapshot and row id.
+/// As [`process_turn`], inside the caller's transaction (the umpire's
+/// `DICE` runs the turn as soon as its dice are in).
+pub fn process_open(
+    tx: &Transaction<'_>,
+    game: &str,
+    game_id: GameId,
+    mail: &ReportMail,
+    now: i64,
+) -> Result<TurnProcessed, TurnCycleError> {
+    let seed: Vec<u8> = tx.query_row("SELECT seed FROM games WHERE id = ?1", [game_id.0], |r| {
+        r.get(0)
+    })?;
+    let seed: [u8; 32] = seed
+        .try_into()
+        .map_err(|_| TurnCycleError::NoSuchGame(game.to_string()))?;
+    process_in(tx, game, game_id, &seed, mail, now)
+}
+
+/// The orders the engine was given for attempt `turn_id` (its `turn-input`
+/// event), for a REDO of it.
+pub fn turn_input(
+    tx: &Transaction<'_>,
+    turn_id: i64,
+) -> Result<Option<TurnOrders>, TurnCycleError> {
+    #[derive(serde::Deserialize)]
+    struct Input {
+        orders: TurnOrders,
+    }
+    let row: Option<(u32, String)> = tx
+        .query_row(
+            "SELECT t.number, e.data_json FROM events e JOIN turns t ON t.id = e.turn_id
+             WHERE e.turn_id = ?1 AND e.seq = 0 AND e.kind = 'turn-input'",
+            [turn_id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()?;
+    row.map(|(turn, json)| {
+        serde_json::from_str::<Input>(&json)
+            .map(|i| i.orders)
+            .map_err(|source| TurnCycleError::Order {
+                id: 0,
+                turn,
+                source,
+            })
+    })
+    .transpose()
+}
+
+/// The open turn's number and row id.
 struct OpenTurn {
     id: i64,
     number: u32,
-    snapshot: Snapshot,
-    grace_secs: i64,
 }
 
 fn open_turn(
@@ -108,26 +170,16 @@ fn open_turn(
     game: &str,
     game_id: GameId,
 ) -> Result<OpenTurn, TurnCycleError> {
-    let row: Option<(i64, u32, String, i64)> = tx
+    let row: Option<(i64, u32)> = tx
         .query_row(
-            "SELECT id, number, state_json, grace_secs FROM turns
-             WHERE game_id = ?1 AND status = 'open'",
+            "SELECT id, number FROM turns
+             WHERE game_id = ?1 AND status = 'open' AND superseded_at IS NULL",
             [game_id.0],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+            |r| Ok((r.get(0)?, r.get(1)?)),
         )
         .optional()?;
-    let (id, number, json, grace_secs) =
-        row.ok_or_else(|| TurnCycleError::NoOpenTurn(game.to_string()))?;
-    let snapshot = Snapshot::from_json(&json).map_err(|source| TurnCycleError::Snapshot {
-        turn: number,
-        source,
-    })?;
-    Ok(OpenTurn {
-        id,
-        number,
-        snapshot,
-        grace_secs,
-    })
+    let (id, number) = row.ok_or_else(|| TurnCycleError::NoOpenTurn(game.to_string()))?;
+    Ok(OpenTurn { id, number })
 }
 
 /// The orders written for `turn` and not replaced: unit orders and
@@ -172,14 +224,124 @@ fn process_in(
     mail: &ReportMail,
     now: i64,
 ) -> Result<TurnProcessed, TurnCycleError> {
+    if let Some(held) = held_turn(tx, game_id)? {
+        return Err(TurnCycleError::Held {
+            game: game.to_string(),
+            turn: held,
+        });
+    }
     let turn = open_turn(tx, game, game_id)?;
-    let (orders, order_ids) = turn_orders(tx, game_id, turn.number)?;
-    let seed = turn_seed(game_seed, turn.number);
-    let adjudicated = adjudicate(turn.number, &turn.snapshot, &orders, seed)?;
+    // A REDO waiting for umpire dice re-adjudicates with the orders its
+    // original was given; otherwise the orders written for the turn.
+    let redo_of: Option<i64> =
+        tx.query_row("SELECT redo_of FROM turns WHERE id = ?1", [turn.id], |r| {
+            r.get(0)
+        })?;
+    let (orders, order_ids) = match redo_of {
+        Some(original) => (turn_input(tx, original)?.unwrap_or_default(), Vec::new()),
+        None => turn_orders(tx, game_id, turn.number)?,
+    };
+    let done = run_attempt(tx, game, game_id, game_seed, mail, now, turn.id, &orders)?;
+    if done.dice_wanted.is_empty() {
+        for id in &order_ids {
+            tx.execute("UPDATE orders SET status = 'active' WHERE id = ?1", [id])?;
+        }
+    }
+    Ok(done)
+}
+
+/// The number of the game's held turn (umpired games: processed, waiting
+/// for the umpire's RELEASE or REDO), if any.
+pub fn held_turn(tx: &Transaction<'_>, game_id: GameId) -> Result<Option<u32>, rusqlite::Error> {
+    tx.query_row(
+        "SELECT number FROM turns WHERE game_id = ?1 AND status = 'held' AND superseded_at IS NULL",
+        [game_id.0],
+        |r| r.get(0),
+    )
+    .optional()
+}
+
+/// Whether the game has an umpire: its processed turns are then held for
+/// review (issue #8) instead of released.
+pub fn is_umpired(tx: &Transaction<'_>, game_id: GameId) -> Result<bool, rusqlite::Error> {
+    tx.query_row(
+        "SELECT umpire_address IS NOT NULL FROM games WHERE id = ?1",
+        [game_id.0],
+        |r| r.get(0),
+    )
+}
+
+/// The start state of attempt `turn_id` as the engine sees it: the stored
+/// snapshot with the umpire's corrections applied (`SET`, recorded for this
+/// attempt and every attempt it is a REDO of, in the order made).
+pub fn effective_snapshot(
+    tx: &Transaction<'_>,
+    turn_id: i64,
+    number: u32,
+    stored: Snapshot,
+) -> Result<Snapshot, TurnCycleError> {
+    let corrections = crate::umpire::turns::corrections_for(tx, turn_id)?;
+    crate::umpire::turns::apply_corrections(stored, &corrections).map_err(|problem| {
+        TurnCycleError::Correction {
+            turn: number,
+            problem,
+        }
+    })
+}
+
+/// Adjudicates the open attempt `turn_id` with `orders` and writes it all:
+/// events and dice, the attempt closed (released, or held in an umpired
+/// game), the next turn opened, the reports made (and queued, or held).
+/// Shared by processing and the umpire's REDO.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn run_attempt(
+    tx: &Transaction<'_>,
+    game: &str,
+    game_id: GameId,
+    game_seed: &[u8; 32],
+    mail: &ReportMail,
+    now: i64,
+    turn_id: i64,
+    orders: &TurnOrders,
+) -> Result<TurnProcessed, TurnCycleError> {
+    let (number, json, grace_secs, attempt): (u32, String, i64, u32) = tx.query_row(
+        "SELECT number, state_json, grace_secs, attempt FROM turns WHERE id = ?1",
+        [turn_id],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+    )?;
+    let stored = Snapshot::from_json(&json).map_err(|source| TurnCycleError::Snapshot {
+        turn: number,
+        source,
+    })?;
+    let snapshot = effective_snapshot(tx, turn_id, number, stored)?;
+    let seed = turn_seed(game_seed, number);
+    let adjudicated = if umpire_dice::umpire_mode(tx, game_id.0)? {
+        // Umpire dice (issue #8): the dice given so far; when the engine
+        // wants more, nothing is written but the request for them.
+        let mut dice = UmpireDice::new(umpire_dice::given_dice(tx, turn_id)?);
+        let result = adjudicate_with(number, &snapshot, orders, &mut dice, true);
+        if dice.needs_more() {
+            let wanted =
+                umpire_dice::request(tx, game, game_id.0, turn_id, number, &dice, mail, now)?;
+            return Ok(TurnProcessed {
+                game: game.to_string(),
+                turn: number,
+                events: 0,
+                rolls: dice.usable(),
+                next_turn: number,
+                state_hash: String::new(),
+                held: false,
+                dice_wanted: wanted,
+            });
+        }
+        result?
+    } else {
+        adjudicate(number, &snapshot, orders, seed)?
+    };
     for row in &adjudicated.events {
         tx.execute(
             "INSERT INTO events (game_id, turn_id, seq, kind, data_json) VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![game_id.0, turn.id, row.seq, row.kind, row.data_json],
+            params![game_id.0, turn_id, row.seq, row.kind, row.data_json],
         )?;
     }
     for row in &adjudicated.rolls {
@@ -188,7 +350,7 @@ fn process_in(
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
             params![
                 game_id.0,
-                turn.id,
+                turn_id,
                 row.seq,
                 row.draw_index,
                 row.sides,
@@ -202,19 +364,25 @@ fn process_in(
     let rolls = &adjudicated.log;
     let outcome = adjudicated.outcome;
     let outcome_err = |source| TurnCycleError::Outcome {
-        turn: turn.number,
+        turn: number,
         source,
     };
 
-    for id in &order_ids {
-        tx.execute("UPDATE orders SET status = 'active' WHERE id = ?1", [id])?;
+    // In an umpired game the turn is held for the umpire's review: nothing
+    // reaches the players until RELEASE (issue #8).
+    let held = is_umpired(tx, game_id)?;
+    if held {
+        tx.execute(
+            "UPDATE turns SET status = 'held', processed_at = ?2, seed_revealed = ?3 WHERE id = ?1",
+            params![turn_id, now, hex::encode(seed)],
+        )?;
+    } else {
+        tx.execute(
+            "UPDATE turns SET status = 'released', processed_at = ?2, released_at = ?2, seed_revealed = ?3
+             WHERE id = ?1",
+            params![turn_id, now, hex::encode(seed)],
+        )?;
     }
-
-    tx.execute(
-        "UPDATE turns SET status = 'released', processed_at = ?2, released_at = ?2, seed_revealed = ?3
-         WHERE id = ?1",
-        params![turn.id, now, hex::encode(seed)],
-    )?;
 
     let next = Snapshot {
         battle: outcome.state,
@@ -222,20 +390,21 @@ fn process_in(
     };
     let next_json = next.to_json().map_err(outcome_err)?;
     let state_hash = sha256_hex(next_json.as_bytes());
-    let next_number = turn.number + 1;
+    let next_number = number + 1;
     tx.execute(
         "INSERT INTO turns (game_id, number, status, deadline_at, grace_secs, seed_commitment,
-                            state_json, state_hash, opened_at)
-         VALUES (?1, ?2, 'open', ?8, ?3, ?4, ?5, ?6, ?7)",
+                            state_json, state_hash, opened_at, prev_turn_id)
+         VALUES (?1, ?2, 'open', ?8, ?3, ?4, ?5, ?6, ?7, ?9)",
         params![
             game_id.0,
             next_number,
-            turn.grace_secs,
+            grace_secs,
             seed_commitment(&turn_seed(game_seed, next_number)),
             next_json,
             state_hash,
             now,
-            super::cycle::next_deadline(tx, game_id, now)
+            super::cycle::next_deadline(tx, game_id, now),
+            turn_id
         ],
     )?;
 
@@ -250,21 +419,24 @@ fn process_in(
             visibility: &outcome.visibility,
             rolls,
             now,
+            hold: held.then_some(super::reports::Hold { turn_id, attempt }),
         },
         mail,
     )
     .map_err(|source| TurnCycleError::Reports {
-        turn: turn.number,
+        turn: number,
         source,
     })?;
 
     Ok(TurnProcessed {
         game: game.to_string(),
-        turn: turn.number,
+        turn: number,
         events: outcome.events.len(),
         rolls: rolls.len(),
         next_turn: next_number,
         state_hash,
+        held,
+        dice_wanted: Vec::new(),
     })
 }
 
@@ -312,8 +484,19 @@ pub fn adjudicate(
     orders: &TurnOrders,
     seed: [u8; 32],
 ) -> Result<Adjudication, TurnCycleError> {
-    let mut dice = StreamDice::new(seed);
-    let outcome: TurnOutcome = resolve_turn(&snapshot.battle, &snapshot.book, orders, &mut dice)
+    adjudicate_with(turn, snapshot, orders, &mut StreamDice::new(seed), false)
+}
+
+/// [`adjudicate`] with any dice: the turn's stream, or (`umpire`) the dice
+/// the umpire rolled, archived with source `umpire` and no draw index.
+pub fn adjudicate_with(
+    turn: u32,
+    snapshot: &Snapshot,
+    orders: &TurnOrders,
+    dice: &mut dyn DiceSource,
+    umpire: bool,
+) -> Result<Adjudication, TurnCycleError> {
+    let outcome: TurnOutcome = resolve_turn(&snapshot.battle, &snapshot.book, orders, dice)
         .map_err(|source| TurnCycleError::Engine { turn, source })?;
     let outcome_err = |source| TurnCycleError::Outcome { turn, source };
 
@@ -356,7 +539,7 @@ pub fn adjudicate(
         .enumerate()
         .map(|(i, roll)| RollRow {
             seq: i64::try_from(i).unwrap_or(i64::MAX),
-            draw_index: Some(i64::try_from(roll.draw).unwrap_or(i64::MAX)),
+            draw_index: (!umpire).then(|| i64::try_from(roll.draw).unwrap_or(i64::MAX)),
             sides: 6,
             value: i64::from(roll.value),
             purpose: if roll.purpose.note.is_empty() {
@@ -365,7 +548,7 @@ pub fn adjudicate(
                 format!("{}: {}", roll.purpose.kind.as_str(), roll.purpose.note)
             },
             subject: Some(roll.purpose.subject.clone()),
-            source: "stream".to_string(),
+            source: if umpire { "umpire" } else { "stream" }.to_string(),
         })
         .collect();
     Ok(Adjudication {

@@ -690,7 +690,8 @@ fn current_turn(tx: &Transaction<'_>, game: GameId) -> Result<Option<Turn>, Inta
     Ok(tx
         .prepare_cached(
             "SELECT id, number, status, deadline_at, grace_secs FROM turns
-             WHERE game_id = ?1 AND status <> 'released' ORDER BY number DESC LIMIT 1",
+             WHERE game_id = ?1 AND status <> 'released' AND superseded_at IS NULL
+             ORDER BY number DESC LIMIT 1",
         )?
         .query_row([game.0], |r| {
             let status: String = r.get(2)?;

@@ -264,7 +264,8 @@ impl Store {
     pub fn list_games(&self) -> Result<Vec<GameSummary>, StoreError> {
         let mut stmt = self.conn.prepare(
             "SELECT id, name, scenario_name, status, created_at,
-                    (SELECT max(number) FROM turns WHERE turns.game_id = games.id)
+                    (SELECT max(number) FROM turns WHERE turns.game_id = games.id
+                     AND turns.superseded_at IS NULL)
              FROM games ORDER BY created_at, id",
         )?;
         let rows = stmt.query_map([], |r| {
@@ -435,7 +436,8 @@ impl Store {
         )?;
         let open: Option<(i64, u32, i64)> = tx
             .query_row(
-                "SELECT id, number, opened_at FROM turns WHERE game_id = ?1 AND status = 'open'",
+                "SELECT id, number, opened_at FROM turns WHERE game_id = ?1 AND status = 'open'
+                 AND superseded_at IS NULL",
                 [game.0],
                 |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
             )
@@ -464,7 +466,7 @@ impl Store {
             .query_row(
                 "SELECT id, number, status, deadline_at, grace_secs, seed_commitment,
                         state_json, state_hash, opened_at
-                 FROM turns WHERE game_id = ?1
+                 FROM turns WHERE game_id = ?1 AND superseded_at IS NULL
                  ORDER BY (status = 'released'), number DESC LIMIT 1",
                 [game.0],
                 |r| {

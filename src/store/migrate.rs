@@ -7,7 +7,7 @@
 //! and then finds nothing left to do.
 
 use super::StoreError;
-use rusqlite::{Connection, TransactionBehavior};
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior};
 
 /// The migrations, in order. Migration `i` (0-based) takes the schema from
 /// version `i` to `i + 1`. Never edit a released migration; add a new one.
@@ -24,6 +24,10 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
         "0003_umpire",
         include_str!("../../migrations/0003_umpire.sql"),
     ),
+    (
+        "0004_umpire_turns",
+        include_str!("../../migrations/0004_umpire_turns.sql"),
+    ),
 ];
 
 /// The schema version this build writes and understands.
@@ -35,10 +39,20 @@ pub fn user_version(conn: &Connection) -> rusqlite::Result<i64> {
 }
 
 /// Applies every pending migration and returns the version found before.
+///
+/// Migrations run with `foreign_keys` OFF (a pragma SQLite ignores inside a
+/// transaction, so it is set around it) and `PRAGMA foreign_key_check` must
+/// find nothing before the commit: SQLite's documented procedure for a table
+/// rebuild (0004 rebuilds `turns`, which other tables reference). The
+/// connection's previous setting is restored afterwards.
 /// A database newer than this build gives [`StoreError::NewerSchema`]
 /// (checked again under the write lock, in case another process upgraded it).
 pub(super) fn migrate(conn: &mut Connection, path: &std::path::Path) -> Result<i64, StoreError> {
-    apply(conn, path, MIGRATIONS)
+    let fk: bool = conn.pragma_query_value(None, "foreign_keys", |r| r.get(0))?;
+    conn.pragma_update(None, "foreign_keys", false)?;
+    let result = apply(conn, path, MIGRATIONS);
+    conn.pragma_update(None, "foreign_keys", fk)?;
+    result
 }
 
 /// The runner proper, over any list so tests can exercise upgrades and a
@@ -66,6 +80,18 @@ fn apply(
     for (name, sql) in pending {
         tx.execute_batch(sql)
             .map_err(|source| StoreError::Migration { name, source })?;
+        let broken: Option<String> = tx
+            .query_row("PRAGMA foreign_key_check", [], |r| r.get(0))
+            .optional()?;
+        if let Some(table) = broken {
+            return Err(StoreError::Migration {
+                name,
+                source: rusqlite::Error::SqliteFailure(
+                    rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CONSTRAINT),
+                    Some(format!("foreign key check failed in table {table}")),
+                ),
+            });
+        }
     }
     tx.pragma_update(None, "user_version", target)?;
     tx.commit()?;
@@ -146,7 +172,7 @@ mod tests {
 
     #[test]
     fn the_real_schema_is_current_and_well_formed() {
-        assert_eq!(SCHEMA_VERSION, 3);
+        assert_eq!(SCHEMA_VERSION, 4);
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("db");
         let mut c = Connection::open(&path).unwrap();

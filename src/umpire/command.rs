@@ -26,7 +26,7 @@ use crate::rules::iron_brigade::kinds::Formation;
 use serde::Serialize;
 
 /// What can be corrected with `SET` (issue #8 "Corrections").
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[serde(tag = "field", content = "value", rename_all = "kebab-case")]
 pub enum SetValue {
     /// Combat morale level (APSoF VI.B.4: 0 up to the unit's base morale, at most 6 by VI.B.1; the

@@ -459,10 +459,14 @@ fn turn_plane(
     match f(&u) {
         Ok(s) => Ok(Done::line(s)),
         Err(TurnPlaneError::Sql(e)) => Err(Fail::Internal(ExecError::Sql(e))),
-        Err(e @ TurnPlaneError::NotBuilt(_)) => refuse(format!(
-            "{e} in this version of Adjutant; nothing was changed"
-        )),
-        #[allow(unreachable_patterns)]
+        // Unreadable stored rows and engine failures are Adjutant's fault,
+        // not the umpire's: the whole run is abandoned, as for SQL errors.
+        Err(e @ TurnPlaneError::Stored { .. }) => {
+            Err(Fail::Internal(ExecError::Internal(e.to_string())))
+        }
+        Err(TurnPlaneError::Turn(e)) if !e.is_user_error() => {
+            Err(Fail::Internal(ExecError::Internal(e.to_string())))
+        }
         Err(e) => refuse(e.to_string()),
     }
 }

@@ -146,9 +146,11 @@ impl GameDir {
     /// The number of the game's open turn.
     pub fn open_turn(&self) -> u32 {
         self.db()
-            .query_row("SELECT number FROM turns WHERE status = 'open'", [], |r| {
-                r.get(0)
-            })
+            .query_row(
+                "SELECT number FROM turns WHERE status = 'open' AND superseded_at IS NULL",
+                [],
+                |r| r.get(0),
+            )
             .unwrap()
     }
 }

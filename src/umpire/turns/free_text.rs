@@ -1,0 +1,580 @@
+//! Free-text orders (issue #8): in an umpired game a paragraph the order
+//! parser cannot read is not simply refused. It goes to the umpire as
+//! "needs interpretation" with an id, the player's words and his unit's
+//! situation as his SIDE sees it (the unit's own state, and only the enemy
+//! units his side can see now, APSoF V.C.3), and the player's receipt says
+//! so. The umpire, who reads orders as a colonel would (APSoF I.C.2),
+//! answers `INTERPRET <id>: <order in the order language>` — parsed as the
+//! player's own order against what the player's side can see, recorded in
+//! the same book (latest to a unit wins) — or `REJECT <id>: "<reason>"`.
+//! Either way the player is told.
+
+use super::{TurnPlaneError, UmpireCtx};
+use crate::game::book::{
+    BookError, record_direct_submission, record_officer_move, record_unit_order,
+};
+use crate::game::report_mail::{ReportLetter, ReportMail, live_addresses, queue_letter};
+use crate::game::snapshot::Snapshot;
+use crate::orders::{self, Item, OrderError, ParseContext};
+use crate::rules::iron_brigade::orders::UnitOrder;
+use crate::rules::iron_brigade::sight::{Activity, SightIndex, side_visibility};
+use crate::rules::iron_brigade::state::{BattleState, OfficerId, Pos, SideId, UnitId};
+use crate::scenario::Scenario;
+use crate::store::GameId;
+use rusqlite::{OptionalExtension, Transaction, params};
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+
+/// A paragraph sent to the umpire: its public id and the error it had.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Forwarded {
+    pub id: String,
+    pub error: OrderError,
+}
+
+/// Whether the game has an umpire.
+pub fn umpired(tx: &Transaction<'_>, game: GameId) -> Result<bool, rusqlite::Error> {
+    tx.query_row(
+        "SELECT umpire_address IS NOT NULL FROM games WHERE id = ?1",
+        [game.0],
+        |r| r.get(0),
+    )
+}
+
+/// What the paragraph's unit is doing, as the player's side knows it: the
+/// unit (the first of his side's units named in the paragraph) and the
+/// enemy units his side can see. Never an enemy his side cannot see.
+pub fn situation(paragraph: &str, pctx: &ParseContext<'_>) -> String {
+    let state = pctx.state;
+    let lower = paragraph.to_lowercase();
+    let mut names: Vec<(usize, UnitId)> = Vec::new();
+    for u in state.units.iter().filter(|u| u.side == pctx.side) {
+        if let Some(at) = lower.find(&u.name.to_lowercase()) {
+            names.push((at, u.id));
+        }
+    }
+    for (alias, id) in &pctx.aliases {
+        let own = state.unit(*id).is_some_and(|u| u.side == pctx.side);
+        if own && let Some(at) = find_word(&lower, &alias.to_lowercase()) {
+            names.push((at, *id));
+        }
+    }
+    names.sort();
+    let mut t = String::new();
+    match names.first().and_then(|(_, id)| state.unit(*id)) {
+        Some(u) => {
+            let _ = writeln!(
+                t,
+                "Unit: {} ({}, {} castings, combat morale {} of {}{}), {} at {:.1},{:.1} facing {:.0} degrees",
+                u.name,
+                u.arm,
+                u.castings,
+                u.combat_morale,
+                u.base_morale,
+                if u.broken { ", broken" } else { "" },
+                u.formation,
+                u.position.x,
+                u.position.y,
+                u.facing
+            );
+        }
+        None => {
+            let _ = writeln!(t, "Unit: none of his units could be recognised in it");
+        }
+    }
+    let seen: Vec<String> = pctx
+        .visible_enemies
+        .iter()
+        .filter_map(|id| state.unit(*id))
+        .map(|e| {
+            format!(
+                "{} ({}) at {:.1},{:.1}",
+                e.name, e.formation, e.position.x, e.position.y
+            )
+        })
+        .collect();
+    if seen.is_empty() {
+        let _ = writeln!(t, "His side sees no enemy now.");
+    } else {
+        let _ = writeln!(t, "His side sees: {}", seen.join("; "));
+    }
+    t
+}
+
+/// `needle` in `hay` at a word boundary.
+fn find_word(hay: &str, needle: &str) -> Option<usize> {
+    if needle.is_empty() {
+        return None;
+    }
+    hay.match_indices(needle).map(|(i, _)| i).find(|&i| {
+        let before = hay[..i].chars().next_back();
+        let after = hay[i + needle.len()..].chars().next();
+        !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+    })
+}
+
+/// Called by the order handler of an umpired game: records each paragraph
+/// the parser could not read for the umpire and, when the mail settings
+/// are known, mails it to him. Returns the ids, in the errors' order.
+#[allow(clippy::too_many_arguments)]
+pub fn forward(
+    tx: &Transaction<'_>,
+    game: GameId,
+    game_name: &str,
+    submission_id: i64,
+    player_id: i64,
+    player_name: &str,
+    turn: u32,
+    errors: &[OrderError],
+    pctx: &ParseContext<'_>,
+    mail: Option<&ReportMail>,
+    now: i64,
+) -> Result<Vec<Forwarded>, TurnPlaneError> {
+    let mut out = Vec::new();
+    for e in errors {
+        let n: i64 = tx.query_row(
+            "SELECT count(*) + 1 FROM interpretations WHERE game_id = ?1",
+            [game.0],
+            |r| r.get(0),
+        )?;
+        let id = format!("F{}-{n}", game.0);
+        let situation = situation(&e.paragraph, pctx);
+        tx.execute(
+            "INSERT INTO interpretations (public_id, game_id, submission_id, player_id, turn,
+                                          paragraph, parser_message, situation, created_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            params![
+                id,
+                game.0,
+                submission_id,
+                player_id,
+                turn,
+                e.paragraph,
+                e.to_string(),
+                situation,
+                now
+            ],
+        )?;
+        if let Some(mail) = mail {
+            let text = format!(
+                "{player_name} wrote a paragraph for turn {turn} of {game_name} that Adjutant could not read as an order.\n\
+                 It needs your interpretation.\n\n\
+                 Id: {id}\n\n\
+                 His words:\n{}\n\n\
+                 What the parser said: {e}\n\n\
+                 The unit's situation as his side sees it:\n{situation}\n\
+                 Answer with one of:\n  INTERPRET {id}: <the order in the order language>\n  REJECT {id}: \"<why>\"\n",
+                indent(&e.paragraph)
+            );
+            umpire_mail(
+                tx,
+                game,
+                game_name,
+                "needs-interpretation",
+                &id,
+                &format!("{game_name}: {player_name}'s order {id} needs interpretation"),
+                &text,
+                mail,
+                now,
+            )?;
+        }
+        out.push(Forwarded {
+            id,
+            error: e.clone(),
+        });
+    }
+    Ok(out)
+}
+
+fn indent(text: &str) -> String {
+    text.lines()
+        .map(|l| format!("    {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[allow(clippy::too_many_arguments)]
+fn umpire_mail(
+    tx: &Transaction<'_>,
+    game: GameId,
+    game_name: &str,
+    kind: &str,
+    id: &str,
+    subject: &str,
+    text: &str,
+    mail: &ReportMail,
+    now: i64,
+) -> Result<(), TurnPlaneError> {
+    let to: Option<String> = tx.query_row(
+        "SELECT umpire_address FROM games WHERE id = ?1",
+        [game.0],
+        |r| r.get(0),
+    )?;
+    let Some(to) = to.map(|a| a.trim().to_string()).filter(|a| !a.is_empty()) else {
+        return Ok(());
+    };
+    letter(
+        tx,
+        game,
+        game_name,
+        kind,
+        id,
+        &[to],
+        subject,
+        text,
+        mail,
+        now,
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+fn letter(
+    tx: &Transaction<'_>,
+    game: GameId,
+    game_name: &str,
+    kind: &str,
+    id: &str,
+    to: &[String],
+    subject: &str,
+    text: &str,
+    mail: &ReportMail,
+    now: i64,
+) -> Result<(), TurnPlaneError> {
+    queue_letter(
+        tx,
+        mail,
+        &ReportLetter {
+            game: game_name,
+            game_id: game,
+            kind,
+            id,
+            to,
+            subject,
+            text,
+            html: None,
+            png: None,
+            reply_token_for: None,
+            now,
+        },
+    )
+    .map_err(|e| TurnPlaneError::Stored {
+        what: "mail",
+        problem: e.to_string(),
+    })?;
+    Ok(())
+}
+
+/// A pending interpretation.
+struct Pending {
+    row: i64,
+    public_id: String,
+    player_id: i64,
+    player: String,
+    side: String,
+    paragraph: String,
+}
+
+fn pending(ctx: &UmpireCtx<'_, '_>, id: &str) -> Result<Pending, TurnPlaneError> {
+    let row: Option<(i64, String, i64, String, String, String, String)> = ctx
+        .tx
+        .query_row(
+            "SELECT i.id, i.public_id, i.player_id, p.name, s.name, i.paragraph, i.status
+             FROM interpretations i JOIN players p ON p.id = i.player_id
+             JOIN sides s ON s.id = p.side_id
+             WHERE i.game_id = ?1 AND i.public_id = ?2",
+            params![ctx.game_id.0, id.trim()],
+            |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                    r.get(6)?,
+                ))
+            },
+        )
+        .optional()?;
+    let Some((row, public_id, player_id, player, side, paragraph, status)) = row else {
+        return Err(TurnPlaneError::NoSuchInterpretation(id.to_string()));
+    };
+    if status != "pending" {
+        return Err(TurnPlaneError::AlreadyAnswered {
+            id: public_id,
+            status,
+        });
+    }
+    Ok(Pending {
+        row,
+        public_id,
+        player_id,
+        player,
+        side,
+        paragraph,
+    })
+}
+
+/// What a player's orders are parsed against now: the open turn's state
+/// and what his side can see in it (as intake reads his mail).
+struct PlayerView {
+    turn_id: i64,
+    turn: u32,
+    state: BattleState,
+    side: SideId,
+    officers: Vec<OfficerId>,
+    visible: BTreeSet<UnitId>,
+    aliases: BTreeMap<String, UnitId>,
+    place_aliases: BTreeMap<String, Pos>,
+    yards_per_inch: f64,
+}
+
+fn player_view(ctx: &UmpireCtx<'_, '_>, p: &Pending) -> Result<PlayerView, TurnPlaneError> {
+    let tx = ctx.tx;
+    let stored = |what: &'static str, e: String| TurnPlaneError::Stored { what, problem: e };
+    let (turn_id, turn, json): (i64, u32, String) = tx
+        .query_row(
+            "SELECT id, number, state_json FROM turns
+             WHERE game_id = ?1 AND status = 'open' AND superseded_at IS NULL",
+            [ctx.game_id.0],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .optional()?
+        .ok_or_else(|| TurnPlaneError::NoTurnToCorrect(ctx.game.to_string()))?;
+    let state = Snapshot::from_json(&json)
+        .map_err(|e| stored("snapshot", e.to_string()))?
+        .battle;
+    let side = state
+        .sides
+        .iter()
+        .find(|s| s.name.eq_ignore_ascii_case(&p.side))
+        .map(|s| s.id)
+        .unwrap_or(SideId(u8::MAX));
+    let index = SightIndex::new(&state.terrain);
+    let none = BTreeSet::new();
+    let visible = side_visibility(
+        &state,
+        &index,
+        side,
+        &Activity {
+            fired: &none,
+            moved: &none,
+        },
+    )
+    .seen
+    .keys()
+    .copied()
+    .collect();
+    let mut st = tx.prepare(
+        "SELECT rules_id FROM officers WHERE game_id = ?1 AND player_id = ?2
+         AND rules_id IS NOT NULL ORDER BY rules_id",
+    )?;
+    let officers = st
+        .query_map(params![ctx.game_id.0, p.player_id], |r| {
+            r.get::<_, u32>(0).map(OfficerId)
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut st = tx.prepare(
+        "SELECT rules_id, aliases_json FROM units WHERE game_id = ?1 AND rules_id IS NOT NULL",
+    )?;
+    let mut aliases = BTreeMap::new();
+    for row in st.query_map([ctx.game_id.0], |r| {
+        Ok((r.get::<_, u32>(0)?, r.get::<_, String>(1)?))
+    })? {
+        let (id, json) = row?;
+        for a in serde_json::from_str::<Vec<String>>(&json).unwrap_or_default() {
+            aliases.insert(a, UnitId(id));
+        }
+    }
+    let toml: String = tx.query_row(
+        "SELECT scenario_toml FROM games WHERE id = ?1",
+        [ctx.game_id.0],
+        |r| r.get(0),
+    )?;
+    let scenario = Scenario::from_toml_str(&toml, "stored scenario")
+        .map_err(|e| stored("scenario", e.to_string()))?;
+    let mut place_aliases = BTreeMap::new();
+    for l in &scenario.landmarks {
+        for a in &l.aliases {
+            place_aliases.insert(a.clone(), Pos::new(l.at.x, l.at.y));
+        }
+    }
+    Ok(PlayerView {
+        turn_id,
+        turn,
+        state,
+        side,
+        officers,
+        visible,
+        aliases,
+        place_aliases,
+        yards_per_inch: scenario.yards_per_inch,
+    })
+}
+
+/// `INTERPRET <id>: <order>`.
+pub fn interpret(ctx: &UmpireCtx<'_, '_>, id: &str, order: &str) -> Result<String, TurnPlaneError> {
+    let p = pending(ctx, id)?;
+    let view = player_view(ctx, &p)?;
+    let pctx = ParseContext {
+        state: &view.state,
+        side: view.side,
+        player_officers: view.officers.clone(),
+        visible_enemies: view.visible.clone(),
+        yards_per_inch: view.yards_per_inch,
+        turn: view.turn,
+        aliases: view.aliases.clone(),
+        place_aliases: view.place_aliases.clone(),
+        cache: Default::default(),
+    };
+    let parsed = orders::parse_mail(order, &pctx);
+    if let Some(e) = parsed.errors.first() {
+        return Err(TurnPlaneError::Interpretation(format!(
+            "`{}` does not read as {}'s order: {e}",
+            order.trim(),
+            p.player
+        )));
+    }
+    if parsed.items.is_empty() {
+        return Err(TurnPlaneError::Interpretation(format!(
+            "`{}` holds no order; write it in the order language, e.g. `10th Ohio: advance to the ford`",
+            order.trim()
+        )));
+    }
+    let book = |e: BookError| TurnPlaneError::Interpretation(e.to_string());
+    let (submission, _) =
+        record_direct_submission(ctx.tx, ctx.game_id, p.player_id, view.turn_id, ctx.now)
+            .map_err(book)?;
+    let mut lines = Vec::new();
+    for item in &parsed.items {
+        let understood = orders::normalise(item, &pctx);
+        match item {
+            Item::Unit {
+                unit,
+                issued_by,
+                follows_previous,
+                steps,
+                text,
+                ..
+            } => {
+                let timing = orders::expected_effective_turn(item, &pctx);
+                let o = UnitOrder {
+                    id: 0,
+                    unit: *unit,
+                    issued_by: *issued_by,
+                    issued_turn: view.turn,
+                    follows_previous: *follows_previous,
+                    steps: steps.clone(),
+                };
+                record_unit_order(ctx.tx, ctx.game_id, submission, &o, text, timing.turn)
+                    .map_err(book)?;
+                lines.push(format!("{understood}\n    {timing}"));
+            }
+            Item::Officer { order, text, .. } => {
+                record_officer_move(ctx.tx, ctx.game_id, submission, view.turn, order, text)
+                    .map_err(book)?;
+                lines.push(format!("{understood}\n    moves on turn {}", view.turn));
+            }
+        }
+    }
+    ctx.tx.execute(
+        "UPDATE interpretations SET status = 'interpreted', answer = ?2, answered_by = ?3,
+                answered_at = ?4, answer_submission_id = ?5 WHERE id = ?1",
+        params![p.row, order.trim(), ctx.actor, ctx.now, submission],
+    )?;
+    let mut text = format!(
+        "Adjutant could not read this paragraph of your orders ({}), so the umpire read it:\n\n{}\n\n\
+         He took it as:\n",
+        p.public_id,
+        indent(&p.paragraph)
+    );
+    for l in &lines {
+        let _ = writeln!(text, "  * {l}");
+    }
+    let _ = writeln!(
+        text,
+        "\nIt counts for turn {} like any order of yours: the latest order to each unit wins.",
+        view.turn
+    );
+    tell_player(
+        ctx,
+        &p,
+        "interpretation",
+        &format!("{}: the umpire read your order {}", ctx.game, p.public_id),
+        &text,
+    )?;
+    Ok(format!(
+        "{} entered as {}'s order for turn {}: {}; he has been told",
+        p.public_id,
+        p.player,
+        view.turn,
+        lines
+            .iter()
+            .map(|l| l.lines().next().unwrap_or_default())
+            .collect::<Vec<_>>()
+            .join("; ")
+    ))
+}
+
+/// `REJECT <id>: "<reason>"`.
+pub fn reject(ctx: &UmpireCtx<'_, '_>, id: &str, reason: &str) -> Result<String, TurnPlaneError> {
+    let p = pending(ctx, id)?;
+    if reason.trim().is_empty() {
+        return Err(TurnPlaneError::Interpretation(
+            "say why: REJECT <id>: \"<reason>\"".to_string(),
+        ));
+    }
+    ctx.tx.execute(
+        "UPDATE interpretations SET status = 'rejected', answer = ?2, answered_by = ?3,
+                answered_at = ?4 WHERE id = ?1",
+        params![p.row, reason.trim(), ctx.actor, ctx.now],
+    )?;
+    let text = format!(
+        "Adjutant could not read this paragraph of your orders ({}), and the umpire could not take it as an order either:\n\n{}\n\n\
+         The umpire says: {}\n\n\
+         Your units keep the orders they had. Send the order again in other words if you still want it.\n",
+        p.public_id,
+        indent(&p.paragraph),
+        reason.trim()
+    );
+    tell_player(
+        ctx,
+        &p,
+        "interpretation",
+        &format!(
+            "{}: the umpire could not read your order {}",
+            ctx.game, p.public_id
+        ),
+        &text,
+    )?;
+    Ok(format!(
+        "{} rejected; {} has been told why",
+        p.public_id, p.player
+    ))
+}
+
+fn tell_player(
+    ctx: &UmpireCtx<'_, '_>,
+    p: &Pending,
+    kind: &str,
+    subject: &str,
+    text: &str,
+) -> Result<(), TurnPlaneError> {
+    let to = live_addresses(ctx.tx, p.player_id)?;
+    if to.is_empty() {
+        tracing::warn!(game = ctx.game, player = %p.player, "every address of the player bounces; answer not mailed");
+        return Ok(());
+    }
+    letter(
+        ctx.tx,
+        ctx.game_id,
+        ctx.game,
+        kind,
+        &p.public_id,
+        &to,
+        subject,
+        text,
+        ctx.mail,
+        ctx.now,
+    )
+}
