@@ -22,6 +22,7 @@
 use super::clock::format_local;
 use super::report_mail::{
     ReportLetter, ReportMail, ReportMailError, compose_letter, live_addresses, queue_letter,
+    queue_umpire_letter,
 };
 use super::snapshot::Snapshot;
 use crate::dice::Roll;
@@ -235,7 +236,7 @@ pub fn issue_turn_reports(
                 t.state.turn.saturating_sub(1),
                 report.text
             );
-            queue_letter(
+            queue_umpire_letter(
                 tx,
                 mail,
                 &ReportLetter {
@@ -246,6 +247,7 @@ pub fn issue_turn_reports(
                     reply_token_for: None,
                     ..letter
                 },
+                t.state.turn,
             )?;
             done.queued += 1;
         }
@@ -278,7 +280,9 @@ pub fn issue_turn_reports(
     if !umpire_to.is_empty() {
         let to = umpire_to.clone();
         let id = format!("{}{suffix}", t.state.turn);
-        let outbound = queue_letter(
+        // His own reply token (for the new turn) in Reply-To: answering
+        // the report with RELEASE, SET or REDO is enough to be recognised.
+        let outbound = queue_umpire_letter(
             tx,
             mail,
             &ReportLetter {
@@ -294,6 +298,7 @@ pub fn issue_turn_reports(
                 reply_token_for: None,
                 now: t.now,
             },
+            t.state.turn,
         )?;
         link_mail(tx, report_id, outbound)?;
         done.queued += 1;
