@@ -117,6 +117,8 @@ pub fn battle_state_from_scenario(s: &Scenario) -> BattleState {
         terrain: terrain(s),
         options: options(&s.options),
         replacements: Vec::new(),
+        scale: scale(s),
+        sfrm: Default::default(),
     }
 }
 
@@ -219,6 +221,19 @@ fn options(o: &scenario::Options) -> st::Options {
         regimental_command: o.is_on("regimental-command-loss"),
         snipers: o.is_on("skirmishers"),
         alternate_fire: o.is_on("alternate-fire-tables"),
+        sfrm_officer_casualties: o.is_on("sfrm-officer-casualties"),
+        courier_orders: o.is_on("courier-orders"),
+    }
+}
+
+/// The scenario's scale when it is not Iron Brigade's (which the state
+/// assumes when none is given), for SFRM messengers' speed.
+fn scale(s: &Scenario) -> Option<crate::rules::sfrm::Scale> {
+    let ib = crate::rules::sfrm::Scale::IRON_BRIGADE;
+    if s.yards_per_inch == ib.yards_per_inch && s.minutes_per_turn == ib.minutes_per_turn {
+        None
+    } else {
+        crate::rules::sfrm::Scale::new(s.yards_per_inch, s.minutes_per_turn).ok()
     }
 }
 

@@ -201,6 +201,12 @@ fn active(battle: &BattleState, id: OfficerId) -> Result<&Officer, DispatchError
 }
 
 impl DispatchState {
+    /// No correspondence at all: nothing written, nobody riding, no
+    /// penalties (the battle state leaves it out of its JSON then).
+    pub fn is_empty(&self) -> bool {
+        *self == DispatchState::default()
+    }
+
     fn new_messenger(
         &mut self,
         side: SideId,
