@@ -10,6 +10,7 @@
 use super::kinds::{Formation, OfficerRating};
 use super::sight::Visibility;
 use super::state::{OfficerId, Pos, SideId, UnitId};
+use crate::rules::sfrm::DispatchEvent;
 use serde::{Deserialize, Serialize};
 
 /// A unit as named in an event.
@@ -244,6 +245,10 @@ pub enum Event {
         with_unit: UnitRef,
         roll: u8,
     },
+    /// SFRM correspondence: dispatches and messengers. Who may be told is
+    /// the dispatch event's own rule ([`DispatchEvent::visible_to`]): the
+    /// sender's side never learns of a capture or a loss.
+    Sfrm { sfrm: DispatchEvent },
 }
 
 impl Event {
@@ -302,6 +307,9 @@ impl Event {
             | Event::FacingChanged { unit, .. }
             | Event::LyingDown { unit, .. }
             | Event::Pinned { unit, .. } => vec![u(unit)],
+            // Officers and riders by id only; visibility is the dispatch
+            // event's own (see `visible_to`).
+            Event::Sfrm { .. } => Vec::new(),
         }
     }
 
@@ -583,6 +591,7 @@ impl Event {
                 "{} comes through the fire on {} unhurt.",
                 officer.name, with_unit.name
             ),
+            Event::Sfrm { sfrm } => sfrm.describe(),
         }
     }
 }
@@ -594,6 +603,9 @@ impl Event {
 /// of the turn. Enemy officers are never in [`Visibility`], so an event
 /// about an enemy officer alone is not told.
 pub fn visible_to(side: SideId, event: &Event, visibility: &Visibility) -> bool {
+    if let Event::Sfrm { sfrm } = event {
+        return sfrm.visible_to(side);
+    }
     let parties = event.parties();
     if event.is_private() {
         return parties.first().is_some_and(|(_, s)| *s == side);

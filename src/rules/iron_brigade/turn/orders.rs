@@ -250,6 +250,7 @@ mod tests {
                 order(3, 3, 1, false),
             ],
             officer_moves: vec![],
+            dispatches: vec![],
         };
         let (book, _) = run(&s, OrderBook::default(), orders, &[]);
         let eff = |u: u32| book.units[&UnitId(u)][0].effective_turn;
@@ -269,6 +270,7 @@ mod tests {
                 order(3, 3, 2, false),
             ],
             officer_moves: vec![],
+            dispatches: vec![],
         };
         let (book, events) = run(&s, OrderBook::default(), orders, &[4, 5, 6]);
         assert_eq!(book.units[&UnitId(1)][0].effective_turn, 3);
@@ -306,6 +308,7 @@ mod tests {
         let orders = TurnOrders {
             unit_orders: vec![order(12, 3, 1, false)],
             officer_moves: vec![],
+            dispatches: vec![],
         };
         let (b, events) = run(&s, book.clone(), orders, &[]);
         let ids: Vec<u64> = b.units[&UnitId(3)].iter().map(|x| x.order.id).collect();
@@ -318,6 +321,7 @@ mod tests {
         let orders = TurnOrders {
             unit_orders: vec![order(13, 3, 1, true)],
             officer_moves: vec![],
+            dispatches: vec![],
         };
         let (b, _) = run(&s, book, orders, &[]);
         let ids: Vec<u64> = b.units[&UnitId(3)].iter().map(|x| x.order.id).collect();
@@ -330,6 +334,7 @@ mod tests {
         let orders = TurnOrders {
             unit_orders: vec![order(1, 9, 1, false)],
             officer_moves: vec![],
+            dispatches: vec![],
         };
         assert_eq!(
             validate(&s, &orders),
@@ -339,6 +344,7 @@ mod tests {
         let orders = TurnOrders {
             unit_orders: vec![order(1, 1, 2, false)],
             officer_moves: vec![],
+            dispatches: vec![],
         };
         assert!(matches!(
             validate(&s, &orders),
