@@ -161,6 +161,8 @@ fn turn_orders(
         }
         ids.push(id);
     }
+    // SFRM dispatches written for this turn leave with their messengers.
+    orders.dispatches = super::dispatches::turn_dispatches(tx, game_id, turn)?;
     Ok((orders, ids))
 }
 
@@ -238,6 +240,8 @@ fn process_in(
             super::cycle::next_deadline(tx, game_id, now)
         ],
     )?;
+
+    super::dispatches::record_outcome(tx, game_id, &next.battle, &outcome.events, turn.number)?;
 
     issue_turn_reports(
         tx,

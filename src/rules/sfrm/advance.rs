@@ -328,6 +328,7 @@ fn deliver(
                 let was_captured = matches!(d.status, DispatchStatus::Captured { .. });
                 d.status = DispatchStatus::Delivered { turn };
                 d.holder = Holder::Officer(o.id);
+                d.received_turn = Some(turn);
                 if was_captured {
                     events.push(DispatchEvent::PassedToEnemyGeneral {
                         dispatch: *did,
@@ -482,6 +483,7 @@ fn capture(
             if let Some(d) = s.dispatches.get_mut(did) {
                 d.status = DispatchStatus::Delivered { turn };
                 d.holder = Holder::Officer(captor.id);
+                d.received_turn = Some(turn);
             }
             events.push(DispatchEvent::PassedToEnemyGeneral {
                 dispatch: *did,

@@ -74,6 +74,11 @@ pub struct Dispatch {
     /// Set once the enemy took it; stays set after they deliver and read it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub captured: Option<Capture>,
+    /// The turn it last reached an officer (for a captured dispatch: one of
+    /// the captors' generals), kept after it is read so reports can say
+    /// when it was received.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub received_turn: Option<u32>,
 }
 
 /// Where a messenger rides.
@@ -318,6 +323,7 @@ impl DispatchState {
                 status: DispatchStatus::InTransit,
                 holder: Holder::Messenger(m),
                 captured: None,
+                received_turn: None,
             },
         );
         Ok((
@@ -467,6 +473,7 @@ impl DispatchState {
                 Some(c) => {
                     d.holder = Holder::Officer(c);
                     d.status = DispatchStatus::Delivered { turn };
+                    d.received_turn = Some(turn);
                     events.push(DispatchEvent::PassedToEnemyGeneral {
                         dispatch: d.id,
                         officer: c,
