@@ -203,10 +203,7 @@ pub fn record_outcome(
             push_point(&mut carrier.route, at);
         }
         let (messenger, position) = match d.holder {
-            Holder::Messenger(m) => (
-                Some(m.0),
-                state.sfrm.messengers.get(&m).map(|m| m.position),
-            ),
+            Holder::Messenger(m) => (Some(m.0), state.sfrm.messengers.get(&m).map(|m| m.position)),
             Holder::Officer(o) => (None, state.officer(o).map(|o| o.position)),
             Holder::Nobody => (None, carrier.route.last().copied()),
         };
@@ -217,7 +214,13 @@ pub fn record_outcome(
         carrier.position = position;
         let taken = d
             .captured
-            .map(|c| format!("captured by the {} on turn {}; ", side_name(c.by_side), c.turn))
+            .map(|c| {
+                format!(
+                    "captured by the {} on turn {}; ",
+                    side_name(c.by_side),
+                    c.turn
+                )
+            })
             .unwrap_or_default();
         carrier.fate = match d.status {
             DispatchStatus::InTransit => format!(
@@ -226,7 +229,9 @@ pub fn record_outcome(
                 name(d.to)
             ),
             DispatchStatus::Delivered { turn } => match d.holder {
-                Holder::Officer(o) => format!("{taken}delivered unread to {} on turn {turn}", name(o)),
+                Holder::Officer(o) => {
+                    format!("{taken}delivered unread to {} on turn {turn}", name(o))
+                }
                 _ => format!("{taken}delivered on turn {turn}"),
             },
             DispatchStatus::Read { turn } => {
@@ -260,7 +265,10 @@ pub fn record_outcome(
                         Event::Sfrm {
                             sfrm:
                                 DispatchEvent::Casualty {
-                                    messenger, result, roll, ..
+                                    messenger,
+                                    result,
+                                    roll,
+                                    ..
                                 },
                         } if *messenger == d.carried_by => {
                             Some(format!(" (SFRM Table 3 roll {roll}: {result:?})"))
@@ -407,4 +415,168 @@ fn name_of(state: &BattleState, id: OfficerId) -> String {
     state
         .officer(id)
         .map_or_else(|| format!("officer {}", id.0), |o| o.name.clone())
+}
+
+/// The dispatches section of one player's report (pure): what his own
+/// officers hold and what his general wrote, never where a rider is or
+/// what became of him (SFRM: the sender is not told of a loss).
+///
+/// - unread at one of his officers: "arrived on turn N (unread)", no text —
+///   except captured enemy papers, shown only once read;
+/// - read this turn (`played`): the text, with when written and received;
+/// - written by his officers this turn: that a messenger carries it, or
+///   why it was not sent.
+pub fn report_entries(
+    state: &BattleState,
+    side: crate::rules::iron_brigade::state::SideId,
+    his_officers: &[OfficerId],
+    events: &[Event],
+    played: u32,
+    clock: &dyn Fn(u32) -> String,
+) -> Vec<crate::report::Dispatch> {
+    let his = |o: OfficerId| {
+        state.officer(o).is_some_and(|x| x.side == side)
+            && (his_officers.is_empty() || his_officers.contains(&o))
+    };
+    let name = |id: OfficerId| name_of(state, id);
+    let mut out = Vec::new();
+    for e in events {
+        let Event::Sfrm { sfrm } = e else { continue };
+        match sfrm {
+            DispatchEvent::Sent {
+                dispatch, from, to, ..
+            } if his(*from) => {
+                let text = state
+                    .sfrm
+                    .dispatches
+                    .get(dispatch)
+                    .map(|d| d.text.clone())
+                    .unwrap_or_default();
+                out.push(crate::report::Dispatch {
+                    from: name(*from),
+                    status: format!(
+                        "written to {} on turn {played} ({}); a messenger carries it",
+                        name(*to),
+                        clock(played)
+                    ),
+                    text,
+                });
+            }
+            DispatchEvent::NotSent {
+                from, to, reason, ..
+            } if his(*from) => out.push(crate::report::Dispatch {
+                from: name(*from),
+                status: format!("to {}, not sent: {reason}", name(*to)),
+                text: String::new(),
+            }),
+            _ => {}
+        }
+    }
+    for d in state.sfrm.dispatches.values() {
+        let Holder::Officer(h) = d.holder else {
+            continue;
+        };
+        if !his(h) {
+            continue;
+        }
+        let enemy = d.captured.is_some_and(|c| c.by_side == side);
+        let from = if enemy {
+            format!(
+                "{} (a captured enemy dispatch addressed to {})",
+                name(d.from),
+                name(d.to)
+            )
+        } else {
+            name(d.from)
+        };
+        match d.status {
+            DispatchStatus::Delivered { turn } if !enemy => out.push(crate::report::Dispatch {
+                from,
+                status: format!(
+                    "arrived on turn {turn} ({}) to {} (unread)",
+                    clock(turn),
+                    name(h)
+                ),
+                text: String::new(),
+            }),
+            DispatchStatus::Read { turn } if turn == played => {
+                let got = d
+                    .received_turn
+                    .map(|r| format!(", received turn {r} ({})", clock(r)))
+                    .unwrap_or_default();
+                out.push(crate::report::Dispatch {
+                    from,
+                    status: format!(
+                        "read by {} on turn {turn}; written turn {} ({}){got}",
+                        name(h),
+                        d.written_turn,
+                        clock(d.written_turn)
+                    ),
+                    text: d.text.clone(),
+                });
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Every dispatch's route and fate from the store's rows, for the umpire.
+pub fn umpire_lines(tx: &Transaction<'_>, game: GameId) -> Result<Vec<String>, rusqlite::Error> {
+    let mut st = tx.prepare_cached(
+        "SELECT d.id, f.name, t.name, d.written_turn, d.status, d.carrier_json, d.text
+         FROM dispatches d
+         JOIN officers f ON f.id = d.from_officer_id
+         JOIN officers t ON t.id = d.to_officer_id
+         WHERE d.game_id = ?1 ORDER BY d.id",
+    )?;
+    let rows = st
+        .query_map([game.0], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, u32>(3)?,
+                r.get::<_, String>(4)?,
+                r.get::<_, Option<String>>(5)?,
+                r.get::<_, String>(6)?,
+            ))
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(rows
+        .into_iter()
+        .map(|(id, from, to, written, status, json, text)| {
+            umpire_line(id, &from, &to, written, &status, json.as_deref(), &text)
+        })
+        .collect())
+}
+
+/// One dispatch for the umpire: who, when, status, fate and route.
+pub fn umpire_line(
+    id: i64,
+    from: &str,
+    to: &str,
+    written: u32,
+    status: &str,
+    carrier_json: Option<&str>,
+    text: &str,
+) -> String {
+    let c = carrier(carrier_json).unwrap_or_default();
+    let route = if c.route.is_empty() {
+        "not yet ridden".to_string()
+    } else {
+        c.route
+            .iter()
+            .map(|p| format!("({:.1}, {:.1})", p.x, p.y))
+            .collect::<Vec<_>>()
+            .join(" → ")
+    };
+    let fate = if c.fate.is_empty() {
+        "waiting for its turn to be played".to_string()
+    } else {
+        c.fate
+    };
+    format!(
+        "#{id} {from} to {to}, written turn {written} [{status}]: {fate}. Route: {route}. Text: \"{text}\""
+    )
 }

@@ -248,7 +248,9 @@ pub enum Event {
     /// SFRM correspondence: dispatches and messengers. Who may be told is
     /// the dispatch event's own rule ([`DispatchEvent::visible_to`]): the
     /// sender's side never learns of a capture or a loss.
-    Sfrm { sfrm: DispatchEvent },
+    Sfrm {
+        sfrm: DispatchEvent,
+    },
 }
 
 impl Event {

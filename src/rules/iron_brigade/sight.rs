@@ -72,9 +72,9 @@ pub struct SeenBy {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Visibility {
     pub seen: BTreeMap<UnitId, SeenBy>,
-    /// Enemy SFRM messenger elements the side can see (a rider is a real
-    /// piece on the table, SFRM "Organisation"). Left out of the JSON while
-    /// empty, so sightings without messengers keep their bytes.
+    /// SFRM messenger elements (either side's) the side can see: a rider
+    /// is a real piece on the table (SFRM "Organisation"). Left out of the
+    /// JSON while empty, so sightings without messengers keep their bytes.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub messengers: BTreeMap<crate::rules::sfrm::MessengerId, SeenBy>,
 }
@@ -528,8 +528,10 @@ pub fn sees_point(index: &SightIndex, eye: Pos, at: Pos) -> bool {
     index.woods_along_until(eye, at, WOODS_SIGHT) <= WOODS_SIGHT
 }
 
-/// The enemy messengers `side` can see, each with its nearest observer
-/// (ties to the earlier observer: units in state order, then officers).
+/// The messengers `side` can see — its own riders too, since a rider out
+/// of his own side's sight is not watched (docs/rulings-sfrm.md) — each
+/// with its nearest observer (ties to the earlier observer: units in state
+/// order, then officers).
 pub fn messengers_seen(
     state: &BattleState,
     index: &SightIndex,
@@ -549,7 +551,7 @@ pub fn messengers_seen(
             .filter(|o| o.status == OfficerStatus::Active)
             .map(|o| (Observer::Officer(o.id), o.position)),
     );
-    for m in state.sfrm.messengers.values().filter(|m| m.side != side) {
+    for m in state.sfrm.messengers.values() {
         let mut best: Option<SeenBy> = None;
         for (observer, eye) in &observers {
             let d = eye.distance(m.position);

@@ -183,7 +183,9 @@ impl DispatchEvent {
                 .join(", ")
         };
         match self {
-            Sent { dispatch, from, to, .. } => format!(
+            Sent {
+                dispatch, from, to, ..
+            } => format!(
                 "Dispatch #{} written by officer {} to officer {}.",
                 dispatch.0, from.0, to.0
             ),
@@ -197,7 +199,10 @@ impl DispatchEvent {
                 format!("Messenger {} sets off from {}.", messenger.0, p(at))
             }
             Moved {
-                messenger, from, to, ..
+                messenger,
+                from,
+                to,
+                ..
             } => format!(
                 "Messenger {} rides from {} to {}.",
                 messenger.0,
@@ -272,10 +277,9 @@ impl DispatchEvent {
                 messenger.0,
                 ids(dispatches)
             ),
-            OrderUndeliverable { order, unit, .. } => format!(
-                "Courier order #{order}: unit {} is off the table.",
-                unit.0
-            ),
+            OrderUndeliverable { order, unit, .. } => {
+                format!("Courier order #{order}: unit {} is off the table.", unit.0)
+            }
             PassedToEnemyGeneral {
                 dispatch, officer, ..
             } => format!(

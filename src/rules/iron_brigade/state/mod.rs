@@ -418,7 +418,10 @@ pub struct BattleState {
     /// penalties. Part of the snapshot so the pure turn and replay carry it;
     /// left out of the JSON while empty, so a battle without dispatches
     /// serialises exactly as before SFRM was wired in.
-    #[serde(default, skip_serializing_if = "crate::rules::sfrm::DispatchState::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "crate::rules::sfrm::DispatchState::is_empty"
+    )]
     pub sfrm: crate::rules::sfrm::DispatchState,
 }
 
@@ -486,7 +489,8 @@ impl BattleState {
     /// The scale SFRM speeds are converted with: the scenario's, or Iron
     /// Brigade's.
     pub fn scale(&self) -> crate::rules::sfrm::Scale {
-        self.scale.unwrap_or(crate::rules::sfrm::Scale::IRON_BRIGADE)
+        self.scale
+            .unwrap_or(crate::rules::sfrm::Scale::IRON_BRIGADE)
     }
 
     pub fn officers_of(&self, side: SideId) -> impl Iterator<Item = &Officer> {
