@@ -42,6 +42,12 @@ pub enum RollKind {
     FireOrder,
     /// When a replacement officer arrives (APSoF V.H.3).
     OfficerReplacement,
+    /// A general's roll to read a dispatch he holds: d6 ≤ command ability
+    /// (SFRM Table 2, "Discussions of Strategy & Tactics During Play").
+    SfrmRead,
+    /// One die of the 2d6 on SFRM Table 3, "Officer Casualties" (a
+    /// messenger contacted or fired upon).
+    SfrmCasualty,
     /// Anything else; say what in the note.
     Other,
 }
@@ -59,6 +65,8 @@ impl RollKind {
             RollKind::OfficerHit => "officer-hit",
             RollKind::FireOrder => "fire-order",
             RollKind::OfficerReplacement => "officer-replacement",
+            RollKind::SfrmRead => "sfrm-read",
+            RollKind::SfrmCasualty => "sfrm-casualty",
             RollKind::Other => "other",
         }
     }
