@@ -179,4 +179,37 @@ fn a_dispatch_is_sent_carried_delivered_read_and_answered() {
         )
         .unwrap();
     assert!(route.contains("\"route\""), "{route}");
+
+    // Replay re-adjudicates every turn from the archive, dispatches
+    // included, byte for byte.
+    let out = common::adjutant(g.dir.path())
+        .args(["replay", "letters"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    // The exported archive shows the first dispatch's route, turn by turn.
+    let site = g.path("site");
+    common::adjutant(g.dir.path())
+        .args(["archive", "export", "letters", "--out"])
+        .arg(&site)
+        .assert()
+        .success();
+    let mut pages = String::new();
+    for e in std::fs::read_dir(&site).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "html") {
+            pages.push_str(&std::fs::read_to_string(&p).unwrap());
+        }
+    }
+    let pages = pages.replace("&#39;", "'").replace("&amp;", "&");
+    assert!(
+        pages.contains("Colonel Hale (24.0, 8.0) → (24.0, 8.0) → (12.0, 8.0)"),
+        "the route is in the archive"
+    );
 }
