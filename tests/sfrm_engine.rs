@@ -89,10 +89,12 @@ fn play(
 ) -> Vec<TurnOutcome> {
     let mut outs = Vec::new();
     let mut orders = first;
+    let mut book = OrderBook::default();
     for _ in 0..max {
-        let out = resolve_turn(&state, &OrderBook::default(), &orders, d).unwrap();
+        let out = resolve_turn(&state, &book, &orders, d).unwrap();
         orders = TurnOrders::default();
         state = out.state.clone();
+        book = out.book.clone();
         outs.push(out);
         if stop(&state) {
             break;
@@ -423,4 +425,107 @@ fn a_dispatch_from_a_general_off_the_field_is_not_sent_and_he_is_told_why() {
     assert!(out.state.sfrm.dispatches.is_empty());
     assert!(sfrm(&out).iter().any(|e| matches!(e,
         DispatchEvent::NotSent { side, .. } if *side == UNION)));
+}
+
+/// Courier orders (scenario option): McDowell orders his regiment 40"
+/// away to face east. Beyond 24", so a messenger carries it: 12" a turn,
+/// within 1" of the regiment's footprint in the 4th turn, in force from
+/// the 5th — instead of APSoF I.C.1's "two turns later" (turn 3).
+#[test]
+fn courier_orders_arrive_by_messenger_and_take_effect_the_turn_after() {
+    use adjutant::rules::iron_brigade::orders::{Action, Direction, Step, Trigger, UnitOrder};
+    let mut b = field();
+    b.options.courier_orders = true;
+    let mut reg = Unit::infantry(10, "2nd Wisconsin", 0, 20, Pos::new(0.0, 40.0), 0.0);
+    reg.commander = Some(OfficerId(1));
+    b.units = vec![reg];
+    let order = UnitOrder {
+        id: 7,
+        unit: adjutant::rules::iron_brigade::state::UnitId(10),
+        issued_by: OfficerId(1),
+        issued_turn: 1,
+        follows_previous: false,
+        steps: vec![Step {
+            trigger: Trigger::Then,
+            action: Action::Face(Direction::Degrees(90.0)),
+        }],
+    };
+    let first = TurnOrders {
+        unit_orders: vec![order],
+        ..TurnOrders::default()
+    };
+    let mut d = dice(&[]);
+    let outs = play(b, first, &mut d, 6, |s| {
+        s.unit(adjutant::rules::iron_brigade::state::UnitId(10))
+            .unwrap()
+            .facing
+            == 90.0
+    });
+    // Turn 1: no booking, a courier leaves.
+    assert!(
+        !outs[0]
+            .events
+            .iter()
+            .any(|e| matches!(e, Event::OrderBooked { .. }))
+    );
+    assert!(
+        sfrm(&outs[0])
+            .iter()
+            .any(|e| matches!(e, DispatchEvent::OrderSent { order: 7, .. }))
+    );
+    // He arrives in turn 4; the order is booked from turn 5 and obeyed then.
+    let arrived = outs
+        .iter()
+        .position(|o| {
+            sfrm(o)
+                .iter()
+                .any(|e| matches!(e, DispatchEvent::OrderArrived { order: 7, .. }))
+        })
+        .unwrap();
+    assert_eq!(arrived + 1, 4, "arrives in turn 4");
+    assert!(outs[3].events.iter().any(|e| matches!(
+        e,
+        Event::OrderBooked {
+            order: 7,
+            effective_turn: 5,
+            ..
+        }
+    )));
+    assert_eq!(outs.len(), 5, "faces east in turn 5");
+    assert!(d.log().is_empty(), "no die: no enemy met, no read roll");
+}
+
+/// Without the option the same order waits APSoF I.C.1's two turns.
+#[test]
+fn without_courier_orders_the_apsof_delay_stands() {
+    use adjutant::rules::iron_brigade::orders::{Action, Direction, Step, Trigger, UnitOrder};
+    let mut b = field();
+    let mut reg = Unit::infantry(10, "2nd Wisconsin", 0, 20, Pos::new(0.0, 40.0), 0.0);
+    reg.commander = Some(OfficerId(1));
+    b.units = vec![reg];
+    let order = UnitOrder {
+        id: 7,
+        unit: adjutant::rules::iron_brigade::state::UnitId(10),
+        issued_by: OfficerId(1),
+        issued_turn: 1,
+        follows_previous: false,
+        steps: vec![Step {
+            trigger: Trigger::Then,
+            action: Action::Face(Direction::Degrees(90.0)),
+        }],
+    };
+    let first = TurnOrders {
+        unit_orders: vec![order],
+        ..TurnOrders::default()
+    };
+    let out = resolve_turn(&b, &OrderBook::default(), &first, &mut dice(&[])).unwrap();
+    assert!(out.events.iter().any(|e| matches!(
+        e,
+        Event::OrderBooked {
+            order: 7,
+            effective_turn: 3,
+            ..
+        }
+    )));
+    assert!(out.state.sfrm.is_empty());
 }

@@ -110,5 +110,6 @@ pub(crate) fn ride(ctx: &mut Ctx<'_>) -> Result<(), TurnError> {
     ctx.state.sfrm = next;
     ctx.events
         .extend(events.into_iter().map(|sfrm| Event::Sfrm { sfrm }));
+    super::orders::book_courier_arrivals(ctx);
     Ok(())
 }
