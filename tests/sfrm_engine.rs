@@ -529,3 +529,94 @@ fn without_courier_orders_the_apsof_delay_stands() {
     )));
     assert!(out.state.sfrm.is_empty());
 }
+
+/// The exchange of tests/turn.rs `v_h_officer_hit_in_the_line_of_fire_is_
+/// replaced_later` (the 3rd Tennessee and the 10th Ohio 6" apart, Colonel
+/// Hale in the line of fire, his V.H.2 die a 6), with the scenario option
+/// `sfrm-officer-casualties` on: SFRM Table 3 then says what the hit does.
+fn exchange() -> BattleState {
+    use adjutant::rules::iron_brigade::kinds::Formation;
+    use adjutant::rules::iron_brigade::state::{Ranks, UnitId};
+    let sc = adjutant::scenario::load(std::path::Path::new("scenarios/training.toml")).unwrap();
+    let mut s = adjutant::game::battle_state_from_scenario(&sc);
+    s.units.retain(|u| u.id == UnitId(1) || u.id == UnitId(5));
+    for u in &mut s.units {
+        u.formation = Formation::Line;
+        u.formed_ranks = Ranks::Two;
+        u.first_fire_done = true;
+        u.marks.been_under_fire = true;
+    }
+    s.unit_mut(UnitId(1)).unwrap().position = Pos::new(24.0, 16.0);
+    let r = s.unit_mut(UnitId(5)).unwrap();
+    r.position = Pos::new(24.0, 22.0);
+    r.facing = 180.0;
+    s.options.sfrm_officer_casualties = true;
+    s
+}
+
+/// The fire dice of that exchange up to and including Hale's V.H.2 die.
+const UP_TO_HIT: [u8; 16] = [5, 2, 4, 4, 4, 4, 5, 5, 5, 6, 6, 6, 4, 4, 5, 6];
+
+#[test]
+fn sfrm_officer_casualties_a_wound_leaves_the_general_in_command() {
+    // Table 3: 4 + 6 = 10, scalp wound: he stays, −1 command range and
+    // ability; no replacement is rolled.
+    let mut values = UP_TO_HIT.to_vec();
+    values.extend([4, 6]);
+    let mut d = dice(&values);
+    let out = resolve_turn(
+        &exchange(),
+        &OrderBook::default(),
+        &TurnOrders::default(),
+        &mut d,
+    )
+    .unwrap();
+    assert_eq!(d.remaining(), 0);
+    let hale = out.state.officer(OfficerId(1)).unwrap();
+    assert_eq!(
+        hale.status,
+        adjutant::rules::iron_brigade::state::OfficerStatus::Active
+    );
+    assert!(out.state.replacements.is_empty());
+    assert_eq!(out.state.sfrm.penalties[&OfficerId(1)].command_ability, 1);
+    assert!(out.events.iter().any(|e| matches!(
+        e,
+        Event::OfficerCasualty {
+            roll: 10,
+            removed: false,
+            captured_by: None,
+            ..
+        }
+    )));
+    let kinds: Vec<RollKind> = d
+        .log()
+        .iter()
+        .rev()
+        .take(2)
+        .map(|r| r.purpose.kind)
+        .collect();
+    assert_eq!(kinds, vec![RollKind::SfrmCasualty, RollKind::SfrmCasualty]);
+}
+
+#[test]
+fn sfrm_officer_casualties_twelve_kills_and_v_h_3_replaces_him() {
+    // Table 3: 6 + 6 = 12, killed outright; then V.H.3 as before: delay
+    // die 3 (one turn late), quality die 1 (a hero).
+    let mut values = UP_TO_HIT.to_vec();
+    values.extend([6, 6, 3, 1]);
+    let mut d = dice(&values);
+    let out = resolve_turn(
+        &exchange(),
+        &OrderBook::default(),
+        &TurnOrders::default(),
+        &mut d,
+    )
+    .unwrap();
+    assert_eq!(d.remaining(), 0);
+    assert_eq!(
+        out.state.officer(OfficerId(1)).unwrap().status,
+        adjutant::rules::iron_brigade::state::OfficerStatus::Killed
+    );
+    assert_eq!(out.state.replacements.len(), 1);
+    assert_eq!(out.state.replacements[0].arrives_turn, 3);
+}

@@ -10,7 +10,7 @@
 use super::kinds::{Formation, OfficerRating};
 use super::sight::Visibility;
 use super::state::{OfficerId, Pos, SideId, UnitId};
-use crate::rules::sfrm::DispatchEvent;
+use crate::rules::sfrm::{CasualtyResult, DispatchEvent};
 use serde::{Deserialize, Serialize};
 
 /// A unit as named in an event.
@@ -245,6 +245,17 @@ pub enum Event {
         with_unit: UnitRef,
         roll: u8,
     },
+    /// SFRM Table 3 for a general hit under APSoF V.H (scenario option
+    /// `sfrm-officer-casualties`): what the hit did. `removed`: he leaves
+    /// the field (dead, carried off or taken) and V.H.3 replaces him.
+    OfficerCasualty {
+        officer: OfficerRef,
+        with_unit: UnitRef,
+        roll: u8,
+        result: crate::rules::sfrm::CasualtyResult,
+        removed: bool,
+        captured_by: Option<SideId>,
+    },
     /// SFRM correspondence: dispatches and messengers. Who may be told is
     /// the dispatch event's own rule ([`DispatchEvent::visible_to`]): the
     /// sender's side never learns of a capture or a loss.
@@ -293,6 +304,9 @@ impl Event {
                 officer, with_unit, ..
             }
             | Event::OfficerMissed {
+                officer, with_unit, ..
+            }
+            | Event::OfficerCasualty {
                 officer, with_unit, ..
             } => vec![o(officer), u(with_unit)],
             Event::OrderNotCarriedOut { unit, .. }
@@ -593,6 +607,44 @@ impl Event {
                 "{} comes through the fire on {} unhurt.",
                 officer.name, with_unit.name
             ),
+            Event::OfficerCasualty {
+                officer,
+                roll,
+                result,
+                removed,
+                captured_by,
+                ..
+            } => {
+                let what = match result {
+                    CasualtyResult::ShotThroughChest => {
+                        "is shot through the chest and will not live"
+                    }
+                    CasualtyResult::LosesLeg => "is hit in the knee and carried to the rear",
+                    CasualtyResult::ThighWound => "is wounded in the thigh but keeps command",
+                    CasualtyResult::HorseShot => "has his horse shot from under him",
+                    CasualtyResult::StaffOfficerHit => "loses a staff officer beside him",
+                    CasualtyResult::ShotsScatter => "is missed by scattered shots",
+                    CasualtyResult::PrivateHit => "sees a private fall a few yards off",
+                    CasualtyResult::ArmWound => "is hit in the arm",
+                    CasualtyResult::ScalpWound => "is grazed on the scalp but keeps command",
+                    CasualtyResult::LosesArm => "is hit in the shoulder and carried off",
+                    CasualtyResult::Killed => "is killed outright",
+                };
+                let taken = if captured_by.is_some() {
+                    " and is taken prisoner"
+                } else {
+                    ""
+                };
+                let gone = if *removed {
+                    "; he leaves the field"
+                } else {
+                    ""
+                };
+                format!(
+                    "{} {what}{taken}{gone} (SFRM Table 3, {roll}).",
+                    officer.name
+                )
+            }
             Event::Sfrm { sfrm } => sfrm.describe(),
         }
     }
