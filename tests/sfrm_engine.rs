@@ -620,3 +620,38 @@ fn sfrm_officer_casualties_twelve_kills_and_v_h_3_replaces_him() {
     assert_eq!(out.state.replacements.len(), 1);
     assert_eq!(out.state.replacements[0].arrives_turn, 3);
 }
+
+/// SFRM Officer Casualties (iii): a rider standing in the fire zone of an
+/// enemy unit that fires this turn, within its range and sight, is fired
+/// upon and rolls Table 3. An aide beside the 10th Ohio writes to Colonel
+/// Hale; the 3rd Tennessee, firing south at the 10th, has the rider 30°
+/// off its front and about 8" away.
+#[test]
+fn a_rider_in_the_fire_zone_of_a_volley_rolls_table_3() {
+    use adjutant::dice::StreamDice;
+    let mut s = exchange();
+    s.options.sfrm_officer_casualties = false;
+    s.officers.push(Officer::brigadier(
+        9,
+        "Captain Aide",
+        0,
+        Pos::new(28.0, 15.0),
+    ));
+    let mut d = StreamDice::new([7u8; 32]);
+    let out = resolve_turn(
+        &s,
+        &OrderBook::default(),
+        &letter(9, 1, "Enemy ahead."),
+        &mut d,
+    )
+    .unwrap();
+    assert!(out.events.iter().any(|e| matches!(e, Event::Fired { .. })));
+    let table3 = d
+        .log()
+        .iter()
+        .filter(|r| r.purpose.kind == RollKind::SfrmCasualty)
+        .count();
+    assert_eq!(table3, 2, "2d6 on Table 3 for the rider under fire");
+    assert!(sfrm(&out).iter().any(|e| matches!(e,
+        DispatchEvent::Casualty { witness: Some(w), .. } if *w == REBEL)));
+}
