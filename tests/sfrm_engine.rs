@@ -655,3 +655,58 @@ fn a_rider_in_the_fire_zone_of_a_volley_rolls_table_3() {
     assert!(sfrm(&out).iter().any(|e| matches!(e,
         DispatchEvent::Casualty { witness: Some(w), .. } if *w == REBEL)));
 }
+
+/// A courier order taken on the way: the captors' report shows the order
+/// (read at once); it is never carried out, and the sender is not told.
+#[test]
+fn a_captured_courier_order_is_read_by_the_captors_only() {
+    use adjutant::rules::iron_brigade::orders::{Action, Direction, Step, Trigger, UnitOrder};
+    use adjutant::rules::iron_brigade::state::UnitId;
+    let mut b = ambush();
+    b.options.courier_orders = true;
+    let mut reg = Unit::infantry(11, "2nd Wisconsin", 0, 20, Pos::new(0.0, 40.0), 0.0);
+    reg.commander = Some(OfficerId(1));
+    b.units.push(reg);
+    let order = UnitOrder {
+        id: 7,
+        unit: UnitId(11),
+        issued_by: OfficerId(1),
+        issued_turn: 1,
+        follows_previous: false,
+        steps: vec![Step {
+            trigger: Trigger::Then,
+            action: Action::Face(Direction::Degrees(90.0)),
+        }],
+    };
+    let first = TurnOrders {
+        unit_orders: vec![order],
+        ..TurnOrders::default()
+    };
+    let mut d = dice(&[1, 2]);
+    let outs = play(b, first, &mut d, 4, |_| false);
+    assert_eq!(d.remaining(), 0);
+    let two = &outs[1];
+    let rebel = report_entries(&two.state, REBEL, &[OfficerId(3)], &two.events, 2, &|t| {
+        format!("turn {t}")
+    });
+    assert_eq!(rebel.len(), 1, "{rebel:?}");
+    assert!(
+        rebel[0]
+            .from
+            .contains("a captured enemy order to 2nd Wisconsin")
+    );
+    assert!(!rebel[0].text.is_empty());
+    for out in &outs {
+        assert!(
+            !out.events
+                .iter()
+                .any(|e| matches!(e, Event::OrderBooked { order: 7, .. }))
+        );
+        let text = union_report(out);
+        assert!(!text.to_lowercase().contains("captur"), "{text}");
+    }
+    assert_eq!(
+        outs.last().unwrap().state.unit(UnitId(11)).unwrap().facing,
+        0.0
+    );
+}

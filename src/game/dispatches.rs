@@ -469,6 +469,31 @@ pub fn report_entries(
                 status: format!("to {}, not sent: {reason}", name(*to)),
                 text: String::new(),
             }),
+            // A courier order taken with its rider: the captors read it at
+            // once (docs/rulings-sfrm.md); the paper names its regiment.
+            DispatchEvent::Captured {
+                by_side,
+                orders,
+                turn,
+                ..
+            } if *by_side == side => {
+                for o in orders {
+                    let unit = |u: crate::rules::iron_brigade::state::UnitId| {
+                        state
+                            .unit(u)
+                            .map_or_else(|| format!("unit {}", u.0), |u| u.name.clone())
+                    };
+                    out.push(crate::report::Dispatch {
+                        from: format!(
+                            "{} (a captured enemy order to {})",
+                            name(o.issued_by),
+                            unit(o.unit)
+                        ),
+                        status: format!("taken from an enemy courier on turn {turn}"),
+                        text: crate::archive::order_text::describe_unit_order(o, &unit),
+                    });
+                }
+            }
             _ => {}
         }
     }
