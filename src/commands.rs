@@ -109,7 +109,22 @@ pub fn scenario_check(file: &Path) -> anyhow::Result<()> {
         s.units.len(),
         s.last_turn
     );
+    print_not_applied(&s.options);
     Ok(())
+}
+
+/// Tells the organiser which optional rules his scenario switches on that
+/// the engine does not apply yet (`scenario::NOT_APPLIED`).
+fn print_not_applied(options: &adjutant::scenario::Options) {
+    let missing = options.not_applied();
+    if missing.is_empty() {
+        return;
+    }
+    println!("note: these optional rules are switched on but not applied by Adjutant yet;");
+    println!("      the game is played without them unless the umpire applies them by hand:");
+    for (key, why) in missing {
+        println!("  {key}: {why}");
+    }
 }
 
 /// A deadline schedule as given on the command line; `None` fields keep

@@ -42,11 +42,14 @@ pub enum RollKind {
     FireOrder,
     /// When a replacement officer arrives (APSoF V.H.3).
     OfficerReplacement,
+    /// Whether a unit's regimental command survives heavy fire (APSoF VII.G).
+    RegimentalCommand,
     /// A general's roll to read a dispatch he holds: d6 ≤ command ability
     /// (SFRM Table 2, "Discussions of Strategy & Tactics During Play").
     SfrmRead,
     /// One die of the 2d6 on SFRM Table 3, "Officer Casualties" (a
-    /// messenger contacted or fired upon).
+    /// messenger contacted or fired upon, or a general hit under the
+    /// `sfrm-officer-casualties` option).
     SfrmCasualty,
     /// Anything else; say what in the note.
     Other,
@@ -65,6 +68,7 @@ impl RollKind {
             RollKind::OfficerHit => "officer-hit",
             RollKind::FireOrder => "fire-order",
             RollKind::OfficerReplacement => "officer-replacement",
+            RollKind::RegimentalCommand => "regimental-command",
             RollKind::SfrmRead => "sfrm-read",
             RollKind::SfrmCasualty => "sfrm-casualty",
             RollKind::Other => "other",

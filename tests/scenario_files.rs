@@ -161,3 +161,23 @@ fn brawners_farm_key_facts() {
             .any(|a| a.kind == adjutant::rules::iron_brigade::kinds::AreaKind::Town)
     );
 }
+
+/// Options the engine does not apply yet are named by `scenario check`
+/// (through the binary) with what is missing; applied ones are not.
+#[test]
+fn scenario_check_names_options_not_applied() {
+    let s = load("brawners-farm.toml");
+    let keys: Vec<&str> = s.options.not_applied().iter().map(|(k, _)| *k).collect();
+    assert!(keys.contains(&"split-units"), "{keys:?}");
+    assert!(!keys.contains(&"regimental-command-loss"), "{keys:?}");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_adjutant"))
+        .args(["scenario", "check"])
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/brawners-farm.toml"))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("not applied by Adjutant yet"), "{stdout}");
+    assert!(stdout.contains("split-units: APSoF VII.C"), "{stdout}");
+    assert!(!stdout.contains("regimental-command-loss"), "{stdout}");
+}

@@ -214,7 +214,7 @@ pub fn issue_turn_reports(
         minutes_per_turn: scenario.minutes_per_turn,
         yards_per_inch: scenario.yards_per_inch,
         table: Some((scenario.table.width, scenario.table.height)),
-        orders: umpire_orders(t.book, t.state.turn, &order_texts),
+        orders: umpire_orders(t.state, t.book, t.state.turn, &order_texts),
         events: umpire_narrative(t.events),
         rolls: t.rolls.to_vec(),
         sightings,
@@ -367,20 +367,30 @@ fn orders_by_unit(
 }
 
 /// The umpire sees every order as written AND as read: the steps the
-/// parser made of it.
+/// parser made of it, in words (`archive::order_text`, the same words the
+/// archive shows), with true names — the umpire's view.
 fn umpire_orders(
+    state: &BattleState,
     book: &OrderBook,
     turn: u32,
     texts: &HashMap<u64, String>,
 ) -> BTreeMap<UnitId, UnitOrders> {
+    let name_of = |id: UnitId| {
+        state
+            .unit(id)
+            .map_or_else(|| format!("unit {}", id.0), |u| u.name.clone())
+    };
     let read = |b: &BookedOrder| {
-        let steps = serde_json::to_string(&b.order.steps).unwrap_or_default();
+        let officer = state.officer(b.order.issued_by).map_or_else(
+            || format!("officer {}", b.order.issued_by.0),
+            |o| o.name.clone(),
+        );
         format!(
-            "#{} from officer {} (issued turn {}): \"{}\" read as {steps}",
+            "#{} from {officer} (issued turn {}): \"{}\" read as: {}",
             b.order.id,
-            b.order.issued_by.0,
             b.order.issued_turn,
-            order_words(b, texts)
+            order_words(b, texts),
+            crate::archive::order_text::describe_unit_order(&b.order, &name_of)
         )
     };
     book.units

@@ -219,6 +219,7 @@ fn options(o: &scenario::Options) -> st::Options {
         cannon_weights: o.is_on("cannon-weights"),
         advanced_organization: o.is_on("split-units"),
         regimental_command: o.is_on("regimental-command-loss"),
+        horse_vs_mounted_artillery: o.is_on("horse-vs-mounted-artillery"),
         snipers: o.is_on("skirmishers"),
         alternate_fire: o.is_on("alternate-fire-tables"),
         sfrm_officer_casualties: o.is_on("sfrm-officer-casualties"),

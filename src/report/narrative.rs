@@ -56,7 +56,7 @@ fn describe_anonymised(state: &BattleState, reader: SideId, event: &Event) -> St
     };
     rename_enemies(state, reader, &mut value, None);
     match serde_json::from_value::<Event>(value) {
-        Ok(e) => capitalise(&e.describe()),
+        Ok(e) => capitalise(&e.describe_as(&|s| s == reader)),
         Err(_) => "Something happened out of sight.".to_string(),
     }
 }
@@ -217,5 +217,86 @@ mod tests {
         // His own side is told by name.
         let own = side_narrative(&st, SideId(1), &[ev], &Visibility::default(), false);
         assert!(own[0].contains("6th Virginia"), "{}", own[0]);
+    }
+
+    /// An exchange of fire told to each side: his own numbers in full, the
+    /// enemy's castings, dice and morale left out (only that it was hit).
+    #[test]
+    fn enemy_numbers_are_left_out() {
+        let fired = |unit: UnitRef, target: UnitRef| Event::Fired {
+            unit,
+            target,
+            range: 5,
+            base_effectiveness: 5,
+            effectiveness: 4,
+            modifiers: vec![],
+            castings_firing: 17,
+            dice_total: 13,
+            casualties: 3,
+            save_total: 11,
+            morale_lost: 4,
+            split_move: false,
+            perilous: false,
+        };
+        let ours = fired(r(1, 0, "2nd Wisconsin"), r(2, 1, "6th Virginia"));
+        let theirs = fired(r(2, 1, "6th Virginia"), r(1, 0, "2nd Wisconsin"));
+        let rally = Event::RallyAttempt {
+            unit: r(2, 1, "6th Virginia"),
+            die: 5,
+            modified_roll: 5,
+            officer: None,
+            officer_was_hit: false,
+            from: 1,
+            to: 2,
+        };
+        let mut vis = Visibility::default();
+        vis.seen.insert(
+            UnitId(2),
+            SeenBy {
+                observer: Observer::Unit(UnitId(1)),
+                from: Pos::new(0.0, 0.5),
+                distance: 9.0,
+            },
+        );
+        let told = side_narrative(&state(), SideId(0), &[ours, theirs, rally], &vis, false);
+        assert_eq!(told.len(), 3, "{told:?}");
+        // Our fire: our castings and dice; of the enemy only that he is hit.
+        assert!(
+            told[0].contains("(17 castings)") && told[0].contains("dice 13"),
+            "{}",
+            told[0]
+        );
+        assert!(
+            told[0].contains("the enemy is hit") && !told[0].contains("morale"),
+            "{}",
+            told[0]
+        );
+        // His fire: our losses in full, nothing of his castings or dice.
+        assert!(
+            !told[1].contains("17") && !told[1].contains("13"),
+            "{}",
+            told[1]
+        );
+        assert!(
+            told[1].contains("3 casualties, 4 morale lost"),
+            "{}",
+            told[1]
+        );
+        // His rally: that he steadies, not his die or his morale track.
+        assert!(told[2].contains("steadies"), "{}", told[2]);
+        assert!(
+            !told[2].contains('5') && !told[2].contains('→'),
+            "{}",
+            told[2]
+        );
+        // With the fog lifted, every number.
+        let all = side_narrative(
+            &state(),
+            SideId(0),
+            &[fired(r(2, 1, "6th Virginia"), r(1, 0, "2nd Wisconsin"))],
+            &vis,
+            true,
+        );
+        assert!(all[0].contains("(17 castings)"), "{}", all[0]);
     }
 }

@@ -302,6 +302,16 @@ fn is_his(state: &BattleState, unit: &Unit, officers: &BTreeSet<OfficerId>) -> b
 
 fn unit_condition(u: &Unit) -> Vec<String> {
     let mut c = Vec::new();
+    if u.castings == 0 {
+        // Nothing else about it matters any more.
+        return vec!["destroyed: no castings left".to_string()];
+    }
+    if u.marks.command_lost.is_some() {
+        c.push("regimental command lost (VII.G)".to_string());
+    }
+    if u.marks.pinned {
+        c.push("pinned".to_string());
+    }
     if u.broken {
         c.push("broken".to_string());
     }
@@ -929,5 +939,20 @@ mod tests {
         assert_eq!(mark_letter(0), "A");
         assert_eq!(mark_letter(25), "Z");
         assert_eq!(mark_letter(26), "A1");
+    }
+
+    #[test]
+    fn condition_says_destroyed_pinned_and_command_lost() {
+        use crate::rules::iron_brigade::state::Pos;
+        let mut u = Unit::infantry(1, "2nd Wisconsin", 0, 20, Pos::new(0.0, 0.0), 0.0);
+        assert!(unit_condition(&u).is_empty());
+        u.marks.pinned = true;
+        u.marks.command_lost = Some(5);
+        assert_eq!(
+            unit_condition(&u),
+            vec!["regimental command lost (VII.G)", "pinned"]
+        );
+        u.castings = 0;
+        assert_eq!(unit_condition(&u), vec!["destroyed: no castings left"]);
     }
 }

@@ -331,7 +331,38 @@ impl Options {
     pub fn is_on(&self, key: &str) -> bool {
         self.enabled.get(key).copied().unwrap_or(false)
     }
+
+    /// Optional rules this scenario switches on that the engine does not
+    /// apply yet ([`NOT_APPLIED`]), with what is missing: the game is
+    /// played without them unless an umpire applies them by hand.
+    pub fn not_applied(&self) -> Vec<(&'static str, &'static str)> {
+        NOT_APPLIED
+            .iter()
+            .filter(|(key, _)| self.is_on(key))
+            .copied()
+            .collect()
+    }
 }
+
+/// Optional rules the scenario format accepts but the turn engine does not
+/// apply yet, and why (docs/scenario-format.md). `scenario check` and
+/// `game create` say so, rather than let a designer believe they are in
+/// force.
+pub const NOT_APPLIED: &[(&str, &str)] = &[
+    (
+        "split-units",
+        "APSoF VII.C: split and combine orders are read but reported as not carried out",
+    ),
+    (
+        "skirmishers",
+        "APSoF VII.E: skirmishers are not split off their parents",
+    ),
+    ("abatis", "APSoF VIII.D: the terrain format has no abatis"),
+    (
+        "moats",
+        "APSoF VIII.E: the terrain format has no moats or ditches",
+    ),
+];
 
 /// A complete, validated scenario.
 #[derive(Debug, Clone, PartialEq)]

@@ -159,6 +159,12 @@ pub enum Event {
         unit: UnitRef,
         morale: u8,
     },
+    /// APSoF VIII.B (optional): a foot battery ordered to the double puts
+    /// its crews on the limbers and caissons instead, and may double quick
+    /// from the next turn.
+    CrewsMounted {
+        unit: UnitRef,
+    },
     /// A unit moved (APSoF IV). `half` for the half move of a split move.
     Moved {
         unit: UnitRef,
@@ -225,6 +231,18 @@ pub enum Event {
         morale_lost: u32,
         split_move: bool,
         perilous: bool,
+    },
+    /// APSoF VII.G (optional): a unit that lost more than one morale level
+    /// in one check from fire rolls to keep its regimental command.
+    RegimentalCommand {
+        unit: UnitRef,
+        levels_lost: u32,
+        roll: u8,
+        /// The lowest roll that loses it.
+        needed: u8,
+        lost: bool,
+        base_from: u8,
+        base_to: u8,
     },
     /// Combat morale 1 (APSoF VI.C.6).
     Pinned {
@@ -316,13 +334,15 @@ impl Event {
             | Event::GunsLost { unit, .. }
             | Event::DoubleQuick { unit, .. }
             | Event::DoubleQuickRefused { unit, .. }
+            | Event::CrewsMounted { unit }
             | Event::Moved { unit, .. }
             | Event::MoraleChanged { unit, .. }
             | Event::Casualties { unit, .. }
             | Event::FormationChanged { unit, .. }
             | Event::FacingChanged { unit, .. }
             | Event::LyingDown { unit, .. }
-            | Event::Pinned { unit, .. } => vec![u(unit)],
+            | Event::Pinned { unit, .. }
+            | Event::RegimentalCommand { unit, .. } => vec![u(unit)],
             // Officers and riders by id only; visibility is the dispatch
             // event's own (see `visible_to`).
             Event::Sfrm { .. } => Vec::new(),
@@ -346,12 +366,33 @@ impl Event {
                 | Event::OfficerMoved { .. }
                 | Event::DoubleQuickRefused { .. }
                 | Event::OfficerReplaced { .. }
+                // A command that held is news only to its own side.
+                | Event::RegimentalCommand { lost: false, .. }
         )
     }
 
-    /// The event in plain English, for reports.
+    /// The event in plain English with every number, for the umpire and
+    /// the archive.
     pub fn describe(&self) -> String {
+        self.describe_as(&|_| true)
+    }
+
+    /// The event in plain English as a reader who knows the inner state of
+    /// the sides for which `knows` is true, and of no other: an enemy unit's
+    /// dice, morale levels, exact losses and castings are left out, because
+    /// his men see a regiment fire, waver or run, not its morale track
+    /// (APSoF VI: "a pegboard may be kept out of view of the opponent, so he
+    /// will be uncertain as to the quality and state of the troops that he
+    /// is facing"). Whether the event is told at all is [`visible_to`]'s
+    /// decision; who the enemy is, `report::narrative`'s renaming.
+    pub fn describe_as(&self, knows: &dyn Fn(SideId) -> bool) -> String {
         let p = |p: &Pos| format!("({:.1}, {:.1})", p.x, p.y);
+        let k = |u: &UnitRef| knows(u.side);
+        let morale_word = |from: u8, to: u8| match to.cmp(&from) {
+            std::cmp::Ordering::Greater => "steadies",
+            std::cmp::Ordering::Less => "wavers",
+            std::cmp::Ordering::Equal => "holds as it was",
+        };
         match self {
             Event::OfficerReplaced {
                 officer,
@@ -429,16 +470,24 @@ impl Event {
                 total_b,
                 loser,
                 morale_lost,
-            } => match loser {
-                Some(l) => format!(
-                    "{} ({total_a}) and {} ({total_b}) are in contact; {} loses {morale_lost} morale.",
-                    a.name, b.name, l.name
-                ),
-                None => format!(
-                    "{} ({total_a}) and {} ({total_b}) are in contact; neither gives way.",
-                    a.name, b.name
-                ),
-            },
+            } => {
+                let total = |u: &UnitRef, t: &u32| {
+                    if k(u) {
+                        format!("{} ({t})", u.name)
+                    } else {
+                        u.name.clone()
+                    }
+                };
+                let (a, b) = (total(a, total_a), total(b, total_b));
+                match loser {
+                    Some(l) if k(l) => format!(
+                        "{a} and {b} are in contact; {} loses {morale_lost} morale.",
+                        l.name
+                    ),
+                    Some(l) => format!("{a} and {b} are in contact; {} gives ground.", l.name),
+                    None => format!("{a} and {b} are in contact; neither gives way."),
+                }
+            }
             Event::RallyAttempt {
                 unit,
                 die,
@@ -453,10 +502,18 @@ impl Event {
                     Some(o) => format!(" with {}", o.name),
                     None => String::new(),
                 };
-                format!(
-                    "{} tries to rally{with}: rolled {die}, {modified_roll} modified; morale {from} → {to}.",
-                    unit.name
-                )
+                if k(unit) {
+                    format!(
+                        "{} tries to rally{with}: rolled {die}, {modified_roll} modified; morale {from} → {to}.",
+                        unit.name
+                    )
+                } else {
+                    format!(
+                        "{} tries to rally{with} and {}.",
+                        unit.name,
+                        morale_word(*from, *to)
+                    )
+                }
             }
             Event::Retreated {
                 unit,
@@ -494,21 +551,44 @@ impl Event {
                 panic,
                 saving,
                 morale_lost,
-            } => format!(
-                "{} sees {} break: panic {panic}, saving {saving}, loses {morale_lost} morale.",
-                unit.name, broken.name
-            ),
+            } => {
+                if k(unit) {
+                    format!(
+                        "{} sees {} break: panic {panic}, saving {saving}, loses {morale_lost} morale.",
+                        unit.name, broken.name
+                    )
+                } else if *morale_lost > 0 {
+                    format!("{} sees {} break and wavers.", unit.name, broken.name)
+                } else {
+                    format!("{} sees {} break and stands firm.", unit.name, broken.name)
+                }
+            }
             Event::DoubleQuick {
                 unit,
                 from,
                 to,
                 roll,
                 morale_lost,
-            } => format!(
-                "{} moves at the double from {} to {} (rolled {roll}, loses {morale_lost} morale).",
-                unit.name,
-                p(from),
-                p(to)
+            } => {
+                if k(unit) {
+                    format!(
+                        "{} moves at the double from {} to {} (rolled {roll}, loses {morale_lost} morale).",
+                        unit.name,
+                        p(from),
+                        p(to)
+                    )
+                } else {
+                    format!(
+                        "{} moves at the double from {} to {}.",
+                        unit.name,
+                        p(from),
+                        p(to)
+                    )
+                }
+            }
+            Event::CrewsMounted { unit } => format!(
+                "{} puts its gunners up on the limbers and caissons to move at the double from next turn.",
+                unit.name
             ),
             Event::DoubleQuickRefused { unit, morale } => format!(
                 "{} is too shaken (morale {morale}) to move at the double and marches instead.",
@@ -521,13 +601,20 @@ impl Event {
                 distance,
                 half,
                 stop,
-            } => format!(
-                "{} moves {distance:.1}\"{} from {} to {} ({stop}).",
-                unit.name,
-                if *half { " (half move)" } else { "" },
-                p(from),
-                p(to)
-            ),
+            } => {
+                if k(unit) {
+                    format!(
+                        "{} moves {distance:.1}\"{} from {} to {} ({stop}).",
+                        unit.name,
+                        if *half { " (half move)" } else { "" },
+                        p(from),
+                        p(to)
+                    )
+                } else {
+                    // Where it started may have been out of sight.
+                    format!("{} is seen moving to {}.", unit.name, p(to))
+                }
+            }
             Event::Met { a, b } => format!(
                 "{} and {} make for the same ground and meet between.",
                 a.name, b.name
@@ -537,12 +624,24 @@ impl Event {
                 from,
                 to,
                 reason,
-            } => format!("{}: morale {from} → {to} ({reason}).", unit.name),
+            } => {
+                if k(unit) {
+                    format!("{}: morale {from} → {to} ({reason}).", unit.name)
+                } else {
+                    format!("{} {} ({reason}).", unit.name, morale_word(*from, *to))
+                }
+            }
             Event::Casualties {
                 unit,
                 castings,
                 reason,
-            } => format!("{} loses {castings} castings ({reason}).", unit.name),
+            } => {
+                if k(unit) {
+                    format!("{} loses {castings} castings ({reason}).", unit.name)
+                } else {
+                    format!("{} takes losses ({reason}).", unit.name)
+                }
+            }
             Event::FormationChanged { unit, from, to } => {
                 format!("{} changes formation from {from} to {to}.", unit.name)
             }
@@ -561,9 +660,14 @@ impl Event {
                 roll_b,
                 first,
             } => format!(
-                "{} ({roll_a}) and {} ({roll_b}) exchange fire; {}.",
+                "{} and {} exchange fire{}; {}.",
                 a.name,
                 b.name,
+                if k(a) && k(b) {
+                    format!(" (rolled {roll_a} and {roll_b})")
+                } else {
+                    String::new()
+                },
                 first
                     .as_ref()
                     .map(|f| format!("{} fires first", f.name))
@@ -579,10 +683,51 @@ impl Event {
                 casualties,
                 morale_lost,
                 ..
-            } => format!(
-                "{} ({castings_firing} castings) fires on {} at {range}\": effectiveness {effectiveness}, dice {dice_total}, {casualties} casualties, {morale_lost} morale lost.",
-                unit.name, target.name
-            ),
+            } => {
+                let firing = if k(unit) {
+                    format!(
+                        "{} ({castings_firing} castings) fires on {} at {range}\": effectiveness {effectiveness}, dice {dice_total}",
+                        unit.name, target.name
+                    )
+                } else {
+                    format!("{} fires on {} at {range}\"", unit.name, target.name)
+                };
+                if k(target) {
+                    format!("{firing}: {casualties} casualties, {morale_lost} morale lost.")
+                } else if *casualties > 0 {
+                    format!("{firing}: the enemy is hit.")
+                } else {
+                    format!("{firing}: no effect is seen.")
+                }
+            }
+            // Told without the roll or the morale numbers: an enemy that
+            // sees the colours go down learns no more than that (the dice
+            // log keeps the roll for the umpire).
+            Event::RegimentalCommand {
+                unit,
+                levels_lost,
+                lost,
+                base_from,
+                base_to,
+                ..
+            } => {
+                if !*lost {
+                    format!(
+                        "{}'s regimental command stands after the loss of {levels_lost} morale levels.",
+                        unit.name
+                    )
+                } else if base_from != base_to {
+                    format!(
+                        "{} loses its regimental command under fire and falls a class in quality.",
+                        unit.name
+                    )
+                } else {
+                    format!(
+                        "{} loses its regimental command under fire: it can no longer rally, nor advance without an officer.",
+                        unit.name
+                    )
+                }
+            }
             Event::Pinned { unit, went_prone } => format!(
                 "{} is pinned{}.",
                 unit.name,
@@ -597,10 +742,16 @@ impl Event {
                 with_unit,
                 replacement_turn,
                 ..
-            } => format!(
-                "{} is hit beside {}; a replacement arrives on turn {replacement_turn}.",
-                officer.name, with_unit.name
-            ),
+            } => {
+                if knows(officer.side) {
+                    format!(
+                        "{} is hit beside {}; a replacement arrives on turn {replacement_turn}.",
+                        officer.name, with_unit.name
+                    )
+                } else {
+                    format!("{} is hit beside {}.", officer.name, with_unit.name)
+                }
+            }
             Event::OfficerMissed {
                 officer, with_unit, ..
             } => format!(

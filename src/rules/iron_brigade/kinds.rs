@@ -106,6 +106,12 @@ impl Weapon {
         )
     }
 
+    /// Repeating rifles and carbines: first fire from them is a perilous
+    /// situation for troops never exposed to it (APSoF V.G.1.iii).
+    pub fn is_repeater(self) -> bool {
+        matches!(self, Weapon::RepeatingRifle | Weapon::RepeatingCarbine)
+    }
+
     /// Breechloaders and repeaters may split-move even when passing through
     /// other units (APSoF IV.G, note ****).
     pub fn is_breechloader(self) -> bool {

@@ -336,6 +336,60 @@ pub fn losses_on_break(
     }
 }
 
+/// APSoF VII.G, optional: the lowest d6 roll on which a unit that lost
+/// `levels_lost` morale levels in one morale check from fire loses its
+/// regimental command, or `None` when no check is made (a loss of one level
+/// or none: "more than 1 morale level").
+///
+/// The table prints two columns, base morale 5 and 6:
+///
+/// | levels lost | base 5 | base 6 |
+/// | --- | --- | --- |
+/// | 2 | 5–6 | 6 |
+/// | 3 | 4–6 | 5–6 |
+/// | 4 | 3–6 | 4–6 |
+/// | 5 | 2–6 | 3–6 |
+/// | 6 | 1–6 | 2–6 |
+///
+/// Our rulings (docs/rulings.md): a loss above 6 reads the 6 row (the row is
+/// already certain or nearly so); units of base morale below 5 read the base
+/// 5 column, the worse of the two printed, rather than an extrapolation the
+/// text does not give.
+pub fn command_loss_threshold(levels_lost: u32, base: u8) -> Option<u8> {
+    if levels_lost < 2 {
+        return None;
+    }
+    let row = u8::try_from(levels_lost.min(6)).unwrap_or(6);
+    let column = if base >= 6 { 8 } else { 7 };
+    Some(column - row)
+}
+
+/// Whether `roll` loses the regimental command (APSoF VII.G); see
+/// [`command_loss_threshold`].
+pub fn command_lost(levels_lost: u32, base: u8, roll: u8) -> bool {
+    command_loss_threshold(levels_lost, base).is_some_and(|t| roll >= t)
+}
+
+/// A unit's base morale once its regimental command is lost (APSoF VII.G:
+/// "a single drop in base morale", elite to regular, regular to poor).
+/// Poor units keep their base and lose their rally instead (see
+/// [`rallies_after_command_loss`]); so, by our ruling, do the classes below
+/// poor, which the text does not name.
+pub fn base_after_command_loss(base: u8) -> u8 {
+    if base >= 5 { base - 1 } else { base }
+}
+
+/// Whether a unit whose regimental command is lost may still rally.
+/// APSoF VII.G: "Poor grade units that lose their command get a rally rating
+/// of 0". Our ruling reads a rally rating of 0 as no rally at all (the
+/// penalty the sentence describes; a rally/double *modifier* of 0 would be a
+/// gain for a poor unit, whose modifier is −1). Applies to base morale 4 and
+/// below once the command is lost; elite and regular units instead drop a
+/// class and rally as that class.
+pub fn rallies_after_command_loss(base_when_lost: u8) -> bool {
+    base_when_lost >= 5
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -504,5 +558,50 @@ mod tests {
         let guns = losses_on_break(Arm::Artillery, 6, true, true);
         assert_eq!((guns.captured, guns.guns_lost), (2, true));
         assert!(!losses_on_break(Arm::Artillery, 6, true, false).guns_lost);
+    }
+
+    #[test]
+    fn vii_g_command_loss_table() {
+        // Rows 2..6, columns base 5 and base 6, as printed.
+        let printed = [(2, 5, 6), (3, 4, 5), (4, 3, 4), (5, 2, 3), (6, 1, 2)];
+        for (lost, five, six) in printed {
+            assert_eq!(
+                command_loss_threshold(lost, 5),
+                Some(five),
+                "lost {lost}, base 5"
+            );
+            assert_eq!(
+                command_loss_threshold(lost, 6),
+                Some(six),
+                "lost {lost}, base 6"
+            );
+        }
+        assert_eq!(command_loss_threshold(0, 5), None);
+        assert_eq!(command_loss_threshold(1, 6), None, "more than 1 level");
+        assert_eq!(
+            command_loss_threshold(9, 6),
+            Some(2),
+            "above 6 reads the 6 row"
+        );
+        assert_eq!(
+            command_loss_threshold(3, 4),
+            Some(4),
+            "poor reads the base 5 column"
+        );
+        assert!(command_lost(2, 5, 5));
+        assert!(!command_lost(2, 5, 4));
+        assert!(!command_lost(2, 6, 5));
+        assert!(command_lost(6, 5, 1));
+    }
+
+    #[test]
+    fn vii_g_effects_of_losing_command() {
+        assert_eq!(base_after_command_loss(6), 5, "elite becomes regular");
+        assert_eq!(base_after_command_loss(5), 4, "regular becomes poor");
+        assert_eq!(base_after_command_loss(4), 4, "poor keeps its base");
+        assert!(rallies_after_command_loss(6));
+        assert!(rallies_after_command_loss(5));
+        assert!(!rallies_after_command_loss(4), "rally rating 0");
+        assert!(!rallies_after_command_loss(2));
     }
 }

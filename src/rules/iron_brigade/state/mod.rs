@@ -182,6 +182,21 @@ pub struct UnitMarks {
     /// to fire is a perilous situation (APSoF V.G.1.ii).
     #[serde(default)]
     pub been_under_fire: bool,
+    /// Has been fired on by repeaters before: first fire from repeaters
+    /// against troops never exposed to it is perilous (APSoF V.G.1.iii).
+    /// Omitted from snapshots while false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub been_under_repeater_fire: bool,
+    /// Foot artillery: the crews ride the limbers and caissons (APSoF
+    /// VIII.B); kept when the battery unlimbers. Omitted while false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub crews_mounted: bool,
+    /// APSoF VII.G (optional): the regimental command was lost, with the
+    /// base morale the unit had when it was (elite and regular units then
+    /// drop a class; poor and below may no longer rally nor advance without
+    /// an officer). Omitted from snapshots while the command stands.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command_lost: Option<u8>,
 }
 
 impl Unit {
@@ -364,6 +379,10 @@ pub struct Options {
     /// VII.G regimental command loss.
     #[serde(default)]
     pub regimental_command: bool,
+    /// VIII.B horse and mounted artillery differences: foot batteries
+    /// must mount their crews before they double quick.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub horse_vs_mounted_artillery: bool,
     /// VII.H snipers.
     #[serde(default)]
     pub snipers: bool,

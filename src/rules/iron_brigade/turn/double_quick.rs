@@ -8,11 +8,20 @@
 //! the unit's present formation and facing (formation and facing changes
 //! belong to the movement and fire phase). All double-quick moves are
 //! planned from the same state, then applied.
+//!
+//! APSoF VIII.B (optional rule): foot ("mounted") artillery may double
+//! quick only once its crews ride the limbers and caissons, a formation
+//! change. Ruling (docs/rulings.md): a foot battery ordered to the double
+//! makes that change in this phase instead of the double-quick move (no
+//! morale roll), and doubles from the next turn; the crews stay mounted
+//! when the battery unlimbers ("it is not necessary to undo this formation
+//! change"). Horse artillery doubles as cavalry does.
 
 use super::{Ctx, TurnError, current_step};
 use crate::dice::{RollKind, RollPurpose};
 use crate::rules::iron_brigade::events::Event;
 use crate::rules::iron_brigade::geometry::footprint;
+use crate::rules::iron_brigade::kinds::Arm;
 use crate::rules::iron_brigade::morale::{double_quick_loss, may_double_quick};
 use crate::rules::iron_brigade::movement::{MoveIntent, Pace, StopReason, plan_move};
 use crate::rules::iron_brigade::orders::{Action, Gait};
@@ -58,6 +67,17 @@ pub(crate) fn double_quick_phase(ctx: &mut Ctx<'_>) -> Result<(), TurnError> {
             _ => continue,
         };
         if u.marks.pinned && !matches!(action, Action::Retreat(_)) {
+            continue;
+        }
+        if ctx.state.options.horse_vs_mounted_artillery
+            && u.arm == Arm::Artillery
+            && !u.marks.crews_mounted
+        {
+            if let Some(m) = ctx.state.unit_mut(id) {
+                m.marks.crews_mounted = true;
+            }
+            let unit = ctx.uref(id);
+            ctx.events.push(Event::CrewsMounted { unit });
             continue;
         }
         if !may_double_quick(u.combat_morale) || !(4..=6).contains(&u.base_morale) {

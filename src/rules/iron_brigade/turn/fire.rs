@@ -19,6 +19,7 @@ use crate::rules::iron_brigade::geometry::{
     officer_in_contact, range_inches,
 };
 use crate::rules::iron_brigade::kinds::{Arm, Formation};
+use crate::rules::iron_brigade::morale;
 use crate::rules::iron_brigade::orders::FireTarget;
 use crate::rules::iron_brigade::sight::{Activity, Observer, can_see};
 use crate::rules::iron_brigade::state::{
@@ -46,10 +47,13 @@ struct Shot {
 }
 
 /// Losses waiting to be applied at the end of simultaneous fire.
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Default, Clone)]
 struct Pending {
     casualties: u32,
     morale: u32,
+    /// The morale loss of each fire that hit, one morale check each: APSoF
+    /// VII.G looks at a single check's loss.
+    checks: Vec<u32>,
 }
 
 pub(crate) fn fire_phase(
@@ -118,7 +122,7 @@ pub(crate) fn fire_phase(
     // Winners of exchanges fire first; their targets take losses at once.
     for shot in &first {
         if let Some(p) = fire(ctx, shot, &BTreeMap::new())? {
-            apply(ctx, shot.target, p);
+            apply(ctx, shot.target, p)?;
             hit.entry(shot.target).or_default().push(shot.firer);
         }
     }
@@ -139,16 +143,21 @@ pub(crate) fn fire_phase(
             let e = pending.entry(shot.target).or_default();
             e.casualties += p.casualties;
             e.morale += p.morale;
+            e.checks.extend(p.checks);
             hit.entry(shot.target).or_default().push(shot.firer);
         }
     }
     for (target, p) in pending {
-        apply(ctx, target, p);
+        apply(ctx, target, p)?;
     }
     let mut rolled = BTreeSet::new();
     for (&target, firers) in &hit {
+        let repeaters = firers
+            .iter()
+            .any(|f| ctx.state.unit(*f).is_some_and(|u| u.weapon.is_repeater()));
         if let Some(t) = ctx.state.unit_mut(target) {
             t.marks.been_under_fire = true;
+            t.marks.been_under_repeater_fire |= repeaters;
         }
         officers_in_line(ctx, target, firers, &mut rolled)?;
     }
@@ -173,12 +182,67 @@ pub(crate) fn fire_phase(
     Ok(())
 }
 
-/// Apply losses to a target: castings off, morale off, break at 0.
-fn apply(ctx: &mut Ctx<'_>, target: UnitId, p: Pending) {
+/// Apply losses to a target: castings off, morale off, break at 0; then,
+/// under the optional APSoF VII.G, the regimental command checks.
+fn apply(ctx: &mut Ctx<'_>, target: UnitId, p: Pending) -> Result<(), TurnError> {
     if let Some(t) = ctx.state.unit_mut(target) {
         t.castings = t.castings.saturating_sub(p.casualties);
     }
     ctx.lose_morale(target, p.morale, "fire");
+    if ctx.state.options.regimental_command {
+        for levels in p.checks {
+            regimental_command(ctx, target, levels)?;
+        }
+    }
+    Ok(())
+}
+
+/// APSoF VII.G: after a morale check from fire that cost more than one
+/// level, a d6 decides whether the regimental command survives. Once lost it
+/// is gone for good, so a unit that has lost it rolls no more; nor does a
+/// unit with no castings left (the command casting goes with the last one).
+/// The loss is of the command, not of an extra casting: the command casting
+/// fell among the fire's casualties (our ruling, docs/rulings.md). Elite and
+/// regular units drop one class (combat morale held to the new base); poor
+/// and lower units may no longer rally or advance without an officer.
+fn regimental_command(ctx: &mut Ctx<'_>, id: UnitId, levels: u32) -> Result<(), TurnError> {
+    let Some(u) = ctx.state.unit(id) else {
+        return Ok(());
+    };
+    if u.castings == 0 || u.marks.command_lost.is_some() {
+        return Ok(());
+    }
+    let base = u.base_morale;
+    let Some(needed) = morale::command_loss_threshold(levels, base) else {
+        return Ok(());
+    };
+    let name = u.name.clone();
+    let roll = ctx
+        .dice
+        .d6(&RollPurpose::new(RollKind::RegimentalCommand, name)
+            .with_note(format!("{levels} levels lost; {needed}+ loses the command")))?;
+    let lost = roll >= needed;
+    let base_to = if lost {
+        morale::base_after_command_loss(base)
+    } else {
+        base
+    };
+    if lost && let Some(m) = ctx.state.unit_mut(id) {
+        m.marks.command_lost = Some(base);
+        m.base_morale = base_to;
+        m.combat_morale = m.combat_morale.min(base_to);
+    }
+    let unit = ctx.uref(id);
+    ctx.events.push(Event::RegimentalCommand {
+        unit,
+        levels_lost: levels,
+        roll,
+        needed,
+        lost,
+        base_from: base,
+        base_to,
+    });
+    Ok(())
 }
 
 /// Castings that may fire (V.C.4: two ranks deep; III.G.2–5: column,
@@ -313,8 +377,8 @@ fn fire(
     if u.castings == 0 || u.combat_morale == 0 || u.broken {
         return Ok(None);
     }
-    let already = pending.get(&shot.target).copied().unwrap_or_default();
-    let target_castings = t.castings.saturating_sub(already.casualties);
+    let already = pending.get(&shot.target).map_or(0, |p| p.casualties);
+    let target_castings = t.castings.saturating_sub(already);
     if target_castings == 0 {
         return Ok(None);
     }
@@ -341,8 +405,9 @@ fn fire(
         Some(front),
     ));
     // V.D.1 acquired fire; V.G.1 perilous situations: flank or rear
-    // (i), first fire at troops never under fire (ii), a target changing
-    // formation this turn (v).
+    // (i), first fire at troops never under fire (ii), first fire from
+    // repeaters at troops never under repeater fire (iii), a target
+    // changing formation this turn (v).
     let aim = tfp.centre;
     let acquired = u.arm.is_artillery()
         && u.marks.aim.is_some_and(|a| {
@@ -350,6 +415,7 @@ fn fire(
         });
     let perilous = attack_aspect(t, u.position).is_perilous()
         || !t.marks.been_under_fire
+        || (u.weapon.is_repeater() && !t.marks.been_under_repeater_fire)
         || ctx.changed_formation.contains(&shot.target);
     let mods = FireModifiers {
         protection,
@@ -377,7 +443,18 @@ fn fire(
         perilous,
     };
     let (fname, tname) = (u.name.clone(), t.name.clone());
-    let out = resolve_fire(&input, &mut *ctx.dice, &fname, &tname)?;
+    let out = if ctx.state.options.alternate_fire {
+        alternate(
+            &input,
+            eff.raw,
+            t.combat_morale,
+            &mut *ctx.dice,
+            &fname,
+            &tname,
+        )?
+    } else {
+        resolve_fire(&input, &mut *ctx.dice, &fname, &tname)?
+    };
     if let Some(m) = ctx.state.unit_mut(shot.firer) {
         m.first_fire_done = true;
         if m.arm.is_artillery() {
@@ -411,7 +488,65 @@ fn fire(
     Ok(Some(Pending {
         casualties: out.casualties,
         morale: out.morale_loss,
+        checks: vec![out.morale_loss],
     }))
+}
+
+/// APSoF X (optional rule `alternate-fire-tables`): the results tables in
+/// place of the dice-sum divide. The modified effectiveness (`raw`, before
+/// V.B's floor; X.B.2 clamps it to tables 1–10) picks the table, the firing
+/// castings the row, the target's castings before casualties the column
+/// (one to the left when perilous, X.B.12). The outcome is told in V's
+/// terms so the rest of the turn is unchanged: the attacker's die as the
+/// dice total, the defender's die (if the cell asked for one) as the save.
+/// `R`, the target routs outright, takes every level it has left
+/// (`target_morale`, at least 1), so it breaks (VI.C).
+fn alternate(
+    input: &FireInput,
+    raw: i32,
+    target_morale: u8,
+    dice: &mut dyn crate::dice::DiceSource,
+    firer: &str,
+    target: &str,
+) -> Result<crate::rules::iron_brigade::fire::FireOutcome, TurnError> {
+    use crate::rules::iron_brigade::fire::alternate::{
+        AlternateError, AlternateFire, MoraleResult, lookup, needs_defender_die,
+    };
+    let fire = AlternateFire {
+        effectiveness: raw,
+        firer_arm: input.firer_arm,
+        firer_castings: input.firer_castings,
+        target_arm: input.target_arm,
+        target_castings: input.target_castings,
+        perilous: input.perilous,
+    };
+    let internal = |e: AlternateError| match e {
+        AlternateError::Dice(d) => TurnError::Dice(d),
+        other => TurnError::Internal(other.to_string()),
+    };
+    let (table, row, column) = fire.locate().map_err(internal)?;
+    let (_, morale_cell) = lookup(table, row, column)
+        .ok_or_else(|| TurnError::Internal(format!("no cell {row}, {column} in table {table}")))?;
+    let attacker = dice.d6(&RollPurpose::new(RollKind::Fire, firer).with_note("alternate fire"))?;
+    let defender = if needs_defender_die(morale_cell) {
+        Some(dice.d6(&RollPurpose::new(RollKind::MoraleSave, target).with_note("alternate fire"))?)
+    } else {
+        None
+    };
+    let out = fire.resolve(attacker, defender).map_err(internal)?;
+    let morale_loss = match out.morale {
+        MoraleResult::Levels(n) => n,
+        MoraleResult::Rout => u32::from(target_morale.max(1)),
+    };
+    Ok(crate::rules::iron_brigade::fire::FireOutcome {
+        attack_dice: vec![attacker],
+        attack_total: u32::from(attacker),
+        casualties: out.casualties,
+        target_remaining: input.target_castings.saturating_sub(out.casualties),
+        save_dice: defender.into_iter().collect(),
+        save_total: defender.map_or(0, u32::from),
+        morale_loss,
+    })
 }
 
 /// Distance from `p` to the straight line through `a` and `b`.

@@ -115,6 +115,14 @@ pub(crate) fn rally(ctx: &mut Ctx<'_>) -> Result<(), TurnError> {
         if u.castings == 0 || u.combat_morale >= u.base_morale {
             continue;
         }
+        // VII.G: a poor unit without its regimental command has a rally
+        // rating of 0 and does not rally.
+        if u.marks
+            .command_lost
+            .is_some_and(|b| !super::super::morale::rallies_after_command_loss(b))
+        {
+            continue;
+        }
         let best = ctx
             .state
             .officers_of(u.side)

@@ -10,7 +10,7 @@
 use super::{Ctx, TurnError, current_step};
 use crate::rules::iron_brigade::events::Event;
 use crate::rules::iron_brigade::geometry::{
-    angle_between, bearing, footprint, in_contact, normalize_deg,
+    angle_between, bearing, footprint, in_contact, normalize_deg, officer_in_contact,
 };
 use crate::rules::iron_brigade::kinds::{Arm, Formation};
 use crate::rules::iron_brigade::movement::{
@@ -406,6 +406,23 @@ fn form_decision(
     }
 }
 
+/// APSoF VII.G: a poor (or lower) unit that has lost its regimental
+/// command "may not advance unless a personality casting accompanies the
+/// unit" — an active officer of its side in contact with it (VI.E.2.ii's
+/// test of an officer being with a unit). Moving backwards is not an
+/// advance; any other move is (our ruling, as for pinned units).
+fn leaderless(ctx: &Ctx<'_>, u: &Unit) -> bool {
+    let Some(base) = u.marks.command_lost else {
+        return false;
+    };
+    if crate::rules::iron_brigade::morale::rallies_after_command_loss(base) {
+        return false;
+    }
+    !ctx.state
+        .officers_of(u.side)
+        .any(|o| o.status == OfficerStatus::Active && officer_in_contact(o.position, u))
+}
+
 /// A move (IV), with the formation and facing changes it needs first.
 /// Paid changes use the split move's other half; with no split allowed the
 /// unit makes the change this turn and moves next turn. Fire while moving
@@ -438,6 +455,14 @@ fn move_decision(
     }
     if u.marks.pinned && !retreat {
         d.held = Some("it is pinned and may not advance (VI.C.6)".into());
+        d.completion = Completion::Never;
+        return;
+    }
+    if !retreat && !m.backwards && leaderless(ctx, u) {
+        d.held = Some(
+            "it has lost its regimental command and may not advance without an officer with it (VII.G)"
+                .into(),
+        );
         d.completion = Completion::Never;
         return;
     }

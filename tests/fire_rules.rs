@@ -1,0 +1,114 @@
+//! Fire rules through whole turns of the training scenario: APSoF V.G.1
+//! perilous situations (−2 effectiveness, ×10 morale save) and the X
+//! alternate fire tables. The exchange of fire is that of `tests/turn.rs`.
+
+use adjutant::dice::ScriptedDice;
+use adjutant::game::battle_state_from_scenario;
+use adjutant::rules::iron_brigade::events::Event;
+use adjutant::rules::iron_brigade::kinds::{Formation, Weapon};
+use adjutant::rules::iron_brigade::orders::{OrderBook, TurnOrders};
+use adjutant::rules::iron_brigade::state::{BattleState, Pos, Ranks, UnitId};
+use adjutant::rules::iron_brigade::turn::{TurnOutcome, resolve_turn};
+use std::path::Path;
+
+const TENTH_OHIO: UnitId = UnitId(1);
+const THIRD_TENN: UnitId = UnitId(5);
+
+/// Both regiments in line facing each other 6" apart, both already under
+/// fire before; the 10th Ohio armed with repeating rifles.
+fn exchange() -> BattleState {
+    let sc = adjutant::scenario::load(Path::new("scenarios/training.toml")).unwrap();
+    let mut s = battle_state_from_scenario(&sc);
+    s.units.retain(|u| [TENTH_OHIO, THIRD_TENN].contains(&u.id));
+    for u in &mut s.units {
+        u.formation = Formation::Line;
+        u.formed_ranks = Ranks::Two;
+        u.first_fire_done = true;
+        u.marks.been_under_fire = true;
+    }
+    let t = s.unit_mut(TENTH_OHIO).unwrap();
+    t.position = Pos::new(24.0, 16.0);
+    t.facing = 0.0;
+    t.weapon = Weapon::RepeatingRifle;
+    let r = s.unit_mut(THIRD_TENN).unwrap();
+    r.position = Pos::new(24.0, 22.0);
+    r.facing = 180.0;
+    s
+}
+
+fn run(s: &BattleState) -> TurnOutcome {
+    let mut d = ScriptedDice::new(std::iter::repeat_n(3, 80)).unwrap();
+    resolve_turn(s, &OrderBook::default(), &TurnOrders::default(), &mut d).unwrap()
+}
+
+/// (firer, perilous) for every fire of the turn.
+fn fires(out: &TurnOutcome) -> Vec<(UnitId, bool)> {
+    out.events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Fired { unit, perilous, .. } => Some((unit.id, *perilous)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// V.G.1.iii: "First fire against troops never exposed to fire from
+/// repeaters." The 3rd Tennessee has been under fire, but never from
+/// repeaters: the 10th's fire is perilous; the 3rd's rifled muskets at the
+/// 10th are not. Afterwards the 3rd has been under repeater fire.
+#[test]
+fn v_g_1_iii_first_fire_from_repeaters_is_perilous() {
+    let out = run(&exchange());
+    let f = fires(&out);
+    assert!(f.contains(&(TENTH_OHIO, true)), "{f:?}");
+    assert!(f.contains(&(THIRD_TENN, false)), "{f:?}");
+    assert!(
+        out.state
+            .unit(THIRD_TENN)
+            .unwrap()
+            .marks
+            .been_under_repeater_fire
+    );
+    assert!(
+        !out.state
+            .unit(TENTH_OHIO)
+            .unwrap()
+            .marks
+            .been_under_repeater_fire
+    );
+}
+
+/// Troops that have met repeaters before are not surprised by them.
+#[test]
+fn v_g_1_iii_repeaters_again_are_not_perilous() {
+    let mut s = exchange();
+    s.unit_mut(THIRD_TENN)
+        .unwrap()
+        .marks
+        .been_under_repeater_fire = true;
+    let f = fires(&run(&s));
+    assert!(f.contains(&(TENTH_OHIO, false)), "{f:?}");
+}
+
+/// APSoF X, the alternate fire tables (an optional rule), in the same
+/// exchange with rifled muskets on both sides. Effectiveness 5 (rifled
+/// musket at 5", no modifier) picks Table 5. The 10th fires 18 castings
+/// (row 17) at the 3rd's 17 (column 13); the 3rd replies with 17 (row 17)
+/// at the 10th's 18 (column 13): both land on casualties `2>2` and morale
+/// `2>1`. Dice: fire order 3, 3 (together); the 10th's die 3 beats 2 → 3
+/// casualties, the 3rd's die 1 is not above 1 → 2 + 1 = 3 levels; the
+/// 3rd's die 6 → 3 casualties, the 10th's die 4 → 2 levels; Colonel Hale's
+/// die 3, a miss.
+#[test]
+fn x_alternate_fire_tables_replace_the_dice_sum() {
+    let mut s = exchange();
+    s.unit_mut(TENTH_OHIO).unwrap().weapon = Weapon::RifledMusket;
+    s.options.alternate_fire = true;
+    let mut d = ScriptedDice::new([3, 3, 3, 1, 6, 4, 3]).unwrap();
+    let out = resolve_turn(&s, &OrderBook::default(), &TurnOrders::default(), &mut d).unwrap();
+    assert_eq!(d.remaining(), 0, "one die each way, no dice sums");
+    let tenth = out.state.unit(TENTH_OHIO).unwrap();
+    let third = out.state.unit(THIRD_TENN).unwrap();
+    assert_eq!((third.castings, third.combat_morale), (14, 2));
+    assert_eq!((tenth.castings, tenth.combat_morale), (15, 3));
+}
