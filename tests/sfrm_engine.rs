@@ -596,6 +596,19 @@ fn sfrm_officer_casualties_a_wound_leaves_the_general_in_command() {
         .map(|r| r.purpose.kind)
         .collect();
     assert_eq!(kinds, vec![RollKind::SfrmCasualty, RollKind::SfrmCasualty]);
+    // His own side reads the die; the enemy who saw it only what befell him.
+    let told = |side: SideId| {
+        let vis = out.visibility.get(&side).cloned().unwrap_or_default();
+        side_narrative(&out.state, side, &out.events, &vis, false).join("\n")
+    };
+    let union = told(UNION);
+    assert!(
+        union.contains("grazed on the scalp but keeps command (SFRM Table 3, 10)"),
+        "{union}"
+    );
+    let rebel = told(REBEL);
+    assert!(rebel.contains("grazed on the scalp"), "{rebel}");
+    assert!(!rebel.contains("Table 3"), "{rebel}");
 }
 
 #[test]

@@ -791,10 +791,14 @@ impl Event {
                 } else {
                     ""
                 };
-                format!(
-                    "{} {what}{taken}{gone} (SFRM Table 3, {roll}).",
-                    officer.name
-                )
+                // An enemy's die stays out (see above); what befell him is
+                // what the men saw.
+                let die = if knows(officer.side) {
+                    format!(" (SFRM Table 3, {roll})")
+                } else {
+                    String::new()
+                };
+                format!("{} {what}{taken}{gone}{die}.", officer.name)
             }
             Event::Sfrm { sfrm } => sfrm.describe(),
         }
