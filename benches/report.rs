@@ -67,6 +67,7 @@ fn one_turn(state: &BattleState, index: &SightIndex, reporter: &Reporter) -> usi
         events: Vec::new(),
         rolls: Vec::new(),
         sightings,
+        dispatches: Vec::new(),
     };
     let r = reporter
         .umpire(&umpire_view(state, &uin))

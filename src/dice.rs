@@ -44,6 +44,13 @@ pub enum RollKind {
     OfficerReplacement,
     /// Whether a unit's regimental command survives heavy fire (APSoF VII.G).
     RegimentalCommand,
+    /// A general's roll to read a dispatch he holds: d6 ≤ command ability
+    /// (SFRM Table 2, "Discussions of Strategy & Tactics During Play").
+    SfrmRead,
+    /// One die of the 2d6 on SFRM Table 3, "Officer Casualties" (a
+    /// messenger contacted or fired upon, or a general hit under the
+    /// `sfrm-officer-casualties` option).
+    SfrmCasualty,
     /// Anything else; say what in the note.
     Other,
 }
@@ -62,6 +69,8 @@ impl RollKind {
             RollKind::FireOrder => "fire-order",
             RollKind::OfficerReplacement => "officer-replacement",
             RollKind::RegimentalCommand => "regimental-command",
+            RollKind::SfrmRead => "sfrm-read",
+            RollKind::SfrmCasualty => "sfrm-casualty",
             RollKind::Other => "other",
         }
     }

@@ -51,6 +51,7 @@ fn at_the_double() -> TurnOrders {
             }],
         }],
         officer_moves: vec![],
+        dispatches: vec![],
     }
 }
 

@@ -170,6 +170,7 @@ fn run(s: &Scenario, moves: &dyn Fn(&mut BattleState, u32)) -> Checked {
             inputs.narrative = vec!["Our line advanced fifty yards and halted.".into()];
             inputs.dispatches = vec![Dispatch {
                 from: "headquarters".into(),
+                status: "read on turn 1".into(),
                 text: "Hold the crossroads at all costs.".into(),
             }];
             let view = side_view(&state, side, vis, lk, &inputs).unwrap();
@@ -302,6 +303,7 @@ fn run(s: &Scenario, moves: &dyn Fn(&mut BattleState, u32)) -> Checked {
                 purpose: RollPurpose::new(RollKind::Fire, "3rd Tennessee").with_note("die 1 of 4"),
             }],
             sightings: sightings.clone(),
+            dispatches: Vec::new(),
         };
         uin.orders.insert(
             UnitId(1),

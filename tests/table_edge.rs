@@ -69,7 +69,7 @@ fn an_ordered_move_stops_at_the_table_edge() {
                 }),
             }],
         }],
-        officer_moves: vec![],
+        ..Default::default()
     };
     let out = run(&s, &orders, &[]);
     let u = out.state.unit(TENTH_OHIO).unwrap();

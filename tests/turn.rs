@@ -87,6 +87,7 @@ fn i_b_turn_one_march_and_battery_fire() {
     let orders = TurnOrders {
         unit_orders: vec![move_to(1, TENTH_OHIO, Pos::new(24.0, 16.0), Gait::March)],
         officer_moves: vec![],
+        dispatches: vec![],
     };
     let mut d = dice(&[3, 3, 3]);
     let out = run(&s, &OrderBook::default(), &orders, &mut d);
@@ -247,6 +248,7 @@ fn v_h_officer_hit_in_the_line_of_fire_is_replaced_later() {
     let orders = TurnOrders {
         unit_orders: vec![move_to(9, TENTH_OHIO, Pos::new(24.0, 13.0), Gait::March)],
         officer_moves: vec![],
+        dispatches: vec![],
     };
     let mut state2 = out.state.clone();
     // Part the lines so turn 2 has no fire to roll.
@@ -350,6 +352,7 @@ fn vi_d_4_double_quick_moves_then_pays_in_morale() {
             Gait::DoubleQuick,
         )],
         officer_moves: vec![],
+        dispatches: vec![],
     };
     let mut d = dice(&[1]);
     let out = run(&s, &OrderBook::default(), &orders, &mut d);
@@ -417,6 +420,7 @@ fn malformed_orders_are_errors_not_panics() {
     let orders = TurnOrders {
         unit_orders: vec![move_to(1, UnitId(99), Pos::new(0.0, 0.0), Gait::March)],
         officer_moves: vec![],
+        dispatches: vec![],
     };
     let mut d = dice(&[]);
     let err = resolve_turn(&s, &OrderBook::default(), &orders, &mut d).unwrap_err();
@@ -426,6 +430,7 @@ fn malformed_orders_are_errors_not_panics() {
     let orders = TurnOrders {
         unit_orders: vec![bad],
         officer_moves: vec![],
+        dispatches: vec![],
     };
     assert!(matches!(
         resolve_turn(&s, &OrderBook::default(), &orders, &mut d),
@@ -443,6 +448,7 @@ fn same_inputs_same_seed_same_bytes() {
             move_to(2, TWELFTH_OHIO, Pos::new(20.0, 12.0), Gait::DoubleQuick),
         ],
         officer_moves: vec![],
+        dispatches: vec![],
     };
     let play = || {
         let mut d = StreamDice::new([7u8; 32]);

@@ -80,6 +80,7 @@ fn orders(raw: &[RawOrder], state: &BattleState, base_id: u64) -> TurnOrders {
     TurnOrders {
         unit_orders,
         officer_moves: vec![],
+        dispatches: vec![],
     }
 }
 

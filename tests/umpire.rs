@@ -867,3 +867,63 @@ fn orders_for_in_the_same_intake_batch_as_players_mail_keeps_public_ids_unique()
         3
     );
 }
+
+/// The umpire's report of a held turn carries HIS reply token: answering
+/// it with RELEASE, without a PASSWORD line, is enough to be recognised,
+/// and the players' reports then go out.
+#[test]
+fn answering_the_held_turns_report_releases_it() {
+    let (g, _secret) = umpired();
+    g.order_mail("blue1", "blue@example.test", "Blue", "READY");
+    g.order_mail("grey1", "grey@example.test", "Grey", "READY");
+    g.run_once();
+    assert_eq!(
+        one::<String>(
+            &g,
+            "SELECT status FROM turns WHERE number = 1 AND superseded_at IS NULL"
+        ),
+        "held"
+    );
+    let reports = mails_to(&g, UMP);
+    let report = reports
+        .iter()
+        .find(|m| m.contains("IS HELD"))
+        .unwrap_or_else(|| panic!("the umpire's held-turn report: {reports:?}"));
+    let reply_to = report
+        .lines()
+        .find_map(|l| l.strip_prefix("Reply-To: "))
+        .expect("Reply-To");
+    let token_address = reply_to
+        .rsplit('<')
+        .next()
+        .unwrap()
+        .trim_end_matches('>')
+        .to_string();
+    assert!(token_address.starts_with("adjutant+"), "{reply_to}");
+    let before = mails_to(&g, "blue@example.test").len();
+    mail(
+        &g,
+        "ump-release",
+        UMP,
+        &token_address,
+        "Re: turn 1",
+        "RELEASE",
+    );
+    g.run_once();
+    let conf = mails_to(&g, UMP);
+    assert!(
+        conf.iter().any(|m| m.contains("turn 1 released")),
+        "{conf:?}"
+    );
+    assert_eq!(
+        one::<String>(
+            &g,
+            "SELECT status FROM turns WHERE number = 1 AND superseded_at IS NULL"
+        ),
+        "released"
+    );
+    assert!(
+        mails_to(&g, "blue@example.test").len() > before,
+        "Blue's report went out"
+    );
+}

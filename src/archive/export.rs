@@ -192,17 +192,21 @@ fn dispatch_route(truth: &BattleState, from: &str, to: &str, carrier: Option<&st
         )
     };
     let mut route = vec![at(from)];
-    if let Some(p) = carrier
-        .and_then(|c| serde_json::from_str::<serde_json::Value>(c).ok())
-        .and_then(|v| {
-            serde_json::from_value::<crate::rules::iron_brigade::state::Pos>(v["position"].clone())
-                .ok()
-        })
-    {
-        route.push(format!("messenger ({})", coords(p)));
+    let c = crate::game::dispatches::carrier(carrier);
+    match c.as_ref().map(|c| (&c.route, c.position)) {
+        // The turn processor's record: every end-of-turn point, then the fate.
+        Some((points, _)) if !points.is_empty() => {
+            route.extend(points.iter().map(|p| format!("({})", coords(*p))));
+        }
+        Some((_, Some(p))) => route.push(format!("messenger ({})", coords(p))),
+        _ => {}
     }
     route.push(at(to));
-    route.join(" → ")
+    let mut out = route.join(" → ");
+    if let Some(c) = c.filter(|c| !c.fate.is_empty()) {
+        out.push_str(&format!("; {}", c.fate));
+    }
+    out
 }
 
 #[derive(Serialize)]
@@ -512,6 +516,8 @@ fn export_turn(
             events: Vec::new(),
             rolls: Vec::new(),
             sightings,
+            // The turn page lists dispatches with their routes itself.
+            dispatches: Vec::new(),
         },
     );
     let mut true_map = umpire.map.clone();

@@ -6,6 +6,7 @@ pub mod book;
 pub mod clock;
 pub mod cycle;
 pub mod deadline;
+pub mod dispatches;
 pub mod report_mail;
 pub mod reports;
 pub mod resend;

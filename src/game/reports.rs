@@ -190,6 +190,20 @@ pub fn issue_turn_reports(
             .collect();
         inputs.narrative = side_narrative(t.state, reader.side, t.events, vis, false);
         inputs.refused_mail = refused_since_last_report(tx, t.game_id, &reader)?;
+        inputs.dispatches = super::dispatches::report_entries(
+            t.state,
+            reader.side,
+            &inputs.officers,
+            t.events,
+            t.state.turn.saturating_sub(1),
+            &|turn| {
+                crate::report::view::battle_clock(
+                    scenario.start.local,
+                    scenario.minutes_per_turn,
+                    turn,
+                )
+            },
+        );
         let view = side_view(t.state, reader.side, vis, lk, &inputs)?;
         let report = reporter.player(&view)?;
         let report_id = store_report(
@@ -264,6 +278,7 @@ pub fn issue_turn_reports(
         events: umpire_narrative(t.events),
         rolls: t.rolls.to_vec(),
         sightings,
+        dispatches: super::dispatches::umpire_lines(tx, t.game_id)?,
     };
     let mut report = reporter.umpire(&umpire_view(t.state, &uin))?;
     if let Some(hold) = t.hold {

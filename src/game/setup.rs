@@ -121,6 +121,8 @@ pub fn battle_state_from_scenario(s: &Scenario) -> BattleState {
             width: s.table.width,
             height: s.table.height,
         }),
+        scale: scale(s),
+        sfrm: Default::default(),
     }
 }
 
@@ -224,6 +226,19 @@ fn options(o: &scenario::Options) -> st::Options {
         horse_vs_mounted_artillery: o.is_on("horse-vs-mounted-artillery"),
         snipers: o.is_on("skirmishers"),
         alternate_fire: o.is_on("alternate-fire-tables"),
+        sfrm_officer_casualties: o.is_on("sfrm-officer-casualties"),
+        courier_orders: o.is_on("courier-orders"),
+    }
+}
+
+/// The scenario's scale when it is not Iron Brigade's (which the state
+/// assumes when none is given), for SFRM messengers' speed.
+fn scale(s: &Scenario) -> Option<crate::rules::sfrm::Scale> {
+    let ib = crate::rules::sfrm::Scale::IRON_BRIGADE;
+    if s.yards_per_inch == ib.yards_per_inch && s.minutes_per_turn == ib.minutes_per_turn {
+        None
+    } else {
+        crate::rules::sfrm::Scale::new(s.yards_per_inch, s.minutes_per_turn).ok()
     }
 }
 

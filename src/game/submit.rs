@@ -263,7 +263,18 @@ impl SubmissionHandler for OrdersHandler {
             cache: Default::default(),
         };
         let parsed = orders::parse_mail(ctx.text, &pctx);
-        let lines = record(tx, ctx, &pctx, &parsed)?;
+        let mut lines = record(tx, ctx, &pctx, &parsed)?;
+        lines.extend(
+            super::dispatches::take_dispatches(
+                tx,
+                ctx.game,
+                battle,
+                &pctx.player_officers,
+                ctx.counts_for_turn,
+                &parsed.dispatches,
+            )
+            .map_err(sql)?,
+        );
         // Umpired game: what the parser could not read goes to the umpire
         // to interpret (issue #8, umpire::turns::free_text).
         let forwarded = if !parsed.errors.is_empty()
@@ -500,13 +511,6 @@ fn receipt_text(
             let _ = writeln!(t, "    in: {first}");
         }
         let _ = writeln!(t);
-    }
-    for d in &parsed.dispatches {
-        let _ = writeln!(
-            t,
-            "Dispatch noted ({} characters); carrying dispatches by messenger is not yet in service, so it was not sent.",
-            d.text.chars().count()
-        );
     }
     if parsed.ready && ctx.late {
         let _ = writeln!(

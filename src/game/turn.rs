@@ -213,6 +213,8 @@ fn turn_orders(
         }
         ids.push(id);
     }
+    // SFRM dispatches written for this turn leave with their messengers.
+    orders.dispatches = super::dispatches::turn_dispatches(tx, game_id, turn)?;
     Ok((orders, ids))
 }
 
@@ -407,6 +409,8 @@ pub(crate) fn run_attempt(
             turn_id
         ],
     )?;
+
+    super::dispatches::record_outcome(tx, game_id, &next.battle, &outcome.events, number)?;
 
     issue_turn_reports(
         tx,

@@ -235,10 +235,20 @@ pub struct ExpectedTiming {
     /// The issuing officer is outside the unit's chain of command: a d6
     /// decides (1–4 obeyed, 5 one turn late, 6 ignored).
     pub subject_to_roll: bool,
+    /// Carried by a messenger (SFRM courier orders option, beyond 24"):
+    /// `turn` is then the estimate for a unit that stays where it is.
+    pub by_courier: bool,
 }
 
 impl std::fmt::Display for ExpectedTiming {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.by_courier {
+            return write!(
+                f,
+                "goes by courier (the unit is beyond 24\"); takes effect the turn after the messenger reaches it, about turn {}",
+                self.turn
+            );
+        }
         write!(f, "takes effect on turn {}", self.turn)?;
         if self.subject_to_roll {
             write!(
@@ -263,6 +273,7 @@ pub fn expected_effective_turn(item: &Item, ctx: &ParseContext) -> ExpectedTimin
             turn: ctx.turn,
             distance_inches: 0.0,
             subject_to_roll: false,
+            by_courier: false,
         },
         Item::Unit {
             unit, issued_by, ..
@@ -272,14 +283,31 @@ pub fn expected_effective_turn(item: &Item, ctx: &ParseContext) -> ExpectedTimin
                     turn: ctx.turn,
                     distance_inches: 0.0,
                     subject_to_roll: true,
+                    by_courier: false,
                 };
             };
             let d = u.position.distance(o.position);
             let delay = distance_delay(d).unwrap_or(2);
+            let subject_to_roll = !ctx.state.in_chain_of_command(*unit, *issued_by);
+            // SFRM courier orders (scenario option): from within the chain
+            // to a unit beyond 24", a messenger carries it; he rides in the
+            // turn it is written and the unit starts the turn after he
+            // arrives (the engine measures to the footprint; this is the
+            // receipt's estimate).
+            let by_courier = ctx.state.options.courier_orders
+                && !subject_to_roll
+                && d > crate::rules::iron_brigade::turn::orders::COURIER_BEYOND;
+            let turn = if by_courier {
+                let ride = ctx.state.scale().turns_to_deliver(d).max(1);
+                ctx.turn + ride
+            } else {
+                ctx.turn + u32::from(delay)
+            };
             ExpectedTiming {
-                turn: ctx.turn + u32::from(delay),
+                turn,
                 distance_inches: d,
-                subject_to_roll: !ctx.state.in_chain_of_command(*unit, *issued_by),
+                subject_to_roll,
+                by_courier,
             }
         }
     }

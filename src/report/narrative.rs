@@ -34,7 +34,9 @@ pub fn side_narrative(
 ) -> Vec<String> {
     events
         .iter()
-        .filter(|e| visible_to(side, e, vis))
+        // Correspondence is told in the report's own dispatches section,
+        // with names, from the state (`game::reports`).
+        .filter(|e| !matches!(e, Event::Sfrm { .. }) && visible_to(side, e, vis))
         .map(|e| {
             if identities_known {
                 e.describe()

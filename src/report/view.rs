@@ -31,10 +31,14 @@ pub struct UnitOrders {
     pub pending: Vec<PendingOrder>,
 }
 
-/// A dispatch delivered to the player this turn.
+/// A dispatch as its reader's report tells it (SFRM "Discussions of
+/// Strategy & Tactics During Play"): who wrote it, where it stands for the
+/// reader ("arrived on turn 5, unread"; "read on turn 6; written …,
+/// received …") and its text once read (empty until then).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Dispatch {
     pub from: String,
+    pub status: String,
     pub text: String,
 }
 
@@ -190,6 +194,9 @@ pub struct SideView {
     pub enemies_last_known: Vec<EnemyUnit>,
     pub narrative: Vec<String>,
     pub dispatches: Vec<Dispatch>,
+    /// Messenger riders his side sees at the end of the turn, own and
+    /// enemy, in words (SFRM messengers are pieces on the table).
+    pub riders: Vec<String>,
     pub refused_mail: Vec<RefusedMail>,
     /// Pre-filled orders to edit and send back.
     pub order_template: String,
@@ -561,6 +568,32 @@ pub fn side_view(
         });
     }
 
+    // Riders in sight (own and enemy), nearest-first observers already
+    // chosen by the sight rules; enemies are never named.
+    let mut riders = Vec::new();
+    for (mid, by) in &vis.messengers {
+        let Some(m) = state.sfrm.messengers.get(mid) else {
+            continue;
+        };
+        let ours = m.side == side;
+        let yards = ((by.distance * ypi / 25.0).round() * 25.0).clamp(0.0, 1.0e6) as u32;
+        let who = if ours {
+            "A rider of ours".to_string()
+        } else {
+            format!("A {} rider", side_name(state, m.side))
+        };
+        riders.push(format!(
+            "{who}, {} ({}), {yards} yards from our nearest men.",
+            place_of(m.position, state, ypi),
+            coords(m.position)
+        ));
+        shown_points.push(m.position);
+        map_officers.push(MapOfficer {
+            label: "rider".to_string(),
+            at: m.position,
+            mark: if ours { Mark::Own } else { Mark::Enemy },
+        });
+    }
     let side_label = side_name(state, side);
     let clock = battle_clock(inputs.battle_start, inputs.minutes_per_turn, state.turn);
     let (min, max) = map_bounds(inputs.table, &state.terrain, &shown_points);
@@ -592,6 +625,7 @@ pub fn side_view(
         enemies_last_known,
         narrative: inputs.narrative.clone(),
         dispatches: inputs.dispatches.clone(),
+        riders,
         refused_mail: inputs.refused_mail.clone(),
         order_template,
         map,
@@ -640,6 +674,9 @@ pub struct UmpireInputs {
     pub rolls: Vec<Roll>,
     /// What each side saw: side id → ids of enemy units seen.
     pub sightings: Vec<super::sighting::SideSighting>,
+    /// Every SFRM dispatch's route and fate so far, in words (the store's
+    /// `dispatches` rows); riders on the table come from the state.
+    pub dispatches: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -687,6 +724,11 @@ pub struct UmpireView {
     pub events: Vec<String>,
     pub rolls: Vec<UmpireRoll>,
     pub sightings: Vec<UmpireSight>,
+    /// Every dispatch's route and fate (from [`UmpireInputs::dispatches`]).
+    pub dispatches: Vec<String>,
+    /// Every messenger on the table: side, place, whom he rides for, what
+    /// he carries.
+    pub riders: Vec<String>,
     pub map: MapLayer,
 }
 
@@ -811,6 +853,38 @@ pub fn umpire_view(state: &BattleState, inputs: &UmpireInputs) -> UmpireView {
         .chain(state.officers.iter().map(|o| o.position))
         .collect();
     let (min, max) = map_bounds(inputs.table, &state.terrain, &shown);
+    let mut map_officers: Vec<MapOfficer> = map_officers;
+    let mut riders = Vec::new();
+    for m in state.sfrm.messengers.values() {
+        let to = match m.destination {
+            crate::rules::sfrm::Destination::Officer(o) => state
+                .officer(o)
+                .map_or_else(|| format!("officer {}", o.0), |o| o.name.clone()),
+            crate::rules::sfrm::Destination::Unit(u) => state
+                .unit(u)
+                .map_or_else(|| format!("unit {}", u.0), |u| u.name.clone()),
+        };
+        let carrying = m
+            .carrying
+            .iter()
+            .map(|d| format!("#{}", d.0))
+            .collect::<Vec<_>>()
+            .join(", ");
+        riders.push(format!(
+            "Messenger {} ({}) at {} ({}), riding for {to}, sent turn {}, carrying dispatches [{carrying}]{}.",
+            m.id.0,
+            side_name(state, m.side),
+            place_of(m.position, state, ypi),
+            coords(m.position),
+            m.sent_turn,
+            m.order.map(|o| format!(" and order #{o}")).unwrap_or_default()
+        ));
+        map_officers.push(MapOfficer {
+            label: format!("rider {}", m.id.0),
+            at: m.position,
+            mark: Mark::Side(side_index(m.side)),
+        });
+    }
     UmpireView {
         game: inputs.game.clone(),
         turn: state.turn,
@@ -820,6 +894,8 @@ pub fn umpire_view(state: &BattleState, inputs: &UmpireInputs) -> UmpireView {
         events: inputs.events.clone(),
         rolls,
         sightings,
+        dispatches: inputs.dispatches.clone(),
+        riders,
         map: MapLayer {
             title: format!("{} — umpire — turn {}, {}", inputs.game, state.turn, clock),
             min,

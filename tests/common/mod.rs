@@ -30,11 +30,17 @@ pub struct GameDir {
 impl GameDir {
     /// A fresh directory with the training scenario created as `name`.
     pub fn training(name: &str) -> GameDir {
+        GameDir::with_scenario(name, "scenarios/training.toml")
+    }
+
+    /// A fresh directory with the scenario at `scenario` (a path in the
+    /// repository) created as `name`.
+    pub fn with_scenario(name: &str, scenario: &str) -> GameDir {
         let dir = tempfile::tempdir().unwrap();
         adjutant(dir.path()).arg("init").assert().success();
         let out = adjutant(dir.path())
             .args(["game", "create", "--name", name, "--json", "--scenario"])
-            .arg(repo("scenarios/training.toml"))
+            .arg(repo(scenario))
             .output()
             .unwrap();
         assert!(

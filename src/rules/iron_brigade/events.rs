@@ -10,6 +10,7 @@
 use super::kinds::{Formation, OfficerRating};
 use super::sight::Visibility;
 use super::state::{OfficerId, Pos, SideId, UnitId};
+use crate::rules::sfrm::{CasualtyResult, DispatchEvent};
 use serde::{Deserialize, Serialize};
 
 /// A unit as named in an event.
@@ -269,6 +270,23 @@ pub enum Event {
         with_unit: UnitRef,
         roll: u8,
     },
+    /// SFRM Table 3 for a general hit under APSoF V.H (scenario option
+    /// `sfrm-officer-casualties`): what the hit did. `removed`: he leaves
+    /// the field (dead, carried off or taken) and V.H.3 replaces him.
+    OfficerCasualty {
+        officer: OfficerRef,
+        with_unit: UnitRef,
+        roll: u8,
+        result: crate::rules::sfrm::CasualtyResult,
+        removed: bool,
+        captured_by: Option<SideId>,
+    },
+    /// SFRM correspondence: dispatches and messengers. Who may be told is
+    /// the dispatch event's own rule ([`DispatchEvent::visible_to`]): the
+    /// sender's side never learns of a capture or a loss.
+    Sfrm {
+        sfrm: DispatchEvent,
+    },
 }
 
 impl Event {
@@ -312,6 +330,9 @@ impl Event {
             }
             | Event::OfficerMissed {
                 officer, with_unit, ..
+            }
+            | Event::OfficerCasualty {
+                officer, with_unit, ..
             } => vec![o(officer), u(with_unit)],
             Event::OrderNotCarriedOut { unit, .. }
             | Event::StepCompleted { unit, .. }
@@ -330,6 +351,9 @@ impl Event {
             | Event::Pinned { unit, .. }
             | Event::LeftTheField { unit, .. }
             | Event::RegimentalCommand { unit, .. } => vec![u(unit)],
+            // Officers and riders by id only; visibility is the dispatch
+            // event's own (see `visible_to`).
+            Event::Sfrm { .. } => Vec::new(),
         }
     }
 
@@ -757,6 +781,49 @@ impl Event {
                 "{} comes through the fire on {} unhurt.",
                 officer.name, with_unit.name
             ),
+            Event::OfficerCasualty {
+                officer,
+                roll,
+                result,
+                removed,
+                captured_by,
+                ..
+            } => {
+                let what = match result {
+                    CasualtyResult::ShotThroughChest => {
+                        "is shot through the chest and will not live"
+                    }
+                    CasualtyResult::LosesLeg => "is hit in the knee and carried to the rear",
+                    CasualtyResult::ThighWound => "is wounded in the thigh but keeps command",
+                    CasualtyResult::HorseShot => "has his horse shot from under him",
+                    CasualtyResult::StaffOfficerHit => "loses a staff officer beside him",
+                    CasualtyResult::ShotsScatter => "is missed by scattered shots",
+                    CasualtyResult::PrivateHit => "sees a private fall a few yards off",
+                    CasualtyResult::ArmWound => "is hit in the arm",
+                    CasualtyResult::ScalpWound => "is grazed on the scalp but keeps command",
+                    CasualtyResult::LosesArm => "is hit in the shoulder and carried off",
+                    CasualtyResult::Killed => "is killed outright",
+                };
+                let taken = if captured_by.is_some() {
+                    " and is taken prisoner"
+                } else {
+                    ""
+                };
+                let gone = if *removed {
+                    "; he leaves the field"
+                } else {
+                    ""
+                };
+                // An enemy's die stays out (see above); what befell him is
+                // what the men saw.
+                let die = if knows(officer.side) {
+                    format!(" (SFRM Table 3, {roll})")
+                } else {
+                    String::new()
+                };
+                format!("{} {what}{taken}{gone}{die}.", officer.name)
+            }
+            Event::Sfrm { sfrm } => sfrm.describe(),
         }
     }
 }
@@ -768,6 +835,9 @@ impl Event {
 /// of the turn. Enemy officers are never in [`Visibility`], so an event
 /// about an enemy officer alone is not told.
 pub fn visible_to(side: SideId, event: &Event, visibility: &Visibility) -> bool {
+    if let Event::Sfrm { sfrm } = event {
+        return sfrm.visible_to(side);
+    }
     let parties = event.parties();
     if event.is_private() {
         return parties.first().is_some_and(|(_, s)| *s == side);

@@ -189,6 +189,21 @@ pub struct OrderBook {
 pub struct TurnOrders {
     pub unit_orders: Vec<UnitOrder>,
     pub officer_moves: Vec<OfficerMove>,
+    /// Dispatches written this turn (SFRM "Discussions of Strategy &
+    /// Tactics During Play"): each leaves its writer's general with a
+    /// messenger in this turn. Left out of the JSON while empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dispatches: Vec<WrittenDispatch>,
+}
+
+/// A dispatch as the player wrote it, for the engine: the store's id of its
+/// row, the writing general, the addressee and the text.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WrittenDispatch {
+    pub id: u32,
+    pub from: OfficerId,
+    pub to: OfficerId,
+    pub text: String,
 }
 
 impl OrderBook {

@@ -72,6 +72,11 @@ pub struct SeenBy {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Visibility {
     pub seen: BTreeMap<UnitId, SeenBy>,
+    /// SFRM messenger elements (either side's) the side can see: a rider
+    /// is a real piece on the table (SFRM "Organisation"). Left out of the
+    /// JSON while empty, so sightings without messengers keep their bytes.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub messengers: BTreeMap<crate::rules::sfrm::MessengerId, SeenBy>,
 }
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -500,6 +505,72 @@ pub fn can_see(
     Ok(sees(index, eye, &target_view(state, index, unit, activity)))
 }
 
+/// Whether an eye at `eye` sees a lone rider at `at` (an SFRM messenger
+/// element: one cavalry figure on a 1" base). The same hills and woods
+/// block him as a unit (APSoF V.C.3); a town hides him except from contact,
+/// and walls and fences never do (a horseman sits above them — our ruling,
+/// docs/rulings-sfrm.md).
+pub fn sees_point(index: &SightIndex, eye: Pos, at: Pos) -> bool {
+    let distance = eye.distance(at);
+    if distance <= CONTACT_GAP + super::geometry::OFFICER_RADIUS {
+        return true;
+    }
+    if index.in_town(at) {
+        return false;
+    }
+    if index.woods_range_limit(at).is_some_and(|m| distance > m) {
+        return false;
+    }
+    let above = index.ground_height(eye).max(index.ground_height(at));
+    if index.hill_blocks(eye, at, above) {
+        return false;
+    }
+    index.woods_along_until(eye, at, WOODS_SIGHT) <= WOODS_SIGHT
+}
+
+/// The messengers `side` can see — its own riders too, since a rider out
+/// of his own side's sight is not watched (docs/rulings-sfrm.md) — each
+/// with its nearest observer (ties to the earlier observer: units in state
+/// order, then officers).
+pub fn messengers_seen(
+    state: &BattleState,
+    index: &SightIndex,
+    side: SideId,
+) -> BTreeMap<crate::rules::sfrm::MessengerId, SeenBy> {
+    let mut out = BTreeMap::new();
+    if state.sfrm.messengers.is_empty() {
+        return out;
+    }
+    let mut observers: Vec<(Observer, Pos)> = state
+        .units_of(side)
+        .map(|u| (Observer::Unit(u.id), footprint(u).front_centre()))
+        .collect();
+    observers.extend(
+        state
+            .officers_of(side)
+            .filter(|o| o.status == OfficerStatus::Active)
+            .map(|o| (Observer::Officer(o.id), o.position)),
+    );
+    for m in state.sfrm.messengers.values() {
+        let mut best: Option<SeenBy> = None;
+        for (observer, eye) in &observers {
+            let d = eye.distance(m.position);
+            if best.is_some_and(|b| b.distance <= d) || !sees_point(index, *eye, m.position) {
+                continue;
+            }
+            best = Some(SeenBy {
+                observer: *observer,
+                from: *eye,
+                distance: d,
+            });
+        }
+        if let Some(b) = best {
+            out.insert(m.id, b);
+        }
+    }
+    out
+}
+
 /// Every enemy unit `side` can see this turn, with the nearest observer that
 /// sees it. Observers are the side's units and its officers still on the
 /// field.
@@ -555,6 +626,7 @@ pub fn side_visibility(
             vis.seen.insert(view.unit.id, seen);
         }
     }
+    vis.messengers = messengers_seen(state, index, side);
     vis
 }
 

@@ -74,7 +74,7 @@ fn read_rolls(
     }
     for (id, officer) in rolls {
         let ability = s.stats(&officer).command_ability;
-        let purpose = RollPurpose::new(RollKind::Other, officer.name.clone())
+        let purpose = RollPurpose::new(RollKind::SfrmRead, officer.name.clone())
             .with_note(format!("SFRM read roll, dispatch {}", id.0));
         let roll = dice.d6(&purpose)?;
         let Some(d) = s.dispatches.get_mut(&id) else {
@@ -281,7 +281,7 @@ fn ride(
     let fired_by = s.fired_upon.get(&id).copied();
     if contact.is_some() || fired_by.is_some() {
         let witness = contact.map(|u| u.side).or(fired_by);
-        let purpose = RollPurpose::new(RollKind::Other, format!("messenger {}", id.0))
+        let purpose = RollPurpose::new(RollKind::SfrmCasualty, format!("messenger {}", id.0))
             .with_note("SFRM Table 3 officer casualty");
         let roll = roll_2d6(dice, &purpose)?;
         let casualty = table3(roll)?;
@@ -328,6 +328,7 @@ fn deliver(
                 let was_captured = matches!(d.status, DispatchStatus::Captured { .. });
                 d.status = DispatchStatus::Delivered { turn };
                 d.holder = Holder::Officer(o.id);
+                d.received_turn = Some(turn);
                 if was_captured {
                     events.push(DispatchEvent::PassedToEnemyGeneral {
                         dispatch: *did,
@@ -482,6 +483,7 @@ fn capture(
             if let Some(d) = s.dispatches.get_mut(did) {
                 d.status = DispatchStatus::Delivered { turn };
                 d.holder = Holder::Officer(captor.id);
+                d.received_turn = Some(turn);
             }
             events.push(DispatchEvent::PassedToEnemyGeneral {
                 dispatch: *did,

@@ -22,6 +22,16 @@ pub enum DispatchEvent {
         side: SideId,
         turn: u32,
     },
+    /// A dispatch the player wrote could not be sent (his general is off
+    /// the field, or the addressee is). Told to the writer's side only.
+    NotSent {
+        dispatch: DispatchId,
+        from: OfficerId,
+        to: OfficerId,
+        side: SideId,
+        reason: String,
+        turn: u32,
+    },
     /// A courier was given a written order for a unit (courier-orders option).
     OrderSent {
         order: u64,
@@ -146,6 +156,7 @@ impl DispatchEvent {
         use DispatchEvent::*;
         match self {
             Sent { side: s, .. }
+            | NotSent { side: s, .. }
             | OrderSent { side: s, .. }
             | Departed { side: s, .. }
             | Delivered { side: s, .. }
@@ -157,6 +168,124 @@ impl DispatchEvent {
             Moved { .. } | Redirected { .. } => false,
             Captured { by_side, .. } => *by_side == side,
             Lost { witness, .. } | Casualty { witness, .. } => *witness == Some(side),
+        }
+    }
+
+    /// The event in plain words for the umpire's log, by id (the umpire's
+    /// report names officers and routes in its own section).
+    pub fn describe(&self) -> String {
+        use DispatchEvent::*;
+        let p = |p: &Pos| format!("({:.1}, {:.1})", p.x, p.y);
+        let ids = |d: &[DispatchId]| {
+            d.iter()
+                .map(|d| format!("#{}", d.0))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        match self {
+            Sent {
+                dispatch, from, to, ..
+            } => format!(
+                "Dispatch #{} written by officer {} to officer {}.",
+                dispatch.0, from.0, to.0
+            ),
+            NotSent {
+                dispatch, reason, ..
+            } => format!("Dispatch #{} not sent: {reason}.", dispatch.0),
+            OrderSent { order, unit, .. } => {
+                format!("Order #{order} to unit {} goes by courier.", unit.0)
+            }
+            Departed { messenger, at, .. } => {
+                format!("Messenger {} sets off from {}.", messenger.0, p(at))
+            }
+            Moved {
+                messenger,
+                from,
+                to,
+                ..
+            } => format!(
+                "Messenger {} rides from {} to {}.",
+                messenger.0,
+                p(from),
+                p(to)
+            ),
+            Redirected {
+                messenger, now_to, ..
+            } => format!(
+                "Messenger {} now rides for officer {}.",
+                messenger.0, now_to.0
+            ),
+            Delivered { dispatch, to, .. } => format!(
+                "Dispatch #{} delivered, unread, to officer {}.",
+                dispatch.0, to.0
+            ),
+            OrderArrived {
+                order,
+                unit,
+                effective_turn,
+                ..
+            } => format!(
+                "Courier order #{order} reaches unit {}; in force from turn {effective_turn}.",
+                unit.0
+            ),
+            Read {
+                dispatch,
+                by,
+                roll,
+                ability,
+                ..
+            } => format!(
+                "Officer {} reads dispatch #{} (d6 {roll} against command ability {ability}).",
+                by.0, dispatch.0
+            ),
+            NotRead {
+                dispatch,
+                by,
+                roll,
+                ability,
+                ..
+            } => format!(
+                "Officer {} does not yet read dispatch #{} (d6 {roll} against command ability {ability}).",
+                by.0, dispatch.0
+            ),
+            Casualty {
+                messenger,
+                roll,
+                result,
+                ..
+            } => format!(
+                "Messenger {} rolls {roll} on SFRM Table 3: {result:?}.",
+                messenger.0
+            ),
+            Captured {
+                messenger,
+                dispatches,
+                at,
+                ..
+            } => format!(
+                "Messenger {} captured at {} with dispatches [{}].",
+                messenger.0,
+                p(at),
+                ids(dispatches)
+            ),
+            Lost {
+                messenger,
+                dispatches,
+                ..
+            } => format!(
+                "Messenger {} lost with dispatches [{}].",
+                messenger.0,
+                ids(dispatches)
+            ),
+            OrderUndeliverable { order, unit, .. } => {
+                format!("Courier order #{order}: unit {} is off the table.", unit.0)
+            }
+            PassedToEnemyGeneral {
+                dispatch, officer, ..
+            } => format!(
+                "Captured dispatch #{} handed to officer {}.",
+                dispatch.0, officer.0
+            ),
         }
     }
 

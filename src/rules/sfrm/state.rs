@@ -74,6 +74,11 @@ pub struct Dispatch {
     /// Set once the enemy took it; stays set after they deliver and read it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub captured: Option<Capture>,
+    /// The turn it last reached an officer (for a captured dispatch: one of
+    /// the captors' generals), kept after it is read so reports can say
+    /// when it was received.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub received_turn: Option<u32>,
 }
 
 /// Where a messenger rides.
@@ -177,6 +182,8 @@ pub enum DispatchError {
     ToEnemy { from: String, to: String },
     #[error("{officer} cannot send an order to {unit}, which belongs to the other side")]
     EnemyUnit { officer: String, unit: String },
+    #[error("dispatch {0} was already written; each dispatch goes once")]
+    DuplicateDispatch(u32),
     #[error("courier order {0} is already on its way; each order goes once")]
     DuplicateOrder(u64),
     #[error(
@@ -201,6 +208,12 @@ fn active(battle: &BattleState, id: OfficerId) -> Result<&Officer, DispatchError
 }
 
 impl DispatchState {
+    /// No correspondence at all: nothing written, nobody riding, no
+    /// penalties (the battle state leaves it out of its JSON then).
+    pub fn is_empty(&self) -> bool {
+        *self == DispatchState::default()
+    }
+
     fn new_messenger(
         &mut self,
         side: SideId,
@@ -239,6 +252,34 @@ impl DispatchState {
         to: OfficerId,
         text: &str,
     ) -> Result<(DispatchId, Vec<DispatchEvent>), DispatchError> {
+        self.write(battle, None, from, to, text)
+    }
+
+    /// [`Self::write_dispatch`] under an id given from outside (the game
+    /// store's dispatch row), so the paper in the state and its row agree.
+    /// An id already in use is refused.
+    pub fn write_dispatch_as(
+        &mut self,
+        battle: &BattleState,
+        id: DispatchId,
+        from: OfficerId,
+        to: OfficerId,
+        text: &str,
+    ) -> Result<(DispatchId, Vec<DispatchEvent>), DispatchError> {
+        if self.dispatches.contains_key(&id) {
+            return Err(DispatchError::DuplicateDispatch(id.0));
+        }
+        self.write(battle, Some(id), from, to, text)
+    }
+
+    fn write(
+        &mut self,
+        battle: &BattleState,
+        given: Option<DispatchId>,
+        from: OfficerId,
+        to: OfficerId,
+        text: &str,
+    ) -> Result<(DispatchId, Vec<DispatchEvent>), DispatchError> {
         let turn = battle.turn;
         let sender = active(battle, from)?;
         let recipient = active(battle, to)?;
@@ -264,8 +305,8 @@ impl DispatchState {
         }
         let side = sender.side;
         let at = sender.position;
-        let id = DispatchId(self.next_dispatch);
-        self.next_dispatch = self.next_dispatch.saturating_add(1);
+        let id = given.unwrap_or(DispatchId(self.next_dispatch));
+        self.next_dispatch = self.next_dispatch.max(id.0.saturating_add(1));
         let m = self.new_messenger(side, at, Destination::Officer(to), turn);
         if let Some(messenger) = self.messengers.get_mut(&m) {
             messenger.carrying.push(id);
@@ -282,6 +323,7 @@ impl DispatchState {
                 status: DispatchStatus::InTransit,
                 holder: Holder::Messenger(m),
                 captured: None,
+                received_turn: None,
             },
         );
         Ok((
@@ -431,6 +473,7 @@ impl DispatchState {
                 Some(c) => {
                     d.holder = Holder::Officer(c);
                     d.status = DispatchStatus::Delivered { turn };
+                    d.received_turn = Some(turn);
                     events.push(DispatchEvent::PassedToEnemyGeneral {
                         dispatch: d.id,
                         officer: c,

@@ -394,6 +394,22 @@ pub struct Options {
     /// X alternate fire tables.
     #[serde(default)]
     pub alternate_fire: bool,
+    /// SFRM Table 3 "Officer Casualties" for generals hit, beside APSoF V.H
+    /// (scenario option `sfrm-officer-casualties`). Messengers use Table 3
+    /// whatever this says.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub sfrm_officer_casualties: bool,
+    /// SFRM courier orders (scenario option `courier-orders`): orders to a
+    /// unit beyond 24" of the issuing officer ride with a messenger instead
+    /// of APSoF I.C.1's fixed delay.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub courier_orders: bool,
+}
+
+/// For `skip_serializing_if`: options added after the first pinned outcome
+/// serialise only when on, so older states keep their bytes.
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// A side's display name.
@@ -468,6 +484,20 @@ pub struct BattleState {
     /// before it was kept, and in generated benchmark battles.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub table: Option<TableSize>,
+    /// The table's ground scale and turn length, when not Iron Brigade's
+    /// (1" = 25 yd, 2.5 min, APSoF IV.A): SFRM messengers' speed is
+    /// converted with it (`rules::sfrm::Scale`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scale: Option<crate::rules::sfrm::Scale>,
+    /// SFRM correspondence: dispatches, messengers on the table, Table 3
+    /// penalties. Part of the snapshot so the pure turn and replay carry it;
+    /// left out of the JSON while empty, so a battle without dispatches
+    /// serialises exactly as before SFRM was wired in.
+    #[serde(
+        default,
+        skip_serializing_if = "crate::rules::sfrm::DispatchState::is_empty"
+    )]
+    pub sfrm: crate::rules::sfrm::DispatchState,
 }
 
 /// Something wrong in a battle state, found by [`BattleState::validate`].
@@ -529,6 +559,13 @@ impl BattleState {
     /// Units not of `side`.
     pub fn enemies_of(&self, side: SideId) -> impl Iterator<Item = &Unit> {
         self.units.iter().filter(move |u| u.side != side)
+    }
+
+    /// The scale SFRM speeds are converted with: the scenario's, or Iron
+    /// Brigade's.
+    pub fn scale(&self) -> crate::rules::sfrm::Scale {
+        self.scale
+            .unwrap_or(crate::rules::sfrm::Scale::IRON_BRIGADE)
     }
 
     pub fn officers_of(&self, side: SideId) -> impl Iterator<Item = &Officer> {

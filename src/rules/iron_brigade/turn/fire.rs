@@ -624,6 +624,17 @@ fn officers_in_line(
             });
             continue;
         }
+        // SFRM Table 3 for generals (scenario option beside V.H): the V.H
+        // roll says he is hit; Table 3 says what the hit does. Only the
+        // removal results (2, 3, 11, 12) or a capture take him off the
+        // field; the others leave him in command with their penalties.
+        let mut status = OfficerStatus::Wounded;
+        if ctx.state.options.sfrm_officer_casualties {
+            match sfrm_casualty(ctx, oid, &name, target)? {
+                SfrmOutcome::Stays => continue,
+                SfrmOutcome::Removed(s) => status = s,
+            }
+        }
         let (delay, rolled) = roll_replacement(&mut *ctx.dice, &name, successor.is_none())?;
         let new_rating = successor.or(rolled).unwrap_or(rating);
         let position = ctx
@@ -643,7 +654,7 @@ fn officers_in_line(
             }
         }
         if let Some(o) = ctx.state.officer_mut(oid) {
-            o.status = OfficerStatus::Wounded;
+            o.status = status;
             o.hit_this_turn = true;
         }
         let arrives_turn = ctx.turn.saturating_add(1).saturating_add(u32::from(delay));
@@ -662,6 +673,76 @@ fn officers_in_line(
         });
     }
     Ok(())
+}
+
+/// What SFRM Table 3 did to a general hit under V.H.
+enum SfrmOutcome {
+    Stays,
+    Removed(OfficerStatus),
+}
+
+/// SFRM Table 3 ("Officer Casualties") for a general hit with `unit`:
+/// 2d6, its penalty kept for the battle (it lowers his read roll); dead on
+/// 2 or 12 (killed), carried off on 3 or 11 (wounded); captured on 2–6
+/// when he is in contact with an enemy unit and with no friendly one (his
+/// unread dispatches fall to the captors: to the capturing unit's
+/// commander if on the field).
+fn sfrm_casualty(
+    ctx: &mut Ctx<'_>,
+    oid: OfficerId,
+    name: &str,
+    unit: UnitId,
+) -> Result<SfrmOutcome, TurnError> {
+    use crate::rules::sfrm::{Removal, roll_2d6};
+    let purpose = RollPurpose::new(RollKind::SfrmCasualty, name.to_string())
+        .with_note("SFRM Table 3 for a general hit (APSoF V.H)");
+    let roll = roll_2d6(&mut *ctx.dice, &purpose)?;
+    let Some(officer) = ctx.state.officer(oid).cloned() else {
+        return Ok(SfrmOutcome::Stays);
+    };
+    let hit = ctx
+        .state
+        .sfrm
+        .officer_hit(roll, &officer)
+        .map_err(|e| TurnError::Internal(e.to_string()))?;
+    let enemy = ctx
+        .state
+        .enemies_of(officer.side)
+        .find(|u| u.castings > 0 && officer_in_contact(officer.position, u))
+        .map(|u| (u.side, u.commander));
+    let friends = ctx
+        .state
+        .units_of(officer.side)
+        .any(|u| u.castings > 0 && officer_in_contact(officer.position, u));
+    let captured_by = enemy
+        .filter(|_| hit.casualty.captured(true, friends))
+        .map(|(side, _)| side);
+    let officer_ref = ctx.oref(oid);
+    let with_unit = ctx.uref(unit);
+    ctx.events.push(Event::OfficerCasualty {
+        officer: officer_ref,
+        with_unit,
+        roll,
+        result: hit.casualty.result,
+        removed: hit.casualty.removed() || captured_by.is_some(),
+        captured_by,
+    });
+    if let Some((by_side, commander)) = enemy.filter(|_| captured_by.is_some()) {
+        let captor = commander.filter(|c| {
+            ctx.state
+                .officer(*c)
+                .is_some_and(|o| o.status == OfficerStatus::Active && o.side == by_side)
+        });
+        let turn = ctx.turn;
+        let events = ctx.state.sfrm.officer_captured(oid, by_side, captor, turn);
+        ctx.events
+            .extend(events.into_iter().map(|sfrm| Event::Sfrm { sfrm }));
+    }
+    Ok(match (hit.casualty.removal, captured_by) {
+        (Removal::Permanently, _) => SfrmOutcome::Removed(OfficerStatus::Killed),
+        (Removal::ForMonths, _) | (_, Some(_)) => SfrmOutcome::Removed(OfficerStatus::Wounded),
+        (Removal::Stays, None) => SfrmOutcome::Stays,
+    })
 }
 
 #[cfg(test)]

@@ -2,7 +2,8 @@
 //! order phase ([`orders`]), morale phase ([`morale_phase`]), double-quick
 //! phase ([`double_quick`]), movement and fire ([`movement`], then
 //! [`fire`]: firing always comes after all movement), then the turn number
-//! goes up.
+//! goes up. SFRM dispatches ([`sfrm_phase`]) are written in the order phase
+//! and their messengers ride after all movement and fire.
 //!
 //! Pure and deterministic: the state and order book come in by reference and
 //! go out changed in a [`TurnOutcome`]; every die comes from the
@@ -14,6 +15,7 @@ pub mod fire;
 pub mod morale_phase;
 pub mod movement;
 pub mod orders;
+pub mod sfrm_phase;
 
 use super::events::{Event, OfficerRef, UnitRef};
 use super::geometry::{footprint, in_contact};
@@ -119,10 +121,12 @@ pub fn resolve_turn(
     let mut ctx = Ctx::new(state.clone(), book.clone(), dice);
     ctx.replacements_arrive();
     orders::order_phase(&mut ctx, orders)?;
+    sfrm_phase::write_dispatches(&mut ctx, &orders.dispatches);
     morale_phase::morale_phase(&mut ctx)?;
     double_quick::double_quick_phase(&mut ctx)?;
     let plans = movement::movement_phase(&mut ctx, orders)?;
     fire::fire_phase(&mut ctx, &plans)?;
+    sfrm_phase::ride(&mut ctx)?;
     ctx.advance();
     let visibility = ctx.visibility();
     Ok(TurnOutcome {

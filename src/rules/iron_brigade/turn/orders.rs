@@ -151,29 +151,27 @@ pub(crate) fn order_phase(ctx: &mut Ctx<'_>, orders: &TurnOrders) -> Result<(), 
             });
             continue;
         };
-        let effective_turn = ctx.turn.saturating_add(u32::from(delay));
-        let entry = ctx.book.units.entry(o.unit).or_default();
-        let mut replaced = Vec::new();
-        if !o.follows_previous {
-            // I.B.1.i: pending orders are removed; the order now in effect
-            // is carried out until the new one takes over.
-            let keep = active_index(entry, ctx.turn);
-            let mut i = 0usize;
-            entry.retain(|b| {
-                let pending = b.effective_turn > ctx.turn;
-                let superseded = keep.is_some_and(|k| i < k);
-                i += 1;
-                if pending {
-                    replaced.push(b.order.id);
+        // SFRM courier orders (scenario option): an order from within the
+        // unit's chain of command to a unit beyond 24" rides with a
+        // messenger instead of waiting APSoF I.C.1's two turns; it is
+        // booked when he reaches the unit (`book_courier_arrivals`).
+        if ctx.state.options.courier_orders && !outside && distance > COURIER_BEYOND {
+            let mut sfrm = std::mem::take(&mut ctx.state.sfrm);
+            let sent = sfrm.courier_order(&ctx.state, o.issued_by, o.clone());
+            ctx.state.sfrm = sfrm;
+            match sent {
+                Ok((_, events)) => {
+                    ctx.events
+                        .extend(events.into_iter().map(|sfrm| Event::Sfrm { sfrm }));
+                    continue;
                 }
-                !pending && !superseded
-            });
+                // Already on its way (the same order twice): book it as
+                // APSoF would rather than lose it.
+                Err(e) => not_by_courier(ctx, o, &e.to_string()),
+            }
         }
-        entry.push(BookedOrder {
-            order: o.clone(),
-            effective_turn,
-            current_step: 0,
-        });
+        let effective_turn = ctx.turn.saturating_add(u32::from(delay));
+        let replaced = book(ctx, o, effective_turn);
         ctx.events.push(Event::OrderBooked {
             unit,
             order: o.id,
@@ -186,6 +184,80 @@ pub(crate) fn order_phase(ctx: &mut Ctx<'_>, orders: &TurnOrders) -> Result<(), 
         });
     }
     Ok(())
+}
+
+/// Courier orders go to units farther than this from the issuing officer
+/// (SFRM courier orders option; APSoF I.C.1's "beyond 24"").
+pub const COURIER_BEYOND: f64 = 24.0;
+
+/// An order that could not go by courier is booked the APSoF way; the
+/// umpire's log says why.
+fn not_by_courier(ctx: &mut Ctx<'_>, o: &UnitOrder, why: &str) {
+    let unit = ctx.uref(o.unit);
+    ctx.events.push(Event::OrderNotCarriedOut {
+        unit,
+        order: o.id,
+        step: 0,
+        reason: format!("not sent by courier ({why}); booked with the usual delay"),
+    });
+}
+
+/// Put `o` in the unit's book from `effective_turn`: pending orders are
+/// replaced unless it was written to follow them (I.B.1.i). Returns the
+/// ids of the orders it replaced.
+fn book(ctx: &mut Ctx<'_>, o: &UnitOrder, effective_turn: u32) -> Vec<u64> {
+    let turn = ctx.turn;
+    let entry = ctx.book.units.entry(o.unit).or_default();
+    let mut replaced = Vec::new();
+    if !o.follows_previous {
+        // I.B.1.i: pending orders are removed; the order now in effect
+        // is carried out until the new one takes over.
+        let keep = active_index(entry, turn);
+        let mut i = 0usize;
+        entry.retain(|b| {
+            let pending = b.effective_turn > turn;
+            let superseded = keep.is_some_and(|k| i < k);
+            i += 1;
+            if pending {
+                replaced.push(b.order.id);
+            }
+            !pending && !superseded
+        });
+    }
+    entry.push(BookedOrder {
+        order: o.clone(),
+        effective_turn,
+        current_step: 0,
+    });
+    replaced
+}
+
+/// Courier orders whose messenger reached the unit this turn are booked,
+/// in force from the next turn (SFRM courier orders option; the arrival
+/// turn is set by `rules::sfrm::advance`).
+pub(crate) fn book_courier_arrivals(ctx: &mut Ctx<'_>) {
+    let arrived = ctx.state.sfrm.arrivals(ctx.turn);
+    for b in arrived {
+        let unit = ctx.uref(b.order.unit);
+        let issued_by = ctx.oref(b.order.issued_by);
+        let distance = ctx
+            .state
+            .officer(b.order.issued_by)
+            .zip(ctx.state.unit(b.order.unit))
+            .map(|(o, u)| footprint(u).distance_to(o.position))
+            .unwrap_or(0.0);
+        let replaced = book(ctx, &b.order, b.effective_turn);
+        ctx.events.push(Event::OrderBooked {
+            unit,
+            order: b.order.id,
+            issued_by,
+            distance: (distance * 10.0).round() / 10.0,
+            effective_turn: b.effective_turn,
+            obedience_roll: None,
+            follows_previous: b.order.follows_previous,
+            replaced,
+        });
+    }
 }
 
 #[cfg(test)]
@@ -250,6 +322,7 @@ mod tests {
                 order(3, 3, 1, false),
             ],
             officer_moves: vec![],
+            dispatches: vec![],
         };
         let (book, _) = run(&s, OrderBook::default(), orders, &[]);
         let eff = |u: u32| book.units[&UnitId(u)][0].effective_turn;
@@ -269,6 +342,7 @@ mod tests {
                 order(3, 3, 2, false),
             ],
             officer_moves: vec![],
+            dispatches: vec![],
         };
         let (book, events) = run(&s, OrderBook::default(), orders, &[4, 5, 6]);
         assert_eq!(book.units[&UnitId(1)][0].effective_turn, 3);
@@ -306,6 +380,7 @@ mod tests {
         let orders = TurnOrders {
             unit_orders: vec![order(12, 3, 1, false)],
             officer_moves: vec![],
+            dispatches: vec![],
         };
         let (b, events) = run(&s, book.clone(), orders, &[]);
         let ids: Vec<u64> = b.units[&UnitId(3)].iter().map(|x| x.order.id).collect();
@@ -318,6 +393,7 @@ mod tests {
         let orders = TurnOrders {
             unit_orders: vec![order(13, 3, 1, true)],
             officer_moves: vec![],
+            dispatches: vec![],
         };
         let (b, _) = run(&s, book, orders, &[]);
         let ids: Vec<u64> = b.units[&UnitId(3)].iter().map(|x| x.order.id).collect();
@@ -330,6 +406,7 @@ mod tests {
         let orders = TurnOrders {
             unit_orders: vec![order(1, 9, 1, false)],
             officer_moves: vec![],
+            dispatches: vec![],
         };
         assert_eq!(
             validate(&s, &orders),
@@ -339,6 +416,7 @@ mod tests {
         let orders = TurnOrders {
             unit_orders: vec![order(1, 1, 2, false)],
             officer_moves: vec![],
+            dispatches: vec![],
         };
         assert!(matches!(
             validate(&s, &orders),
