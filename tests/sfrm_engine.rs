@@ -723,3 +723,126 @@ fn a_captured_courier_order_is_read_by_the_captors_only() {
         0.0
     );
 }
+
+/// A Confederate regiment in line at (0, 6) facing south, its near edge at
+/// about y 5.5; General McDowell at the origin, or already at (0, 5.3), in
+/// contact with it.
+fn contacted_alone(start_in_contact: bool) -> BattleState {
+    let mut s = field();
+    s.options.sfrm_officer_casualties = true;
+    s.units.push(Unit::infantry(
+        7,
+        "5th Alabama",
+        1,
+        16,
+        Pos::new(0.0, 6.0),
+        180.0,
+    ));
+    if start_in_contact {
+        s.officer_mut(OfficerId(1)).unwrap().position = Pos::new(0.0, 5.3);
+    }
+    s
+}
+
+fn ride_to_the_enemy() -> TurnOrders {
+    TurnOrders {
+        officer_moves: vec![adjutant::rules::iron_brigade::orders::OfficerMove {
+            officer: OfficerId(1),
+            waypoints: vec![Pos::new(0.0, 5.3)],
+            double_time: false,
+        }],
+        ..Default::default()
+    }
+}
+
+fn casualty(out: &TurnOutcome) -> Option<(u8, bool, Option<SideId>)> {
+    out.events.iter().find_map(|e| match e {
+        Event::OfficerCasualty {
+            roll,
+            removed,
+            captured_by,
+            ..
+        } => Some((*roll, *removed, *captured_by)),
+        _ => None,
+    })
+}
+
+/// SFRM Officer Casualties (ii), option `sfrm-officer-casualties`: General
+/// McDowell rides alone up to the regiment and halts at (0, 5.3): in
+/// contact with the enemy and with no friendly unit. He rolls Table 3 at
+/// once: 3 + 3 = 6 ("another staff officer is injured nearby", no effect)
+/// — but 2–6 in contact with the enemy and not with friends is capture.
+/// APSoF V.H.3 then replaces him: delay die 3 (a turn late), quality die 1.
+#[test]
+fn sfrm_officer_casualties_ii_a_general_contacted_alone_rolls_and_is_taken() {
+    let mut d = dice(&[3, 3, 3, 1]);
+    let out = resolve_turn(
+        &contacted_alone(false),
+        &OrderBook::default(),
+        &ride_to_the_enemy(),
+        &mut d,
+    )
+    .unwrap();
+    assert_eq!(d.remaining(), 0, "Table 3's 2d6, then V.H.3's two dice");
+    assert_eq!(casualty(&out), Some((6, true, Some(REBEL))));
+    assert_ne!(
+        out.state.officer(OfficerId(1)).unwrap().status,
+        adjutant::rules::iron_brigade::state::OfficerStatus::Active
+    );
+    assert_eq!(out.state.replacements.len(), 1);
+    assert_eq!(out.state.replacements[0].arrives_turn, 3);
+    // His own side is told when the replacement comes; the enemy is not.
+    let due = out
+        .events
+        .iter()
+        .find(|e| matches!(e, Event::OfficerReplacementDue { .. }))
+        .expect("the replacement is announced");
+    assert!(due.is_private());
+}
+
+/// Already in contact when the turn began: no fresh contact, no roll (a
+/// general left beside an enemy does not roll every turn).
+#[test]
+fn sfrm_officer_casualties_ii_only_a_fresh_contact_rolls() {
+    let mut d = dice(&[]);
+    let out = resolve_turn(
+        &contacted_alone(true),
+        &OrderBook::default(),
+        &TurnOrders::default(),
+        &mut d,
+    )
+    .unwrap();
+    assert_eq!(casualty(&out), None);
+}
+
+/// With a friendly regiment beside him he is "attached": no roll. And
+/// without the option, nothing either.
+#[test]
+fn sfrm_officer_casualties_ii_not_when_with_friends_or_off() {
+    let mut s = contacted_alone(false);
+    s.units.push(Unit::infantry(
+        8,
+        "2nd Wisconsin",
+        0,
+        16,
+        Pos::new(0.0, 4.6),
+        0.0,
+    ));
+    // The regiments may exchange fire at point blank; only Table 3 is
+    // checked here, so stream dice stand in for the fire.
+    let mut d = adjutant::dice::StreamDice::new([3u8; 32]);
+    let out = resolve_turn(&s, &OrderBook::default(), &ride_to_the_enemy(), &mut d).unwrap();
+    assert!(
+        !d.log()
+            .iter()
+            .any(|r| r.purpose.kind == RollKind::SfrmCasualty),
+        "no Table 3 with friends beside him"
+    );
+    assert_eq!(casualty(&out), None);
+
+    let mut off = contacted_alone(false);
+    off.options.sfrm_officer_casualties = false;
+    let mut d = dice(&[]);
+    let out = resolve_turn(&off, &OrderBook::default(), &ride_to_the_enemy(), &mut d).unwrap();
+    assert_eq!(casualty(&out), None);
+}

@@ -270,7 +270,17 @@ pub enum Event {
         with_unit: UnitRef,
         roll: u8,
     },
-    /// SFRM Table 3 for a general hit under APSoF V.H (scenario option
+    /// A general removed by SFRM Table 3 when contacted alone (SFRM
+    /// Officer Casualties ii; option `sfrm-officer-casualties`): APSoF
+    /// V.H.3 replaces him. Told to his own side only.
+    OfficerReplacementDue {
+        officer: OfficerRef,
+        with_unit: UnitRef,
+        replacement_turn: u32,
+        replacement_rating: OfficerRating,
+    },
+    /// SFRM Table 3 for a general hit under APSoF V.H, or contacted alone (SFRM
+    /// Officer Casualties ii) (scenario option
     /// `sfrm-officer-casualties`): what the hit did. `removed`: he leaves
     /// the field (dead, carried off or taken) and V.H.3 replaces him.
     OfficerCasualty {
@@ -333,6 +343,9 @@ impl Event {
             }
             | Event::OfficerCasualty {
                 officer, with_unit, ..
+            }
+            | Event::OfficerReplacementDue {
+                officer, with_unit, ..
             } => vec![o(officer), u(with_unit)],
             Event::OrderNotCarriedOut { unit, .. }
             | Event::StepCompleted { unit, .. }
@@ -374,6 +387,7 @@ impl Event {
                 | Event::OfficerMoved { .. }
                 | Event::DoubleQuickRefused { .. }
                 | Event::OfficerReplaced { .. }
+                | Event::OfficerReplacementDue { .. }
                 // A command that held is news only to its own side.
                 | Event::RegimentalCommand { lost: false, .. }
         )
@@ -823,6 +837,15 @@ impl Event {
                 };
                 format!("{} {what}{taken}{gone}{die}.", officer.name)
             }
+            Event::OfficerReplacementDue {
+                officer,
+                replacement_turn,
+                replacement_rating,
+                ..
+            } => format!(
+                "{}'s replacement, a {replacement_rating} officer, arrives on turn {replacement_turn}.",
+                officer.name
+            ),
             Event::Sfrm { sfrm } => sfrm.describe(),
         }
     }

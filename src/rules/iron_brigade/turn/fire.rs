@@ -598,18 +598,10 @@ fn officers_in_line(
                         distance_to_line(o.position, f, tfp.centre) <= OFFICER_LINE_WIDTH
                     }))
         })
-        .map(|o| {
-            (
-                o.id,
-                o.mounted,
-                o.name.clone(),
-                o.rating,
-                o.succession.successor_rating,
-            )
-        })
+        .map(|o| (o.id, o.mounted, o.name.clone()))
         .collect();
     officers.sort_by_key(|o| o.0);
-    for (oid, mounted, name, rating, successor) in officers {
+    for (oid, mounted, name) in officers {
         rolled.insert(oid);
         let roll = ctx
             .dice
@@ -635,35 +627,7 @@ fn officers_in_line(
                 SfrmOutcome::Removed(s) => status = s,
             }
         }
-        let (delay, rolled) = roll_replacement(&mut *ctx.dice, &name, successor.is_none())?;
-        let new_rating = successor.or(rolled).unwrap_or(rating);
-        let position = ctx
-            .officer_start
-            .get(&oid)
-            .copied()
-            .or_else(|| ctx.state.officer(oid).map(|o| o.position))
-            .unwrap_or_default();
-        let at = ctx
-            .state
-            .officer(oid)
-            .map(|o| o.position)
-            .unwrap_or_default();
-        for u in &mut ctx.state.units {
-            if u.side == t.side && u.castings > 0 && officer_in_contact(at, u) {
-                u.marks.officer_hit_with = Some(rating);
-            }
-        }
-        if let Some(o) = ctx.state.officer_mut(oid) {
-            o.status = status;
-            o.hit_this_turn = true;
-        }
-        let arrives_turn = ctx.turn.saturating_add(1).saturating_add(u32::from(delay));
-        ctx.state.replacements.push(PendingReplacement {
-            officer: oid,
-            arrives_turn,
-            rating: new_rating,
-            position,
-        });
+        let (arrives_turn, new_rating) = remove_general(ctx, oid, status)?;
         ctx.events.push(Event::OfficerHit {
             officer,
             with_unit,
@@ -675,8 +639,53 @@ fn officers_in_line(
     Ok(())
 }
 
+/// A general leaves the field (`status`: wounded, killed or taken): his
+/// replacement is rolled for (APSoF V.H.3: delay and, without a named
+/// successor, quality), friendly units he was with remember the shock at
+/// their next rally (VI.E.2.ii), and the replacement is booked. Returns the
+/// turn the replacement arrives and his rating.
+pub(crate) fn remove_general(
+    ctx: &mut Ctx<'_>,
+    oid: OfficerId,
+    status: OfficerStatus,
+) -> Result<(u32, crate::rules::iron_brigade::kinds::OfficerRating), TurnError> {
+    let Some(o) = ctx.state.officer(oid) else {
+        return Err(TurnError::Internal(format!(
+            "officer {} is not in the battle",
+            oid.0
+        )));
+    };
+    let (name, rating, successor, side, at) = (
+        o.name.clone(),
+        o.rating,
+        o.succession.successor_rating,
+        o.side,
+        o.position,
+    );
+    let (delay, rolled) = roll_replacement(&mut *ctx.dice, &name, successor.is_none())?;
+    let new_rating = successor.or(rolled).unwrap_or(rating);
+    let position = ctx.officer_start.get(&oid).copied().unwrap_or(at);
+    for u in &mut ctx.state.units {
+        if u.side == side && u.castings > 0 && officer_in_contact(at, u) {
+            u.marks.officer_hit_with = Some(rating);
+        }
+    }
+    if let Some(o) = ctx.state.officer_mut(oid) {
+        o.status = status;
+        o.hit_this_turn = true;
+    }
+    let arrives_turn = ctx.turn.saturating_add(1).saturating_add(u32::from(delay));
+    ctx.state.replacements.push(PendingReplacement {
+        officer: oid,
+        arrives_turn,
+        rating: new_rating,
+        position,
+    });
+    Ok((arrives_turn, new_rating))
+}
+
 /// What SFRM Table 3 did to a general hit under V.H.
-enum SfrmOutcome {
+pub(crate) enum SfrmOutcome {
     Stays,
     Removed(OfficerStatus),
 }
@@ -687,7 +696,7 @@ enum SfrmOutcome {
 /// when he is in contact with an enemy unit and with no friendly one (his
 /// unread dispatches fall to the captors: to the capturing unit's
 /// commander if on the field).
-fn sfrm_casualty(
+pub(crate) fn sfrm_casualty(
     ctx: &mut Ctx<'_>,
     oid: OfficerId,
     name: &str,

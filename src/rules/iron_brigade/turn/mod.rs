@@ -126,6 +126,7 @@ pub fn resolve_turn(
     double_quick::double_quick_phase(&mut ctx)?;
     let plans = movement::movement_phase(&mut ctx, orders)?;
     fire::fire_phase(&mut ctx, &plans)?;
+    sfrm_phase::generals_contacted(&mut ctx)?;
     sfrm_phase::ride(&mut ctx)?;
     ctx.advance();
     let visibility = ctx.visibility();
@@ -157,12 +158,21 @@ pub(crate) struct Ctx<'d> {
     /// Officers' positions at the start of the turn (I.C.1 issue distance,
     /// V.H.3 replacement position).
     pub officer_start: BTreeMap<OfficerId, Pos>,
+    /// Generals and the enemy units they were already in contact with at
+    /// the start of the turn (SFRM Officer Casualties ii rolls for a fresh
+    /// contact only); filled only under `sfrm-officer-casualties`.
+    pub general_contacts_at_start: BTreeSet<(OfficerId, UnitId)>,
 }
 
 impl<'d> Ctx<'d> {
     fn new(state: BattleState, book: OrderBook, dice: &'d mut dyn DiceSource) -> Self {
         let index = SightIndex::new(&state.terrain);
         let officer_start = state.officers.iter().map(|o| (o.id, o.position)).collect();
+        let general_contacts_at_start = if state.options.sfrm_officer_casualties {
+            sfrm_phase::enemy_contacts(&state)
+        } else {
+            BTreeSet::new()
+        };
         let turn = state.turn;
         Ctx {
             state,
@@ -176,6 +186,7 @@ impl<'d> Ctx<'d> {
             no_move: BTreeSet::new(),
             changed_formation: BTreeSet::new(),
             officer_start,
+            general_contacts_at_start,
         }
     }
 

@@ -10,6 +10,10 @@
 //!   rides every messenger toward where his addressee now stands, rolls
 //!   SFRM Table 3 for contact and fire, and delivers ([`ride`]).
 //!
+//! - After fire, under `sfrm-officer-casualties`, a general alone (with no
+//!   friendly unit) whom an enemy unit has newly come into contact with
+//!   rolls SFRM Table 3 ([`generals_contacted`], Officer Casualties ii).
+//!
 //! Every die comes from the turn's [`crate::dice::DiceSource`] with its
 //! purpose; with no dispatches and no messengers nothing is rolled and
 //! nothing is written, so a battle without correspondence plays exactly as
@@ -17,9 +21,10 @@
 
 use super::{Ctx, TurnError};
 use crate::rules::iron_brigade::events::Event;
-use crate::rules::iron_brigade::geometry::{angle_between, bearing, footprint};
+use crate::rules::iron_brigade::geometry::{angle_between, bearing, footprint, officer_in_contact};
 use crate::rules::iron_brigade::orders::WrittenDispatch;
 use crate::rules::iron_brigade::sight::sees_point;
+use crate::rules::iron_brigade::state::{OfficerId, OfficerStatus, UnitId};
 use crate::rules::iron_brigade::weapons::max_range;
 use crate::rules::sfrm::{DispatchError, DispatchEvent, DispatchId, MessengerId, advance};
 
@@ -111,5 +116,74 @@ pub(crate) fn ride(ctx: &mut Ctx<'_>) -> Result<(), TurnError> {
     ctx.events
         .extend(events.into_iter().map(|sfrm| Event::Sfrm { sfrm }));
     super::orders::book_courier_arrivals(ctx);
+    Ok(())
+}
+
+/// Every active general in contact with an enemy unit (APSoF officer
+/// contact: within 0.5" of its footprint), as (general, enemy unit).
+pub(crate) fn enemy_contacts(
+    state: &crate::rules::iron_brigade::state::BattleState,
+) -> std::collections::BTreeSet<(OfficerId, UnitId)> {
+    state
+        .officers
+        .iter()
+        .filter(|o| o.status == OfficerStatus::Active)
+        .flat_map(|o| {
+            state
+                .enemies_of(o.side)
+                .filter(|u| u.castings > 0 && officer_in_contact(o.position, u))
+                .map(move |u| (o.id, u.id))
+        })
+        .collect()
+}
+
+/// SFRM "Officer Casualties" (ii), scenario option
+/// `sfrm-officer-casualties`: a general "not attached to a friendly unit"
+/// (in contact with none) and "contacted by the enemy" rolls Table 3 at
+/// once. Our rulings (docs/rulings-sfrm.md): checked after movement and fire,
+/// when contacts stand; only a contact that did not exist at the start of
+/// the turn counts, so a general left standing beside an enemy does not
+/// roll every turn; the enemy unit with the lowest id is the one that
+/// contacted him. On 2–6 he is taken (Table 3's capture, he has no friends
+/// by), on 2, 3, 11, 12 he is removed; either way APSoF V.H.3 replaces him.
+pub(crate) fn generals_contacted(ctx: &mut Ctx<'_>) -> Result<(), TurnError> {
+    if !ctx.state.options.sfrm_officer_casualties {
+        return Ok(());
+    }
+    let now = enemy_contacts(&ctx.state);
+    let mut rolled = std::collections::BTreeSet::new();
+    for (oid, enemy) in now {
+        if ctx.general_contacts_at_start.contains(&(oid, enemy)) || !rolled.insert(oid) {
+            continue;
+        }
+        let Some(o) = ctx.state.officer(oid) else {
+            continue;
+        };
+        if o.status != OfficerStatus::Active || o.hit_this_turn {
+            continue;
+        }
+        let (side, at, name) = (o.side, o.position, o.name.clone());
+        let with_friends = ctx
+            .state
+            .units_of(side)
+            .any(|u| u.castings > 0 && officer_in_contact(at, u));
+        if with_friends {
+            continue;
+        }
+        match super::fire::sfrm_casualty(ctx, oid, &name, enemy)? {
+            super::fire::SfrmOutcome::Stays => {}
+            super::fire::SfrmOutcome::Removed(status) => {
+                let (replacement_turn, replacement_rating) =
+                    super::fire::remove_general(ctx, oid, status)?;
+                let (officer, with_unit) = (ctx.oref(oid), ctx.uref(enemy));
+                ctx.events.push(Event::OfficerReplacementDue {
+                    officer,
+                    with_unit,
+                    replacement_turn,
+                    replacement_rating,
+                });
+            }
+        }
+    }
     Ok(())
 }
