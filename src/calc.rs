@@ -79,6 +79,8 @@ pub enum CalcRule {
     DoubleQuick(DoubleQuickArgs),
     /// Fire on the alternate results tables (APSoF X, optional rule).
     AlternateFire(AlternateFireArgs),
+    /// An officer casualty on SFRM Table 3 (2d6), with capture.
+    OfficerCasualty(OfficerCasualtyArgs),
 }
 
 #[derive(Debug, Clone, Args)]
@@ -231,6 +233,19 @@ pub struct DoubleQuickArgs {
     pub dice: Option<Vec<i64>>,
 }
 
+#[derive(Debug, Clone, Args)]
+pub struct OfficerCasualtyArgs {
+    /// The general or messenger is in contact with enemy troops.
+    #[arg(long)]
+    pub in_contact_with_enemy: bool,
+    /// ... and with friendly troops too (then never captured).
+    #[arg(long)]
+    pub with_friends: bool,
+    /// The two dice, e.g. `--dice 3,4`.
+    #[arg(long, value_delimiter = ',', allow_negative_numbers = true)]
+    pub dice: Option<Vec<i64>>,
+}
+
 /// Run the calculator; the returned text is what to print.
 pub fn run(args: &CalcArgs) -> Result<String, CalcError> {
     let mut dice = CalcDice::new(args.seed.as_deref())?;
@@ -242,6 +257,7 @@ pub fn run(args: &CalcArgs) -> Result<String, CalcError> {
         CalcRule::Contact(a) => render(calc_contact(a, &mut dice)?, &dice)?,
         CalcRule::DoubleQuick(a) => render(calc_double_quick(a, &mut dice)?, &dice)?,
         CalcRule::AlternateFire(a) => render(calc_alternate_fire(a, &mut dice)?, &dice)?,
+        CalcRule::OfficerCasualty(a) => render(calc_officer_casualty(a, &mut dice)?, &dice)?,
     };
     Ok(if args.json { json } else { text })
 }
@@ -970,6 +986,83 @@ impl Explain for DoubleQuickReport {
             self.die, self.base_morale, self.morale_loss
         )
     }
+}
+
+/// `calc officer-casualty`: SFRM Table 3.
+#[derive(Debug, Serialize)]
+pub struct OfficerCasualtyReport {
+    pub dice: Vec<u8>,
+    pub roll: u8,
+    pub result: crate::rules::sfrm::CasualtyResult,
+    /// "stays", "for-months" or "permanently".
+    pub removal: crate::rules::sfrm::Removal,
+    pub removed: bool,
+    pub captured: bool,
+    pub command_range_penalty: u8,
+    pub command_ability_penalty: u8,
+    pub combat_value_penalty: u8,
+}
+
+impl Explain for OfficerCasualtyReport {
+    fn explain(&self) -> String {
+        let result = serde_json::to_value(self.result)
+            .ok()
+            .and_then(|v| v.as_str().map(|s| s.replace('-', " ")))
+            .unwrap_or_default();
+        let mut out = format!(
+            "SFRM Table 3: {} + {} = {}: {result}",
+            self.dice.first().copied().unwrap_or(0),
+            self.dice.get(1).copied().unwrap_or(0),
+            self.roll,
+        );
+        out.push_str(if self.removed {
+            "; he leaves the field"
+        } else {
+            "; he stays in command"
+        });
+        let p = (
+            self.command_range_penalty,
+            self.command_ability_penalty,
+            self.combat_value_penalty,
+        );
+        if p != (0, 0, 0) {
+            out.push_str(&format!(
+                " (−{} command range, −{} command ability, −{} combat value)",
+                p.0, p.1, p.2
+            ));
+        }
+        if self.captured {
+            out.push_str("; and he is captured (2–6 in contact with the enemy, no friends by)");
+        }
+        out.push('.');
+        out
+    }
+}
+
+fn calc_officer_casualty(
+    a: &OfficerCasualtyArgs,
+    dice: &mut CalcDice,
+) -> Result<OfficerCasualtyReport, CalcError> {
+    let rolled = dice.take(
+        "--dice",
+        a.dice.as_deref(),
+        2,
+        "an officer casualty (2d6)",
+        &RollPurpose::new(RollKind::SfrmCasualty, "officer"),
+    )?;
+    let roll = rolled.iter().sum::<u8>();
+    let c = crate::rules::sfrm::table3(roll).map_err(|e| usage(format!("--dice: {e}")))?;
+    Ok(OfficerCasualtyReport {
+        dice: rolled,
+        roll,
+        result: c.result,
+        removal: c.removal,
+        removed: c.removed(),
+        captured: c.captured(a.in_contact_with_enemy, a.with_friends),
+        command_range_penalty: c.penalty.command_range,
+        command_ability_penalty: c.penalty.command_ability,
+        combat_value_penalty: c.penalty.combat_value,
+    })
 }
 
 fn calc_double_quick(

@@ -641,3 +641,47 @@ fn alternate_fire_rout_takes_no_defender_die() {
         "4",
     ]);
 }
+
+/// SFRM Table 3 (officer casualties, 2d6) with the capture rule under it.
+#[test]
+fn officer_casualty_of_sfrm_table_3() {
+    let j = json(&["officer-casualty", "--dice", "2,2"]);
+    assert_eq!(j["roll"], 4);
+    assert_eq!(j["result"], "thigh-wound");
+    assert_eq!(j["removed"], false);
+    assert_eq!(j["command_ability_penalty"], 1);
+    assert_eq!(j["combat_value_penalty"], 1);
+    assert_eq!(j["captured"], false, "not in contact with the enemy");
+    let j = json(&[
+        "officer-casualty",
+        "--dice",
+        "3,3",
+        "--in-contact-with-enemy",
+    ]);
+    assert_eq!(
+        (j["result"].as_str(), j["captured"].as_bool()),
+        (Some("staff-officer-hit"), Some(true))
+    );
+    let j = json(&[
+        "officer-casualty",
+        "--dice",
+        "3,3",
+        "--in-contact-with-enemy",
+        "--with-friends",
+    ]);
+    assert_eq!(j["captured"], false, "friends by: never captured");
+    let j = json(&["officer-casualty", "--dice", "6,6"]);
+    assert_eq!(
+        (j["result"].as_str(), j["removed"].as_bool()),
+        (Some("killed"), Some(true))
+    );
+    let j = json(&[
+        "officer-casualty",
+        "--dice",
+        "4,3",
+        "--in-contact-with-enemy",
+    ]);
+    assert_eq!(j["captured"], false, "7 cannot capture");
+    usage_error(&["officer-casualty", "--dice", "3"]);
+    usage_error(&["officer-casualty", "--dice", "3,7"]);
+}
