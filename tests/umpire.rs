@@ -927,3 +927,79 @@ fn answering_the_held_turns_report_releases_it() {
         "Blue's report went out"
     );
 }
+
+/// The turn-plane commands by mail, in one mail, each on its own line and
+/// all-or-nothing: SET on the held turn, REDO with it, RELEASE, the dice
+/// mode both ways, ROLLBACK and ROLLFORWARD; a DICE nobody asked for is
+/// refused alone.
+#[test]
+fn turn_plane_commands_by_mail() {
+    let (g, secret) = umpired();
+    g.order_mail("blue1", "blue@example.test", "Blue", "READY");
+    g.order_mail("grey1", "grey@example.test", "Grey", "READY");
+    g.run_once();
+    mail(
+        &g,
+        "ump-turns",
+        UMP,
+        "adjutant@example.test",
+        "turn 1",
+        &format!(
+            "PASSWORD {secret}\n\
+             SET 10th Ohio morale 4 BECAUSE \"the colonel rallied them before the fight\"\n\
+             REDO\n\
+             RELEASE\n\
+             DICE 3 4\n\
+             DICE MODE UMPIRE\n\
+             DICE MODE STREAM\n\
+             ROLLBACK 1\n\
+             ROLLFORWARD\n"
+        ),
+    );
+    g.run_once();
+    let conf = mails_to(&g, UMP);
+    let c = conf
+        .iter()
+        .find(|m| m.contains("Umpire commands for mill"))
+        .unwrap_or_else(|| panic!("{conf:?}"));
+    for (line, want) in [
+        (
+            "[done   ] line 1: SET 10th Ohio morale 4",
+            "morale set to 4",
+        ),
+        ("[done   ] line 2: REDO", "turn 1"),
+        ("[done   ] line 3: RELEASE", "turn 1 released"),
+        ("[REFUSED] line 4: DICE 3 4", "is not waiting for dice"),
+        ("[done   ] line 5: DICE MODE UMPIRE", "waits for your dice"),
+        ("[done   ] line 6: DICE MODE STREAM", ""),
+        ("[done   ] line 7: ROLLBACK 1", "turn 1 is open again"),
+        (
+            "[done   ] line 8: ROLLFORWARD",
+            "the rollback to turn 1 is undone",
+        ),
+    ] {
+        assert!(c.contains(line), "{line}:\n{c}");
+        assert!(c.contains(want), "{want}:\n{c}");
+    }
+    assert!(c.contains("7 done, 1 refused"), "{c}");
+    // The correction is on record with its reason, and the live turn 1 is
+    // the REDO's attempt, released.
+    assert_eq!(
+        one::<String>(&g, "SELECT reason FROM corrections"),
+        "the colonel rallied them before the fight"
+    );
+    assert_eq!(
+        one::<i64>(
+            &g,
+            "SELECT attempt FROM turns WHERE number = 1 AND superseded_at IS NULL"
+        ),
+        2
+    );
+    assert_eq!(
+        one::<String>(
+            &g,
+            "SELECT status FROM turns WHERE number = 1 AND superseded_at IS NULL"
+        ),
+        "released"
+    );
+}
