@@ -168,7 +168,8 @@ fn brawners_farm_key_facts() {
 fn scenario_check_names_options_not_applied() {
     let s = load("brawners-farm.toml");
     let keys: Vec<&str> = s.options.not_applied().iter().map(|(k, _)| *k).collect();
-    assert!(keys.contains(&"split-units"), "{keys:?}");
+    assert!(keys.contains(&"skirmishers"), "{keys:?}");
+    assert!(!keys.contains(&"split-units"), "{keys:?}");
     assert!(!keys.contains(&"regimental-command-loss"), "{keys:?}");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_adjutant"))
         .args(["scenario", "check"])
@@ -178,6 +179,6 @@ fn scenario_check_names_options_not_applied() {
     assert!(out.status.success());
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("not applied by Adjutant yet"), "{stdout}");
-    assert!(stdout.contains("split-units: APSoF VII.C"), "{stdout}");
+    assert!(stdout.contains("skirmishers: APSoF VII.E"), "{stdout}");
     assert!(!stdout.contains("regimental-command-loss"), "{stdout}");
 }

@@ -411,6 +411,7 @@ pub(crate) fn run_attempt(
     )?;
 
     super::dispatches::record_outcome(tx, game_id, &next.battle, &outcome.events, number)?;
+    register_new_units(tx, game_id, &next.battle)?;
 
     issue_turn_reports(
         tx,
@@ -588,4 +589,46 @@ pub fn process_turn_in(
         })
     })?;
     process_in(tx, game, GameId(id), &seed, mail, now)
+}
+
+/// Gives every unit the engine created this turn (a sub-unit split off,
+/// APSoF VII.C.1) its identity row in `units`, in the turn's transaction,
+/// so orders can name it and reports list it like any other: side, name,
+/// arm, weapon, commander (its parent's) and rules id. A unit that already
+/// has a row (a REDO of the same split) is left as it is.
+fn register_new_units(
+    tx: &Transaction<'_>,
+    game_id: GameId,
+    battle: &crate::rules::iron_brigade::state::BattleState,
+) -> Result<(), TurnCycleError> {
+    let known: std::collections::BTreeSet<u32> = tx
+        .prepare_cached("SELECT rules_id FROM units WHERE game_id = ?1 AND rules_id IS NOT NULL")?
+        .query_map([game_id.0], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    for u in battle.units.iter().filter(|u| !known.contains(&u.id.0)) {
+        let side_name = battle
+            .sides
+            .iter()
+            .find(|s| s.id == u.side)
+            .map(|s| s.name.clone())
+            .unwrap_or_default();
+        tx.execute(
+            "INSERT INTO units (game_id, side_id, name, arm, weapon, commander_id, rules_id)
+             SELECT ?1, s.id, ?3, ?4, ?5,
+                    COALESCE((SELECT id FROM officers WHERE game_id = ?1 AND rules_id = ?6),
+                             (SELECT MIN(id) FROM officers WHERE game_id = ?1 AND side_id = s.id)),
+                    ?7
+             FROM sides s WHERE s.game_id = ?1 AND s.name = ?2",
+            params![
+                game_id.0,
+                side_name,
+                u.name,
+                u.arm.as_str(),
+                u.weapon.as_str(),
+                u.commander.map(|c| c.0),
+                u.id.0
+            ],
+        )?;
+    }
+    Ok(())
 }

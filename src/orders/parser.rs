@@ -1534,7 +1534,14 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 last = t.end;
                 self.pos += 1;
             }
-            self.text.get(start..last).unwrap_or("").trim().to_string()
+            let written = self.text.get(start..last).unwrap_or("").trim();
+            // "as the Ohio Sharpshooters": the article is not the name.
+            written
+                .strip_prefix("the ")
+                .or_else(|| written.strip_prefix("The "))
+                .unwrap_or(written)
+                .trim()
+                .to_string()
         } else {
             String::new()
         };

@@ -302,6 +302,9 @@ fn is_his(state: &BattleState, unit: &Unit, officers: &BTreeSet<OfficerId>) -> b
 
 fn unit_condition(u: &Unit) -> Vec<String> {
     let mut c = Vec::new();
+    if u.marks.combined_into.is_some() {
+        return vec!["combined into another unit (VII.C)".to_string()];
+    }
     if u.marks.left_field {
         return vec!["retreated off the table: out of the battle".to_string()];
     }

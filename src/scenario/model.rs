@@ -350,10 +350,6 @@ impl Options {
 /// force.
 pub const NOT_APPLIED: &[(&str, &str)] = &[
     (
-        "split-units",
-        "APSoF VII.C: split and combine orders are read but reported as not carried out",
-    ),
-    (
         "skirmishers",
         "APSoF VII.E: skirmishers are not split off their parents",
     ),

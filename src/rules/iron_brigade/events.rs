@@ -244,6 +244,20 @@ pub enum Event {
         base_from: u8,
         base_to: u8,
     },
+    /// A unit splits off a sub-unit (APSoF VII.C.1, option `split-units`).
+    SplitOff {
+        unit: UnitRef,
+        new_unit: UnitRef,
+        castings: u32,
+    },
+    /// A unit joins another (APSoF VII.C.2): `morale` is the joined unit's
+    /// combat morale now, the lowest of the two.
+    Combined {
+        unit: UnitRef,
+        into: UnitRef,
+        castings: u32,
+        morale: u8,
+    },
     /// A broken unit retreats off the table and out of the battle
     /// (docs/rulings.md, "The table edge").
     LeftTheField {
@@ -316,6 +330,7 @@ impl Event {
             Event::Contact { a, b, .. } | Event::Met { a, b } | Event::FireOrder { a, b, .. } => {
                 vec![u(a), u(b)]
             }
+            Event::Combined { unit, into, .. } => vec![u(unit), u(into)],
             Event::RallyAttempt { unit, officer, .. } => {
                 let mut v = vec![u(unit)];
                 v.extend(officer.iter().map(o));
@@ -363,6 +378,7 @@ impl Event {
             | Event::LyingDown { unit, .. }
             | Event::Pinned { unit, .. }
             | Event::LeftTheField { unit, .. }
+            | Event::SplitOff { unit, .. }
             | Event::RegimentalCommand { unit, .. } => vec![u(unit)],
             // Officers and riders by id only; visibility is the dispatch
             // event's own (see `visible_to`).
@@ -748,6 +764,35 @@ impl Event {
                         "{} loses its regimental command under fire: it can no longer rally, nor advance without an officer.",
                         unit.name
                     )
+                }
+            }
+            Event::SplitOff {
+                unit,
+                new_unit,
+                castings,
+            } => {
+                if k(unit) {
+                    format!(
+                        "{} splits off {castings} castings as {}.",
+                        unit.name, new_unit.name
+                    )
+                } else {
+                    format!("{} splits in two.", unit.name)
+                }
+            }
+            Event::Combined {
+                unit,
+                into,
+                castings,
+                morale,
+            } => {
+                if k(unit) {
+                    format!(
+                        "{} ({castings} castings) joins {}, whose morale is now {morale}.",
+                        unit.name, into.name
+                    )
+                } else {
+                    format!("{} joins {}.", unit.name, into.name)
                 }
             }
             Event::LeftTheField { unit, castings, at } => {

@@ -192,6 +192,10 @@ pub struct UnitMarks {
     /// edge"). Omitted while false.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub left_field: bool,
+    /// Joined another unit (APSoF VII.C.2): its castings are that unit's
+    /// now. Omitted while `None`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub combined_into: Option<UnitId>,
     /// Foot artillery: the crews ride the limbers and caissons (APSoF
     /// VIII.B); kept when the battery unlimbers. Omitted while false.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]

@@ -15,6 +15,7 @@ pub mod fire;
 pub mod morale_phase;
 pub mod movement;
 pub mod orders;
+pub mod reorganize;
 pub mod sfrm_phase;
 
 use super::events::{Event, OfficerRef, UnitRef};
@@ -126,6 +127,8 @@ pub fn resolve_turn(
     double_quick::double_quick_phase(&mut ctx)?;
     let plans = movement::movement_phase(&mut ctx, orders)?;
     fire::fire_phase(&mut ctx, &plans)?;
+    let reorgs = std::mem::take(&mut ctx.reorganizations);
+    reorganize::apply(&mut ctx, reorgs)?;
     sfrm_phase::generals_contacted(&mut ctx)?;
     sfrm_phase::ride(&mut ctx)?;
     ctx.advance();
@@ -162,6 +165,9 @@ pub(crate) struct Ctx<'d> {
     /// the start of the turn (SFRM Officer Casualties ii rolls for a fresh
     /// contact only); filled only under `sfrm-officer-casualties`.
     pub general_contacts_at_start: BTreeSet<(OfficerId, UnitId)>,
+    /// Splits and combines decided in the movement phase (APSoF VII.C),
+    /// carried out after fire: (unit, order, step, what).
+    pub(crate) reorganizations: Vec<(UnitId, u64, usize, reorganize::Reorg)>,
 }
 
 impl<'d> Ctx<'d> {
@@ -187,6 +193,7 @@ impl<'d> Ctx<'d> {
             changed_formation: BTreeSet::new(),
             officer_start,
             general_contacts_at_start,
+            reorganizations: Vec::new(),
         }
     }
 

@@ -73,6 +73,8 @@ struct Decision {
     held: Option<String>,
     /// The move's destination lies off the table: it goes to the edge.
     to_edge: bool,
+    /// A split or combine (APSoF VII.C), carried out after fire.
+    reorg: Option<super::reorganize::Reorg>,
 }
 
 impl Decision {
@@ -89,6 +91,7 @@ impl Decision {
             skip: None,
             held: None,
             to_edge: false,
+            reorg: None,
         }
     }
 }
@@ -323,10 +326,24 @@ fn decide(ctx: &Ctx<'_>, id: UnitId) -> Option<Decision> {
             }
         }
         Action::Split { .. } | Action::Combine { .. } => {
-            d.skip = Some(
-                "splitting and combining units (APSoF VII) is not handled by the turn engine"
-                    .into(),
-            );
+            // APSoF VII.C: a reorganization is the unit's formation change
+            // for the turn (turn/reorganize.rs).
+            let r = match &action {
+                Action::Split { castings, new_name } => super::reorganize::Reorg::Split {
+                    castings: *castings,
+                    new_name: new_name.clone(),
+                },
+                Action::Combine { with } => super::reorganize::Reorg::Combine { with: *with },
+                _ => return Some(d),
+            };
+            match super::reorganize::refusal(ctx, id, &r) {
+                Some(reason) => d.skip = Some(reason),
+                None => {
+                    d.reorg = Some(r);
+                    d.fire = FireMode::None;
+                    d.completion = Completion::Now;
+                }
+            }
         }
         Action::Move(m) | Action::Retreat(m) => {
             let retreat = matches!(action, Action::Retreat(_));
@@ -799,6 +816,9 @@ fn complete_steps(
             continue;
         };
         let unit = ctx.uref(id);
+        if let Some(r) = &d.reorg {
+            ctx.reorganizations.push((id, order, step, r.clone()));
+        }
         if d.to_edge && d.intent.is_some() {
             ctx.events.push(Event::OrderNotCarriedOut {
                 unit: unit.clone(),
