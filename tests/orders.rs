@@ -671,7 +671,8 @@ fn error_missing_formation_direction_head_and_trailing_words() {
     );
     assert_eq!(
         msg("10th Ohio: split off 4 castings"),
-        "splitting and combining units is not in use in this game (scenario option split-units)"
+        "only skirmishers split off in this game (scenario option skirmishers, not split-units); \
+         write 'split off 4 castings as skirmishers'"
     );
     assert_eq!(
         msg("10th Ohio: fire while advancing"),

@@ -26,6 +26,9 @@ fn union_only(on: bool) -> BattleState {
     s.units
         .retain(|u| u.id == TENTH_OHIO || u.id == TWELFTH_OHIO);
     s.options.advanced_organization = on;
+    // The training scenario has VII.E skirmishers on; these tests want
+    // VII.C alone unless they say otherwise.
+    s.options.skirmishers = false;
     s
 }
 
@@ -229,5 +232,65 @@ fn a_split_off_unit_can_be_ordered_by_name_next_turn() {
              WHERE u.name = 'Ohio Sharpshooters'"
         ),
         1
+    );
+}
+
+/// VII.E skirmishers (option `skirmishers` alone): a detachment named as
+/// skirmishers goes out as a skirmish line, half a rank deep, 2" in front
+/// of its parent; any other split is refused; a non-skirmisher may not join
+/// a unit.
+#[test]
+fn vii_e_skirmishers_go_out_in_front_and_only_they_split() {
+    let mut s = union_only(false);
+    s.options.skirmishers = true;
+    let parent_before = s.unit(TENTH_OHIO).unwrap().clone();
+    let out = run(
+        &s,
+        &order(
+            TENTH_OHIO,
+            Action::Split {
+                castings: 4,
+                new_name: "10th Ohio skirmishers".into(),
+            },
+        ),
+    );
+    assert_eq!(not_carried_out(&out), None);
+    let line = out.state.unit(UnitId(3)).unwrap();
+    assert_eq!(
+        line.formation,
+        adjutant::rules::iron_brigade::kinds::Formation::Skirmish
+    );
+    assert_eq!(
+        line.formed_ranks,
+        adjutant::rules::iron_brigade::state::Ranks::Half
+    );
+    // Facing north: the line stands north of (in front of) the parent.
+    let parent = out.state.unit(TENTH_OHIO).unwrap();
+    assert!(
+        line.position.y > parent.position.y + 2.0,
+        "{:?} vs {:?}",
+        line.position,
+        parent.position
+    );
+    assert_eq!(
+        parent.position, parent_before.position,
+        "the parent stays put"
+    );
+    assert_eq!(parent.castings, parent_before.castings - 4);
+
+    let plain = run(
+        &s,
+        &order(
+            TENTH_OHIO,
+            Action::Split {
+                castings: 4,
+                new_name: "10th Ohio detachment".into(),
+            },
+        ),
+    );
+    assert!(
+        not_carried_out(&plain)
+            .unwrap()
+            .contains("only skirmishers split off")
     );
 }

@@ -224,7 +224,11 @@ fn options(o: &scenario::Options) -> st::Options {
         advanced_organization: o.is_on("split-units"),
         regimental_command: o.is_on("regimental-command-loss"),
         horse_vs_mounted_artillery: o.is_on("horse-vs-mounted-artillery"),
-        snipers: o.is_on("skirmishers"),
+        skirmishers: o.is_on("skirmishers"),
+        // VII.H snipers have no scenario key: the sniper chart is a weapon
+        // (XIII), available to any scenario; shooting at officers is not
+        // modelled.
+        snipers: false,
         alternate_fire: o.is_on("alternate-fire-tables"),
         sfrm_officer_casualties: o.is_on("sfrm-officer-casualties"),
         courier_orders: o.is_on("courier-orders"),

@@ -1545,6 +1545,15 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         } else {
             String::new()
         };
+        // "as skirmishers": the detachment is named for its parent.
+        let new_name = if new_name.eq_ignore_ascii_case("skirmishers") {
+            format!(
+                "{} skirmishers",
+                self.unit.map(|u| u.name.as_str()).unwrap_or("unit")
+            )
+        } else {
+            new_name
+        };
         let new_name = if new_name.is_empty() {
             format!(
                 "{} (detachment)",
@@ -1553,6 +1562,15 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         } else {
             new_name
         };
+        // With VII.E skirmishers but not VII.C, only skirmish lines split off.
+        if !self.ctx.state.options.advanced_organization
+            && !new_name.to_ascii_lowercase().contains("skirmish")
+        {
+            return Err(self.err(format!(
+                "only skirmishers split off in this game (scenario option skirmishers, not split-units); \
+                 write 'split off {n} castings as skirmishers'"
+            )));
+        }
         steps.push(Step {
             trigger: Trigger::Then,
             action: Action::Split {
@@ -1582,11 +1600,12 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     }
 
     fn require_split_option(&self) -> PResult<()> {
-        if self.ctx.state.options.advanced_organization {
+        let o = &self.ctx.state.options;
+        if o.advanced_organization || o.skirmishers {
             Ok(())
         } else {
             Err(self.err(
-                "splitting and combining units is not in use in this game (scenario option split-units)",
+                "splitting and combining units is not in use in this game (scenario options split-units, skirmishers)",
             ))
         }
     }

@@ -349,10 +349,6 @@ impl Options {
 /// `game create` say so, rather than let a designer believe they are in
 /// force.
 pub const NOT_APPLIED: &[(&str, &str)] = &[
-    (
-        "skirmishers",
-        "APSoF VII.E: skirmishers are not split off their parents",
-    ),
     ("abatis", "APSoF VIII.D: the terrain format has no abatis"),
     (
         "moats",

@@ -385,6 +385,10 @@ pub struct Options {
     /// VII splitting and combining units.
     #[serde(default)]
     pub advanced_organization: bool,
+    /// VII.E skirmishers: detachments split off their parents as skirmish
+    /// lines, and rejoin them. Omitted while false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub skirmishers: bool,
     /// VII.G regimental command loss.
     #[serde(default)]
     pub regimental_command: bool,

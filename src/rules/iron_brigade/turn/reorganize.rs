@@ -19,11 +19,25 @@
 //!   takes "the lowest morale of all units recombining" as its combat
 //!   morale. The unit that joined leaves the table with no castings, marked
 //!   as combined (not destroyed).
+//! - **Skirmishers** (VII.E, option `skirmishers`): "independent units that
+//!   are split off from parent units" in open order. With that option, a
+//!   sub-unit whose name says skirmishers ("split off 4 castings as
+//!   skirmishers", "… as the 2nd Wisconsin skirmishers") deploys at once as
+//!   a skirmish line (half-rank deep, III.G.3) 2" in front of its parent
+//!   instead of at its flank; with only that option (not `split-units`),
+//!   only such splits are allowed, and combining only for a skirmish line
+//!   rejoining a unit.
 
 use super::{Ctx, TurnError};
 use crate::rules::iron_brigade::events::Event;
 use crate::rules::iron_brigade::geometry::{facing_vector, formation_size, in_contact};
-use crate::rules::iron_brigade::state::{Pos, UnitId, UnitMarks};
+use crate::rules::iron_brigade::kinds::Formation;
+use crate::rules::iron_brigade::state::{Pos, Ranks, UnitId, UnitMarks};
+
+/// Inches between a parent's front and the skirmish line it sends out
+/// (our ruling, VII.E gives none: close enough to support, far enough to
+/// screen).
+pub const SKIRMISH_SCREEN: f64 = 2.0;
 
 /// A reorganization decided in the movement phase, carried out after fire.
 #[derive(Debug, Clone, PartialEq)]
@@ -35,7 +49,8 @@ pub(crate) enum Reorg {
 /// Why `unit` may not reorganize as asked now, or `None` when it may
 /// (checked when the movement phase decides, on the state as it then is).
 pub(crate) fn refusal(ctx: &Ctx<'_>, unit: UnitId, r: &Reorg) -> Option<String> {
-    if !ctx.state.options.advanced_organization {
+    let o = ctx.state.options;
+    if !o.advanced_organization && !o.skirmishers {
         return Some(
             "splitting and combining units (APSoF VII.C) is an optional rule this game does not use"
                 .into(),
@@ -50,6 +65,12 @@ pub(crate) fn refusal(ctx: &Ctx<'_>, unit: UnitId, r: &Reorg) -> Option<String> 
     }
     match r {
         Reorg::Split { castings, new_name } => {
+            if !o.advanced_organization && !is_skirmish_name(new_name) {
+                return Some(format!(
+                    "only skirmishers split off in this game (option skirmishers, APSoF VII.E): \
+                     write 'split off {castings} castings as skirmishers'"
+                ));
+            }
             if *castings == 0 || *castings >= u.castings {
                 return Some(format!(
                     "it has {} castings and can split off 1 to {}",
@@ -83,6 +104,14 @@ pub(crate) fn refusal(ctx: &Ctx<'_>, unit: UnitId, r: &Reorg) -> Option<String> 
                     "{} is broken or gone and cannot take it in",
                     w.name
                 ))
+            } else if !o.advanced_organization
+                && u.formation != Formation::Skirmish
+                && w.formation != Formation::Skirmish
+            {
+                Some(
+                    "only skirmishers rejoin a unit in this game (option skirmishers, APSoF VII.E)"
+                        .into(),
+                )
             } else if !in_contact(u, w) {
                 Some(format!(
                     "it is not in contact with {}; bring the two together first",
@@ -141,6 +170,32 @@ fn split(ctx: &mut Ctx<'_>, id: UnitId, castings: u32, new_name: &str) {
     };
     let mut rest = parent.clone();
     rest.castings -= castings;
+    if ctx.state.options.skirmishers && is_skirmish_name(new_name) {
+        // VII.E: the detachment goes out as a skirmish line 2" ahead of
+        // the parent's front, facing as it does; the parent stays put.
+        child.formation = Formation::Skirmish;
+        child.formed_ranks = Ranks::Half;
+        child.lying_down = false;
+        let (_, parent_depth) = formation_size(&parent, parent.formation);
+        let (_, child_depth) = formation_size(&child, child.formation);
+        let (fx, fy) = facing_vector(parent.facing);
+        let ahead = parent_depth / 2.0 + SKIRMISH_SCREEN + child_depth / 2.0;
+        child.position = Pos::new(
+            parent.position.x + fx * ahead,
+            parent.position.y + fy * ahead,
+        );
+        if let Some(p) = ctx.state.unit_mut(id) {
+            p.castings = rest.castings;
+        }
+        ctx.state.units.push(child);
+        let (unit, new_unit) = (ctx.uref(id), ctx.uref(next_id));
+        ctx.events.push(Event::SplitOff {
+            unit,
+            new_unit,
+            castings,
+        });
+        return;
+    }
     // The sub-unit forms at the parent's right flank, shoulder to shoulder.
     let (rest_front, _) = formation_size(&rest, rest.formation);
     let (child_front, _) = formation_size(&child, child.formation);
@@ -194,4 +249,9 @@ fn combine(ctx: &mut Ctx<'_>, id: UnitId, with: UnitId) {
         castings: u.castings,
         morale,
     });
+}
+
+/// A detachment named as skirmishers goes out as a skirmish line (VII.E).
+fn is_skirmish_name(name: &str) -> bool {
+    name.to_ascii_lowercase().contains("skirmish")
 }
