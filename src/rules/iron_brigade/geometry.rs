@@ -162,6 +162,7 @@ impl Footprint {
 
 /// Frontage and depth of a unit drawn up in `formation` (APSoF III.C, III.G,
 /// IX.B). See the constants above for the stand sizes behind each figure.
+#[inline]
 pub fn formation_size(unit: &Unit, formation: Formation) -> (f64, f64) {
     if unit.arm.is_artillery() {
         let (w, d) = if unit.guns > 4 {
@@ -208,6 +209,7 @@ pub fn formation_size(unit: &Unit, formation: Formation) -> (f64, f64) {
 }
 
 /// The unit's footprint as it stands.
+#[inline]
 pub fn footprint(unit: &Unit) -> Footprint {
     let (frontage, depth) = formation_size(unit, unit.formation);
     Footprint {
@@ -417,6 +419,19 @@ pub fn fire_line(
     target: &Unit,
     elevation: &dyn Fn(Pos) -> f64,
 ) -> FireLine {
+    fire_line_with(state, None, firer, target, elevation)
+}
+
+/// [`fire_line`], given every unit's footprint worked out beforehand
+/// (`footprints[i]` is `footprint(&state.units[i])`), as the fire phase
+/// does once for all its target choices instead of once per unit per line.
+pub fn fire_line_with(
+    state: &BattleState,
+    footprints: Option<&[Footprint]>,
+    firer: &Unit,
+    target: &Unit,
+    elevation: &dyn Fn(Pos) -> f64,
+) -> FireLine {
     let from = footprint(firer).front_centre();
     let tfp = footprint(target);
     let to = tfp.nearest_point(from);
@@ -425,11 +440,14 @@ pub fn fire_line(
     let mut blockers: Vec<(f64, UnitId)> = Vec::new();
     let lo = (from.x.min(to.x), from.y.min(to.y));
     let hi = (from.x.max(to.x), from.y.max(to.y));
-    for u in &state.units {
+    for (i, u) in state.units.iter().enumerate() {
         if u.id == firer.id || u.id == target.id {
             continue;
         }
-        let ufp = footprint(u);
+        let ufp = match footprints.and_then(|f| f.get(i)) {
+            Some(f) => *f,
+            None => footprint(u),
+        };
         // Cheap rejection: a unit wholly beside the segment's bounding box
         // (by more than its half-diagonal bound) cannot be crossed.
         let r = (ufp.frontage + ufp.depth) / 2.0 + 1e-6;
