@@ -343,20 +343,37 @@ pub fn range_inches(firer: &Unit, target: &Unit) -> u32 {
 /// Whether any part of `target` lies in the firer's fire zone: 45° either
 /// side of straight ahead from the centre of the firer (APSoF V.C.1).
 pub fn in_fire_zone(firer: &Unit, target: &Footprint) -> bool {
-    let apex = firer.position;
-    let far = 100_000.0;
-    let left = facing_vector(firer.facing - 45.0);
-    let right = facing_vector(firer.facing + 45.0);
-    let wedge = geo::Polygon::new(
-        geo::LineString::from(vec![
-            (apex.x, apex.y),
-            (apex.x + far * left.0, apex.y + far * left.1),
-            (apex.x + far * right.0, apex.y + far * right.1),
-            (apex.x, apex.y),
-        ]),
-        vec![],
-    );
-    wedge.intersects(&target.polygon())
+    FireZone::of(firer).reaches(target)
+}
+
+/// A unit's fire zone where it stands (APSoF V.C.1, see [`in_fire_zone`]),
+/// built once to test many targets.
+pub struct FireZone {
+    wedge: geo::Polygon<f64>,
+}
+
+impl FireZone {
+    pub fn of(firer: &Unit) -> FireZone {
+        let apex = firer.position;
+        let far = 100_000.0;
+        let left = facing_vector(firer.facing - 45.0);
+        let right = facing_vector(firer.facing + 45.0);
+        let wedge = geo::Polygon::new(
+            geo::LineString::from(vec![
+                (apex.x, apex.y),
+                (apex.x + far * left.0, apex.y + far * left.1),
+                (apex.x + far * right.0, apex.y + far * right.1),
+                (apex.x, apex.y),
+            ]),
+            vec![],
+        );
+        FireZone { wedge }
+    }
+
+    /// Whether any part of `target` lies in the zone.
+    pub fn reaches(&self, target: &Footprint) -> bool {
+        self.wedge.intersects(&target.polygon())
+    }
 }
 
 /// Where an attack comes from, relative to the target's facing.

@@ -15,8 +15,8 @@ use crate::rules::iron_brigade::fire::{
     modified_effectiveness, resolve_fire, roll_replacement, who_fires_first,
 };
 use crate::rules::iron_brigade::geometry::{
-    FireLine, Footprint, attack_aspect, fire_line_with, footprint, formation_size, in_contact,
-    in_fire_zone, officer_in_contact, range_inches,
+    FireLine, FireZone, Footprint, attack_aspect, fire_line_with, footprint, formation_size,
+    in_contact, officer_in_contact, range_inches,
 };
 use crate::rules::iron_brigade::kinds::{Arm, Formation};
 use crate::rules::iron_brigade::orders::FireTarget;
@@ -225,6 +225,8 @@ fn choose_target(
     let mut candidates: Vec<(u32, UnitId)> = Vec::new();
     // The enemies, with their footprints (`footprints` follows the units).
     let enemies = ctx.state.units.iter().zip(footprints);
+    // The firer's fire zone, built the first time it is needed.
+    let zone = std::cell::OnceCell::new();
     for (e, &efp) in enemies.filter(|(e, _)| e.side != u.side) {
         if e.castings == 0 {
             continue;
@@ -255,7 +257,7 @@ fn choose_target(
             u.formation,
             Formation::Column | Formation::CompanyColumn | Formation::EnMasse
         );
-        if !any_direction && !in_fire_zone(u, &efp) {
+        if !any_direction && !zone.get_or_init(|| FireZone::of(u)).reaches(&efp) {
             continue;
         }
         candidates.push((range, e.id));
