@@ -1071,8 +1071,12 @@ fn terrain_touched(
     if on_road {
         return (types, None);
     }
-    let poly = fp.polygon();
-    let fp_box = points_box(&fp.corners());
+    // The footprint's polygon and box, built only when some feature comes
+    // near this step (most steps are clear of everything).
+    let poly_cell = std::cell::OnceCell::new();
+    let poly = || poly_cell.get_or_init(|| fp.polygon());
+    let box_cell = std::cell::OnceCell::new();
+    let fp_box = || box_cell.get_or_init(|| points_box(&fp.corners()));
     let near = |b: Option<&[f64; 4]>| {
         b.is_some_and(|b| {
             fp.centre.x + reach >= b[0]
@@ -1092,10 +1096,10 @@ fn terrain_touched(
             (Some(cell), Some(area_box)) => area_meets_rect(
                 cell.get_or_init(|| polygon(&a.outline)),
                 area_box,
-                &poly,
-                &fp_box,
+                poly(),
+                fp_box(),
             ),
-            _ => polygon(&a.outline).intersects(&poly),
+            _ => polygon(&a.outline).intersects(poly()),
         };
         if hit {
             push_unique(&mut types, TerrainType::Area(a.kind));
@@ -1124,9 +1128,9 @@ fn terrain_touched(
             continue;
         }
         let meets = if l.path.len() > 1 {
-            path_meets_rect(&l.path, segments, &poly, &fp_box)
+            path_meets_rect(&l.path, segments, poly(), fp_box())
         } else {
-            linestring(&l.path).intersects(&poly)
+            linestring(&l.path).intersects(poly())
         };
         if !meets {
             continue;
@@ -1141,6 +1145,7 @@ fn terrain_touched(
                     // box (with a margin far above rounding) is farther
                     // from the footprint too.
                     let ford_reach = FORD_REACH + 1e-6;
+                    let fp_box = fp_box();
                     let ford = state
                         .terrain
                         .fords
@@ -1154,7 +1159,7 @@ fn terrain_touched(
                         })
                         .filter(|f| {
                             Euclidean
-                                .distance(&geo::Point::from(geo::Coord::from(f.position)), &poly)
+                                .distance(&geo::Point::from(geo::Coord::from(f.position)), poly())
                                 <= FORD_REACH
                         })
                         .map(|f| f.depth_in)
