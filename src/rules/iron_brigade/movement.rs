@@ -430,6 +430,18 @@ pub fn plan_move(
     unit_id: UnitId,
     intent: &MoveIntent,
 ) -> Result<MoveOutcome, MoveError> {
+    plan_move_with(state, None, unit_id, intent)
+}
+
+/// [`plan_move`], with what every move planned on `state` shares worked
+/// out once beforehand ([`MovePrep::new`] of this same state), as the
+/// movement phase does for all its moves. The outcome is the same.
+pub fn plan_move_with(
+    state: &BattleState,
+    prep: Option<&MovePrep>,
+    unit_id: UnitId,
+    intent: &MoveIntent,
+) -> Result<MoveOutcome, MoveError> {
     let unit = state
         .unit(unit_id)
         .ok_or(MoveError::UnknownUnit(unit_id.0))?;
@@ -500,6 +512,7 @@ pub fn plan_move(
     let fixed_facing = (!intent.by_road).then_some(unit.facing);
     let mut out = walk(
         state,
+        prep,
         &mover,
         &route,
         Walk {
@@ -562,6 +575,7 @@ pub fn plan_officer_move(
     pts.extend_from_slice(waypoints);
     let mut out = walk(
         state,
+        None,
         &mover,
         &Route::new(pts),
         Walk {
@@ -591,7 +605,39 @@ enum Probe {
     Stop(StopReason),
 }
 
-fn walk(state: &BattleState, m: &Mover, route: &Route, w: Walk) -> MoveOutcome {
+/// What every move planned on one state shares: each unit's footprint and
+/// its diagonal (in the state's order), each terrain feature's box, and the
+/// area polygons (built on first use). Made for one state and valid only
+/// for it; [`plan_move_with`] falls back to working things out itself if
+/// the number of units does not match.
+pub struct MovePrep {
+    units: Vec<(Footprint, f64)>,
+    features: FeatureBoxes,
+}
+
+impl MovePrep {
+    pub fn new(state: &BattleState) -> MovePrep {
+        MovePrep {
+            units: state
+                .units
+                .iter()
+                .map(|u| {
+                    let fp = super::geometry::footprint(u);
+                    (fp, fp.frontage.hypot(fp.depth))
+                })
+                .collect(),
+            features: FeatureBoxes::new(state),
+        }
+    }
+}
+
+fn walk(
+    state: &BattleState,
+    prep: Option<&MovePrep>,
+    m: &Mover,
+    route: &Route,
+    w: Walk,
+) -> MoveOutcome {
     let Walk {
         allowance: mut raw,
         half,
@@ -625,31 +671,56 @@ fn walk(state: &BattleState, m: &Mover, route: &Route, w: Walk) -> MoveOutcome {
         route_box[2].max(start.x),
         route_box[3].max(start.y),
     ];
-    let others: Vec<Placed<'_>> = state
-        .units
-        .iter()
-        // A cheaper, looser test first (frontage + depth is at least the
-        // diagonal), so most units never have their footprint built.
-        .filter(|u| {
-            let (f, dp) = formation_size(u, u.formation);
-            let r = (mover_diag + f + dp) / 2.0 + 1e-3;
-            let c = u.position;
-            c.x + r >= route_box[0]
-                && c.x - r <= route_box[2]
-                && c.y + r >= route_box[1]
-                && c.y - r <= route_box[3]
-        })
-        .map(Placed::new)
-        .filter(|o| {
-            let r = (mover_diag + o.diagonal) / 2.0 + 1e-3;
-            let c = o.fp.centre;
-            c.x + r >= route_box[0]
-                && c.x - r <= route_box[2]
-                && c.y + r >= route_box[1]
-                && c.y - r <= route_box[3]
-        })
-        .collect();
-    let near_terrain = TerrainBoxes::new(state, route_box, mover_diag / 2.0 + 1e-3);
+    let near_route = |o: &Placed<'_>| {
+        let r = (mover_diag + o.diagonal) / 2.0 + 1e-3;
+        let c = o.fp.centre;
+        c.x + r >= route_box[0]
+            && c.x - r <= route_box[2]
+            && c.y + r >= route_box[1]
+            && c.y - r <= route_box[3]
+    };
+    let prepared = prep.filter(|p| p.units.len() == state.units.len());
+    let others: Vec<Placed<'_>> = match prepared {
+        // Footprints and diagonals worked out once for all moves.
+        Some(p) => state
+            .units
+            .iter()
+            .zip(&p.units)
+            .map(|(unit, &(fp, diagonal))| Placed {
+                unit,
+                fp,
+                diagonal,
+                polygon: std::cell::OnceCell::new(),
+            })
+            .filter(|o| near_route(o))
+            .collect(),
+        None => state
+            .units
+            .iter()
+            // A cheaper, looser test first (frontage + depth is at least the
+            // diagonal), so most units never have their footprint built.
+            .filter(|u| {
+                let (f, dp) = formation_size(u, u.formation);
+                let r = (mover_diag + f + dp) / 2.0 + 1e-3;
+                let c = u.position;
+                c.x + r >= route_box[0]
+                    && c.x - r <= route_box[2]
+                    && c.y + r >= route_box[1]
+                    && c.y - r <= route_box[3]
+            })
+            .map(Placed::new)
+            .filter(|o| near_route(o))
+            .collect(),
+    };
+    let owned_features;
+    let features = match prep {
+        Some(p) => &p.features,
+        None => {
+            owned_features = FeatureBoxes::new(state);
+            &owned_features
+        }
+    };
+    let near_terrain = TerrainBoxes::new(state, features, route_box, mover_diag / 2.0 + 1e-3);
     // Every footprint of the walk has the mover's frontage and depth, so
     // the same half-diagonal; and every shrunk one (the test against other
     // units) the same diagonal.
@@ -967,10 +1038,42 @@ fn overlaps(p: &Probing, u: &Placed<'_>) -> bool {
 }
 
 /// Bounding boxes of areas and lines, (min x, min y, max x, max y), in the
-/// terrain's own order.
-struct TerrainBoxes {
+/// terrain's own order, and the area polygons, built the first time a step
+/// comes near them.
+struct FeatureBoxes {
     areas: Vec<[f64; 4]>,
     lines: Vec<[f64; 4]>,
+    area_polygons: Vec<std::cell::OnceCell<geo::Polygon<f64>>>,
+}
+
+impl FeatureBoxes {
+    fn new(state: &BattleState) -> FeatureBoxes {
+        FeatureBoxes {
+            areas: state
+                .terrain
+                .areas
+                .iter()
+                .map(|a| points_box(&a.outline))
+                .collect(),
+            lines: state
+                .terrain
+                .lines
+                .iter()
+                .map(|l| points_box(&l.path))
+                .collect(),
+            area_polygons: state
+                .terrain
+                .areas
+                .iter()
+                .map(|_| std::cell::OnceCell::new())
+                .collect(),
+        }
+    }
+}
+
+/// The terrain features near one route.
+struct TerrainBoxes<'a> {
+    features: &'a FeatureBoxes,
     /// Indices of the areas and lines whose boxes come within reach of the
     /// route, ascending: the only ones any step can touch.
     near_areas: Vec<usize>,
@@ -978,8 +1081,6 @@ struct TerrainBoxes {
     /// For each of `near_lines`, the segments of its path whose boxes come
     /// within reach of the route: the only ones any step can touch.
     near_segments: Vec<Vec<(Pos, Pos)>>,
-    /// Area polygons, built the first time a step comes near them.
-    area_polygons: Vec<std::cell::OnceCell<geo::Polygon<f64>>>,
 }
 
 fn points_box(pts: &[Pos]) -> [f64; 4] {
@@ -994,22 +1095,16 @@ fn points_box(pts: &[Pos]) -> [f64; 4] {
     [lo.0, lo.1, hi.0, hi.1]
 }
 
-impl TerrainBoxes {
-    /// Boxes of every feature, and which come within `reach` of the
-    /// route's box `route`.
-    fn new(state: &BattleState, route: [f64; 4], reach: f64) -> TerrainBoxes {
-        let areas: Vec<[f64; 4]> = state
-            .terrain
-            .areas
-            .iter()
-            .map(|a| points_box(&a.outline))
-            .collect();
-        let lines: Vec<[f64; 4]> = state
-            .terrain
-            .lines
-            .iter()
-            .map(|l| points_box(&l.path))
-            .collect();
+impl<'a> TerrainBoxes<'a> {
+    /// The features whose boxes come within `reach` of the route's box
+    /// `route`.
+    fn new(
+        state: &BattleState,
+        features: &'a FeatureBoxes,
+        route: [f64; 4],
+        reach: f64,
+    ) -> TerrainBoxes<'a> {
+        let (areas, lines) = (&features.areas, &features.lines);
         let near = |b: &[f64; 4]| {
             route[0] - reach <= b[2]
                 && route[2] + reach >= b[0]
@@ -1021,7 +1116,7 @@ impl TerrainBoxes {
                 .filter(|&i| boxes.get(i).is_some_and(near))
                 .collect()
         };
-        let near_lines = pick(&lines);
+        let near_lines = pick(lines);
         let near_segments = near_lines
             .iter()
             .map(|&i| {
@@ -1037,17 +1132,10 @@ impl TerrainBoxes {
             })
             .collect();
         TerrainBoxes {
-            near_areas: pick(&areas),
+            features,
+            near_areas: pick(areas),
             near_lines,
             near_segments,
-            areas,
-            lines,
-            area_polygons: state
-                .terrain
-                .areas
-                .iter()
-                .map(|_| std::cell::OnceCell::new())
-                .collect(),
         }
     }
 }
@@ -1061,7 +1149,7 @@ impl TerrainBoxes {
 /// 2.0`, the same at every step of a walk and so worked out once by it.
 fn terrain_touched(
     state: &BattleState,
-    boxes: &TerrainBoxes,
+    boxes: &TerrainBoxes<'_>,
     fp: &Footprint,
     reach: f64,
     on_road: bool,
@@ -1089,10 +1177,13 @@ fn terrain_touched(
         let Some(a) = state.terrain.areas.get(i) else {
             continue;
         };
-        if !near(boxes.areas.get(i)) {
+        if !near(boxes.features.areas.get(i)) {
             continue;
         }
-        let hit = match (boxes.area_polygons.get(i), boxes.areas.get(i)) {
+        let hit = match (
+            boxes.features.area_polygons.get(i),
+            boxes.features.areas.get(i),
+        ) {
             (Some(cell), Some(area_box)) => area_meets_rect(
                 cell.get_or_init(|| polygon(&a.outline)),
                 area_box,
@@ -1110,7 +1201,7 @@ fn terrain_touched(
         let Some(l) = state.terrain.lines.get(i) else {
             continue;
         };
-        if l.kind == LineKind::Road || !near(boxes.lines.get(i)) {
+        if l.kind == LineKind::Road || !near(boxes.features.lines.get(i)) {
             continue;
         }
         // Only a line with a segment whose box meets the footprint's can
