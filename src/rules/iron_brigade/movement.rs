@@ -1474,6 +1474,13 @@ pub fn resolve_meeting(
         facing: b.1.facing,
         ..super::geometry::footprint(ub)
     };
+    // Cheap rejection before building polygons: every point of a footprint
+    // lies within (frontage + depth) / 2 of its centre, so footprints whose
+    // centres are farther apart than that on an axis cannot overlap.
+    let reach = (fa.frontage + fa.depth + fb.frontage + fb.depth) / 2.0 + 1e-6;
+    if (fa.centre.x - fb.centre.x).abs() > reach || (fa.centre.y - fb.centre.y).abs() > reach {
+        return None;
+    }
     if !fa.polygon().intersects(&fb.polygon()) {
         return None;
     }
