@@ -439,12 +439,54 @@ pub fn fire_line(
     fire_line_with(state, None, firer, target, elevation)
 }
 
-/// [`fire_line`], given every unit's footprint worked out beforehand
-/// (`footprints[i]` is `footprint(&state.units[i])`), as the fire phase
-/// does once for all its target choices instead of once per unit per line.
+/// Every unit's footprint on one state, worked out once for many fire lines
+/// ([`fire_line_with`]), with the units ordered by the x of their centres.
+pub struct UnitFootprints {
+    /// `all[i]` is `footprint(&state.units[i])`.
+    pub all: Vec<Footprint>,
+    /// Unit indices sorted by centre x.
+    by_x: Vec<usize>,
+    /// The largest `(frontage + depth) / 2` of any unit.
+    max_half_extent: f64,
+    /// Whether every centre and extent is finite (else the x order is not
+    /// used).
+    finite: bool,
+}
+
+impl UnitFootprints {
+    pub fn new(state: &BattleState) -> UnitFootprints {
+        let all: Vec<Footprint> = state.units.iter().map(footprint).collect();
+        let mut by_x: Vec<usize> = (0..all.len()).collect();
+        by_x.sort_by(|&a, &b| {
+            let x = |i: usize| all.get(i).map_or(0.0, |f| f.centre.x);
+            x(a).total_cmp(&x(b))
+        });
+        let max_half_extent = all
+            .iter()
+            .map(|f| (f.frontage + f.depth) / 2.0)
+            .fold(0.0, f64::max);
+        let finite = max_half_extent.is_finite()
+            && all
+                .iter()
+                .all(|f| f.centre.x.is_finite() && (f.frontage + f.depth).is_finite());
+        UnitFootprints {
+            all,
+            by_x,
+            max_half_extent,
+            finite,
+        }
+    }
+}
+
+/// [`fire_line`], given every unit's footprint worked out beforehand from
+/// this same state, as the fire phase does once for all its target choices
+/// instead of once per unit per line. Only units whose centres lie within
+/// reach of the line's x range are looked at; the others the cheap
+/// rejection below would skip anyway, and the blocker chosen does not
+/// depend on the order of visits.
 pub fn fire_line_with(
     state: &BattleState,
-    footprints: Option<&[Footprint]>,
+    footprints: Option<&UnitFootprints>,
     firer: &Unit,
     target: &Unit,
     elevation: &dyn Fn(Pos) -> f64,
@@ -457,14 +499,10 @@ pub fn fire_line_with(
     let mut blockers: Vec<(f64, UnitId)> = Vec::new();
     let lo = (from.x.min(to.x), from.y.min(to.y));
     let hi = (from.x.max(to.x), from.y.max(to.y));
-    for (i, u) in state.units.iter().enumerate() {
+    let mut consider = |u: &Unit, ufp: Footprint| {
         if u.id == firer.id || u.id == target.id {
-            continue;
+            return;
         }
-        let ufp = match footprints.and_then(|f| f.get(i)) {
-            Some(f) => *f,
-            None => footprint(u),
-        };
         // Cheap rejection: a unit wholly beside the segment's bounding box
         // (by more than its half-diagonal bound) cannot be crossed.
         let r = (ufp.frontage + ufp.depth) / 2.0 + 1e-6;
@@ -473,17 +511,17 @@ pub fn fire_line_with(
             || u.position.y + r < lo.1
             || u.position.y - r > hi.1
         {
-            continue;
+            return;
         }
         if !ufp.segment_crosses(from, to, 0.05) {
-            continue;
+            return;
         }
         if u.side != firer.side && own_ranks(u, Some(from)) == Ranks::Third {
-            continue;
+            return;
         }
         let hu = elevation(u.position);
         if hu < hf && hu < ht {
-            continue;
+            return;
         }
         let along = ufp.distance_to(from);
         if hf != ht {
@@ -493,10 +531,33 @@ pub fn fire_line_with(
                 (ht, ufp.distance_to(to))
             };
             if hu < high && from_high <= total / 3.0 {
-                continue;
+                return;
             }
         }
         blockers.push((along, u.id));
+    };
+    let usable = |f: &&UnitFootprints| {
+        f.finite && f.all.len() == state.units.len() && lo.0.is_finite() && hi.0.is_finite()
+    };
+    match footprints.filter(usable) {
+        Some(f) => {
+            // Centres farther than any unit's reach (with a margin) from the
+            // line's x range.
+            let margin = f.max_half_extent + 1e-3;
+            let x = |i: &usize| f.all.get(*i).map_or(0.0, |fp| fp.centre.x);
+            let first = f.by_x.partition_point(|i| x(i) < lo.0 - margin);
+            let last = f.by_x.partition_point(|i| x(i) <= hi.0 + margin);
+            for &i in f.by_x.get(first..last).unwrap_or_default() {
+                if let (Some(u), Some(ufp)) = (state.units.get(i), f.all.get(i)) {
+                    consider(u, *ufp);
+                }
+            }
+        }
+        None => {
+            for u in &state.units {
+                consider(u, footprint(u));
+            }
+        }
     }
     blockers.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
     match blockers.first() {
@@ -727,5 +788,36 @@ mod tests {
         assert!(in_contact(&a, &b));
         assert!(!in_contact(&a, &c));
         assert!(officer_in_contact(Pos::new(0.0, -1.2), &a));
+    }
+
+    /// The fire phase's prepared footprints (x-ordered, culled) must find
+    /// the same blocker as the plain walk over every unit.
+    #[test]
+    fn v_c_2_fire_line_with_prepared_footprints_agrees() {
+        let (s, _) = crate::rules::iron_brigade::state::corps_battle_turn(1863);
+        let prep = UnitFootprints::new(&s);
+        let flat = |_: Pos| 0.0;
+        let hills = |p: Pos| (p.x * 0.05).sin() + (p.y * 0.03).cos();
+        let grounds: [&dyn Fn(Pos) -> f64; 2] = [&flat, &hills];
+        let mut blocked = 0;
+        for (i, a) in s.units.iter().enumerate().step_by(3) {
+            for b in s.units.iter().skip(i % 7).step_by(5) {
+                if a.id == b.id {
+                    continue;
+                }
+                for elevation in grounds {
+                    let plain = fire_line(&s, a, b, elevation);
+                    let fast = fire_line_with(&s, Some(&prep), a, b, elevation);
+                    assert_eq!(plain, fast, "{:?} -> {:?}", a.id, b.id);
+                    if plain != FireLine::Clear {
+                        blocked += 1;
+                    }
+                }
+            }
+        }
+        assert!(
+            blocked > 100,
+            "only {blocked} blocked lines: the test proves little"
+        );
     }
 }

@@ -15,7 +15,7 @@ use crate::rules::iron_brigade::fire::{
     modified_effectiveness, resolve_fire, roll_replacement, who_fires_first,
 };
 use crate::rules::iron_brigade::geometry::{
-    FireLine, FireZone, Footprint, attack_aspect, fire_line_with, footprint, formation_size,
+    FireLine, FireZone, UnitFootprints, attack_aspect, fire_line_with, footprint, formation_size,
     in_contact, officer_in_contact, range_inches,
 };
 use crate::rules::iron_brigade::kinds::{Arm, Formation};
@@ -66,7 +66,7 @@ pub(crate) fn fire_phase(
         .collect();
     let mut shots: BTreeMap<UnitId, Shot> = BTreeMap::new();
     // Every unit's footprint, once: nothing changes while targets are chosen.
-    let footprints: Vec<Footprint> = ctx.state.units.iter().map(footprint).collect();
+    let footprints = UnitFootprints::new(&ctx.state);
     for (&id, plan) in plans {
         if plan.mode == FireMode::None {
             continue;
@@ -209,7 +209,7 @@ fn choose_target(
     id: UnitId,
     wanted: FireTarget,
     shooting: &BTreeSet<UnitId>,
-    footprints: &[Footprint],
+    footprints: &UnitFootprints,
 ) -> Result<Option<UnitId>, TurnError> {
     let Some(u) = ctx.state.unit(id) else {
         return Ok(None);
@@ -224,7 +224,7 @@ fn choose_target(
     let front = footprint(u).front_centre();
     let mut candidates: Vec<(u32, UnitId)> = Vec::new();
     // The enemies, with their footprints (`footprints` follows the units).
-    let enemies = ctx.state.units.iter().zip(footprints);
+    let enemies = ctx.state.units.iter().zip(&footprints.all);
     // The firer's fire zone, built the first time it is needed.
     let zone = std::cell::OnceCell::new();
     for (e, &efp) in enemies.filter(|(e, _)| e.side != u.side) {
