@@ -162,6 +162,7 @@ impl Footprint {
 
 /// Frontage and depth of a unit drawn up in `formation` (APSoF III.C, III.G,
 /// IX.B). See the constants above for the stand sizes behind each figure.
+#[inline]
 pub fn formation_size(unit: &Unit, formation: Formation) -> (f64, f64) {
     if unit.arm.is_artillery() {
         let (w, d) = if unit.guns > 4 {
@@ -208,6 +209,7 @@ pub fn formation_size(unit: &Unit, formation: Formation) -> (f64, f64) {
 }
 
 /// The unit's footprint as it stands.
+#[inline]
 pub fn footprint(unit: &Unit) -> Footprint {
     let (frontage, depth) = formation_size(unit, unit.formation);
     Footprint {
@@ -341,20 +343,37 @@ pub fn range_inches(firer: &Unit, target: &Unit) -> u32 {
 /// Whether any part of `target` lies in the firer's fire zone: 45° either
 /// side of straight ahead from the centre of the firer (APSoF V.C.1).
 pub fn in_fire_zone(firer: &Unit, target: &Footprint) -> bool {
-    let apex = firer.position;
-    let far = 100_000.0;
-    let left = facing_vector(firer.facing - 45.0);
-    let right = facing_vector(firer.facing + 45.0);
-    let wedge = geo::Polygon::new(
-        geo::LineString::from(vec![
-            (apex.x, apex.y),
-            (apex.x + far * left.0, apex.y + far * left.1),
-            (apex.x + far * right.0, apex.y + far * right.1),
-            (apex.x, apex.y),
-        ]),
-        vec![],
-    );
-    wedge.intersects(&target.polygon())
+    FireZone::of(firer).reaches(target)
+}
+
+/// A unit's fire zone where it stands (APSoF V.C.1, see [`in_fire_zone`]),
+/// built once to test many targets.
+pub struct FireZone {
+    wedge: geo::Polygon<f64>,
+}
+
+impl FireZone {
+    pub fn of(firer: &Unit) -> FireZone {
+        let apex = firer.position;
+        let far = 100_000.0;
+        let left = facing_vector(firer.facing - 45.0);
+        let right = facing_vector(firer.facing + 45.0);
+        let wedge = geo::Polygon::new(
+            geo::LineString::from(vec![
+                (apex.x, apex.y),
+                (apex.x + far * left.0, apex.y + far * left.1),
+                (apex.x + far * right.0, apex.y + far * right.1),
+                (apex.x, apex.y),
+            ]),
+            vec![],
+        );
+        FireZone { wedge }
+    }
+
+    /// Whether any part of `target` lies in the zone.
+    pub fn reaches(&self, target: &Footprint) -> bool {
+        self.wedge.intersects(&target.polygon())
+    }
 }
 
 /// Where an attack comes from, relative to the target's facing.
@@ -417,6 +436,61 @@ pub fn fire_line(
     target: &Unit,
     elevation: &dyn Fn(Pos) -> f64,
 ) -> FireLine {
+    fire_line_with(state, None, firer, target, elevation)
+}
+
+/// Every unit's footprint on one state, worked out once for many fire lines
+/// ([`fire_line_with`]), with the units ordered by the x of their centres.
+pub struct UnitFootprints {
+    /// `all[i]` is `footprint(&state.units[i])`.
+    pub all: Vec<Footprint>,
+    /// Unit indices sorted by centre x.
+    by_x: Vec<usize>,
+    /// The largest `(frontage + depth) / 2` of any unit.
+    max_half_extent: f64,
+    /// Whether every centre and extent is finite (else the x order is not
+    /// used).
+    finite: bool,
+}
+
+impl UnitFootprints {
+    pub fn new(state: &BattleState) -> UnitFootprints {
+        let all: Vec<Footprint> = state.units.iter().map(footprint).collect();
+        let mut by_x: Vec<usize> = (0..all.len()).collect();
+        by_x.sort_by(|&a, &b| {
+            let x = |i: usize| all.get(i).map_or(0.0, |f| f.centre.x);
+            x(a).total_cmp(&x(b))
+        });
+        let max_half_extent = all
+            .iter()
+            .map(|f| (f.frontage + f.depth) / 2.0)
+            .fold(0.0, f64::max);
+        let finite = max_half_extent.is_finite()
+            && all
+                .iter()
+                .all(|f| f.centre.x.is_finite() && (f.frontage + f.depth).is_finite());
+        UnitFootprints {
+            all,
+            by_x,
+            max_half_extent,
+            finite,
+        }
+    }
+}
+
+/// [`fire_line`], given every unit's footprint worked out beforehand from
+/// this same state, as the fire phase does once for all its target choices
+/// instead of once per unit per line. Only units whose centres lie within
+/// reach of the line's x range are looked at; the others the cheap
+/// rejection below would skip anyway, and the blocker chosen does not
+/// depend on the order of visits.
+pub fn fire_line_with(
+    state: &BattleState,
+    footprints: Option<&UnitFootprints>,
+    firer: &Unit,
+    target: &Unit,
+    elevation: &dyn Fn(Pos) -> f64,
+) -> FireLine {
     let from = footprint(firer).front_centre();
     let tfp = footprint(target);
     let to = tfp.nearest_point(from);
@@ -425,11 +499,10 @@ pub fn fire_line(
     let mut blockers: Vec<(f64, UnitId)> = Vec::new();
     let lo = (from.x.min(to.x), from.y.min(to.y));
     let hi = (from.x.max(to.x), from.y.max(to.y));
-    for u in &state.units {
+    let mut consider = |u: &Unit, ufp: Footprint| {
         if u.id == firer.id || u.id == target.id {
-            continue;
+            return;
         }
-        let ufp = footprint(u);
         // Cheap rejection: a unit wholly beside the segment's bounding box
         // (by more than its half-diagonal bound) cannot be crossed.
         let r = (ufp.frontage + ufp.depth) / 2.0 + 1e-6;
@@ -438,17 +511,17 @@ pub fn fire_line(
             || u.position.y + r < lo.1
             || u.position.y - r > hi.1
         {
-            continue;
+            return;
         }
         if !ufp.segment_crosses(from, to, 0.05) {
-            continue;
+            return;
         }
         if u.side != firer.side && own_ranks(u, Some(from)) == Ranks::Third {
-            continue;
+            return;
         }
         let hu = elevation(u.position);
         if hu < hf && hu < ht {
-            continue;
+            return;
         }
         let along = ufp.distance_to(from);
         if hf != ht {
@@ -458,10 +531,33 @@ pub fn fire_line(
                 (ht, ufp.distance_to(to))
             };
             if hu < high && from_high <= total / 3.0 {
-                continue;
+                return;
             }
         }
         blockers.push((along, u.id));
+    };
+    let usable = |f: &&UnitFootprints| {
+        f.finite && f.all.len() == state.units.len() && lo.0.is_finite() && hi.0.is_finite()
+    };
+    match footprints.filter(usable) {
+        Some(f) => {
+            // Centres farther than any unit's reach (with a margin) from the
+            // line's x range.
+            let margin = f.max_half_extent + 1e-3;
+            let x = |i: &usize| f.all.get(*i).map_or(0.0, |fp| fp.centre.x);
+            let first = f.by_x.partition_point(|i| x(i) < lo.0 - margin);
+            let last = f.by_x.partition_point(|i| x(i) <= hi.0 + margin);
+            for &i in f.by_x.get(first..last).unwrap_or_default() {
+                if let (Some(u), Some(ufp)) = (state.units.get(i), f.all.get(i)) {
+                    consider(u, *ufp);
+                }
+            }
+        }
+        None => {
+            for u in &state.units {
+                consider(u, footprint(u));
+            }
+        }
     }
     blockers.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
     match blockers.first() {
@@ -480,7 +576,37 @@ pub fn in_contact(a: &Unit, b: &Unit) -> bool {
     if (fa.centre.x - fb.centre.x).abs() > reach || (fa.centre.y - fb.centre.y).abs() > reach {
         return false;
     }
+    // Then the separation along either footprint's own axes, a lower bound
+    // of the gap (with a margin far above rounding): units facing each
+    // other a few inches apart are told apart without the polygon distance.
+    let bound = CONTACT_GAP + 1e-6;
+    if axis_separation(&fa, &fb) > bound || axis_separation(&fb, &fa) > bound {
+        return false;
+    }
     fa.gap(&fb) <= CONTACT_GAP
+}
+
+/// A lower bound of the gap between two footprints: how far `b` lies
+/// beyond `a` along `a`'s own two axes (ahead and to the right). Projecting
+/// onto a unit vector never lengthens a distance, and `a` projects onto its
+/// own axes as its centre ± half its depth or frontage; the bound is good
+/// to rounding (~1e-12 on a table of a few hundred inches), so callers
+/// compare it with a margin.
+pub fn axis_separation(a: &Footprint, b: &Footprint) -> f64 {
+    let (fx, fy) = facing_vector(a.facing);
+    let corners = b.corners();
+    let mut best = f64::NEG_INFINITY;
+    for (ux, uy, half) in [(fx, fy, a.depth / 2.0), (fy, -fx, a.frontage / 2.0)] {
+        let c = a.centre.x * ux + a.centre.y * uy;
+        let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+        for p in &corners {
+            let t = p.x * ux + p.y * uy;
+            lo = lo.min(t);
+            hi = hi.max(t);
+        }
+        best = best.max((lo - (c + half)).max((c - half) - hi));
+    }
+    best
 }
 
 /// Whether an officer at `at` is in contact with a unit (APSoF VI.E.2.ii):
@@ -692,5 +818,53 @@ mod tests {
         assert!(in_contact(&a, &b));
         assert!(!in_contact(&a, &c));
         assert!(officer_in_contact(Pos::new(0.0, -1.2), &a));
+    }
+
+    /// The fire phase's prepared footprints (x-ordered, culled) must find
+    /// the same blocker as the plain walk over every unit.
+    #[test]
+    fn v_c_2_fire_line_with_prepared_footprints_agrees() {
+        let (s, _) = crate::rules::iron_brigade::state::corps_battle_turn(1863);
+        let prep = UnitFootprints::new(&s);
+        let flat = |_: Pos| 0.0;
+        let hills = |p: Pos| (p.x * 0.05).sin() + (p.y * 0.03).cos();
+        let grounds: [&dyn Fn(Pos) -> f64; 2] = [&flat, &hills];
+        let mut blocked = 0;
+        for (i, a) in s.units.iter().enumerate().step_by(3) {
+            for b in s.units.iter().skip(i % 7).step_by(5) {
+                if a.id == b.id {
+                    continue;
+                }
+                for elevation in grounds {
+                    let plain = fire_line(&s, a, b, elevation);
+                    let fast = fire_line_with(&s, Some(&prep), a, b, elevation);
+                    assert_eq!(plain, fast, "{:?} -> {:?}", a.id, b.id);
+                    if plain != FireLine::Clear {
+                        blocked += 1;
+                    }
+                }
+            }
+        }
+        assert!(
+            blocked > 100,
+            "only {blocked} blocked lines: the test proves little"
+        );
+    }
+
+    #[test]
+    fn axis_separation_never_exceeds_the_gap() {
+        let (s, _) = crate::rules::iron_brigade::state::corps_battle_turn(1863);
+        let fps: Vec<Footprint> = s.units.iter().map(footprint).collect();
+        let mut pruned = 0;
+        for (i, a) in fps.iter().enumerate() {
+            for b in fps.iter().skip(i + 1).step_by(3) {
+                let (gap, sep) = (a.gap(b), axis_separation(a, b).max(axis_separation(b, a)));
+                assert!(sep <= gap + 1e-9, "{sep} > {gap}");
+                if sep > CONTACT_GAP + 1e-6 {
+                    pruned += 1;
+                }
+            }
+        }
+        assert!(pruned > 1000, "{pruned}");
     }
 }

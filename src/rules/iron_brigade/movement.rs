@@ -430,6 +430,18 @@ pub fn plan_move(
     unit_id: UnitId,
     intent: &MoveIntent,
 ) -> Result<MoveOutcome, MoveError> {
+    plan_move_with(state, None, unit_id, intent)
+}
+
+/// [`plan_move`], with what every move planned on `state` shares worked
+/// out once beforehand ([`MovePrep::new`] of this same state), as the
+/// movement phase does for all its moves. The outcome is the same.
+pub fn plan_move_with(
+    state: &BattleState,
+    prep: Option<&MovePrep>,
+    unit_id: UnitId,
+    intent: &MoveIntent,
+) -> Result<MoveOutcome, MoveError> {
     let unit = state
         .unit(unit_id)
         .ok_or(MoveError::UnknownUnit(unit_id.0))?;
@@ -500,6 +512,7 @@ pub fn plan_move(
     let fixed_facing = (!intent.by_road).then_some(unit.facing);
     let mut out = walk(
         state,
+        prep,
         &mover,
         &route,
         Walk {
@@ -562,6 +575,7 @@ pub fn plan_officer_move(
     pts.extend_from_slice(waypoints);
     let mut out = walk(
         state,
+        None,
         &mover,
         &Route::new(pts),
         Walk {
@@ -591,7 +605,39 @@ enum Probe {
     Stop(StopReason),
 }
 
-fn walk(state: &BattleState, m: &Mover, route: &Route, w: Walk) -> MoveOutcome {
+/// What every move planned on one state shares: each unit's footprint and
+/// its diagonal (in the state's order), each terrain feature's box, and the
+/// area polygons (built on first use). Made for one state and valid only
+/// for it; [`plan_move_with`] falls back to working things out itself if
+/// the number of units does not match.
+pub struct MovePrep {
+    units: Vec<(Footprint, f64)>,
+    features: FeatureBoxes,
+}
+
+impl MovePrep {
+    pub fn new(state: &BattleState) -> MovePrep {
+        MovePrep {
+            units: state
+                .units
+                .iter()
+                .map(|u| {
+                    let fp = super::geometry::footprint(u);
+                    (fp, fp.frontage.hypot(fp.depth))
+                })
+                .collect(),
+            features: FeatureBoxes::new(state),
+        }
+    }
+}
+
+fn walk(
+    state: &BattleState,
+    prep: Option<&MovePrep>,
+    m: &Mover,
+    route: &Route,
+    w: Walk,
+) -> MoveOutcome {
     let Walk {
         allowance: mut raw,
         half,
@@ -625,20 +671,65 @@ fn walk(state: &BattleState, m: &Mover, route: &Route, w: Walk) -> MoveOutcome {
         route_box[2].max(start.x),
         route_box[3].max(start.y),
     ];
-    let others: Vec<Placed<'_>> = state
-        .units
-        .iter()
-        .map(Placed::new)
-        .filter(|o| {
-            let r = (mover_diag + o.diagonal) / 2.0 + 1e-3;
-            let c = o.fp.centre;
-            c.x + r >= route_box[0]
-                && c.x - r <= route_box[2]
-                && c.y + r >= route_box[1]
-                && c.y - r <= route_box[3]
-        })
-        .collect();
-    let near_terrain = TerrainBoxes::new(state, route_box, mover_diag / 2.0 + 1e-3);
+    let near_route = |o: &Placed<'_>| {
+        let r = (mover_diag + o.diagonal) / 2.0 + 1e-3;
+        let c = o.fp.centre;
+        c.x + r >= route_box[0]
+            && c.x - r <= route_box[2]
+            && c.y + r >= route_box[1]
+            && c.y - r <= route_box[3]
+    };
+    let prepared = prep.filter(|p| p.units.len() == state.units.len());
+    let others: Vec<Placed<'_>> = match prepared {
+        // Footprints and diagonals worked out once for all moves.
+        Some(p) => state
+            .units
+            .iter()
+            .zip(&p.units)
+            .map(|(unit, &(fp, diagonal))| Placed {
+                unit,
+                fp,
+                diagonal,
+                polygon: std::cell::OnceCell::new(),
+            })
+            .filter(|o| near_route(o))
+            .collect(),
+        None => state
+            .units
+            .iter()
+            // A cheaper, looser test first (frontage + depth is at least the
+            // diagonal), so most units never have their footprint built.
+            .filter(|u| {
+                let (f, dp) = formation_size(u, u.formation);
+                let r = (mover_diag + f + dp) / 2.0 + 1e-3;
+                let c = u.position;
+                c.x + r >= route_box[0]
+                    && c.x - r <= route_box[2]
+                    && c.y + r >= route_box[1]
+                    && c.y - r <= route_box[3]
+            })
+            .map(Placed::new)
+            .filter(|o| near_route(o))
+            .collect(),
+    };
+    let owned_features;
+    let features = match prep {
+        Some(p) => &p.features,
+        None => {
+            owned_features = FeatureBoxes::new(state);
+            &owned_features
+        }
+    };
+    let near_terrain = TerrainBoxes::new(state, features, route_box, mover_diag / 2.0 + 1e-3);
+    // Every footprint of the walk has the mover's frontage and depth, so
+    // the same half-diagonal; and every shrunk one (the test against other
+    // units) the same diagonal.
+    let fp_reach = mover_diag / 2.0;
+    let (shrunk_frontage, shrunk_depth) = (
+        (m.frontage - 2.0 * UNIT_INSET).max(0.01),
+        (m.depth - 2.0 * UNIT_INSET).max(0.01),
+    );
+    let shrunk_diag = shrunk_frontage.hypot(shrunk_depth);
     let start_probe = Probing::new(start_fp);
     let ignore: Vec<UnitId> = others
         .iter()
@@ -652,7 +743,7 @@ fn walk(state: &BattleState, m: &Mover, route: &Route, w: Walk) -> MoveOutcome {
     // Terrain at the start counts; forbidden terrain there does not stop a
     // unit from leaving it.
     let mut start_forbidden: Vec<TerrainType> = Vec::new();
-    for t in terrain_touched(state, &near_terrain, &start_fp, on_road, m.class).0 {
+    for t in terrain_touched(state, &near_terrain, &start_fp, fp_reach, on_road, m.class).0 {
         match terrain_modifier(m.class, t) {
             Some(md) => add_entry(&mut entered, &mut raw, t, md, &mut split_barred),
             None => start_forbidden.push(t),
@@ -679,7 +770,8 @@ fn walk(state: &BattleState, m: &Mover, route: &Route, w: Walk) -> MoveOutcome {
         let h = fixed_facing.or(leg).unwrap_or(heading0);
         let fp = fp_at(p, h);
         // What this step would touch that the move has not yet paid for.
-        let (types, stream) = terrain_touched(state, &near_terrain, &fp, on_road, m.class);
+        let (types, stream) =
+            terrain_touched(state, &near_terrain, &fp, fp_reach, on_road, m.class);
         let mut probe = Probe::Clear;
         let mut new_rows: Vec<(TerrainType, f64)> = Vec::new();
         let mut new_passed: Vec<UnitId> = Vec::new();
@@ -707,11 +799,14 @@ fn walk(state: &BattleState, m: &Mover, route: &Route, w: Walk) -> MoveOutcome {
             }
         }
         if let Probe::Clear = probe {
-            let shrunk = Probing::new(Footprint {
-                frontage: (m.frontage - 2.0 * UNIT_INSET).max(0.01),
-                depth: (m.depth - 2.0 * UNIT_INSET).max(0.01),
-                ..fp
-            });
+            let shrunk = Probing::with_diagonal(
+                Footprint {
+                    frontage: shrunk_frontage,
+                    depth: shrunk_depth,
+                    ..fp
+                },
+                shrunk_diag,
+            );
             for o in &others {
                 let u = o.unit;
                 if Some(u.id) == m.id || ignore.contains(&u.id) || !overlaps(&shrunk, o) {
@@ -785,11 +880,14 @@ fn walk(state: &BattleState, m: &Mover, route: &Route, w: Walk) -> MoveOutcome {
             break;
         }
         let fp = fp_at(p, h);
-        let shrunk = Probing::new(Footprint {
-            frontage: (m.frontage - 2.0 * UNIT_INSET).max(0.01),
-            depth: (m.depth - 2.0 * UNIT_INSET).max(0.01),
-            ..fp
-        });
+        let shrunk = Probing::with_diagonal(
+            Footprint {
+                frontage: shrunk_frontage,
+                depth: shrunk_depth,
+                ..fp
+            },
+            shrunk_diag,
+        );
         let on_top = others.iter().any(|o| {
             Some(o.unit.id) != m.id
                 && !ignore.contains(&o.unit.id)
@@ -907,9 +1005,14 @@ struct Probing {
 
 impl Probing {
     fn new(fp: Footprint) -> Probing {
+        Probing::with_diagonal(fp, fp.frontage.hypot(fp.depth))
+    }
+
+    /// With the diagonal already known: `fp.frontage.hypot(fp.depth)`.
+    fn with_diagonal(fp: Footprint, diagonal: f64) -> Probing {
         Probing {
             fp,
-            diagonal: fp.frontage.hypot(fp.depth),
+            diagonal,
             polygon: std::cell::OnceCell::new(),
         }
     }
@@ -928,23 +1031,77 @@ fn overlaps(p: &Probing, u: &Placed<'_>) -> bool {
     if dx.max(dy) > reach + 1e-6 {
         return false;
     }
-    fp.centre.distance(ufp.centre) <= reach
+    within(fp.centre, ufp.centre, reach)
         && p.polygon
             .get_or_init(|| fp.polygon())
             .intersects(u.polygon.get_or_init(|| ufp.polygon()))
 }
 
+/// `a.distance(b) <= r`, the same answer, without the (slow) `hypot` when
+/// the squared distance settles it with a wide margin: it is accurate to a
+/// few units in the last place, far inside the 1e-9 relative margin; the
+/// ambiguous band, huge, tiny or non-finite values go to `hypot` as before.
+#[inline]
+fn within(a: Pos, b: Pos, r: f64) -> bool {
+    let (dx, dy) = (a.x - b.x, a.y - b.y);
+    let tame = |v: f64| v.abs() < 1e100;
+    if r > 1e-6 && tame(r) && tame(dx) && tame(dy) {
+        let d2 = dx * dx + dy * dy;
+        let (lo, hi) = (r * (1.0 - 1e-9), r * (1.0 + 1e-9));
+        if d2 < lo * lo {
+            return true;
+        }
+        if d2 > hi * hi {
+            return false;
+        }
+    }
+    a.distance(b) <= r
+}
+
 /// Bounding boxes of areas and lines, (min x, min y, max x, max y), in the
-/// terrain's own order.
-struct TerrainBoxes {
+/// terrain's own order, and the area polygons, built the first time a step
+/// comes near them.
+struct FeatureBoxes {
     areas: Vec<[f64; 4]>,
     lines: Vec<[f64; 4]>,
+    area_polygons: Vec<std::cell::OnceCell<geo::Polygon<f64>>>,
+}
+
+impl FeatureBoxes {
+    fn new(state: &BattleState) -> FeatureBoxes {
+        FeatureBoxes {
+            areas: state
+                .terrain
+                .areas
+                .iter()
+                .map(|a| points_box(&a.outline))
+                .collect(),
+            lines: state
+                .terrain
+                .lines
+                .iter()
+                .map(|l| points_box(&l.path))
+                .collect(),
+            area_polygons: state
+                .terrain
+                .areas
+                .iter()
+                .map(|_| std::cell::OnceCell::new())
+                .collect(),
+        }
+    }
+}
+
+/// The terrain features near one route.
+struct TerrainBoxes<'a> {
+    features: &'a FeatureBoxes,
     /// Indices of the areas and lines whose boxes come within reach of the
     /// route, ascending: the only ones any step can touch.
     near_areas: Vec<usize>,
     near_lines: Vec<usize>,
-    /// Area polygons, built the first time a step comes near them.
-    area_polygons: Vec<std::cell::OnceCell<geo::Polygon<f64>>>,
+    /// For each of `near_lines`, the segments of its path whose boxes come
+    /// within reach of the route: the only ones any step can touch.
+    near_segments: Vec<Vec<(Pos, Pos)>>,
 }
 
 fn points_box(pts: &[Pos]) -> [f64; 4] {
@@ -959,22 +1116,16 @@ fn points_box(pts: &[Pos]) -> [f64; 4] {
     [lo.0, lo.1, hi.0, hi.1]
 }
 
-impl TerrainBoxes {
-    /// Boxes of every feature, and which come within `reach` of the
-    /// route's box `route`.
-    fn new(state: &BattleState, route: [f64; 4], reach: f64) -> TerrainBoxes {
-        let areas: Vec<[f64; 4]> = state
-            .terrain
-            .areas
-            .iter()
-            .map(|a| points_box(&a.outline))
-            .collect();
-        let lines: Vec<[f64; 4]> = state
-            .terrain
-            .lines
-            .iter()
-            .map(|l| points_box(&l.path))
-            .collect();
+impl<'a> TerrainBoxes<'a> {
+    /// The features whose boxes come within `reach` of the route's box
+    /// `route`.
+    fn new(
+        state: &BattleState,
+        features: &'a FeatureBoxes,
+        route: [f64; 4],
+        reach: f64,
+    ) -> TerrainBoxes<'a> {
+        let (areas, lines) = (&features.areas, &features.lines);
         let near = |b: &[f64; 4]| {
             route[0] - reach <= b[2]
                 && route[2] + reach >= b[0]
@@ -986,17 +1137,26 @@ impl TerrainBoxes {
                 .filter(|&i| boxes.get(i).is_some_and(near))
                 .collect()
         };
+        let near_lines = pick(lines);
+        let near_segments = near_lines
+            .iter()
+            .map(|&i| {
+                state.terrain.lines.get(i).map_or_else(Vec::new, |l| {
+                    l.path
+                        .windows(2)
+                        .map(|w| (w[0], w[1]))
+                        .filter(|(a, b)| {
+                            near(&[a.x.min(b.x), a.y.min(b.y), a.x.max(b.x), a.y.max(b.y)])
+                        })
+                        .collect()
+                })
+            })
+            .collect();
         TerrainBoxes {
-            near_areas: pick(&areas),
-            near_lines: pick(&lines),
-            areas,
-            lines,
-            area_polygons: state
-                .terrain
-                .areas
-                .iter()
-                .map(|_| std::cell::OnceCell::new())
-                .collect(),
+            features,
+            near_areas: pick(areas),
+            near_lines,
+            near_segments,
         }
     }
 }
@@ -1005,10 +1165,14 @@ impl TerrainBoxes {
 /// water depth there and the most this class may ford. On a road, the road
 /// carries the unit through areas and over walls, fences and streams
 /// (bridges) — our ruling.
+///
+/// `reach` is the footprint's half-diagonal, `fp.frontage.hypot(fp.depth) /
+/// 2.0`, the same at every step of a walk and so worked out once by it.
 fn terrain_touched(
     state: &BattleState,
-    boxes: &TerrainBoxes,
+    boxes: &TerrainBoxes<'_>,
     fp: &Footprint,
+    reach: f64,
     on_road: bool,
     class: MoveClass,
 ) -> (Vec<TerrainType>, Option<(f64, f64)>) {
@@ -1016,8 +1180,12 @@ fn terrain_touched(
     if on_road {
         return (types, None);
     }
-    let poly = fp.polygon();
-    let reach = fp.frontage.hypot(fp.depth) / 2.0;
+    // The footprint's polygon and box, built only when some feature comes
+    // near this step (most steps are clear of everything).
+    let poly_cell = std::cell::OnceCell::new();
+    let poly = || poly_cell.get_or_init(|| fp.polygon());
+    let box_cell = std::cell::OnceCell::new();
+    let fp_box = || box_cell.get_or_init(|| points_box(&fp.corners()));
     let near = |b: Option<&[f64; 4]>| {
         b.is_some_and(|b| {
             fp.centre.x + reach >= b[0]
@@ -1030,30 +1198,39 @@ fn terrain_touched(
         let Some(a) = state.terrain.areas.get(i) else {
             continue;
         };
-        if !near(boxes.areas.get(i)) {
+        if !near(boxes.features.areas.get(i)) {
             continue;
         }
-        let hit = match boxes.area_polygons.get(i) {
-            Some(cell) => cell.get_or_init(|| polygon(&a.outline)).intersects(&poly),
-            None => polygon(&a.outline).intersects(&poly),
+        let hit = match (
+            boxes.features.area_polygons.get(i),
+            boxes.features.areas.get(i),
+        ) {
+            (Some(cell), Some(area_box)) => area_meets_rect(
+                cell.get_or_init(|| polygon(&a.outline)),
+                area_box,
+                poly(),
+                fp_box(),
+            ),
+            _ => polygon(&a.outline).intersects(poly()),
         };
         if hit {
             push_unique(&mut types, TerrainType::Area(a.kind));
         }
     }
     let mut stream = None;
-    for &i in &boxes.near_lines {
+    for (k, &i) in boxes.near_lines.iter().enumerate() {
         let Some(l) = state.terrain.lines.get(i) else {
             continue;
         };
-        if l.kind == LineKind::Road || !near(boxes.lines.get(i)) {
+        if l.kind == LineKind::Road || !near(boxes.features.lines.get(i)) {
             continue;
         }
         // Only a line with a segment whose box meets the footprint's can
-        // touch it; long streams and roads mostly pass far away.
+        // touch it; long streams and roads mostly pass far away. Segments
+        // not near the route at all cannot be near this step either.
+        let segments = boxes.near_segments.get(k).map_or(&[][..], Vec::as_slice);
         let r = reach + 1e-9;
-        let seg_near = l.path.windows(2).any(|w| {
-            let (a, b) = (w[0], w[1]);
+        let seg_near = segments.iter().any(|&(a, b)| {
             fp.centre.x + r >= a.x.min(b.x)
                 && fp.centre.x - r <= a.x.max(b.x)
                 && fp.centre.y + r >= a.y.min(b.y)
@@ -1062,8 +1239,12 @@ fn terrain_touched(
         if !seg_near && l.path.len() > 1 {
             continue;
         }
-        let ls = linestring(&l.path);
-        if !ls.intersects(&poly) {
+        let meets = if l.path.len() > 1 {
+            path_meets_rect(&l.path, segments, poly(), fp_box())
+        } else {
+            linestring(&l.path).intersects(poly())
+        };
+        if !meets {
             continue;
         }
         match l.kind {
@@ -1072,13 +1253,25 @@ fn terrain_touched(
             LineKind::Stream => {
                 push_unique(&mut types, TerrainType::Ford);
                 if let Some(water) = l.water {
+                    // A ford farther than FORD_REACH from the footprint's
+                    // box (with a margin far above rounding) is farther
+                    // from the footprint too.
+                    let ford_reach = FORD_REACH + 1e-6;
+                    let fp_box = fp_box();
                     let ford = state
                         .terrain
                         .fords
                         .iter()
                         .filter(|f| {
+                            let p = f.position;
+                            p.x >= fp_box[0] - ford_reach
+                                && p.x <= fp_box[2] + ford_reach
+                                && p.y >= fp_box[1] - ford_reach
+                                && p.y <= fp_box[3] + ford_reach
+                        })
+                        .filter(|f| {
                             Euclidean
-                                .distance(&geo::Point::from(geo::Coord::from(f.position)), &poly)
+                                .distance(&geo::Point::from(geo::Coord::from(f.position)), poly())
                                 <= FORD_REACH
                         })
                         .map(|f| f.depth_in)
@@ -1096,6 +1289,86 @@ fn terrain_touched(
         }
     }
     (types, stream)
+}
+
+/// Whether two boxes (min x, min y, max x, max y) share a point.
+fn boxes_meet(a: &[f64; 4], b: &[f64; 4]) -> bool {
+    a[0] <= b[2] && b[0] <= a[2] && a[1] <= b[3] && b[1] <= a[3]
+}
+
+/// `linestring(path).intersects(rect)` for a path of two or more points,
+/// without building the line string, given `segments`: the path's segments
+/// that may come near the rectangle (at least every one whose box meets
+/// the rectangle's box `rect_box`).
+///
+/// The same answer as geo's `LineString`–`Polygon` test, which is: the
+/// boxes meet, and the path's first point is in or on the polygon or one of
+/// its segments meets one of the polygon's edges. geo's predicates are
+/// exact (robust orientation tests), so that is exactly whether the path
+/// meets the rectangle; a point outside the rectangle's box is outside it,
+/// and a segment whose box misses the rectangle's box meets none of its
+/// edges, so skipping those changes nothing (and the boxes test is implied).
+fn path_meets_rect(
+    path: &[Pos],
+    segments: &[(Pos, Pos)],
+    rect: &geo::Polygon<f64>,
+    rect_box: &[f64; 4],
+) -> bool {
+    if let Some(first) = path.first()
+        && boxes_meet(&[first.x, first.y, first.x, first.y], rect_box)
+        && rect.intersects(&geo::Coord::from(*first))
+    {
+        return true;
+    }
+    segments.iter().any(|&(a, b)| {
+        let seg_box = [a.x.min(b.x), a.y.min(b.y), a.x.max(b.x), a.y.max(b.y)];
+        if !boxes_meet(&seg_box, rect_box) {
+            return false;
+        }
+        let seg = geo::Line::new(geo::Coord::from(a), geo::Coord::from(b));
+        rect.exterior().lines().any(|edge| seg.intersects(&edge))
+    })
+}
+
+/// `area.intersects(rect)` for an area polygon without holes (the outline
+/// of `area_box`) and a footprint rectangle (of `rect_box`), testing only
+/// the area's edges whose boxes meet the rectangle's box.
+///
+/// The same answer as geo's `Polygon`–`Polygon` test, which is: the boxes
+/// meet, and the first vertex of either is in or on the other, or an edge
+/// of one meets an edge of the other (neither has holes). The predicates
+/// are exact, and an edge whose box misses the rectangle's box meets none
+/// of its edges.
+fn area_meets_rect(
+    area: &geo::Polygon<f64>,
+    area_box: &[f64; 4],
+    rect: &geo::Polygon<f64>,
+    rect_box: &[f64; 4],
+) -> bool {
+    if !area.interiors().is_empty() || !rect.interiors().is_empty() {
+        return area.intersects(rect);
+    }
+    if !boxes_meet(area_box, rect_box) {
+        return false;
+    }
+    if area
+        .exterior()
+        .0
+        .first()
+        .is_some_and(|c| rect.intersects(c))
+        || rect
+            .exterior()
+            .0
+            .first()
+            .is_some_and(|c| area.intersects(c))
+    {
+        return true;
+    }
+    area.exterior().lines().any(|edge| {
+        let (a, b) = (edge.start, edge.end);
+        let edge_box = [a.x.min(b.x), a.y.min(b.y), a.x.max(b.x), a.y.max(b.y)];
+        boxes_meet(&edge_box, rect_box) && rect.exterior().lines().any(|r| edge.intersects(&r))
+    })
 }
 
 fn push_unique(v: &mut Vec<TerrainType>, t: TerrainType) {
@@ -1222,6 +1495,13 @@ pub fn resolve_meeting(
         facing: b.1.facing,
         ..super::geometry::footprint(ub)
     };
+    // Cheap rejection before building polygons: every point of a footprint
+    // lies within (frontage + depth) / 2 of its centre, so footprints whose
+    // centres are farther apart than that on an axis cannot overlap.
+    let reach = (fa.frontage + fa.depth + fb.frontage + fb.depth) / 2.0 + 1e-6;
+    if (fa.centre.x - fb.centre.x).abs() > reach || (fa.centre.y - fb.centre.y).abs() > reach {
+        return None;
+    }
     if !fa.polygon().intersects(&fb.polygon()) {
         return None;
     }
@@ -1320,6 +1600,33 @@ mod tests {
 
     fn near(a: f64, b: f64) -> bool {
         (a - b).abs() < 1e-6
+    }
+
+    #[test]
+    fn within_agrees_with_the_distance_comparison() {
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 11) as f64 / (1u64 << 53) as f64
+        };
+        for _ in 0..100_000 {
+            let a = Pos::new(next() * 200.0 - 100.0, next() * 200.0 - 100.0);
+            let b = Pos::new(next() * 200.0 - 100.0, next() * 200.0 - 100.0);
+            let d = a.distance(b);
+            // Radii around the distance itself, where rounding matters most.
+            for r in [
+                d,
+                d * (1.0 + 1e-15),
+                d * (1.0 - 1e-15),
+                next() * 150.0,
+                0.0,
+                1e-7,
+            ] {
+                assert_eq!(within(a, b, r), a.distance(b) <= r, "{a:?} {b:?} {r}");
+            }
+        }
     }
 
     #[test]

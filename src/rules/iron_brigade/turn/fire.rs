@@ -15,8 +15,8 @@ use crate::rules::iron_brigade::fire::{
     modified_effectiveness, resolve_fire, roll_replacement, who_fires_first,
 };
 use crate::rules::iron_brigade::geometry::{
-    FireLine, attack_aspect, fire_line, footprint, formation_size, in_contact, in_fire_zone,
-    officer_in_contact, range_inches,
+    FireLine, FireZone, UnitFootprints, attack_aspect, fire_line_with, footprint, formation_size,
+    in_contact, officer_in_contact, range_inches,
 };
 use crate::rules::iron_brigade::kinds::{Arm, Formation};
 use crate::rules::iron_brigade::morale;
@@ -69,11 +69,13 @@ pub(crate) fn fire_phase(
         .map(|(id, _)| *id)
         .collect();
     let mut shots: BTreeMap<UnitId, Shot> = BTreeMap::new();
+    // Every unit's footprint, once: nothing changes while targets are chosen.
+    let footprints = UnitFootprints::new(&ctx.state);
     for (&id, plan) in plans {
         if plan.mode == FireMode::None {
             continue;
         }
-        if let Some(target) = choose_target(ctx, id, plan.target, &shooting)? {
+        if let Some(target) = choose_target(ctx, id, plan.target, &shooting, &footprints)? {
             shots.insert(
                 id,
                 Shot {
@@ -271,6 +273,7 @@ fn choose_target(
     id: UnitId,
     wanted: FireTarget,
     shooting: &BTreeSet<UnitId>,
+    footprints: &UnitFootprints,
 ) -> Result<Option<UnitId>, TurnError> {
     let Some(u) = ctx.state.unit(id) else {
         return Ok(None);
@@ -284,11 +287,14 @@ fn choose_target(
     let reach = f64::from(max_range(u.weapon));
     let front = footprint(u).front_centre();
     let mut candidates: Vec<(u32, UnitId)> = Vec::new();
-    for e in ctx.state.enemies_of(u.side) {
+    // The enemies, with their footprints (`footprints` follows the units).
+    let enemies = ctx.state.units.iter().zip(&footprints.all);
+    // The firer's fire zone, built the first time it is needed.
+    let zone = std::cell::OnceCell::new();
+    for (e, &efp) in enemies.filter(|(e, _)| e.side != u.side) {
         if e.castings == 0 {
             continue;
         }
-        let efp = footprint(e);
         // Cheap rejection, implied by the exact test below: the distance is
         // at least the larger axis gap, the half-diagonal at most half of
         // frontage plus depth.
@@ -315,7 +321,7 @@ fn choose_target(
             u.formation,
             Formation::Column | Formation::CompanyColumn | Formation::EnMasse
         );
-        if !any_direction && !in_fire_zone(u, &efp) {
+        if !any_direction && !zone.get_or_init(|| FireZone::of(u)).reaches(&efp) {
             continue;
         }
         candidates.push((range, e.id));
@@ -347,7 +353,7 @@ fn choose_target(
         let Some(target) = ctx.state.unit(t) else {
             continue;
         };
-        if fire_line(&ctx.state, u, target, &elevation) == FireLine::Clear {
+        if fire_line_with(&ctx.state, Some(footprints), u, target, &elevation) == FireLine::Clear {
             return Ok(Some(t));
         }
     }

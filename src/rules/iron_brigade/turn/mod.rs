@@ -245,39 +245,38 @@ impl<'d> Ctx<'d> {
         // larger axis gap between centres less both half-diagonals. The
         // answer is the least (gap, id), whatever the order of visits.
         let axis_gap = |c: Pos| (c.x - fp.centre.x).abs().max((c.y - fp.centre.y).abs());
-        let mut enemies: Vec<(f64, f64, UnitId, super::geometry::Footprint)> = self
-            .state
-            .enemies_of(u.side)
-            .filter(|e| e.castings > 0)
-            .map(|e| {
-                let efp = footprint(e);
-                let lower = axis_gap(efp.centre) - (diag + efp.frontage.hypot(efp.depth)) / 2.0;
-                (lower, axis_gap(efp.centre), e.id, efp)
-            })
-            .collect();
-        // Seed the search with the enemy nearest on the axes, so that the
+        let live = || self.state.enemies_of(u.side).filter(|e| e.castings > 0);
+        // Seed the search with the enemy nearest on the axes (the first of
+        // equals; a footprint's centre is its unit's position), so that the
         // bound rejects most of the others.
-        let seed = enemies
-            .iter()
-            .enumerate()
-            .min_by(|a, b| a.1.1.total_cmp(&b.1.1))
-            .map(|(i, _)| i);
-        if let Some(i) = seed {
-            let e = enemies.remove(i);
-            enemies.insert(0, e);
-        }
+        let seed = live().min_by(|a, b| axis_gap(a.position).total_cmp(&axis_gap(b.position)));
+        let seed_id = seed.map(|e| e.id);
         let mut best: Option<(UnitId, f64)> = None;
-        for (lower, _, eid, efp) in enemies {
+        for e in seed
+            .into_iter()
+            .chain(live().filter(|e| Some(e.id) != seed_id))
+        {
+            // First a looser bound that needs no footprint (frontage plus
+            // depth is at least the diagonal): what it rejects, the exact
+            // bound below would too.
+            if let Some((_, bg)) = best {
+                let (f, d) = super::geometry::formation_size(e, e.formation);
+                if axis_gap(e.position) - (diag + f + d) / 2.0 > bg + 1e-6 {
+                    continue;
+                }
+            }
+            let efp = footprint(e);
+            let lower = axis_gap(efp.centre) - (diag + efp.frontage.hypot(efp.depth)) / 2.0;
             if best.is_some_and(|(_, bg)| lower > bg + 1e-6) {
                 continue;
             }
             let gap = fp.gap(&efp);
             let better = match best {
                 None => true,
-                Some((bid, bg)) => gap < bg || (gap == bg && eid < bid),
+                Some((bid, bg)) => gap < bg || (gap == bg && e.id < bid),
             };
             if better {
-                best = Some((eid, gap));
+                best = Some((e.id, gap));
             }
         }
         best

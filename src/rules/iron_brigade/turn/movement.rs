@@ -14,8 +14,8 @@ use crate::rules::iron_brigade::geometry::{
 };
 use crate::rules::iron_brigade::kinds::{Arm, Formation};
 use crate::rules::iron_brigade::movement::{
-    ChangeCost, MoveIntent, MoveOutcome, OBLIQUE_LIMIT, Pace, StopReason, facing_change_cost,
-    formation_change_cost, plan_move, plan_officer_move, split_move_bars,
+    ChangeCost, MoveIntent, MoveOutcome, MovePrep, OBLIQUE_LIMIT, Pace, StopReason,
+    facing_change_cost, formation_change_cost, plan_move_with, plan_officer_move, split_move_bars,
 };
 use crate::rules::iron_brigade::orders::{Action, Direction, FireTarget, MoveOrder, TurnOrders};
 use crate::rules::iron_brigade::sight::{Activity, Observer, can_see};
@@ -665,12 +665,14 @@ fn plan_and_apply_moves(
     decisions: &mut BTreeMap<UnitId, Decision>,
 ) -> BTreeMap<UnitId, MoveOutcome> {
     let start = ctx.state.clone();
+    // Footprints and terrain boxes of `start`, shared by every move below.
+    let prep = MovePrep::new(&start);
     let mut outcomes: BTreeMap<UnitId, MoveOutcome> = BTreeMap::new();
     for (&id, d) in decisions.iter_mut() {
         let Some(intent) = d.intent.clone() else {
             continue;
         };
-        match plan_move(&start, id, &intent) {
+        match plan_move_with(&start, Some(&prep), id, &intent) {
             Ok(mut out) => {
                 if intent.pace == Pace::Half && !out.split_barred.is_empty() {
                     if d.fire == FireMode::Split {
@@ -679,7 +681,7 @@ fn plan_and_apply_moves(
                             pace: Pace::Full,
                             ..intent
                         };
-                        match plan_move(&start, id, &full) {
+                        match plan_move_with(&start, Some(&prep), id, &full) {
                             Ok(o) => out = o,
                             Err(_) => continue,
                         }
