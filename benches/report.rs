@@ -68,6 +68,7 @@ fn one_turn(state: &BattleState, index: &SightIndex, reporter: &Reporter) -> usi
         rolls: Vec::new(),
         sightings,
         dispatches: Vec::new(),
+        mail_problems: Vec::new(),
     };
     let r = reporter
         .umpire(&umpire_view(state, &uin))

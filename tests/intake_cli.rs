@@ -267,6 +267,28 @@ fn a_bounce_marks_the_address_failing_and_is_not_answered() {
         1
     );
     assert_eq!(g.statuses()[1].0, "ignored");
+
+    // The umpire hears of it in his next report (issue #4: "shown to the
+    // umpire").
+    common::adjutant(g.dir.path())
+        .args(["game", "process", GAME])
+        .assert()
+        .success();
+    let report: String = g
+        .db()
+        .query_row(
+            "SELECT r.text FROM reports r JOIN turns t ON t.id = r.turn_id
+             WHERE r.player_id IS NULL AND t.number = 2",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let words = report.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(words.contains("MAIL PROBLEMS"), "{report}");
+    assert!(
+        words.contains("Blue's address blue@example.test bounces"),
+        "{report}"
+    );
 }
 
 #[test]

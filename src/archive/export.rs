@@ -518,6 +518,7 @@ fn export_turn(
             sightings,
             // The turn page lists dispatches with their routes itself.
             dispatches: Vec::new(),
+            mail_problems: Vec::new(),
         },
     );
     let mut true_map = umpire.map.clone();

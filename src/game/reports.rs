@@ -279,6 +279,7 @@ pub fn issue_turn_reports(
         rolls: t.rolls.to_vec(),
         sightings,
         dispatches: super::dispatches::umpire_lines(tx, t.game_id)?,
+        mail_problems: mail_problems(tx, t.game_id)?,
     };
     let mut report = reporter.umpire(&umpire_view(t.state, &uin))?;
     if let Some(hold) = t.hold {
@@ -658,4 +659,56 @@ fn link_mail(tx: &Transaction<'_>, report: i64, outbound: i64) -> Result<(), rus
         params![report, outbound],
     )?;
     Ok(())
+}
+
+/// What keeps mail from the players, for the umpire's report: every player
+/// address that bounces (with the last bounce), and the game's messages
+/// refused for good (5xx) or given up after their retries, newest first
+/// (at most 20; the audit log has the rest).
+fn mail_problems(tx: &Transaction<'_>, game: GameId) -> Result<Vec<String>, ReportsError> {
+    let mut out = Vec::new();
+    let mut st = tx.prepare_cached(
+        "SELECT p.name, a.address, a.last_bounce_at, a.last_bounce_detail
+         FROM player_addresses a JOIN players p ON p.id = a.player_id
+         WHERE a.game_id = ?1 AND a.failing = 1 ORDER BY p.name, a.id",
+    )?;
+    let bouncing = st.query_map([game.0], |r| {
+        Ok((
+            r.get::<_, String>(0)?,
+            r.get::<_, String>(1)?,
+            r.get::<_, Option<i64>>(2)?,
+            r.get::<_, Option<String>>(3)?,
+        ))
+    })?;
+    for row in bouncing {
+        let (player, address, at, detail) = row?;
+        let when = at
+            .and_then(|t| time::OffsetDateTime::from_unix_timestamp(t).ok())
+            .map(|t| format!(" (last bounce {} UTC)", t.date()))
+            .unwrap_or_default();
+        let why = detail.map(|d| format!(": {d}")).unwrap_or_default();
+        out.push(format!("{player}'s address {address} bounces{when}{why}"));
+    }
+    let mut st = tx.prepare_cached(
+        "SELECT kind, recipients_json, attempts, COALESCE(last_error, '')
+         FROM outbound_mail WHERE game_id = ?1 AND status = 'failed'
+         ORDER BY id DESC LIMIT 20",
+    )?;
+    let failed = st.query_map([game.0], |r| {
+        Ok((
+            r.get::<_, String>(0)?,
+            r.get::<_, String>(1)?,
+            r.get::<_, i64>(2)?,
+            r.get::<_, String>(3)?,
+        ))
+    })?;
+    for row in failed {
+        let (kind, to, attempts, error) = row?;
+        let to: Vec<String> = serde_json::from_str(&to).unwrap_or_default();
+        out.push(format!(
+            "a {kind} to {} was not delivered after {attempts} attempt(s): {error}",
+            to.join(", ")
+        ));
+    }
+    Ok(out)
 }

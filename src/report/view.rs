@@ -680,6 +680,10 @@ pub struct UmpireInputs {
     /// Every SFRM dispatch's route and fate so far, in words (the store's
     /// `dispatches` rows); riders on the table come from the state.
     pub dispatches: Vec<String>,
+    /// Mail that cannot reach a player: addresses that bounce and messages
+    /// refused for good (5xx), in words (APSoF has nothing to say; issue
+    /// #4: "surfaced to the umpire").
+    pub mail_problems: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -729,6 +733,8 @@ pub struct UmpireView {
     pub sightings: Vec<UmpireSight>,
     /// Every dispatch's route and fate (from [`UmpireInputs::dispatches`]).
     pub dispatches: Vec<String>,
+    /// From [`UmpireInputs::mail_problems`].
+    pub mail_problems: Vec<String>,
     /// Every messenger on the table: side, place, whom he rides for, what
     /// he carries.
     pub riders: Vec<String>,
@@ -898,6 +904,7 @@ pub fn umpire_view(state: &BattleState, inputs: &UmpireInputs) -> UmpireView {
         rolls,
         sightings,
         dispatches: inputs.dispatches.clone(),
+        mail_problems: inputs.mail_problems.clone(),
         riders,
         map: MapLayer {
             title: format!("{} — umpire — turn {}, {}", inputs.game, state.turn, clock),
