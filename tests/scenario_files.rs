@@ -173,9 +173,9 @@ fn scenario_check_names_options_not_applied() {
         "{:?}",
         s.options.not_applied()
     );
-    s.options.enabled.insert("abatis".into(), true);
+    s.options.enabled.insert("moats".into(), true);
     let keys: Vec<&str> = s.options.not_applied().iter().map(|(k, _)| *k).collect();
-    assert_eq!(keys, vec!["abatis"]);
+    assert_eq!(keys, vec!["moats"]);
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_adjutant"))
         .args(["scenario", "check"])
         .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/brawners-farm.toml"))

@@ -292,6 +292,7 @@ impl<'a> ParseContext<'a> {
                     | AreaKind::Town
                     | AreaKind::Swamp
                     | AreaKind::Rough
+                    | AreaKind::Abatis
             ) && point_in(&a.outline, p)
         })
     }

@@ -148,6 +148,7 @@ fn area_style(kind: AreaKind) -> &'static str {
         AreaKind::Rough => "fill:#d9cfa6;stroke:#a89a66",
         AreaKind::SteepHill => "fill:#c9a77c;stroke:#8a6a42",
         AreaKind::Town => "fill:#c8b8a8;stroke:#6d5a48",
+        AreaKind::Abatis => "fill:#e3d9c2;stroke:#7a5a30;stroke-dasharray:2 2",
     }
 }
 

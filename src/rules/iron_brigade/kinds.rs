@@ -236,6 +236,9 @@ named_enum!(
         Rough => "rough",
         SteepHill => "steep-hill",
         Town => "town",
+        /// Felled trees, sharpened and laid as an obstacle (APSoF VIII.D,
+        /// option `abatis`).
+        Abatis => "abatis",
     }
 );
 

@@ -102,6 +102,11 @@ pub fn terrain_modifier(class: MoveClass, terrain: TerrainType) -> Option<f64> {
         TerrainType::Area(AreaKind::Woods) => [Some(-3.0), Some(-10.0), Some(-9.0), NO],
         TerrainType::Area(AreaKind::DenseWoods) => [Some(-4.0), Some(-11.0), NO, NO],
         TerrainType::Area(AreaKind::Swamp) => [Some(-4.0), Some(-9.0), NO, NO],
+        // APSoF VIII.D: "Only infantry units may move through abatis. They
+        // may move at 1/2 rough terrain speed": rough ground leaves infantry
+        // 7 − 2 = 5", half of it 2.5", so −4.5 (our ruling, the chart has
+        // no row).
+        TerrainType::Area(AreaKind::Abatis) => [Some(-4.5), NO, NO, NO],
         TerrainType::Road => [Some(2.0), Some(4.0), Some(4.0), Some(3.0)],
         TerrainType::Ford => [Some(-4.0), Some(-8.0), Some(-7.0), Some(-6.0)],
         TerrainType::ThroughUnits => [Some(-2.0), Some(-4.0), NO, NO],

@@ -85,6 +85,19 @@ pub fn validate(raw: &RawScenario) -> Result<Scenario, Vec<Problem>> {
         last_turn,
     );
     let options = check_options(&mut c, &raw.options);
+    // APSoF VIII.D: abatis on the table is an optional rule's terrain.
+    for (i, a) in raw.terrain.areas.iter().enumerate() {
+        let is_abatis = a
+            .kind
+            .as_deref()
+            .is_some_and(|k| k.trim().eq_ignore_ascii_case("abatis"));
+        if is_abatis && !options.is_on("abatis") {
+            c.problem(
+                format!("terrain.areas[{i}].kind"),
+                "abatis is the optional rule APSoF VIII.D: switch it on with `abatis = true` under [options], or draw this area as rough ground",
+            );
+        }
+    }
 
     match (
         name,

@@ -412,8 +412,9 @@ fn fire(
     ));
     // V.D.1 acquired fire; V.G.1 perilous situations: flank or rear
     // (i), first fire at troops never under fire (ii), first fire from
-    // repeaters at troops never under repeater fire (iii), a target
-    // changing formation this turn (v).
+    // repeaters at troops never under repeater fire (iii), a target that
+    // crossed a ford or went into abatis this turn (iv), a target changing
+    // formation this turn (v).
     let aim = tfp.centre;
     let acquired = u.arm.is_artillery()
         && u.marks.aim.is_some_and(|a| {
@@ -422,6 +423,7 @@ fn fire(
     let perilous = attack_aspect(t, u.position).is_perilous()
         || !t.marks.been_under_fire
         || (u.weapon.is_repeater() && !t.marks.been_under_repeater_fire)
+        || ctx.crossing.contains(&shot.target)
         || ctx.changed_formation.contains(&shot.target);
     let mods = FireModifiers {
         protection,

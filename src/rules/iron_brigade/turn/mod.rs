@@ -158,6 +158,9 @@ pub(crate) struct Ctx<'d> {
     pub no_move: BTreeSet<UnitId>,
     /// Units that changed formation this turn: perilous targets (V.G.1.v).
     pub changed_formation: BTreeSet<UnitId>,
+    /// Units whose move this turn crossed a ford or went into abatis:
+    /// perilous targets (V.G.1.iv).
+    pub crossing: BTreeSet<UnitId>,
     /// Officers' positions at the start of the turn (I.C.1 issue distance,
     /// V.H.3 replacement position).
     pub officer_start: BTreeMap<OfficerId, Pos>,
@@ -191,6 +194,7 @@ impl<'d> Ctx<'d> {
             fired: BTreeSet::new(),
             no_move: BTreeSet::new(),
             changed_formation: BTreeSet::new(),
+            crossing: BTreeSet::new(),
             officer_start,
             general_contacts_at_start,
             reorganizations: Vec::new(),

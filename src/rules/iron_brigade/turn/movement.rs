@@ -716,6 +716,18 @@ fn plan_and_apply_moves(
         if out.distance > 1e-9 {
             ctx.moved.insert(id);
         }
+        // V.G.1.iv: caught crossing a ford or an abatis.
+        if out.entered.iter().any(|e| {
+            matches!(
+                e.terrain,
+                crate::rules::iron_brigade::movement::TerrainType::Ford
+                    | crate::rules::iron_brigade::movement::TerrainType::Area(
+                        crate::rules::iron_brigade::kinds::AreaKind::Abatis
+                    )
+            )
+        }) {
+            ctx.crossing.insert(id);
+        }
         let unit = ctx.uref(id);
         ctx.events.push(Event::Moved {
             unit,
