@@ -158,6 +158,7 @@ fn line_style(kind: LineKind) -> &'static str {
         LineKind::Stream => "stroke:#4a7fc1;stroke-width:3",
         LineKind::Fence => "stroke:#7a5a30;stroke-width:1.5;stroke-dasharray:5 3",
         LineKind::Wall => "stroke:#6b6b6b;stroke-width:2.5",
+        LineKind::Moat => "stroke:#3f5f7f;stroke-width:3;stroke-dasharray:1 2",
     }
 }
 

@@ -348,10 +348,7 @@ impl Options {
 /// apply yet, and why (docs/scenario-format.md). `scenario check` and
 /// `game create` say so, rather than let a designer believe they are in
 /// force.
-pub const NOT_APPLIED: &[(&str, &str)] = &[(
-    "moats",
-    "APSoF VIII.E: the terrain format has no moats or ditches",
-)];
+pub const NOT_APPLIED: &[(&str, &str)] = &[];
 
 /// A complete, validated scenario.
 #[derive(Debug, Clone, PartialEq)]

@@ -249,6 +249,8 @@ named_enum!(
         Fence => "fence",
         Wall => "wall",
         Stream => "stream",
+        /// A moat or ditch (APSoF VIII.E, option `moats`).
+        Moat => "moat",
     }
 );
 

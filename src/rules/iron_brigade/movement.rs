@@ -85,6 +85,8 @@ pub enum TerrainType {
     Ford,
     /// Closed order moving through other units.
     ThroughUnits,
+    /// A moat or ditch (APSoF VIII.E): infantry only, a whole turn.
+    Moat,
 }
 
 const NO: Option<f64> = None;
@@ -110,6 +112,10 @@ pub fn terrain_modifier(class: MoveClass, terrain: TerrainType) -> Option<f64> {
         TerrainType::Road => [Some(2.0), Some(4.0), Some(4.0), Some(3.0)],
         TerrainType::Ford => [Some(-4.0), Some(-8.0), Some(-7.0), Some(-6.0)],
         TerrainType::ThroughUnits => [Some(-2.0), Some(-4.0), NO, NO],
+        // APSoF VIII.E: "Only infantry units may cross moats or ditches.
+        // They take 1 complete turn to cross": no modifier, but the walk
+        // stops at a moat and crosses it only as a whole turn's move.
+        TerrainType::Moat => [Some(0.0), NO, NO, NO],
     };
     row.get(class.column()).copied().flatten()
 }
@@ -281,6 +287,11 @@ pub enum StopReason {
     UnitInTheWay(UnitId),
     /// The next leg is more than 45° off the unit's facing (IV.C.3).
     OutsideFrontArc,
+    /// Reached a moat or ditch: it crosses next turn, which takes the whole
+    /// turn (APSoF VIII.E).
+    MoatReached,
+    /// Crossed the moat it stood at: that is the turn's move (VIII.E).
+    MoatCrossed,
 }
 
 /// IV.E.1: a failed crossing costs one casualty and one morale level.
@@ -748,7 +759,10 @@ fn walk(
     // Terrain at the start counts; forbidden terrain there does not stop a
     // unit from leaving it.
     let mut start_forbidden: Vec<TerrainType> = Vec::new();
+    // VIII.E: a unit that starts at a moat may cross it; that is its move.
+    let mut at_moat = false;
     for t in terrain_touched(state, &near_terrain, &start_fp, fp_reach, on_road, m.class).0 {
+        at_moat |= t == TerrainType::Moat;
         match terrain_modifier(m.class, t) {
             Some(md) => add_entry(&mut entered, &mut raw, t, md, &mut split_barred),
             None => start_forbidden.push(t),
@@ -756,6 +770,15 @@ fn walk(
     }
 
     let total = route.length();
+    // A unit that stopped at a moat last turn stands a step short of it:
+    // it is "at" the moat if its first step would touch it.
+    if !at_moat && total > 0.0 {
+        let (p, leg, _) = route.at(STEP.min(total));
+        let fp = fp_at(p, fixed_facing.or(leg).unwrap_or(heading0));
+        at_moat = terrain_touched(state, &near_terrain, &fp, fp_reach, on_road, m.class)
+            .0
+            .contains(&TerrainType::Moat);
+    }
     let mut d = 0.0;
     let mut positions: Vec<(f64, Pos, f64)> = vec![(0.0, start, heading0)];
     let stop;
@@ -788,6 +811,14 @@ fn walk(
                 morale_loss: 1,
             });
             probe = Probe::Stop(StopReason::StreamTooDeep { depth_in, max_in });
+        }
+        let touches_moat = types.contains(&TerrainType::Moat);
+        if let Probe::Clear = probe
+            && touches_moat
+            && !at_moat
+            && terrain_modifier(m.class, TerrainType::Moat).is_some()
+        {
+            probe = Probe::Stop(StopReason::MoatReached);
         }
         if let Probe::Clear = probe {
             for t in types {
@@ -876,6 +907,11 @@ fn walk(
         }
         d = nd;
         positions.push((d, p, h));
+        if at_moat && !touches_moat && terrain_modifier(m.class, TerrainType::Moat).is_some() {
+            // Across the moat it started at: that was the turn (VIII.E).
+            stop = StopReason::MoatCrossed;
+            break;
+        }
     }
 
     // Do not end on top of a friendly unit: back off to the last clear spot.
@@ -1290,6 +1326,7 @@ fn terrain_touched(
                     }
                 }
             }
+            LineKind::Moat => push_unique(&mut types, TerrainType::Moat),
             LineKind::Road => {}
         }
     }

@@ -85,6 +85,19 @@ pub fn validate(raw: &RawScenario) -> Result<Scenario, Vec<Problem>> {
         last_turn,
     );
     let options = check_options(&mut c, &raw.options);
+    // APSoF VIII.E: so are moats and ditches.
+    for (i, l) in raw.terrain.lines.iter().enumerate() {
+        let is_moat = l
+            .kind
+            .as_deref()
+            .is_some_and(|k| k.trim().eq_ignore_ascii_case("moat"));
+        if is_moat && !options.is_on("moats") {
+            c.problem(
+                format!("terrain.lines[{i}].kind"),
+                "a moat is the optional rule APSoF VIII.E: switch it on with `moats = true` under [options], or leave the line out",
+            );
+        }
+    }
     // APSoF VIII.D: abatis on the table is an optional rule's terrain.
     for (i, a) in raw.terrain.areas.iter().enumerate() {
         let is_abatis = a

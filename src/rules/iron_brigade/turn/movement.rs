@@ -650,6 +650,8 @@ fn stop_text(s: &StopReason) -> String {
         StopReason::EnemyContact(_) => "halted on contact with the enemy".into(),
         StopReason::UnitInTheWay(_) => "a unit is in the way".into(),
         StopReason::OutsideFrontArc => "the route turns beyond its front".into(),
+        StopReason::MoatReached => "reached the moat; crossing it takes next turn".into(),
+        StopReason::MoatCrossed => "crossed the moat, which took the turn".into(),
     }
 }
 
