@@ -972,38 +972,56 @@ fn queue_refusal(
     parsed: &InboundParsed,
     now: i64,
 ) -> Result<Refusal, IntakeError> {
-    let domain = &settings.message_id_domain;
-    let interval = i64::try_from(settings.refusal_interval_secs).unwrap_or(i64::MAX);
-    let message_id = if interval == 0 {
-        // Unthrottled: one refusal per refused mail.
-        compose::message_id(
-            "refusal",
-            &player.game_name,
-            &format!("in{mail_id}"),
-            domain,
-        )?
-    } else {
-        let address = crate::store::sha256_hex(to.trim().to_lowercase().as_bytes());
-        let address = address.get(..16).unwrap_or(&address);
-        let window = now.div_euclid(interval);
-        let id_for = |w: i64| compose::message_id("refusal", address, &format!("w{w}"), domain);
-        for w in [window, window.saturating_sub(1)] {
-            let last: Option<i64> = tx
-                .prepare_cached("SELECT created_at FROM outbound_mail WHERE message_id = ?1")?
-                .query_row([id_for(w)?], |r| r.get(0))
-                .optional()?;
-            if let Some(at) = last
-                && (w == window || now.saturating_sub(at) < interval)
-            {
-                return Ok(Refusal::Throttled { last_at: at });
-            }
-        }
-        id_for(window)?
+    let message_id = match refusal_message_id(tx, settings, &player.game_name, mail_id, to, now)? {
+        Ok(id) => id,
+        Err(last_at) => return Ok(Refusal::Throttled { last_at }),
     };
     queue_answer(
         tx, settings, player, turn, "refusal", message_id, to, subject, text, parsed, now,
     )?;
     Ok(Refusal::Queued)
+}
+
+/// The Message-ID of a refusal to `to`, or `Err(when the last one went)`
+/// when one went to that address less than `refusal_interval_secs` ago.
+/// Throttled refusals are named for the address (hashed) and the interval's
+/// window, so the throttle holds per address across every game, players'
+/// and umpires' alike; with an interval of 0 every refused mail gets its
+/// own (named for the game and the mail).
+pub(crate) fn refusal_message_id(
+    tx: &Transaction<'_>,
+    settings: &IntakeSettings,
+    game_name: &str,
+    mail_id: i64,
+    to: &str,
+    now: i64,
+) -> Result<Result<String, i64>, IntakeError> {
+    let domain = &settings.message_id_domain;
+    let interval = i64::try_from(settings.refusal_interval_secs).unwrap_or(i64::MAX);
+    if interval == 0 {
+        return Ok(Ok(compose::message_id(
+            "refusal",
+            game_name,
+            &format!("in{mail_id}"),
+            domain,
+        )?));
+    }
+    let address = crate::store::sha256_hex(to.trim().to_lowercase().as_bytes());
+    let address = address.get(..16).unwrap_or(&address);
+    let window = now.div_euclid(interval);
+    let id_for = |w: i64| compose::message_id("refusal", address, &format!("w{w}"), domain);
+    for w in [window, window.saturating_sub(1)] {
+        let last: Option<i64> = tx
+            .prepare_cached("SELECT created_at FROM outbound_mail WHERE message_id = ?1")?
+            .query_row([id_for(w)?], |r| r.get(0))
+            .optional()?;
+        if let Some(at) = last
+            && (w == window || now.saturating_sub(at) < interval)
+        {
+            return Ok(Err(at));
+        }
+    }
+    Ok(Ok(id_for(window)?))
 }
 
 /// Composes an answer and queues it in the mail's transaction. The caller's

@@ -297,27 +297,10 @@ fn queue_refusal(
     parsed: &InboundParsed,
     now: i64,
 ) -> Result<bool, IntakeError> {
-    let domain = &settings.message_id_domain;
-    let interval = i64::try_from(settings.refusal_interval_secs).unwrap_or(i64::MAX);
-    let message_id = if interval == 0 {
-        compose::message_id("refusal", &u.game_name, &format!("in{mail_id}"), domain)?
-    } else {
-        let address = crate::store::sha256_hex(u.address.trim().to_lowercase().as_bytes());
-        let address = address.get(..16).unwrap_or(&address);
-        let window = now.div_euclid(interval);
-        let id_for = |w: i64| compose::message_id("refusal", address, &format!("w{w}"), domain);
-        for w in [window, window.saturating_sub(1)] {
-            let last: Option<i64> = tx
-                .prepare_cached("SELECT created_at FROM outbound_mail WHERE message_id = ?1")?
-                .query_row([id_for(w)?], |r| r.get(0))
-                .optional()?;
-            if let Some(at) = last
-                && (w == window || now.saturating_sub(at) < interval)
-            {
-                return Ok(false);
-            }
-        }
-        id_for(window)?
+    let Ok(message_id) =
+        super::refusal_message_id(tx, settings, &u.game_name, mail_id, &u.address, now)?
+    else {
+        return Ok(false);
     };
     let receipt = Receipt {
         subject: "Umpire mail not accepted".into(),

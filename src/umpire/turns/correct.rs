@@ -59,22 +59,7 @@ pub fn corrections_for(
            AND (turn_id <> ?1 OR made_while = 'open')
          ORDER BY id",
     )?;
-    let rows = st
-        .query_map(params![turn_id], |r| {
-            Ok((r.get::<_, u32>(0)?, r.get::<_, String>(1)?))
-        })?
-        .collect::<Result<Vec<_>, _>>()?;
-    rows.into_iter()
-        .map(|(unit, json)| {
-            let value: SetValue = serde_json::from_str(&json).map_err(|e| {
-                rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, e.into())
-            })?;
-            Ok(Correction {
-                unit: UnitId(unit),
-                value,
-            })
-        })
-        .collect()
+    read_corrections(&mut st, turn_id)
 }
 
 /// The corrections made on held attempt `turn_id` (for its REDO), oldest first.
@@ -86,22 +71,7 @@ pub fn made_while_held(
         "SELECT rules_unit, value_json FROM corrections
          WHERE turn_id = ?1 AND made_while = 'held' ORDER BY id",
     )?;
-    let rows = st
-        .query_map(params![turn_id], |r| {
-            Ok((r.get::<_, u32>(0)?, r.get::<_, String>(1)?))
-        })?
-        .collect::<Result<Vec<_>, _>>()?;
-    rows.into_iter()
-        .map(|(unit, json)| {
-            let value: SetValue = serde_json::from_str(&json).map_err(|e| {
-                rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, e.into())
-            })?;
-            Ok(Correction {
-                unit: UnitId(unit),
-                value,
-            })
-        })
-        .collect()
+    read_corrections(&mut st, turn_id)
 }
 
 /// The snapshot with `corrections` applied in order. Pure; shared with
@@ -212,6 +182,30 @@ pub fn check(
         )),
         _ => Ok(()),
     }
+}
+
+/// The `(rules_unit, value_json)` rows `st` selects for `turn_id`, read
+/// as corrections; a value that does not parse is a conversion error.
+fn read_corrections(
+    st: &mut rusqlite::CachedStatement<'_>,
+    turn_id: i64,
+) -> Result<Vec<Correction>, rusqlite::Error> {
+    let rows = st
+        .query_map(params![turn_id], |r| {
+            Ok((r.get::<_, u32>(0)?, r.get::<_, String>(1)?))
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    rows.into_iter()
+        .map(|(unit, json)| {
+            let value: SetValue = serde_json::from_str(&json).map_err(|e| {
+                rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, e.into())
+            })?;
+            Ok(Correction {
+                unit: UnitId(unit),
+                value,
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]
