@@ -170,7 +170,8 @@ fn split(ctx: &mut Ctx<'_>, id: UnitId, castings: u32, new_name: &str) {
     };
     let mut rest = parent.clone();
     rest.castings -= castings;
-    if ctx.state.options.skirmishers && is_skirmish_name(new_name) {
+    // Where the parent ends up (its centre) once the castings have gone.
+    let parent_at = if ctx.state.options.skirmishers && is_skirmish_name(new_name) {
         // VII.E: the detachment goes out as a skirmish line 2" ahead of
         // the parent's front, facing as it does; the parent stays put.
         child.formation = Formation::Skirmish;
@@ -184,40 +185,32 @@ fn split(ctx: &mut Ctx<'_>, id: UnitId, castings: u32, new_name: &str) {
             parent.position.x + fx * ahead,
             parent.position.y + fy * ahead,
         );
-        if let Some(p) = ctx.state.unit_mut(id) {
-            p.castings = rest.castings;
-        }
-        ctx.state.units.push(child);
-        let (unit, new_unit) = (ctx.uref(id), ctx.uref(next_id));
-        ctx.events.push(Event::SplitOff {
-            unit,
-            new_unit,
-            castings,
-        });
-        return;
-    }
-    // The sub-unit forms at the parent's right flank, shoulder to shoulder.
-    let (rest_front, _) = formation_size(&rest, rest.formation);
-    let (child_front, _) = formation_size(&child, child.formation);
-    let (rx, ry) = facing_vector(parent.facing + 90.0);
-    let (lx, ly) = facing_vector(parent.facing - 90.0);
-    let (pf, _) = formation_size(&parent, parent.formation);
-    // The parent's left flank stays where it was.
-    let left = Pos::new(
-        parent.position.x + lx * pf / 2.0,
-        parent.position.y + ly * pf / 2.0,
-    );
-    let rest_centre = Pos::new(
-        left.x + rx * rest_front / 2.0,
-        left.y + ry * rest_front / 2.0,
-    );
-    child.position = Pos::new(
-        rest_centre.x + rx * (rest_front + child_front) / 2.0,
-        rest_centre.y + ry * (rest_front + child_front) / 2.0,
-    );
+        parent.position
+    } else {
+        // The sub-unit forms at the parent's right flank, shoulder to
+        // shoulder; the parent's left flank stays where it was.
+        let (rest_front, _) = formation_size(&rest, rest.formation);
+        let (child_front, _) = formation_size(&child, child.formation);
+        let (rx, ry) = facing_vector(parent.facing + 90.0);
+        let (lx, ly) = facing_vector(parent.facing - 90.0);
+        let (pf, _) = formation_size(&parent, parent.formation);
+        let left = Pos::new(
+            parent.position.x + lx * pf / 2.0,
+            parent.position.y + ly * pf / 2.0,
+        );
+        let rest_centre = Pos::new(
+            left.x + rx * rest_front / 2.0,
+            left.y + ry * rest_front / 2.0,
+        );
+        child.position = Pos::new(
+            rest_centre.x + rx * (rest_front + child_front) / 2.0,
+            rest_centre.y + ry * (rest_front + child_front) / 2.0,
+        );
+        rest_centre
+    };
     if let Some(p) = ctx.state.unit_mut(id) {
         p.castings = rest.castings;
-        p.position = rest_centre;
+        p.position = parent_at;
     }
     ctx.state.units.push(child);
     let (unit, new_unit) = (ctx.uref(id), ctx.uref(next_id));
