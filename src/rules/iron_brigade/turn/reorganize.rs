@@ -169,7 +169,7 @@ fn split(ctx: &mut Ctx<'_>, id: UnitId, castings: u32, new_name: &str) {
         ..UnitMarks::default()
     };
     let mut rest = parent.clone();
-    rest.castings -= castings;
+    rest.castings = rest.castings.saturating_sub(castings);
     // Where the parent ends up (its centre) once the castings have gone.
     let parent_at = if ctx.state.options.skirmishers && is_skirmish_name(new_name) {
         // VII.E: the detachment goes out as a skirmish line 2" ahead of
