@@ -572,17 +572,26 @@ fn turn_progress(len: usize, what: &str) -> indicatif::ProgressBar {
     bar
 }
 
-/// `adjutant replay NAME [--json]`.
-pub fn replay(config: &Config, name: &str, json: bool) -> anyhow::Result<()> {
-    let store = Store::open_existing(&config.database)?;
+/// Runs `work` with a turn-progress callback that shows a bar (created on
+/// the first call, when the number of turns is known) and clears it after.
+fn with_turn_progress<T>(what: &str, work: impl FnOnce(&mut dyn FnMut(usize, usize)) -> T) -> T {
     let mut bar: Option<indicatif::ProgressBar> = None;
-    let report = adjutant::archive::replay_game(&store, name, &mut |done, total| {
-        let b = bar.get_or_insert_with(|| turn_progress(total, "replaying"));
+    let out = work(&mut |done, total| {
+        let b = bar.get_or_insert_with(|| turn_progress(total, what));
         b.set_position(u64::try_from(done).unwrap_or(u64::MAX));
-    })?;
+    });
     if let Some(b) = bar {
         b.finish_and_clear();
     }
+    out
+}
+
+/// `adjutant replay NAME [--json]`.
+pub fn replay(config: &Config, name: &str, json: bool) -> anyhow::Result<()> {
+    let store = Store::open_existing(&config.database)?;
+    let report = with_turn_progress("replaying", |progress| {
+        adjutant::archive::replay_game(&store, name, progress)
+    })?;
     if json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
@@ -613,14 +622,9 @@ pub fn replay(config: &Config, name: &str, json: bool) -> anyhow::Result<()> {
 pub fn archive_export(config: &Config, name: &str, out: &Path, json: bool) -> anyhow::Result<()> {
     let store = Store::open_existing(&config.database)?;
     let archive = adjutant::archive::load_archive(&store, name)?;
-    let mut bar: Option<indicatif::ProgressBar> = None;
-    let summary = adjutant::archive::export_site(&archive, out, &mut |done, total| {
-        let b = bar.get_or_insert_with(|| turn_progress(total, "exporting"));
-        b.set_position(u64::try_from(done).unwrap_or(u64::MAX));
+    let summary = with_turn_progress("exporting", |progress| {
+        adjutant::archive::export_site(&archive, out, progress)
     })?;
-    if let Some(b) = bar {
-        b.finish_and_clear();
-    }
     if json {
         println!("{}", serde_json::to_string_pretty(&summary)?);
     } else {

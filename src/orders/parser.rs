@@ -1564,7 +1564,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         };
         // With VII.E skirmishers but not VII.C, only skirmish lines split off.
         if !self.ctx.state.options.advanced_organization
-            && !new_name.to_ascii_lowercase().contains("skirmish")
+            && !crate::rules::iron_brigade::turn::reorganize::is_skirmish_name(&new_name)
         {
             return Err(self.err(format!(
                 "only skirmishers split off in this game (scenario option skirmishers, not split-units); \

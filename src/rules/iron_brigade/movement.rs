@@ -772,7 +772,14 @@ fn walk(
     let total = route.length();
     // A unit that stopped at a moat last turn stands a step short of it:
     // it is "at" the moat if its first step would touch it.
-    if !at_moat && total > 0.0 {
+    let moat_near = near_terrain.near_lines.iter().any(|&i| {
+        state
+            .terrain
+            .lines
+            .get(i)
+            .is_some_and(|l| l.kind == LineKind::Moat)
+    });
+    if !at_moat && moat_near && total > 0.0 {
         let (p, leg, _) = route.at(STEP.min(total));
         let fp = fp_at(p, fixed_facing.or(leg).unwrap_or(heading0));
         at_moat = terrain_touched(state, &near_terrain, &fp, fp_reach, on_road, m.class)

@@ -244,7 +244,8 @@ fn combine(ctx: &mut Ctx<'_>, id: UnitId, with: UnitId) {
     });
 }
 
-/// A detachment named as skirmishers goes out as a skirmish line (VII.E).
-fn is_skirmish_name(name: &str) -> bool {
+/// A detachment named as skirmishers goes out as a skirmish line (VII.E);
+/// the order parser asks the same question.
+pub fn is_skirmish_name(name: &str) -> bool {
     name.to_ascii_lowercase().contains("skirmish")
 }
