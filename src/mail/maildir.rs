@@ -272,6 +272,11 @@ impl Maildir {
 /// unique name. Time, pid and a process-wide counter make it unique on one
 /// host; the random part covers pid reuse after a restart in the same
 /// microsecond; the host name covers Maildirs shared over NFS.
+///
+/// The microseconds are zero-padded to six digits and the counter to ten,
+/// so that names sort in the order they were made: an operator's `ls`, and
+/// anything that reads a Maildir in name order, see the mail in time order.
+/// (Unpadded, `M98000` sorted after `M120000` of the same second.)
 fn unique_name() -> String {
     let now = SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -281,7 +286,7 @@ fn unique_name() -> String {
     // Uniqueness does not depend on this; on failure the bytes stay zero.
     let _ = getrandom::fill(&mut rnd);
     format!(
-        "{}.M{}P{}Q{}R{}.{}",
+        "{}.M{:06}P{}Q{:010}R{}.{}",
         now.as_secs(),
         now.subsec_micros(),
         std::process::id(),
@@ -312,5 +317,25 @@ mod tests {
         let b = unique_name();
         assert_ne!(a, b);
         assert!(!a.contains('/') && !a.contains(':'));
+    }
+
+    #[test]
+    fn unique_names_sort_in_the_order_they_were_made() {
+        let mut made = Vec::new();
+        for _ in 0..200 {
+            made.push(unique_name());
+        }
+        let mut sorted = made.clone();
+        sorted.sort();
+        assert_eq!(sorted, made);
+        // The microsecond field is always six digits wide.
+        let micros = made[0]
+            .split(".M")
+            .nth(1)
+            .unwrap()
+            .split('P')
+            .next()
+            .unwrap();
+        assert_eq!(micros.len(), 6, "{}", made[0]);
     }
 }
