@@ -5,7 +5,7 @@
 
 use crate::report::place::{compass_point, coords};
 use crate::rules::iron_brigade::orders::{
-    Action, Direction, FireTarget, Gait, MoveOrder, OfficerMove, Trigger, UnitOrder,
+    Action, Direction, FireShare, FireTarget, Gait, MoveOrder, OfficerMove, Trigger, UnitOrder,
 };
 use crate::rules::iron_brigade::state::UnitId;
 
@@ -88,6 +88,14 @@ fn movement(verb: &str, m: &MoveOrder) -> String {
     s
 }
 
+fn fire_target(t: &FireTarget, name_of: &dyn Fn(UnitId) -> String) -> String {
+    match t {
+        FireTarget::AtWill => "will".to_string(),
+        FireTarget::Unit(u) => name_of(*u),
+        FireTarget::NearestOf(arm) => format!("the nearest {}", arm.as_str().replace('-', " ")),
+    }
+}
+
 fn action(a: &Action, name_of: &dyn Fn(UnitId) -> String) -> String {
     match a {
         Action::Move(m) => movement("move", m),
@@ -113,10 +121,28 @@ fn action(a: &Action, name_of: &dyn Fn(UnitId) -> String) -> String {
             s
         }
         Action::Face(d) => format!("face {}", direction(d, name_of)),
-        Action::Fire(FireTarget::AtWill) => "fire at will".to_string(),
-        Action::Fire(FireTarget::Unit(u)) => format!("fire at {}", name_of(*u)),
-        Action::Fire(FireTarget::NearestOf(arm)) => {
-            format!("fire at the nearest {}", arm.as_str().replace('-', " "))
+        Action::Fire(t) => format!("fire at {}", fire_target(t, name_of)),
+        Action::FireWith { target, with } => {
+            let names: Vec<String> = with.iter().map(|u| name_of(*u)).collect();
+            format!(
+                "fire at {} together with {}",
+                fire_target(target, name_of),
+                names.join(", ")
+            )
+        }
+        Action::SplitFire { parts } => {
+            let parts: Vec<String> = parts
+                .iter()
+                .map(|p| {
+                    let share = match p.share {
+                        FireShare::Castings(n) => format!("{n} castings"),
+                        FireShare::Half => "half".to_string(),
+                        FireShare::Rest => "the rest".to_string(),
+                    };
+                    format!("{share} at {}", fire_target(&p.target, name_of))
+                })
+                .collect();
+            format!("split fire: {}", parts.join(", "))
         }
         Action::HoldFire => "hold fire".to_string(),
         Action::Hold => "hold".to_string(),

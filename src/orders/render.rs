@@ -6,7 +6,7 @@ use super::{Item, ParseContext};
 use crate::rules::iron_brigade::delay::distance_delay;
 use crate::rules::iron_brigade::kinds::{Arm, Formation};
 use crate::rules::iron_brigade::orders::{
-    Action, Direction, FireTarget, Gait, MoveOrder, Step, Trigger,
+    Action, Direction, FireShare, FireTarget, Gait, MoveOrder, Step, Trigger,
 };
 use crate::rules::iron_brigade::state::{Pos, UnitId};
 
@@ -145,16 +145,22 @@ fn action(a: &Action, ctx: &ParseContext) -> String {
         }
         Action::Face(Direction::About) => "about face".to_string(),
         Action::Face(d) => format!("face {}", direction(d, ctx)),
-        Action::Fire(FireTarget::AtWill) => "fire at will".to_string(),
-        Action::Fire(FireTarget::Unit(u)) => format!("fire at {}", unit_name(*u, ctx)),
-        Action::Fire(FireTarget::NearestOf(arm)) => format!(
-            "fire at the nearest enemy {}",
-            match arm {
-                Arm::Artillery | Arm::HorseArtillery => "battery",
-                Arm::Cavalry => "cavalry",
-                Arm::Infantry => "infantry",
-            }
-        ),
+        Action::Fire(t) => format!("fire at {}", fire_target(t, ctx)),
+        Action::FireWith { target, with } => {
+            let names: Vec<String> = with.iter().map(|u| unit_name(*u, ctx)).collect();
+            format!(
+                "fire at {} together with {}",
+                fire_target(target, ctx),
+                and_list(&names)
+            )
+        }
+        Action::SplitFire { parts } => {
+            let parts: Vec<String> = parts
+                .iter()
+                .map(|p| format!("{} at {}", share(p.share), fire_target(&p.target, ctx)))
+                .collect();
+            format!("split fire: {}", parts.join(", "))
+        }
         Action::HoldFire => "hold fire".to_string(),
         Action::Hold => "hold".to_string(),
         Action::LieDown => "lie down".to_string(),
@@ -168,6 +174,41 @@ fn action(a: &Action, ctx: &ParseContext) -> String {
             format!("split off {castings} castings as {new_name}")
         }
         Action::Combine { with } => format!("combine with {}", unit_name(*with, ctx)),
+    }
+}
+
+/// Whom a fire is aimed at, after "fire at".
+fn fire_target(t: &FireTarget, ctx: &ParseContext) -> String {
+    match t {
+        FireTarget::AtWill => "will".to_string(),
+        FireTarget::Unit(u) => unit_name(*u, ctx),
+        FireTarget::NearestOf(arm) => format!(
+            "the nearest enemy {}",
+            match arm {
+                Arm::Artillery | Arm::HorseArtillery => "battery",
+                Arm::Cavalry => "cavalry",
+                Arm::Infantry => "infantry",
+            }
+        ),
+    }
+}
+
+/// A share of a split fire (APSoF V.F.2) in words.
+fn share(s: FireShare) -> String {
+    match s {
+        FireShare::Castings(1) => "1 casting".to_string(),
+        FireShare::Castings(n) => format!("{n} castings"),
+        FireShare::Half => "half".to_string(),
+        FireShare::Rest => "the rest".to_string(),
+    }
+}
+
+/// "a", "a and b", "a, b and c".
+fn and_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
     }
 }
 

@@ -43,6 +43,29 @@ pub enum FireTarget {
     NearestOf(Arm),
 }
 
+/// How many of a unit's firing castings one part of a split fire takes
+/// (APSoF V.F.2: "in any manner desired by the firing unit's commander").
+/// Shares are counted against the castings that can fire when the part
+/// fires (V.C.4), not the unit's whole strength.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "kind", content = "value")]
+pub enum FireShare {
+    /// This many castings (fewer if fewer are left to fire).
+    Castings(u32),
+    /// Half of the castings that can fire, rounded down.
+    Half,
+    /// Whatever the other parts leave.
+    Rest,
+}
+
+/// One part of a split fire (APSoF V.F.2): a share of the castings and
+/// whom they fire at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FirePart {
+    pub share: FireShare,
+    pub target: FireTarget,
+}
+
 /// How a unit covers ground.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -94,6 +117,20 @@ pub enum Action {
     Face(Direction),
     /// Fire (APSoF V).
     Fire(FireTarget),
+    /// Fire combined with other units of the writer's command at one
+    /// target (APSoF V.F.1): one attack, divided by the highest divisor of
+    /// any unit involved. The partners join if they fire this turn and can
+    /// engage the target; each fires on its own otherwise.
+    FireWith {
+        target: FireTarget,
+        with: Vec<UnitId>,
+    },
+    /// The unit's castings split to fire at several targets (APSoF V.F.2),
+    /// each part resolved as its own fire. Castings no part takes hold
+    /// their fire.
+    SplitFire {
+        parts: Vec<FirePart>,
+    },
     /// Hold fire until told otherwise.
     HoldFire,
     /// Stay where you are (and fire at will unless told to hold fire).

@@ -6,7 +6,7 @@
 //! Then officers in the line of fire may be hit (V.H), units at 0 break and
 //! units at 1 are pinned (VI.C.6).
 
-use super::movement::{FireMode, FirePlan};
+use super::movement::{Aim, FireMode, FirePlan};
 use super::{Ctx, TurnError};
 use crate::dice::{RollKind, RollPurpose};
 use crate::rules::iron_brigade::events::Event;
@@ -75,7 +75,11 @@ pub(crate) fn fire_phase(
         if plan.mode == FireMode::None {
             continue;
         }
-        if let Some(target) = choose_target(ctx, id, plan.target, &shooting, &footprints)? {
+        let wanted = match &plan.aim {
+            Aim::One(t) | Aim::With { target: t, .. } => *t,
+            Aim::Split(parts) => parts.first().map_or(FireTarget::AtWill, |p| p.target),
+        };
+        if let Some(target) = choose_target(ctx, id, wanted, &shooting, &footprints)? {
             shots.insert(
                 id,
                 Shot {

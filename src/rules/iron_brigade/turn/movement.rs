@@ -17,7 +17,9 @@ use crate::rules::iron_brigade::movement::{
     ChangeCost, MoveIntent, MoveOutcome, MovePrep, OBLIQUE_LIMIT, Pace, StopReason,
     facing_change_cost, formation_change_cost, plan_move_with, plan_officer_move, split_move_bars,
 };
-use crate::rules::iron_brigade::orders::{Action, Direction, FireTarget, MoveOrder, TurnOrders};
+use crate::rules::iron_brigade::orders::{
+    Action, Direction, FirePart, FireTarget, MoveOrder, TurnOrders,
+};
 use crate::rules::iron_brigade::sight::{Activity, Observer, can_see};
 use crate::rules::iron_brigade::state::{BattleState, OfficerStatus, Pos, Ranks, Unit, UnitId};
 use std::collections::{BTreeMap, BTreeSet};
@@ -33,11 +35,28 @@ pub enum FireMode {
     Split,
 }
 
+/// Whom a unit's fire is aimed at this turn (APSoF V; V.F).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Aim {
+    /// All its firing castings at one target.
+    One(FireTarget),
+    /// Combined with other units' fire at one target (V.F.1).
+    With {
+        target: FireTarget,
+        with: Vec<UnitId>,
+    },
+    /// Its castings split over several targets (V.F.2).
+    Split(Vec<FirePart>),
+}
+
 /// What the fire half of the phase needs to know about each unit.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct FirePlan {
     pub mode: FireMode,
-    pub target: FireTarget,
+    pub aim: Aim,
+    /// The order and step the aim was written in, when it comes from one:
+    /// a combination that cannot be made is reported against it.
+    pub order: Option<(u64, usize)>,
 }
 
 /// When the step being carried out is done.
@@ -65,7 +84,9 @@ struct Decision {
     mounted: Option<bool>,
     intent: Option<MoveIntent>,
     fire: FireMode,
-    target: FireTarget,
+    aim: Aim,
+    /// The order and step being carried out.
+    order: Option<(u64, usize)>,
     completion: Completion,
     /// Why the step is skipped (it cannot be carried out as written).
     skip: Option<String>,
@@ -86,7 +107,8 @@ impl Decision {
             mounted: None,
             intent: None,
             fire,
-            target: FireTarget::AtWill,
+            aim: Aim::One(FireTarget::AtWill),
+            order: None,
             completion: Completion::Never,
             skip: None,
             held: None,
@@ -119,7 +141,8 @@ pub(crate) fn movement_phase(
                 id,
                 FirePlan {
                     mode: d.fire,
-                    target: d.target,
+                    aim: d.aim,
+                    order: d.order,
                 },
             )
         })
@@ -240,13 +263,14 @@ fn decide(ctx: &Ctx<'_>, id: UnitId) -> Option<Decision> {
     } else {
         FireMode::Full
     };
-    let Some((_, _, _, action)) = current_step(&ctx.book, id, ctx.turn) else {
+    let Some((_, order_id, step, action)) = current_step(&ctx.book, id, ctx.turn) else {
         // I.B.4.i.b: units without active orders may always fire.
         return Some(Decision::idle(at_will));
     };
     let split_ok = split_move_bars(u).is_empty();
     let cw = ctx.state.options.cannon_weights;
     let mut d = Decision::idle(at_will);
+    d.order = Some((order_id, step));
     match &action {
         Action::Hold => d.completion = Completion::Standing,
         Action::HoldFire => {
@@ -254,7 +278,18 @@ fn decide(ctx: &Ctx<'_>, id: UnitId) -> Option<Decision> {
             d.completion = Completion::Standing;
         }
         Action::Fire(t) => {
-            d.target = *t;
+            d.aim = Aim::One(*t);
+            d.completion = Completion::Standing;
+        }
+        Action::FireWith { target, with } => {
+            d.aim = Aim::With {
+                target: *target,
+                with: with.clone(),
+            };
+            d.completion = Completion::Standing;
+        }
+        Action::SplitFire { parts } => {
+            d.aim = Aim::Split(parts.clone());
             d.completion = Completion::Standing;
         }
         Action::LieDown => {

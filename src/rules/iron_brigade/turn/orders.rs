@@ -89,6 +89,16 @@ fn check_action(state: &BattleState, o: &UnitOrder, action: &Action) -> Result<(
         }
         Action::Face(d) => direction(d),
         Action::Fire(FireTarget::Unit(u)) | Action::Combine { with: u } => unit_known(*u),
+        Action::FireWith { target, with } => {
+            if let FireTarget::Unit(u) = target {
+                unit_known(*u)?;
+            }
+            with.iter().try_for_each(|u| unit_known(*u))
+        }
+        Action::SplitFire { parts } => parts.iter().try_for_each(|p| match p.target {
+            FireTarget::Unit(u) => unit_known(u),
+            _ => Ok(()),
+        }),
         _ => Ok(()),
     }
 }
