@@ -8,7 +8,8 @@ use adjutant::game::battle_state_from_scenario;
 use adjutant::rules::iron_brigade::events::Event;
 use adjutant::rules::iron_brigade::kinds::Formation;
 use adjutant::rules::iron_brigade::orders::{
-    Action, Direction, FireTarget, Gait, MoveOrder, OrderBook, Step, Trigger, TurnOrders, UnitOrder,
+    Action, Direction, FirePart, FireShare, FireTarget, Gait, MoveOrder, OrderBook, Step, Trigger,
+    TurnOrders, UnitOrder,
 };
 use adjutant::rules::iron_brigade::state::{BattleState, OfficerId, Pos, UnitId};
 use adjutant::rules::iron_brigade::turn::resolve_turn;
@@ -44,6 +45,31 @@ fn action(kind: u8, x: f64, y: f64, dq: bool, f: u8) -> Action {
             to: None,
             gait,
         },
+        // APSoF V.F, with partners and targets drawn from every unit, the
+        // firer itself and enemies included: the engine must cope.
+        8 => Action::FireWith {
+            target: FireTarget::Unit(UnitId(u32::from(f % 8) + 1)),
+            with: vec![
+                UnitId(u32::from(f / 8 % 8) + 1),
+                UnitId(u32::from(f / 64) + 1),
+            ],
+        },
+        9 => Action::SplitFire {
+            parts: vec![
+                FirePart {
+                    share: [FireShare::Castings(u32::from(f % 24)), FireShare::Half]
+                        [usize::from(dq)],
+                    target: FireTarget::Unit(UnitId(u32::from(f % 8) + 1)),
+                },
+                FirePart {
+                    share: FireShare::Rest,
+                    target: [
+                        FireTarget::AtWill,
+                        FireTarget::Unit(UnitId(u32::from(f / 32) + 1)),
+                    ][usize::from(f % 2)],
+                },
+            ],
+        },
         _ => Action::HoldFire,
     }
 }
@@ -71,7 +97,7 @@ fn orders(raw: &[RawOrder], state: &BattleState, base_id: u64) -> TurnOrders {
                     },
                     Step {
                         trigger: Trigger::OnArrival,
-                        action: action(kind.wrapping_add(3) % 8, y, x, false, f),
+                        action: action(kind.wrapping_add(3) % 10, y, x, false, f),
                     },
                 ],
             })
@@ -87,7 +113,7 @@ fn orders(raw: &[RawOrder], state: &BattleState, base_id: u64) -> TurnOrders {
 fn raw_order() -> impl Strategy<Value = RawOrder> {
     (
         1u32..=8,
-        0u8..8,
+        0u8..10,
         0.0f64..48.0,
         0.0f64..36.0,
         any::<bool>(),

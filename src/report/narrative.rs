@@ -237,6 +237,8 @@ mod tests {
             morale_lost: 4,
             split_move: false,
             perilous: false,
+            with: vec![],
+            split_fire: false,
         };
         let ours = fired(r(1, 0, "2nd Wisconsin"), r(2, 1, "6th Virginia"));
         let theirs = fired(r(2, 1, "6th Virginia"), r(1, 0, "2nd Wisconsin"));

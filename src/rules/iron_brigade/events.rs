@@ -21,6 +21,26 @@ pub struct UnitRef {
     pub name: String,
 }
 
+/// "a", "a and b", "a, b and c".
+fn and_list(items: &[&str]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => (*one).to_string(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
+/// A unit whose fire was combined with another's (APSoF V.F.1), with its own
+/// figures: the combined fire's divisor is the highest of these.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FiredWith {
+    pub unit: UnitRef,
+    pub range: u32,
+    /// This unit's own modified effectiveness.
+    pub effectiveness: u8,
+    pub castings_firing: u32,
+}
+
 /// An officer as named in an event.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OfficerRef {
@@ -231,6 +251,16 @@ pub enum Event {
         morale_lost: u32,
         split_move: bool,
         perilous: bool,
+        /// Combined fire (APSoF V.F.1): the other units firing with `unit`.
+        /// Then `effectiveness` is the highest divisor of all of them,
+        /// `castings_firing` and `dice_total` are the whole fire's, and
+        /// `range` and `modifiers` are `unit`'s own. Left out of the JSON
+        /// while empty, so events of single fire keep their bytes.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        with: Vec<FiredWith>,
+        /// One part of the unit's split fire (APSoF V.F.2).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        split_fire: bool,
     },
     /// APSoF VII.G (optional): a unit that lost more than one morale level
     /// in one check from fire rolls to keep its regimental command.
@@ -349,7 +379,13 @@ impl Event {
                 v
             }
             Event::Panic { unit, broken, .. } => vec![u(unit), u(broken)],
-            Event::Fired { unit, target, .. } => vec![u(unit), u(target)],
+            Event::Fired {
+                unit, target, with, ..
+            } => {
+                let mut v = vec![u(unit), u(target)];
+                v.extend(with.iter().map(|w| u(&w.unit)));
+                v
+            }
             Event::OfficerHit {
                 officer, with_unit, ..
             }
@@ -720,15 +756,48 @@ impl Event {
                 dice_total,
                 casualties,
                 morale_lost,
+                with,
+                split_fire,
                 ..
             } => {
-                let firing = if k(unit) {
-                    format!(
-                        "{} ({castings_firing} castings) fires on {} at {range}\": effectiveness {effectiveness}, dice {dice_total}",
-                        unit.name, target.name
-                    )
+                let firing = if with.is_empty() {
+                    let part = if *split_fire {
+                        ", part of its split fire"
+                    } else {
+                        ""
+                    };
+                    if k(unit) {
+                        format!(
+                            "{} ({castings_firing} castings{part}) fires on {} at {range}\": effectiveness {effectiveness}, dice {dice_total}",
+                            unit.name, target.name
+                        )
+                    } else {
+                        format!("{} fires on {} at {range}\"", unit.name, target.name)
+                    }
                 } else {
-                    format!("{} fires on {} at {range}\"", unit.name, target.name)
+                    // Combined fire (V.F.1): the lead's own share is what
+                    // the others leave of the total.
+                    let others: u32 = with.iter().map(|w| w.castings_firing).sum();
+                    let lead = castings_firing.saturating_sub(others);
+                    let mut names = vec![unit.name.as_str()];
+                    names.extend(with.iter().map(|w| w.unit.name.as_str()));
+                    let all = and_list(&names);
+                    if k(unit) {
+                        let mut each = vec![format!("{} {lead} castings at {range}\"", unit.name)];
+                        each.extend(with.iter().map(|w| {
+                            format!(
+                                "{} {} castings at {}\" (effectiveness {})",
+                                w.unit.name, w.castings_firing, w.range, w.effectiveness
+                            )
+                        }));
+                        format!(
+                            "{all} combine their fire on {} ({}): effectiveness {effectiveness}, dice {dice_total}",
+                            target.name,
+                            each.join("; ")
+                        )
+                    } else {
+                        format!("{all} combine their fire on {}", target.name)
+                    }
                 };
                 if k(target) {
                     format!("{firing}: {casualties} casualties, {morale_lost} morale lost.")
@@ -988,6 +1057,8 @@ mod tests {
             morale_lost: 1,
             split_move: false,
             perilous: false,
+            with: vec![],
+            split_fire: false,
         };
         assert!(visible_to(SideId(0), &ev, &Visibility::default()));
         assert!(ev.describe().contains("fires on unit 1 at 6\""));

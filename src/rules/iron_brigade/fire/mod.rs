@@ -504,6 +504,38 @@ pub fn check_fire_split(castings: u32, parts: &[u32]) -> Result<(), FireError> {
     Ok(())
 }
 
+/// The castings each part of a split fire takes (APSoF V.F.2), from the
+/// castings that can fire now (`firing`, V.C.4). Explicit shares are
+/// served in the order written, "half" being half of `firing` rounded
+/// down, each cut to what is left; "the rest" then takes what the others
+/// leave (a second "rest" gets nothing). Castings no share takes hold
+/// their fire. The result has one entry per share and never adds up to
+/// more than `firing`.
+pub fn allot_fire_shares(firing: u32, shares: &[super::orders::FireShare]) -> Vec<u32> {
+    use super::orders::FireShare;
+    let mut left = firing;
+    let mut out: Vec<u32> = shares
+        .iter()
+        .map(|s| {
+            let want = match s {
+                FireShare::Castings(n) => *n,
+                FireShare::Half => firing / 2,
+                FireShare::Rest => 0,
+            };
+            let take = want.min(left);
+            left -= take;
+            take
+        })
+        .collect();
+    for (slot, s) in out.iter_mut().zip(shares) {
+        if *s == FireShare::Rest {
+            *slot = left;
+            left = 0;
+        }
+    }
+    out
+}
+
 /// The divisor of combined fire (APSoF V.F.1): the highest of any unit involved.
 pub fn combined_divisor(divisors: &[u8]) -> Option<u8> {
     divisors.iter().copied().max()
@@ -880,6 +912,26 @@ mod tests {
     fn v_f_2_split_fire_within_castings() {
         assert!(check_fire_split(20, &[12, 8]).is_ok());
         assert!(check_fire_split(20, &[12, 9]).is_err());
+    }
+
+    #[test]
+    fn v_f_2_shares_are_served_in_order_and_never_exceed_the_firing_castings() {
+        use crate::rules::iron_brigade::orders::FireShare::{Castings, Half, Rest};
+        assert_eq!(allot_fire_shares(16, &[Castings(8), Rest]), vec![8, 8]);
+        assert_eq!(allot_fire_shares(16, &[Rest, Castings(6)]), vec![10, 6]);
+        assert_eq!(allot_fire_shares(17, &[Half, Half]), vec![8, 8]);
+        assert_eq!(allot_fire_shares(17, &[Half, Rest]), vec![8, 9]);
+        // Losses since the order was written: the first share is served
+        // first, the later ones get what is left.
+        assert_eq!(
+            allot_fire_shares(10, &[Castings(8), Castings(8)]),
+            vec![8, 2]
+        );
+        assert_eq!(allot_fire_shares(10, &[Castings(12), Rest]), vec![10, 0]);
+        // A single share: the other castings hold their fire.
+        assert_eq!(allot_fire_shares(20, &[Castings(6)]), vec![6]);
+        assert_eq!(allot_fire_shares(0, &[Half, Rest]), vec![0, 0]);
+        assert_eq!(allot_fire_shares(9, &[Rest, Rest]), vec![9, 0]);
     }
 
     #[test]

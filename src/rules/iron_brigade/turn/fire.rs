@@ -1,8 +1,11 @@
 //! The fire half of the movement and fire phase (APSoF I.B.4, V): after all
 //! movement, every unit whose plan lets it fire picks a target in its 45°
 //! zone (V.C.1), visible (V.C.3), in range, with a clear line of fire
-//! (V.C.2). Units firing at each other roll who fires first (V.B.2): the
-//! loser takes its losses before replying. Other fire is simultaneous.
+//! (V.C.2). A unit may split its castings over several targets (V.F.2,
+//! each part its own fire) or combine its fire with other units' at one
+//! target (V.F.1, one attack at the highest divisor). Units firing at each
+//! other roll who fires first (V.B.2): the loser takes its losses before
+//! replying. Other fire is simultaneous.
 //! Then officers in the line of fire may be hit (V.H), units at 0 break and
 //! units at 1 are pinned (VI.C.6).
 
@@ -10,9 +13,11 @@ use super::movement::{Aim, FireMode, FirePlan};
 use super::{Ctx, TurnError};
 use crate::dice::{RollKind, RollPurpose};
 use crate::rules::iron_brigade::events::Event;
+use crate::rules::iron_brigade::events::FiredWith;
 use crate::rules::iron_brigade::fire::{
-    FireInput, FireModifiers, FirerWeaponClass, Precedence, Protection, Ranks as FireRanks,
-    modified_effectiveness, resolve_fire, roll_replacement, who_fires_first,
+    CombinedFirer, FireInput, FireModifiers, FirerWeaponClass, Precedence, Protection,
+    Ranks as FireRanks, allot_fire_shares, modified_effectiveness, resolve_combined_fire,
+    resolve_fire, roll_replacement, who_fires_first,
 };
 use crate::rules::iron_brigade::geometry::{
     FireLine, FireZone, UnitFootprints, attack_aspect, fire_line_with, footprint, formation_size,
@@ -38,12 +43,30 @@ pub const OFFICER_LINE_REACH: f64 = 8.0;
 /// the firer through the target (our ruling).
 pub const OFFICER_LINE_WIDTH: f64 = 1.0;
 
-/// One fire chosen for the turn.
-#[derive(Debug, Clone, Copy)]
+/// One unit's share in a fire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Firing {
+    unit: UnitId,
+    /// The castings this part of a split fire may use (APSoF V.F.2); `None`:
+    /// every casting that can fire.
+    castings: Option<u32>,
+}
+
+/// One fire chosen for the turn: a unit's whole fire, one part of its split
+/// fire (APSoF V.F.2), or several units' combined fire (V.F.1).
+#[derive(Debug, Clone)]
 struct Shot {
-    firer: UnitId,
+    /// In unit order; the first is the one the fire is told under.
+    firers: Vec<Firing>,
     target: UnitId,
-    split: bool,
+    /// Part of a split fire (V.F.2).
+    split_fire: bool,
+}
+
+impl Shot {
+    fn has(&self, unit: UnitId) -> bool {
+        self.firers.iter().any(|f| f.unit == unit)
+    }
 }
 
 /// Losses waiting to be applied at the end of simultaneous fire.
@@ -54,6 +77,23 @@ struct Pending {
     /// The morale loss of each fire that hit, one morale check each: APSoF
     /// VII.G looks at a single check's loss.
     checks: Vec<u32>,
+}
+
+/// What a unit's earlier fires this turn leave for its later ones: a unit
+/// whose fire is split (V.F.2) fires more than once in a phase, and each
+/// part must be judged as the unit stood when the phase began.
+#[derive(Debug, Default)]
+struct FiredSoFar {
+    /// Castings already fired, per unit: a later part never fires more
+    /// than the unit has left to fire.
+    used: BTreeMap<UnitId, u32>,
+    /// Units whose first fire of the game (V.B table) is this turn's.
+    first_fire: BTreeSet<UnitId>,
+    /// Each artillery unit's aim point from before this turn's fire (V.D.1).
+    prior_aim: BTreeMap<UnitId, Option<AimPoint>>,
+    /// The castings of the part that set the unit's aim point this turn:
+    /// the largest part's target is the point acquired next turn.
+    aim_castings: BTreeMap<UnitId, u32>,
 }
 
 pub(crate) fn fire_phase(
@@ -68,89 +108,85 @@ pub(crate) fn fire_phase(
         .filter(|(_, p)| p.mode != FireMode::None)
         .map(|(id, _)| *id)
         .collect();
-    let mut shots: BTreeMap<UnitId, Shot> = BTreeMap::new();
-    // Every unit's footprint, once: nothing changes while targets are chosen.
-    let footprints = UnitFootprints::new(&ctx.state);
-    for (&id, plan) in plans {
-        if plan.mode == FireMode::None {
-            continue;
-        }
-        let wanted = match &plan.aim {
-            Aim::One(t) | Aim::With { target: t, .. } => *t,
-            Aim::Split(parts) => parts.first().map_or(FireTarget::AtWill, |p| p.target),
-        };
-        if let Some(target) = choose_target(ctx, id, wanted, &shooting, &footprints)? {
-            shots.insert(
-                id,
-                Shot {
-                    firer: id,
-                    target,
-                    split: plan.mode == FireMode::Split,
-                },
-            );
+    let split_moving: BTreeSet<UnitId> = plans
+        .iter()
+        .filter(|(_, p)| p.mode == FireMode::Split)
+        .map(|(id, _)| *id)
+        .collect();
+    let shots = choose_shots(ctx, plans, &shooting)?;
+    // V.B.2: exchanges of fire. Two fires are an exchange when each is
+    // aimed at a unit firing the other; the units so engaged roll, each
+    // once a turn however many exchanges it is in ("the target only rolls
+    // once"). A combined fire rolls with the unit the enemy fires at, less
+    // 2 if any of its units made a split move.
+    let mut by_firer: BTreeMap<UnitId, Vec<usize>> = BTreeMap::new();
+    for (i, s) in shots.iter().enumerate() {
+        for f in &s.firers {
+            by_firer.entry(f.unit).or_default().push(i);
         }
     }
-    // V.B.2: exchanges of fire.
-    let mut first: Vec<Shot> = Vec::new();
-    let mut fired_first: BTreeSet<UnitId> = BTreeSet::new();
-    for (&a, sa) in &shots {
-        let b = sa.target;
-        let Some(sb) = shots.get(&b) else { continue };
-        if sb.target != a || b < a {
+    let mut rolls: BTreeMap<UnitId, u8> = BTreeMap::new();
+    let mut first: Vec<usize> = Vec::new();
+    for (i, si) in shots.iter().enumerate() {
+        let Some(candidates) = by_firer.get(&si.target) else {
             continue;
-        }
-        let (ra, rb) = (ctx.uref(a), ctx.uref(b));
-        let roll_a = ctx
-            .dice
-            .d6(&RollPurpose::new(RollKind::FireOrder, ra.name.clone()))?;
-        let roll_b = ctx
-            .dice
-            .d6(&RollPurpose::new(RollKind::FireOrder, rb.name.clone()))?;
-        let prec = who_fires_first(roll_a, sa.split, roll_b, sb.split);
-        let winner = match prec {
-            Precedence::FirerFirst => Some((*sa, b)),
-            Precedence::TargetFirst => Some((*sb, a)),
-            Precedence::Simultaneous => None,
         };
-        ctx.events.push(Event::FireOrder {
-            a: ra,
-            b: rb,
-            roll_a,
-            roll_b,
-            first: winner.map(|(s, _)| ctx.uref(s.firer)),
-        });
-        if let Some((shot, _)) = winner {
-            first.push(shot);
-            fired_first.insert(shot.firer);
+        for &j in candidates.iter().filter(|&&j| j > i) {
+            let Some(sj) = shots.get(j) else { continue };
+            if !si.has(sj.target) {
+                continue;
+            }
+            // `a` fires in shot i and is fired on by shot j; `b` the reverse.
+            let (a, b) = (sj.target, si.target);
+            let roll_a = precedence_roll(ctx, &mut rolls, a)?;
+            let roll_b = precedence_roll(ctx, &mut rolls, b)?;
+            let split = |s: &Shot| s.firers.iter().any(|f| split_moving.contains(&f.unit));
+            let winner = match who_fires_first(roll_a, split(si), roll_b, split(sj)) {
+                Precedence::FirerFirst => Some((i, a)),
+                Precedence::TargetFirst => Some((j, b)),
+                Precedence::Simultaneous => None,
+            };
+            let (ra, rb) = (ctx.uref(a), ctx.uref(b));
+            ctx.events.push(Event::FireOrder {
+                a: ra,
+                b: rb,
+                roll_a,
+                roll_b,
+                first: winner.map(|(_, u)| ctx.uref(u)),
+            });
+            if let Some((w, _)) = winner
+                && !first.contains(&w)
+            {
+                first.push(w);
+            }
         }
     }
+    let mut so_far = FiredSoFar::default();
     let mut hit: BTreeMap<UnitId, Vec<UnitId>> = BTreeMap::new();
     // Winners of exchanges fire first; their targets take losses at once.
-    for shot in &first {
-        if let Some(p) = fire(ctx, shot, &BTreeMap::new())? {
+    for &i in &first {
+        let Some(shot) = shots.get(i) else { continue };
+        if let Some(p) = fire(ctx, shot, &split_moving, &BTreeMap::new(), &mut so_far)? {
             apply(ctx, shot.target, p)?;
-            hit.entry(shot.target).or_default().push(shot.firer);
+            hit.entry(shot.target)
+                .or_default()
+                .extend(shot.firers.iter().map(|f| f.unit));
         }
     }
     // Everyone else fires together.
     let mut pending: BTreeMap<UnitId, Pending> = BTreeMap::new();
-    for (id, shot) in &shots {
-        if fired_first.contains(id) {
+    for (i, shot) in shots.iter().enumerate() {
+        if first.contains(&i) {
             continue;
         }
-        let able = ctx
-            .state
-            .unit(*id)
-            .is_some_and(|u| u.castings > 0 && u.combat_morale > 0 && !u.broken);
-        if !able {
-            continue;
-        }
-        if let Some(p) = fire(ctx, shot, &pending)? {
+        if let Some(p) = fire(ctx, shot, &split_moving, &pending, &mut so_far)? {
             let e = pending.entry(shot.target).or_default();
             e.casualties += p.casualties;
             e.morale += p.morale;
             e.checks.extend(p.checks);
-            hit.entry(shot.target).or_default().push(shot.firer);
+            hit.entry(shot.target)
+                .or_default()
+                .extend(shot.firers.iter().map(|f| f.unit));
         }
     }
     for (target, p) in pending {
@@ -186,6 +222,197 @@ pub(crate) fn fire_phase(
         }
     }
     Ok(())
+}
+
+/// A unit's V.B.2 die for the turn, rolled the first time it is needed.
+fn precedence_roll(
+    ctx: &mut Ctx<'_>,
+    rolls: &mut BTreeMap<UnitId, u8>,
+    unit: UnitId,
+) -> Result<u8, TurnError> {
+    if let Some(&r) = rolls.get(&unit) {
+        return Ok(r);
+    }
+    let name = ctx.uref(unit).name;
+    let r = ctx.dice.d6(&RollPurpose::new(RollKind::FireOrder, name))?;
+    rolls.insert(unit, r);
+    Ok(r)
+}
+
+/// The turn's fires, in the order of their first unit (and a split fire's
+/// parts in the order written). Each unit's aim is turned into targets
+/// first (V.C); then combined fire (V.F.1) gathers partners that fire this
+/// turn and can engage the same target into one fire.
+fn choose_shots(
+    ctx: &mut Ctx<'_>,
+    plans: &BTreeMap<UnitId, FirePlan>,
+    shooting: &BTreeSet<UnitId>,
+) -> Result<Vec<Shot>, TurnError> {
+    // Every unit's footprint, once: nothing changes while targets are chosen.
+    let footprints = UnitFootprints::new(&ctx.state);
+    // Each firing unit's own fires: (target, castings) in the order written.
+    let mut own: BTreeMap<UnitId, Vec<(UnitId, Option<u32>)>> = BTreeMap::new();
+    for (&id, plan) in plans {
+        if plan.mode == FireMode::None {
+            continue;
+        }
+        match &plan.aim {
+            Aim::One(t) | Aim::With { target: t, .. } => {
+                if let Some(target) = choose_target(ctx, id, *t, shooting, &footprints)? {
+                    own.insert(id, vec![(target, None)]);
+                }
+            }
+            Aim::Split(parts) => {
+                let firing = ctx.state.unit(id).map_or(0, firing_castings);
+                let shares: Vec<_> = parts.iter().map(|p| p.share).collect();
+                let allotted = allot_fire_shares(firing, &shares);
+                let mut fires: Vec<(UnitId, Option<u32>)> = Vec::new();
+                for (part, n) in parts.iter().zip(allotted) {
+                    if n == 0 {
+                        continue;
+                    }
+                    // A part whose target cannot be engaged fires at what
+                    // it can, as a whole unit's fire would (choose_target);
+                    // parts that end on one target are one fire.
+                    let Some(t) = choose_target(ctx, id, part.target, shooting, &footprints)?
+                    else {
+                        continue;
+                    };
+                    match fires.iter_mut().find(|(ft, _)| *ft == t) {
+                        Some((_, c)) => *c = Some(c.unwrap_or(0) + n),
+                        None => fires.push((t, Some(n))),
+                    }
+                }
+                if !fires.is_empty() {
+                    own.insert(id, fires);
+                }
+            }
+        }
+    }
+    // V.F.1: combined fire. `group[u]` is the smallest unit of u's group.
+    let mut group: BTreeMap<UnitId, UnitId> = BTreeMap::new();
+    let root = |group: &BTreeMap<UnitId, UnitId>, mut u: UnitId| {
+        while let Some(&g) = group.get(&u) {
+            if g == u {
+                break;
+            }
+            u = g;
+        }
+        u
+    };
+    for (&id, plan) in plans {
+        let Aim::With { with, .. } = &plan.aim else {
+            continue;
+        };
+        let Some(&[(target, None)]) = own.get(&id).map(Vec::as_slice) else {
+            continue;
+        };
+        for &partner in with {
+            let elsewhere = group.contains_key(&partner)
+                && own.get(&partner).and_then(|f| f.first()).map(|f| f.0) != Some(target);
+            let verdict = if elsewhere {
+                Err("it is combining its fire with other units on another target")
+            } else {
+                may_join(ctx, plans, &own, shooting, &footprints, id, partner, target)?
+            };
+            match verdict {
+                Ok(()) => {
+                    own.insert(partner, vec![(target, None)]);
+                    let (a, b) = (root(&group, id), root(&group, partner));
+                    let (lo, hi) = (a.min(b), a.max(b));
+                    group.insert(lo, lo);
+                    group.insert(hi, lo);
+                }
+                Err(why) => {
+                    let (order, step) = plan.order.unwrap_or_default();
+                    let unit = ctx.uref(id);
+                    let partner = ctx.uref(partner).name;
+                    ctx.events.push(Event::OrderNotCarriedOut {
+                        unit,
+                        order,
+                        step,
+                        reason: format!("{partner} does not combine its fire with it: {why}"),
+                    });
+                }
+            }
+        }
+    }
+    let mut members: BTreeMap<UnitId, Vec<UnitId>> = BTreeMap::new();
+    for &u in group.keys() {
+        members.entry(root(&group, u)).or_default().push(u);
+    }
+    let mut shots = Vec::new();
+    for (&id, fires) in &own {
+        let lead = root(&group, id);
+        if let Some(units) = members.get(&lead) {
+            if lead == id
+                && let Some(&(target, _)) = fires.first()
+            {
+                shots.push(Shot {
+                    firers: units
+                        .iter()
+                        .map(|&unit| Firing {
+                            unit,
+                            castings: None,
+                        })
+                        .collect(),
+                    target,
+                    split_fire: false,
+                });
+            }
+            continue;
+        }
+        let split_fire = fires.len() > 1;
+        shots.extend(fires.iter().map(|&(target, castings)| Shot {
+            firers: vec![Firing { unit: id, castings }],
+            target,
+            split_fire,
+        }));
+    }
+    Ok(shots)
+}
+
+/// Whether `partner` may join `unit`'s fire at `target` (APSoF V.F.1), and
+/// if not, why — in words for `unit`'s own side, naming no enemy.
+#[allow(clippy::too_many_arguments)]
+fn may_join(
+    ctx: &Ctx<'_>,
+    plans: &BTreeMap<UnitId, FirePlan>,
+    own: &BTreeMap<UnitId, Vec<(UnitId, Option<u32>)>>,
+    shooting: &BTreeSet<UnitId>,
+    footprints: &UnitFootprints,
+    unit: UnitId,
+    partner: UnitId,
+    target: UnitId,
+) -> Result<Result<(), &'static str>, TurnError> {
+    let (Some(u), Some(p)) = (ctx.state.unit(unit), ctx.state.unit(partner)) else {
+        return Ok(Err("it is not on the field"));
+    };
+    if partner == unit || p.side != u.side || p.castings == 0 {
+        return Ok(Err("it is not on the field"));
+    }
+    let Some(plan) = plans.get(&partner).filter(|p| p.mode != FireMode::None) else {
+        return Ok(Err(
+            "it is not firing this turn (broken, holding its fire, or moving or changing formation without fire)",
+        ));
+    };
+    // Its own orders name another target (unless it ended up on ours).
+    let named = |t: &FireTarget| matches!(t, FireTarget::Unit(x) if *x != target);
+    let on_ours = own.get(&partner).and_then(|f| f.first()).map(|f| f.0) == Some(target);
+    match &plan.aim {
+        Aim::Split(_) => return Ok(Err("it has orders to split its fire")),
+        Aim::One(t) | Aim::With { target: t, .. } if named(t) && !on_ours => {
+            return Ok(Err("it has orders to fire at another target"));
+        }
+        _ => {}
+    }
+    if choose_target(ctx, partner, FireTarget::Unit(target), shooting, footprints)? != Some(target)
+    {
+        return Ok(Err(
+            "it cannot fire on the same target (out of its field of fire, range or sight, or no clear line of fire)",
+        ));
+    }
+    Ok(Ok(()))
 }
 
 /// Apply losses to a target: castings off, morale off, break at 0; then,
@@ -374,22 +601,208 @@ fn fire_ranks(r: Ranks) -> FireRanks {
     }
 }
 
+/// One unit's figures in a fire, worked out before any die is rolled.
+struct Share {
+    unit: UnitId,
+    arm: Arm,
+    castings: u32,
+    range: u32,
+    base: u8,
+    eff: crate::rules::iron_brigade::fire::Effectiveness,
+    perilous: bool,
+    split_move: bool,
+}
+
 /// Resolve one fire (V.B.1) on the state as it stands, the target's
-/// castings reduced by losses already pending against it this turn.
+/// castings reduced by losses already pending against it this turn. A
+/// combined fire (V.F.1) is one attack: every unit's dice added, divided
+/// by the highest divisor of any of them, and one save by the target.
 fn fire(
     ctx: &mut Ctx<'_>,
     shot: &Shot,
+    split_moving: &BTreeSet<UnitId>,
     pending: &BTreeMap<UnitId, Pending>,
+    so_far: &mut FiredSoFar,
 ) -> Result<Option<Pending>, TurnError> {
-    let (Some(u), Some(t)) = (ctx.state.unit(shot.firer), ctx.state.unit(shot.target)) else {
+    let Some(t) = ctx.state.unit(shot.target) else {
+        return Ok(None);
+    };
+    let already = pending.get(&shot.target).map_or(0, |p| p.casualties);
+    let target_castings = t.castings.saturating_sub(already);
+    if target_castings == 0 {
+        return Ok(None);
+    }
+    let mut shares: Vec<Share> = Vec::new();
+    for f in &shot.firers {
+        if let Some(share) = share_of(ctx, f, shot.target, split_moving, so_far)? {
+            shares.push(share);
+        }
+    }
+    let Some(lead) = shares.first() else {
+        return Ok(None);
+    };
+    let t = ctx
+        .state
+        .unit(shot.target)
+        .ok_or_else(|| TurnError::Internal("the target left the state".into()))?;
+    let (lead_unit, tname, target_arm, target_morale) =
+        (lead.unit, t.name.clone(), t.arm, t.combat_morale);
+    let fname = ctx.uref(lead_unit).name;
+    // The combined fire is taken as its least effective unit gives it: the
+    // highest divisor (V.F.1), and perilous only when it is for every unit
+    // (our ruling: V.G's -2 is already in each unit's divisor).
+    let divisor = shares.iter().map(|s| s.eff.divisor).max().unwrap_or(1);
+    let raw = shares.iter().map(|s| s.eff.raw).max().unwrap_or(1);
+    let perilous = shares.iter().all(|s| s.perilous);
+    let out = if let [one] = shares.as_slice() {
+        let input = FireInput {
+            firer_arm: one.arm,
+            firer_castings: one.castings,
+            target_arm,
+            target_castings,
+            divisor: one.eff.divisor,
+            perilous: one.perilous,
+        };
+        if ctx.state.options.alternate_fire {
+            alternate(
+                &input,
+                one.eff.raw,
+                target_morale,
+                &mut *ctx.dice,
+                &fname,
+                &tname,
+            )?
+        } else {
+            resolve_fire(&input, &mut *ctx.dice, &fname, &tname)?
+        }
+    } else if ctx.state.options.alternate_fire {
+        // X.B.3 and X.B.13: the row is the castings firing, artillery
+        // counted double; combined, every unit's castings so counted.
+        let castings = shares
+            .iter()
+            .map(|s| {
+                if s.arm.is_artillery() {
+                    s.castings * 2
+                } else {
+                    s.castings
+                }
+            })
+            .sum();
+        let input = FireInput {
+            firer_arm: Arm::Infantry,
+            firer_castings: castings,
+            target_arm,
+            target_castings,
+            divisor,
+            perilous,
+        };
+        alternate(&input, raw, target_morale, &mut *ctx.dice, &fname, &tname)?
+    } else {
+        let names: Vec<String> = shares.iter().map(|s| ctx.uref(s.unit).name).collect();
+        let firers: Vec<CombinedFirer<'_>> = shares
+            .iter()
+            .zip(&names)
+            .map(|(s, name)| CombinedFirer {
+                name,
+                arm: s.arm,
+                castings: s.castings,
+                divisor: s.eff.divisor,
+            })
+            .collect();
+        resolve_combined_fire(
+            &firers,
+            target_arm,
+            target_castings,
+            perilous,
+            &mut *ctx.dice,
+            &tname,
+        )?
+    };
+    let aim = footprint(t).centre;
+    for s in &shares {
+        if let Some(m) = ctx.state.unit_mut(s.unit) {
+            if !m.first_fire_done {
+                so_far.first_fire.insert(s.unit);
+                m.first_fire_done = true;
+            }
+            if m.arm.is_artillery()
+                && so_far
+                    .aim_castings
+                    .get(&s.unit)
+                    .is_none_or(|&c| s.castings > c)
+            {
+                so_far.prior_aim.entry(s.unit).or_insert(m.marks.aim);
+                so_far.aim_castings.insert(s.unit, s.castings);
+                m.marks.aim = Some(AimPoint {
+                    at: aim,
+                    turn: ctx.turn,
+                });
+            }
+        }
+        *so_far.used.entry(s.unit).or_default() += s.castings;
+        ctx.fired.insert(s.unit);
+    }
+    let lead = &shares[0];
+    let with = shares[1..]
+        .iter()
+        .map(|s| FiredWith {
+            unit: ctx.uref(s.unit),
+            range: s.range,
+            effectiveness: s.eff.divisor,
+            castings_firing: s.castings,
+        })
+        .collect();
+    let (unit, target) = (ctx.uref(lead.unit), ctx.uref(shot.target));
+    ctx.events.push(Event::Fired {
+        unit,
+        target,
+        range: lead.range,
+        base_effectiveness: lead.base,
+        effectiveness: divisor,
+        modifiers: lead
+            .eff
+            .modifiers
+            .iter()
+            .map(|l| format!("{} {:+}", l.reason, l.delta))
+            .collect(),
+        castings_firing: shares.iter().map(|s| s.castings).sum(),
+        dice_total: out.attack_total,
+        casualties: out.casualties,
+        save_total: out.save_total,
+        morale_lost: out.morale_loss,
+        split_move: shares.iter().any(|s| s.split_move),
+        perilous,
+        with,
+        split_fire: shot.split_fire,
+    });
+    Ok(Some(Pending {
+        casualties: out.casualties,
+        morale: out.morale_loss,
+        checks: vec![out.morale_loss],
+    }))
+}
+
+/// One unit's figures for a fire at `target` (V.B.1.i–iii and the V.B
+/// table), or `None` if it cannot fire now: broken, at 0, out of castings
+/// (V.F.2: a part never fires more than the unit's earlier parts left), or
+/// out of range.
+fn share_of(
+    ctx: &Ctx<'_>,
+    f: &Firing,
+    target: UnitId,
+    split_moving: &BTreeSet<UnitId>,
+    so_far: &FiredSoFar,
+) -> Result<Option<Share>, TurnError> {
+    let (Some(u), Some(t)) = (ctx.state.unit(f.unit), ctx.state.unit(target)) else {
         return Ok(None);
     };
     if u.castings == 0 || u.combat_morale == 0 || u.broken {
         return Ok(None);
     }
-    let already = pending.get(&shot.target).map_or(0, |p| p.casualties);
-    let target_castings = t.castings.saturating_sub(already);
-    if target_castings == 0 {
+    let firing = firing_castings(u);
+    let left = firing.saturating_sub(so_far.used.get(&f.unit).copied().unwrap_or(0));
+    let castings = f.castings.unwrap_or(firing).min(left);
+    if castings == 0 {
         return Ok(None);
     }
     let range = range_inches(u, t);
@@ -414,28 +827,35 @@ fn fire(
         t,
         Some(front),
     ));
-    // V.D.1 acquired fire; V.G.1 perilous situations: flank or rear
-    // (i), first fire at troops never under fire (ii), first fire from
-    // repeaters at troops never under repeater fire (iii), a target that
-    // crossed a ford or went into abatis this turn (iv), a target changing
-    // formation this turn (v).
+    // V.D.1 acquired fire, judged on the aim the unit had before this
+    // turn's fire; V.G.1 perilous situations: flank or rear (i), first
+    // fire at troops never under fire (ii), first fire from repeaters at
+    // troops never under repeater fire (iii), a target that crossed a ford
+    // or went into abatis this turn (iv), a target changing formation this
+    // turn (v).
     let aim = tfp.centre;
+    let prior = so_far
+        .prior_aim
+        .get(&f.unit)
+        .copied()
+        .unwrap_or(u.marks.aim);
     let acquired = u.arm.is_artillery()
-        && u.marks.aim.is_some_and(|a| {
+        && prior.is_some_and(|a| {
             a.turn.checked_add(1) == Some(ctx.turn) && a.at.distance(aim) <= ACQUIRED_TOLERANCE
         });
     let perilous = attack_aspect(t, u.position).is_perilous()
         || !t.marks.been_under_fire
         || (u.weapon.is_repeater() && !t.marks.been_under_repeater_fire)
-        || ctx.crossing.contains(&shot.target)
-        || ctx.changed_formation.contains(&shot.target);
+        || ctx.crossing.contains(&target)
+        || ctx.changed_formation.contains(&target);
+    let split_move = split_moving.contains(&f.unit);
     let mods = FireModifiers {
         protection,
         target_ranks,
         firer_morale: u.combat_morale,
-        split_move: shot.split,
+        split_move,
         firer_lying_down: u.lying_down,
-        first_fire: !u.first_fire_done,
+        first_fire: !u.first_fire_done || so_far.first_fire.contains(&f.unit),
         acquired,
         perilous,
     };
@@ -445,62 +865,15 @@ fn fire(
         FirerWeaponClass::of(u.weapon)
     };
     let eff = modified_effectiveness(base, class, &mods)?;
-    let castings_firing = firing_castings(u);
-    let input = FireInput {
-        firer_arm: u.arm,
-        firer_castings: castings_firing,
-        target_arm: t.arm,
-        target_castings,
-        divisor: eff.divisor,
-        perilous,
-    };
-    let (fname, tname) = (u.name.clone(), t.name.clone());
-    let out = if ctx.state.options.alternate_fire {
-        alternate(
-            &input,
-            eff.raw,
-            t.combat_morale,
-            &mut *ctx.dice,
-            &fname,
-            &tname,
-        )?
-    } else {
-        resolve_fire(&input, &mut *ctx.dice, &fname, &tname)?
-    };
-    if let Some(m) = ctx.state.unit_mut(shot.firer) {
-        m.first_fire_done = true;
-        if m.arm.is_artillery() {
-            m.marks.aim = Some(AimPoint {
-                at: aim,
-                turn: ctx.turn,
-            });
-        }
-    }
-    ctx.fired.insert(shot.firer);
-    let (unit, target) = (ctx.uref(shot.firer), ctx.uref(shot.target));
-    ctx.events.push(Event::Fired {
-        unit,
-        target,
+    Ok(Some(Share {
+        unit: f.unit,
+        arm: u.arm,
+        castings,
         range,
-        base_effectiveness: base,
-        effectiveness: eff.divisor,
-        modifiers: eff
-            .modifiers
-            .iter()
-            .map(|l| format!("{} {:+}", l.reason, l.delta))
-            .collect(),
-        castings_firing,
-        dice_total: out.attack_total,
-        casualties: out.casualties,
-        save_total: out.save_total,
-        morale_lost: out.morale_loss,
-        split_move: shot.split,
+        base,
+        eff,
         perilous,
-    });
-    Ok(Some(Pending {
-        casualties: out.casualties,
-        morale: out.morale_loss,
-        checks: vec![out.morale_loss],
+        split_move,
     }))
 }
 
