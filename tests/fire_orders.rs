@@ -570,3 +570,21 @@ fn v_f_turns_are_deterministic() {
         serde_json::to_string(&b.events).unwrap()
     );
 }
+
+/// An order that somehow names an enemy as a partner (the parser refuses
+/// it; an engine fed other orders must still not leak): the enemy neither
+/// joins nor is named in the reason.
+#[test]
+fn v_f_1_an_enemy_partner_is_refused_without_its_name() {
+    let mut orders = rebels_hold();
+    orders.push((TENTH_OHIO, with_3rd(&[FIFTH_TENN])));
+    let (out, _) = run(&field(), &orders);
+    let f = fires(&out);
+    assert_eq!(f.len(), 2, "the 10th alone and the 12th at will: {f:?}");
+    assert!(f.iter().all(|r| r.6.is_empty()));
+    let why = not_carried_out(&out);
+    assert_eq!(
+        why,
+        vec!["fire can be combined only with units of its own side".to_string()]
+    );
+}

@@ -326,12 +326,18 @@ fn choose_shots(
                 Err(why) => {
                     let (order, step) = plan.order.unwrap_or_default();
                     let unit = ctx.uref(id);
-                    let partner = ctx.uref(partner).name;
+                    let partner = ctx.uref(partner);
+                    // Never an enemy's name, even if an order named one.
+                    let reason = if partner.side == unit.side {
+                        format!("{} does not combine its fire with it: {why}", partner.name)
+                    } else {
+                        "fire can be combined only with units of its own side".to_string()
+                    };
                     ctx.events.push(Event::OrderNotCarriedOut {
                         unit,
                         order,
                         step,
-                        reason: format!("{partner} does not combine its fire with it: {why}"),
+                        reason,
                     });
                 }
             }
@@ -388,7 +394,10 @@ fn may_join(
     let (Some(u), Some(p)) = (ctx.state.unit(unit), ctx.state.unit(partner)) else {
         return Ok(Err("it is not on the field"));
     };
-    if partner == unit || p.side != u.side || p.castings == 0 {
+    if partner == unit {
+        return Ok(Err("a unit cannot combine its fire with itself"));
+    }
+    if p.side != u.side || p.castings == 0 {
         return Ok(Err("it is not on the field"));
     }
     let Some(plan) = plans.get(&partner).filter(|p| p.mode != FireMode::None) else {
