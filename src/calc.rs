@@ -81,6 +81,8 @@ pub enum CalcRule {
     AlternateFire(AlternateFireArgs),
     /// An officer casualty on SFRM Table 3 (2d6), with capture.
     OfficerCasualty(OfficerCasualtyArgs),
+    /// Several units' fire combined at one target (APSoF V.F.1).
+    CombinedFire(CombinedFireArgs),
 }
 
 #[derive(Debug, Clone, Args)]
@@ -246,6 +248,36 @@ pub struct OfficerCasualtyArgs {
     pub dice: Option<Vec<i64>>,
 }
 
+/// Combined fire (APSoF V.F.1): each unit's own castings and modified
+/// effectiveness (as `calc fire` works it out), one target.
+#[derive(Debug, Clone, Args)]
+pub struct CombinedFireArgs {
+    /// One firing unit as ARM:CASTINGS:EFFECTIVENESS, e.g. `infantry:18:5`
+    /// (crew castings for artillery); give --firer once per unit, two or more.
+    #[arg(
+        long = "firer",
+        value_name = "ARM:CASTINGS:EFFECTIVENESS",
+        required = true
+    )]
+    pub firers: Vec<String>,
+    /// Castings in the target unit.
+    #[arg(long)]
+    pub targets: u32,
+    /// Arm of the target unit.
+    #[arg(long, default_value = "infantry")]
+    pub target_arm: String,
+    /// Defender in a perilous situation for every firing unit: x10 on the
+    /// save (the -2 is already in each unit's effectiveness).
+    #[arg(long)]
+    pub perilous: bool,
+    /// Attack dice of all the units, in the order the units are given.
+    #[arg(long, value_delimiter = ',', allow_negative_numbers = true)]
+    pub dice: Option<Vec<i64>>,
+    /// The target's morale save dice.
+    #[arg(long, value_delimiter = ',', allow_negative_numbers = true)]
+    pub save_dice: Option<Vec<i64>>,
+}
+
 /// Run the calculator; the returned text is what to print.
 pub fn run(args: &CalcArgs) -> Result<String, CalcError> {
     let mut dice = CalcDice::new(args.seed.as_deref())?;
@@ -258,6 +290,7 @@ pub fn run(args: &CalcArgs) -> Result<String, CalcError> {
         CalcRule::DoubleQuick(a) => render(calc_double_quick(a, &mut dice)?, &dice)?,
         CalcRule::AlternateFire(a) => render(calc_alternate_fire(a, &mut dice)?, &dice)?,
         CalcRule::OfficerCasualty(a) => render(calc_officer_casualty(a, &mut dice)?, &dice)?,
+        CalcRule::CombinedFire(a) => render(calc_combined_fire(a, &mut dice)?, &dice)?,
     };
     Ok(if args.json { json } else { text })
 }
@@ -504,6 +537,208 @@ impl Explain for FireReport {
         }
         t
     }
+}
+
+// ---------------------------------------------------------------- combined fire
+
+/// One unit of a combined fire, as reported.
+#[derive(Debug, Serialize)]
+pub struct CombinedUnit {
+    pub arm: Arm,
+    pub castings: u32,
+    pub effectiveness: u8,
+    pub attack_dice: Vec<u8>,
+    pub attack_total: u32,
+    #[serde(skip)]
+    pool: DicePool,
+}
+
+/// `calc combined-fire` result; the first five fields match `calc fire`'s.
+#[derive(Debug, Serialize)]
+pub struct CombinedFireReport {
+    pub effectiveness: u8,
+    pub attack_total: u32,
+    pub casualties: u32,
+    pub save_total: u32,
+    pub morale_loss: u32,
+    pub units: Vec<CombinedUnit>,
+    pub target_remaining: u32,
+    pub save_dice: Vec<u8>,
+    pub perilous: bool,
+    #[serde(skip)]
+    save_pool: DicePool,
+}
+
+impl Explain for CombinedFireReport {
+    fn explain(&self) -> String {
+        let mut t = String::new();
+        let _ = writeln!(
+            t,
+            "Combined fire (APSoF V.F.1): each unit rolls its own dice; the totals are added and divided by the highest effectiveness of any unit."
+        );
+        for (i, u) in self.units.iter().enumerate() {
+            let _ = writeln!(
+                t,
+                "  Unit {}: {} {} castings, effectiveness {}: {} = {} → {}.",
+                i + 1,
+                u.castings,
+                u.arm,
+                u.effectiveness,
+                pool_words(u.pool),
+                dice_words(&u.attack_dice),
+                u.attack_total
+            );
+        }
+        let _ = writeln!(
+            t,
+            "Attack: {} / {} = {} casualt{} (APSoF V.B.1.v).",
+            self.attack_total,
+            self.effectiveness,
+            self.casualties,
+            if self.casualties == 1 { "y" } else { "ies" },
+        );
+        if self.casualties == 0 {
+            let _ = writeln!(t, "No casualties, so no morale save and no morale loss.");
+        } else {
+            let per = if self.perilous { 10 } else { 5 };
+            let _ = writeln!(
+                t,
+                "Save: target has {} castings left, rolls {} = {}, total {} (one save for the whole fire, APSoF V.B.1.vi).",
+                self.target_remaining,
+                pool_words(self.save_pool),
+                dice_words(&self.save_dice),
+                self.save_total
+            );
+            let _ = writeln!(
+                t,
+                "Morale loss: {per} x {} - {} = {} level(s){}.",
+                self.casualties,
+                self.save_total,
+                self.morale_loss,
+                if self.perilous {
+                    " (perilous: x10, APSoF V.G)"
+                } else {
+                    ""
+                }
+            );
+        }
+        t
+    }
+}
+
+/// `ARM:CASTINGS:EFFECTIVENESS`, e.g. `infantry:18:5`.
+fn parse_combined_firer(s: &str) -> Result<(Arm, u32, u8), CalcError> {
+    let bad = |why: &str| {
+        usage(format!(
+            "--firer {s}: {why}; write ARM:CASTINGS:EFFECTIVENESS, e.g. infantry:18:5"
+        ))
+    };
+    let mut parts = s.split(':');
+    let (Some(arm), Some(castings), Some(eff), None) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
+    else {
+        return Err(bad("three parts are needed"));
+    };
+    let arm = parse_arm("--firer", arm.trim())?;
+    let castings: u32 = castings
+        .trim()
+        .parse()
+        .map_err(|_| bad("the castings must be a whole number"))?;
+    if castings == 0 {
+        return Err(bad("a unit with no castings cannot fire"));
+    }
+    let eff: i32 = eff
+        .trim()
+        .parse()
+        .map_err(|_| bad("the effectiveness must be a whole number"))?;
+    // V.B.1.ii: the modified effectiveness is a divisor, counted as at
+    // least 1, as `calc fire --effectiveness` does.
+    let eff = u8::try_from(eff.clamp(1, 255)).unwrap_or(u8::MAX);
+    Ok((arm, castings, eff))
+}
+
+fn calc_combined_fire(
+    args: &CombinedFireArgs,
+    dice: &mut CalcDice,
+) -> Result<CombinedFireReport, CalcError> {
+    let firers = args
+        .firers
+        .iter()
+        .map(|f| parse_combined_firer(f))
+        .collect::<Result<Vec<_>, _>>()?;
+    if firers.len() < 2 {
+        return Err(usage(
+            "--firer: combined fire needs two or more units; for one unit use `calc fire`",
+        ));
+    }
+    let target_arm = parse_arm("--target-arm", &args.target_arm)?;
+    if args.targets == 0 {
+        return Err(usage("--targets: the target has no castings left"));
+    }
+    let pools: Vec<DicePool> = firers
+        .iter()
+        .map(|&(arm, c, _)| fire::fire_dice(arm, c))
+        .collect();
+    let needed: usize = pools.iter().map(|p| p.count()).sum();
+    let all = dice.take(
+        "--dice",
+        args.dice.as_deref(),
+        needed,
+        &format!("the fire of {} units", firers.len()),
+        &RollPurpose::new(RollKind::Fire, "combined fire"),
+    )?;
+    let mut units = Vec::new();
+    let mut rest = all.as_slice();
+    for (&(arm, castings, effectiveness), pool) in firers.iter().zip(&pools) {
+        let (mine, others) = rest.split_at(pool.count().min(rest.len()));
+        rest = others;
+        let attack_total = pool
+            .total(mine)
+            .map_err(|e| usage(format!("--dice: {e}")))?;
+        units.push(CombinedUnit {
+            arm,
+            castings,
+            effectiveness,
+            attack_dice: mine.to_vec(),
+            attack_total,
+            pool: *pool,
+        });
+    }
+    let divisor =
+        fire::combined_divisor(&units.iter().map(|u| u.effectiveness).collect::<Vec<_>>())
+            .unwrap_or(1);
+    let attack_total = units.iter().map(|u| u.attack_total).sum();
+    let casualties = fire::casualties(attack_total, divisor, args.targets);
+    let target_remaining = args.targets - casualties;
+    let save_pool = if casualties == 0 {
+        DicePool::None
+    } else {
+        fire::fire_dice(target_arm, target_remaining)
+    };
+    let save_dice = dice.take(
+        "--save-dice",
+        args.save_dice.as_deref(),
+        save_pool.count(),
+        &format!(
+            "the save of a target left with {target_remaining} castings after {casualties} casualties"
+        ),
+        &RollPurpose::new(RollKind::MoraleSave, "target"),
+    )?;
+    let save_total = save_pool
+        .total(&save_dice)
+        .map_err(|e| usage(format!("--save-dice: {e}")))?;
+    Ok(CombinedFireReport {
+        effectiveness: divisor,
+        attack_total,
+        casualties,
+        save_total,
+        morale_loss: fire::morale_loss_from_fire(casualties, save_total, args.perilous),
+        units,
+        target_remaining,
+        save_dice,
+        perilous: args.perilous,
+        save_pool,
+    })
 }
 
 /// The fire's situation, worked out from the command line.

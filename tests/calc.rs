@@ -685,3 +685,106 @@ fn officer_casualty_of_sfrm_table_3() {
     usage_error(&["officer-casualty", "--dice", "3"]);
     usage_error(&["officer-casualty", "--dice", "3,7"]);
 }
+
+/// APSoF V.F.1 by hand: 18 infantry at effectiveness 4 (4 dice) and 4
+/// crew at 6 (2 dice) fire together at 17 castings. 4+4+3+3 + 5+5 = 24,
+/// divided by 6 (the highest) = 4 casualties; one save on 13 castings
+/// (3 dice: 3+3+2 = 8); 5 x 4 - 8 = 12 levels.
+#[test]
+fn combined_fire_of_v_f_1_takes_the_highest_divisor_and_one_save() {
+    let v = json(&[
+        "combined-fire",
+        "--firer",
+        "infantry:18:4",
+        "--firer",
+        "artillery:4:6",
+        "--targets",
+        "17",
+        "--dice",
+        "4,4,3,3,5,5",
+        "--save-dice",
+        "3,3,2",
+    ]);
+    assert_eq!(v["effectiveness"], 6);
+    assert_eq!(v["attack_total"], 24);
+    assert_eq!(v["casualties"], 4);
+    assert_eq!(v["save_total"], 8);
+    assert_eq!(v["morale_loss"], 12);
+    assert_eq!(v["units"][0]["attack_total"], 14);
+    assert_eq!(v["units"][1]["attack_total"], 10);
+    let text = run(&[
+        "combined-fire",
+        "--firer",
+        "infantry:18:4",
+        "--firer",
+        "artillery:4:6",
+        "--targets",
+        "17",
+        "--dice",
+        "4,4,3,3,5,5",
+        "--save-dice",
+        "3,3,2",
+    ])
+    .unwrap();
+    assert!(text.contains("24 / 6 = 4 casualties"), "{text}");
+    assert!(text.contains("one save for the whole fire"), "{text}");
+}
+
+#[test]
+fn combined_fire_refuses_what_it_cannot_work_out() {
+    let one = usage_error(&[
+        "combined-fire",
+        "--firer",
+        "infantry:18:4",
+        "--targets",
+        "10",
+    ]);
+    assert!(one.contains("two or more units"), "{one}");
+    let bad = usage_error(&[
+        "combined-fire",
+        "--firer",
+        "infantry:18",
+        "--firer",
+        "infantry:8:5",
+        "--targets",
+        "10",
+    ]);
+    assert!(bad.contains("ARM:CASTINGS:EFFECTIVENESS"), "{bad}");
+    let count = usage_error(&[
+        "combined-fire",
+        "--firer",
+        "infantry:18:4",
+        "--firer",
+        "infantry:8:5",
+        "--targets",
+        "10",
+        "--dice",
+        "1,2,3",
+    ]);
+    assert!(count.contains("needs 6 dice, but 3 were given"), "{count}");
+    // Rolled from a seed when no dice are given, and repeatable.
+    let a = json(&[
+        "combined-fire",
+        "--firer",
+        "infantry:18:4",
+        "--firer",
+        "infantry:8:5",
+        "--targets",
+        "10",
+        "--seed",
+        SEED,
+    ]);
+    let b = json(&[
+        "combined-fire",
+        "--firer",
+        "infantry:18:4",
+        "--firer",
+        "infantry:8:5",
+        "--targets",
+        "10",
+        "--seed",
+        SEED,
+    ]);
+    assert_eq!(a, b);
+    assert_eq!(a["units"][0]["attack_dice"].as_array().unwrap().len(), 4);
+}
