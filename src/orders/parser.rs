@@ -428,10 +428,13 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             limit += 1;
         }
         for end in (start + 1..=limit).rev() {
+            // A name never ends in punctuation, nor in "the": the article
+            // counts for nothing in a name, and taking it would swallow the
+            // start of what follows ("at the 5th Tennessee, the rest at ...").
             if self
                 .toks
                 .get(end - 1)
-                .is_some_and(|t| matches!(t.tok, Tok::Punct(_)))
+                .is_some_and(|t| matches!(t.tok, Tok::Punct(_)) || t.is_word("the"))
             {
                 continue;
             }
