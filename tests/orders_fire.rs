@@ -396,6 +396,7 @@ fn split_fire_leaves_the_next_step_alone() {
         "10th Ohio: fire 8 castings at the 5th Tennessee and the rest at Ridley and form line",
         "10th Ohio: fire 8 castings at the 5th Tennessee, the rest at Ridley, form line",
         "10th Ohio: fire 8 castings at the 5th Tennessee and the rest at Ridley; then form line",
+        "10th Ohio: fire 8 castings at the 5th Tennessee and the rest at Ridley, then form line",
     ] {
         assert_eq!(
             actions(&parse(&ctx, text)),
