@@ -605,3 +605,22 @@ fn receipts_of_combined_and_split_fire() {
         assert_eq!(actions(&again), actions(&first), "{text}");
     }
 }
+
+#[test]
+fn split_fire_colon_on_a_continuation_line_is_not_a_new_order() {
+    let g = game("training.toml");
+    let ctx = blue(&g);
+    let m = parse(
+        &ctx,
+        "10th Ohio: form line, then\n  split fire: 10 castings at the 5th Tennessee, 6 at Ridley\n12th Ohio: hold",
+    );
+    assert!(m.errors.is_empty(), "{:?}", m.errors);
+    assert_eq!(m.items.len(), 2, "{:?}", m.items);
+    match &m.items[0] {
+        Item::Unit { steps, .. } => assert!(
+            matches!(&steps[1].action, Action::SplitFire { parts } if parts.len() == 2),
+            "{steps:?}"
+        ),
+        other => panic!("{other:?}"),
+    }
+}
