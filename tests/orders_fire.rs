@@ -199,6 +199,11 @@ fn combined_fire_refusals() {
         e.suggestions.first().map(String::as_str),
         Some("Battery A, 1st Ohio Light Artillery")
     );
+    let m = parse(&ctx, "Battery A: fire at will with Battery A");
+    assert_eq!(
+        one_error(&m).message,
+        "Battery A, 1st Ohio Light Artillery cannot combine fire with itself; name another unit you command"
+    );
     let m = parse(&ctx, "Battery A: fire at will with Btaery A");
     let e = one_error(&m);
     assert!(
@@ -461,7 +466,7 @@ fn split_fire_refusals() {
     assert_eq!((e.line, e.column), (1, 58));
     assert_eq!(
         err("split fire between Ridley and Ridley's Battery").message,
-        "the Ridley's Battery is already the target of another part; give each target one share"
+        "Ridley's Battery is already the target of another part; give each target one share"
     );
     let e = err("fire the rest at the 5th Tennessee");
     assert_eq!(

@@ -1577,16 +1577,20 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         }
     }
 
-    /// "the 12th Ohio": a unit's name as the head-of-order messages write
-    /// it.
+    /// A unit's name in a message: "the 12th Ohio" (a numbered regiment,
+    /// as the head-of-order messages write it), "Ridley's Battery".
     fn unit_called(&self, id: UnitId) -> String {
         let name = self
             .ctx
             .state
             .unit(id)
             .map(|u| u.name.as_str())
-            .unwrap_or("unit");
-        format!("the {}", name.trim_start_matches("the "))
+            .unwrap_or("that unit");
+        if name.starts_with(|c: char| c.is_ascii_digit()) {
+            format!("the {name}")
+        } else {
+            name.to_string()
+        }
     }
 
     /// Whether a share of a split fire starts `k` tokens ahead: a number
