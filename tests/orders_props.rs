@@ -103,6 +103,17 @@ const VOCAB: &[&str] = &[
     "firing",
     "while",
     "advancing",
+    // APSoF V.F: combined and split fire.
+    "together with",
+    "12th Ohio",
+    "its fire",
+    "between",
+    "castings",
+    "0",
+    "8",
+    "half",
+    "the rest",
+    "the other half",
 ];
 
 fn soup() -> impl Strategy<Value = String> {

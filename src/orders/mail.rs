@@ -164,8 +164,22 @@ pub fn parse_mail(text: &str, ctx: &ParseContext) -> ParsedMail {
 }
 
 /// Index of the colon ending a paragraph head, if the line has one early.
+/// "split fire:" (APSoF V.F.2, "split fire: 10 castings at ...") is part of
+/// an order, not a head, so a line starting with it continues the order
+/// above it.
 fn head_colon(toks: &[Token]) -> Option<usize> {
-    toks.iter().take(12).position(|t| t.is_punct(':'))
+    let c = toks.iter().take(12).position(|t| t.is_punct(':'))?;
+    let head: Vec<&str> = toks.get(..c)?.iter().filter_map(Token::word).collect();
+    let split_fire = matches!(
+        head.as_slice(),
+        ["split" | "divide", "fire" | "fires"]
+            | [
+                "split" | "divide",
+                "its" | "their" | "your" | "the",
+                "fire" | "fires"
+            ]
+    );
+    (!split_fire).then_some(c)
 }
 
 fn is_ready_line(toks: &[Token]) -> bool {

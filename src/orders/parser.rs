@@ -12,6 +12,13 @@
 //!           | unlimber | mount | dismount | split | combine
 //!           | ("at" | "in") place trigger          -- "in the cornfield upon arrival"
 //!           | "to" place                            -- continues the last move
+//! fire     := ("fire" | "open fire" | "shoot") (shares | [at target] [with units])
+//!           | "combine" ["its"] "fire" [at target] with units [at target]   -- V.F.1
+//!           | "split" ["its"] "fire" (":" shares | "between" target "and" target)  -- V.F.2
+//! with     := "with" | "together with" | "along with"
+//! units    := unit (("," | "and") unit)*        -- units the writer commands
+//! shares   := share at target (("," | "and") share at target)*
+//! share    := n ["castings"] | "half" | "the rest" | "the other half"
 //! move     := verb (to place | via place | by road | in formation
 //!           | at the double | firing | backwards | with bayonets)*
 //! place    := "(" x "," y ")" | x "," y | n unit [compass] [of place]
@@ -28,7 +35,7 @@ use super::names::{Candidate, Lookup, lookup, suggest, token_words};
 use crate::rules::iron_brigade::geometry::{self, normalize_deg};
 use crate::rules::iron_brigade::kinds::{Arm, Formation};
 use crate::rules::iron_brigade::orders::{
-    Action, Direction, FireTarget, Gait, MoveOrder, OfficerMove, Step, Trigger,
+    Action, Direction, FirePart, FireShare, FireTarget, Gait, MoveOrder, OfficerMove, Step, Trigger,
 };
 use crate::rules::iron_brigade::state::{OfficerId, Pos, Unit, UnitId};
 
@@ -78,8 +85,8 @@ const VERBS: &[&str] = &[
     "assault", "charge", "double", "run", "form", "deploy", "face", "facing", "turn", "wheel",
     "about", "fire", "firing", "open", "shoot", "hold", "cease", "halt", "stand", "stay", "wait",
     "remain", "stop", "lie", "lay", "get", "rise", "limber", "unlimber", "mount", "dismount",
-    "retreat", "withdraw", "fall", "pull", "back", "split", "detach", "combine", "merge", "ride",
-    "gallop", "return", "hurry", "change",
+    "retreat", "withdraw", "fall", "pull", "back", "split", "detach", "divide", "combine", "merge",
+    "ride", "gallop", "return", "hurry", "change",
 ];
 
 /// Phrases of politeness or colour skipped before a clause.
@@ -428,10 +435,13 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             limit += 1;
         }
         for end in (start + 1..=limit).rev() {
+            // A name never ends in punctuation, nor in "the": the article
+            // counts for nothing in a name, and taking it would swallow the
+            // start of what follows ("at the 5th Tennessee, the rest at ...").
             if self
                 .toks
                 .get(end - 1)
-                .is_some_and(|t| matches!(t.tok, Tok::Punct(_)))
+                .is_some_and(|t| matches!(t.tok, Tok::Punct(_)) || t.is_word("the"))
             {
                 continue;
             }
@@ -723,10 +733,12 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 self.pos += 1;
                 push(steps, Action::Dismount);
             }
+            Some("split" | "divide") if self.at_fire_noun(1) => self.split_fire(steps)?,
             Some("split" | "detach") => {
                 self.pos += 1;
                 self.split(steps)?;
             }
+            Some("combine" | "merge") if self.at_fire_noun(1) => self.combine_fire(steps)?,
             Some("combine" | "merge") => {
                 self.pos += 1;
                 self.combine(steps)?;
@@ -1346,6 +1358,11 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         Some(d)
     }
 
+    /// "fire", "open fire", "shoot": at one target (APSoF V), together
+    /// with other units of the writer's command (V.F.1: "fire at the 5th
+    /// Tennessee together with the 12th Ohio"), or with shares of the
+    /// castings at several targets (V.F.2: "fire 8 castings at the 5th
+    /// Tennessee and the rest at the battery").
     fn fire(&mut self, steps: &mut Vec<Step>) -> PResult<()> {
         if self.fire_while_words() {
             let last_move = steps.iter_mut().rev().find_map(|s| match &mut s.action {
@@ -1368,16 +1385,477 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             return Err(self.expected("'fire' after 'open'"));
         }
         self.eat_word("away");
-        let target = if self.eat_words(&["at", "will"]) || self.eat_word("freely") {
-            FireTarget::AtWill
-        } else if self.eat_any(&["at", "on", "upon", "into"]).is_some() {
-            self.fire_target()?
-        } else {
-            FireTarget::AtWill
+        // V.F.2: a share right after the verb ("fire 8 castings at ...",
+        // "fire half at ...", "fire only 6 castings at ...", "fire with 8
+        // castings at ...").
+        if self.share_at(0) || (self.at_any(0, &["only", "with"]) && self.share_at(1)) {
+            self.eat_any(&["only", "with"]);
+            let parts = self.fire_parts()?;
+            steps.push(Step {
+                trigger: Trigger::Then,
+                action: Action::SplitFire { parts },
+            });
+            return Ok(());
+        }
+        let (target, with) = self.fire_body()?;
+        let target = target.unwrap_or(FireTarget::AtWill);
+        let action = match with {
+            Some(with) => Action::FireWith { target, with },
+            None => Action::Fire(target),
         };
         steps.push(Step {
             trigger: Trigger::Then,
-            action: Action::Fire(target),
+            action,
+        });
+        Ok(())
+    }
+
+    /// Whether the word `k` tokens ahead is one of `ws`.
+    fn at_any(&self, k: usize, ws: &[&str]) -> bool {
+        self.word_at(k).is_some_and(|w| ws.contains(&w))
+    }
+
+    /// Whether "fire" (as a noun) is written `k` tokens ahead: "fire",
+    /// "its fire", "their fire" — what makes "combine" and "split" fire
+    /// orders (APSoF V.F) instead of VII's reorganisation of units.
+    fn at_fire_noun(&self, k: usize) -> bool {
+        const FIRE: &[&str] = &["fire", "fires", "firing"];
+        self.at_any(k, FIRE)
+            || (self.at_any(k, &["its", "their", "your", "the"]) && self.at_any(k + 1, FIRE))
+    }
+
+    /// The target and the partners of a fire, in either order: "at the 5th
+    /// Tennessee together with the 12th Ohio", "with the 12th Ohio at the
+    /// 5th Tennessee", "at will", or neither (`None`s).
+    fn fire_body(&mut self) -> PResult<(Option<FireTarget>, Option<Vec<UnitId>>)> {
+        let mut target = None;
+        let mut with = None;
+        loop {
+            if target.is_none() && !self.at_trigger() {
+                if self.eat_words(&["at", "will"]) || self.eat_word("freely") {
+                    target = Some(FireTarget::AtWill);
+                    continue;
+                }
+                if self.eat_any(&["at", "on", "upon", "into"]).is_some() {
+                    target = Some(self.fire_target()?);
+                    continue;
+                }
+            }
+            if with.is_none() && self.partners_ahead() {
+                with = Some(self.fire_partners()?);
+                continue;
+            }
+            return Ok((target, with));
+        }
+    }
+
+    /// Whether the units a fire is combined with follow: "with ...",
+    /// "together with ...", "along with ...". Not "with bayonets" (colour
+    /// for a charge) nor "with 8 castings" (a share).
+    fn partners_ahead(&self) -> bool {
+        if self.at_words(&["together", "with"])
+            || self.at_words(&["along", "with"])
+            || self.at_words(&["jointly", "with"])
+            || self.at_words(&["in", "concert", "with"])
+        {
+            return true;
+        }
+        self.at_word("with") && !TAILS.iter().any(|t| self.at_words(t)) && !self.share_at(1)
+    }
+
+    /// The units a fire is combined with (APSoF V.F.1): "with the 12th Ohio
+    /// and the 14th Ohio", "together with the 12th, the 14th and Battery A".
+    /// The list reads its own "and" and "," when another unit follows, so
+    /// "fire with the 12th Ohio and hold" still has two steps.
+    fn fire_partners(&mut self) -> PResult<Vec<UnitId>> {
+        let _ = self.eat_words(&["together", "with"])
+            || self.eat_words(&["along", "with"])
+            || self.eat_words(&["jointly", "with"])
+            || self.eat_words(&["in", "concert", "with"])
+            || self.eat_word("with");
+        let mut with: Vec<UnitId> = Vec::new();
+        loop {
+            let at = self.here();
+            let id = self.fire_partner()?;
+            if with.contains(&id) {
+                return Err(PErr {
+                    at,
+                    message: format!(
+                        "{} is named twice; name each unit once",
+                        self.unit_called(id)
+                    ),
+                    suggestions: Vec::new(),
+                });
+            }
+            with.push(id);
+            let save = self.pos;
+            let comma = self.eat_punct(',');
+            let and = self.eat_word("and");
+            if (comma || and) && self.partner_follows() {
+                continue;
+            }
+            self.pos = save;
+            return Ok(with);
+        }
+    }
+
+    /// After "," or "and" in a list of partners: whether another unit is
+    /// named (a unit of the side, or words that read as a unit's name
+    /// rather than the next step: "the ...", "13th ...").
+    fn partner_follows(&mut self) -> bool {
+        let save = self.pos;
+        let own = self.ctx.own_units();
+        let found = !matches!(self.name(&own), Lookup::NotFound);
+        self.pos = save;
+        if found {
+            return true;
+        }
+        match self.word_at(0) {
+            Some("the") => self.word_at(1).is_some_and(|w| resolve_verb(w).is_none()),
+            Some(w) => {
+                w.starts_with(|c: char| c.is_ascii_digit())
+                    && super::names::norm_word(w).starts_with('#')
+            }
+            None => false,
+        }
+    }
+
+    /// One unit a fire is combined with. Only units the writer commands
+    /// (the same units he may head an order with), never the firing unit
+    /// itself; an enemy's name or a name of nothing gets the answer any
+    /// unknown friendly name gets, so nothing about unseen enemies leaks.
+    fn fire_partner(&mut self) -> PResult<UnitId> {
+        const ALLOWED: &str = "fire can be combined only with units you command";
+        let at = self.here();
+        let written = self.phrase_text();
+        let me = self.unit.map(|u| u.id);
+        let own = self.ctx.own_units();
+        let allowed = || -> Vec<Candidate<UnitId>> {
+            own.iter()
+                .filter(|c| self.ctx.commands(c.target) && Some(c.target) != me)
+                .cloned()
+                .collect()
+        };
+        let refuse = |message: String, suggestions: Vec<String>| PErr {
+            at,
+            message,
+            suggestions,
+        };
+        if written.is_empty() {
+            return Err(refuse(
+                format!(
+                    "expected a unit you command after 'with', found {}; {ALLOWED}",
+                    self.found()
+                ),
+                Vec::new(),
+            ));
+        }
+        match self.name(&own) {
+            Lookup::Found(id) if Some(id) == me => Err(refuse(
+                format!(
+                    "{} cannot combine fire with itself; name another unit you command",
+                    self.unit_called(id)
+                ),
+                Vec::new(),
+            )),
+            Lookup::Found(id) if !self.ctx.commands(id) => Err(refuse(
+                format!(
+                    "{} is not under your command; {ALLOWED}",
+                    self.unit_called(id)
+                ),
+                Vec::new(),
+            )),
+            Lookup::Found(id) => Ok(id),
+            Lookup::Ambiguous(names) => Err(refuse(
+                format!("'{written}' could mean more than one; write the name in full"),
+                names,
+            )),
+            Lookup::NotFound => Err(refuse(
+                format!("no unit of your side is called '{written}'; {ALLOWED}"),
+                suggest(&written, &allowed()),
+            )),
+        }
+    }
+
+    /// A unit's name in a message: "the 12th Ohio" (a numbered regiment,
+    /// as the head-of-order messages write it), "Ridley's Battery".
+    fn unit_called(&self, id: UnitId) -> String {
+        let name = self
+            .ctx
+            .state
+            .unit(id)
+            .map(|u| u.name.as_str())
+            .unwrap_or("that unit");
+        if name.starts_with(|c: char| c.is_ascii_digit()) {
+            format!("the {name}")
+        } else {
+            name.to_string()
+        }
+    }
+
+    /// Whether a share of a split fire starts `k` tokens ahead: a number
+    /// of castings, "half", "the rest", "the other half", "the remainder",
+    /// "the others".
+    fn share_at(&self, k: usize) -> bool {
+        if matches!(
+            self.toks.get(self.pos + k).map(|t| &t.tok),
+            Some(Tok::Number(_))
+        ) {
+            return true;
+        }
+        match self.word_at(k) {
+            Some("half" | "rest" | "remainder") => true,
+            Some("the") => {
+                self.at_any(k + 1, &["rest", "remainder", "others", "remaining"])
+                    || (self.at_any(k + 1, &["other"]) && self.at_any(k + 2, &["half"]))
+            }
+            _ => false,
+        }
+    }
+
+    /// One share of a split fire (APSoF V.F.2).
+    fn fire_share(&mut self) -> PResult<FireShare> {
+        const CASTINGS: &[&str] = &["castings", "casting", "stands", "stand"];
+        let at = self.here();
+        if let Some(n) = self.number() {
+            if n == 0.0 {
+                return Err(PErr {
+                    at,
+                    message: "a share of 0 castings fires nothing; give 1 casting or more, or leave that target out".to_string(),
+                    suggestions: Vec::new(),
+                });
+            }
+            if n.fract() != 0.0 || !(1.0..=10_000.0).contains(&n) {
+                return Err(PErr {
+                    at,
+                    message: format!(
+                        "{n} is not a number of castings; give a whole number such as 8"
+                    ),
+                    suggestions: Vec::new(),
+                });
+            }
+            self.eat_any(CASTINGS);
+            return Ok(FireShare::Castings(n as u32));
+        }
+        if self.eat_words(&["the", "other", "half"])
+            || self.eat_words(&["the", "rest"])
+            || self.eat_words(&["the", "remainder"])
+            || self.eat_words(&["the", "others"])
+            || self.eat_words(&["the", "remaining"])
+            || self.eat_word("rest")
+            || self.eat_word("remainder")
+        {
+            self.eat_any(CASTINGS);
+            return Ok(FireShare::Rest);
+        }
+        if self.eat_word("half") {
+            // "half of its castings", "half its men".
+            self.eat_word("of");
+            self.eat_any(&["its", "their", "your", "the"]);
+            self.eat_any(&["castings", "men"]);
+            return Ok(FireShare::Half);
+        }
+        Err(self.expected("a share of the castings: a number ('8 castings'), 'half' or 'the rest'"))
+    }
+
+    /// The parts of a split fire (APSoF V.F.2): "8 castings at the 5th
+    /// Tennessee and the rest at the battery", "half at X, half at Y". The
+    /// list reads its own "and" and "," when another share follows, so they
+    /// are not taken for step separators.
+    fn fire_parts(&mut self) -> PResult<Vec<FirePart>> {
+        let mut parts: Vec<(usize, usize, FirePart)> = Vec::new();
+        loop {
+            let at = self.here();
+            let share = self.fire_share()?;
+            if self.eat_any(&["at", "on", "upon", "into"]).is_none() {
+                return Err(self.expected(
+                    "'at' and a target after the share, as in '8 castings at the 5th Tennessee'",
+                ));
+            }
+            let target_at = self.here();
+            let target = self.fire_target()?;
+            parts.push((at, target_at, FirePart { share, target }));
+            let save = self.pos;
+            let comma = self.eat_punct(',');
+            let and = self.eat_word("and");
+            if (comma || and) && self.share_at(0) {
+                continue;
+            }
+            self.pos = save;
+            break;
+        }
+        self.check_split(&parts)?;
+        Ok(parts.into_iter().map(|(_, _, p)| p).collect())
+    }
+
+    /// What a split fire (APSoF V.F.2) may not be, each part given with
+    /// where its share and its target were written. The commander splits
+    /// "in any manner desired", but not into shares that cannot all be
+    /// given: more castings than the unit has, "the rest" twice or alone,
+    /// more than two halves, or one target twice.
+    fn check_split(&self, parts: &[(usize, usize, FirePart)]) -> PResult<()> {
+        let refuse = |at: usize, message: String| PErr {
+            at,
+            message,
+            suggestions: Vec::new(),
+        };
+        if let [(at, _, p)] = parts
+            && p.share == FireShare::Rest
+        {
+            return Err(refuse(
+                *at,
+                "'the rest' needs another part before it; to fire with every casting write 'fire at ...'"
+                    .to_string(),
+            ));
+        }
+        let (mut rests, mut halves, mut castings) = (0, 0, 0u64);
+        for (k, (at, target_at, p)) in parts.iter().enumerate() {
+            match p.share {
+                FireShare::Rest => {
+                    rests += 1;
+                    if rests > 1 {
+                        return Err(refuse(
+                            *at,
+                            "only one part can take 'the rest'; give the others a number of castings or 'half'"
+                                .to_string(),
+                        ));
+                    }
+                }
+                FireShare::Half => {
+                    halves += 1;
+                    if halves > 2 {
+                        return Err(refuse(
+                            *at,
+                            "a unit has only two halves; give the other parts a number of castings or 'the rest'"
+                                .to_string(),
+                        ));
+                    }
+                }
+                FireShare::Castings(n) => {
+                    castings += u64::from(n);
+                    let has = self.unit.map(|u| u.castings).unwrap_or(0);
+                    if castings > u64::from(has) {
+                        let name = self
+                            .unit
+                            .map(|u| self.unit_called(u.id))
+                            .unwrap_or_default();
+                        return Err(refuse(
+                            *at,
+                            format!(
+                                "the shares come to {castings} castings but {name} has {has}; give at most {has} in all, or 'the rest' for what is left"
+                            ),
+                        ));
+                    }
+                }
+            }
+            let earlier = parts.get(..k).unwrap_or_default();
+            if earlier.iter().any(|(_, _, q)| q.target == p.target) {
+                let whom = match p.target {
+                    FireTarget::Unit(u) => self.unit_called(u),
+                    FireTarget::NearestOf(_) => "the nearest enemy of that kind".to_string(),
+                    FireTarget::AtWill => "fire at will".to_string(),
+                };
+                return Err(refuse(
+                    *target_at,
+                    format!(
+                        "{whom} is already the target of another part; give each target one share"
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// "split fire: 10 castings at the 5th Tennessee, 6 at the nearest enemy
+    /// battery", "split its fire between the 5th Tennessee and Ridley's
+    /// Battery" (APSoF V.F.2; "between" two targets is half and the rest).
+    fn split_fire(&mut self, steps: &mut Vec<Step>) -> PResult<()> {
+        self.pos += 1;
+        self.eat_any(&["its", "their", "your", "the"]);
+        self.eat_any(&["fire", "fires", "firing"]);
+        self.eat_any(&["evenly", "equally"]);
+        let parts = if self.eat_any(&["between", "among", "amongst"]).is_some() {
+            let first_at = self.here();
+            let first = self.fire_target()?;
+            if !(self.eat_word("and") || self.eat_punct(',')) {
+                return Err(self.expected(
+                    "'and' and a second target, as in 'split its fire between the 5th Tennessee and Ridley's Battery'",
+                ));
+            }
+            let second_at = self.here();
+            let second = self.fire_target()?;
+            // A third target cannot be an even share: say how to write it.
+            let save = self.pos;
+            let sep = self.eat_punct(',') || self.eat_word("and");
+            let third_at = self.here();
+            if sep
+                && self.word_at(0).is_some_and(|w| resolve_verb(w).is_none())
+                && !self.share_at(0)
+                && self.fire_target().is_ok()
+            {
+                return Err(PErr {
+                    at: third_at,
+                    message: "'between' splits the fire in two; for more targets give each its castings, as in 'split fire: 6 castings at ..., 6 at ..., the rest at ...'".to_string(),
+                    suggestions: Vec::new(),
+                });
+            }
+            self.pos = save;
+            let parts = [
+                (
+                    first_at,
+                    first_at,
+                    FirePart {
+                        share: FireShare::Half,
+                        target: first,
+                    },
+                ),
+                (
+                    second_at,
+                    second_at,
+                    FirePart {
+                        share: FireShare::Rest,
+                        target: second,
+                    },
+                ),
+            ];
+            self.check_split(&parts)?;
+            parts.into_iter().map(|(_, _, p)| p).collect()
+        } else {
+            self.eat_punct(':');
+            self.eat_punct(',');
+            if !self.share_at(0) {
+                return Err(self.expected(
+                    "the shares, as in 'split fire: 10 castings at the 5th Tennessee, 6 at the nearest enemy battery', or 'between' two targets",
+                ));
+            }
+            self.fire_parts()?
+        };
+        steps.push(Step {
+            trigger: Trigger::Then,
+            action: Action::SplitFire { parts },
+        });
+        Ok(())
+    }
+
+    /// "combine fire with the 12th Ohio at the 5th Tennessee", "combine its
+    /// fire with ..." (APSoF V.F.1). Without "fire", "combine with" is
+    /// VII.C's joining of two units ([`Self::combine`]).
+    fn combine_fire(&mut self, steps: &mut Vec<Step>) -> PResult<()> {
+        self.pos += 1;
+        self.eat_any(&["its", "their", "your", "the"]);
+        self.eat_any(&["fire", "fires", "firing"]);
+        let (target, with) = self.fire_body()?;
+        let Some(with) = with else {
+            return Err(self.expected(
+                "'with' and the units you command to fire together, as in 'combine fire with the 12th Ohio'",
+            ));
+        };
+        steps.push(Step {
+            trigger: Trigger::Then,
+            action: Action::FireWith {
+                target: target.unwrap_or(FireTarget::AtWill),
+                with,
+            },
         });
         Ok(())
     }

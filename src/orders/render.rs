@@ -154,6 +154,17 @@ fn action(a: &Action, ctx: &ParseContext) -> String {
                 and_list(&names)
             )
         }
+        // One part only: the other castings hold their fire (V.F.2).
+        Action::SplitFire { parts } if parts.len() == 1 => parts
+            .iter()
+            .map(|p| {
+                format!(
+                    "fire only {} at {}",
+                    share(p.share),
+                    fire_target(&p.target, ctx)
+                )
+            })
+            .collect(),
         Action::SplitFire { parts } => {
             let parts: Vec<String> = parts
                 .iter()
