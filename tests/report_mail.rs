@@ -305,3 +305,53 @@ fn no_mail_to_a_player_names_or_places_an_enemy_his_side_did_not_see() {
     assert!(checked >= 8, "{checked}");
     assert!(saw_enemy, "the script should bring the enemy into sight");
 }
+
+/// The report's orders block ("ORDERS -- edit below and send back") sent
+/// back exactly as it came is read without a single error: every order in
+/// force appears once with its own head, never "10th Ohio: 10th Ohio: ...".
+#[test]
+fn the_orders_block_sent_back_unchanged_is_understood() {
+    let g = GameDir::training("template");
+    g.order_mail(
+        "blue1",
+        "blue@example.test",
+        "Blue",
+        "10th Ohio: advance to Miller's Crossroads in line.\n\n12th Ohio: hold.\n\nREADY",
+    );
+    g.order_mail("grey1", "grey@example.test", "Grey", "READY");
+    g.run_once();
+    assert_eq!(g.open_turn(), 2);
+    let text: String = g
+        .db()
+        .query_row(
+            "SELECT r.text FROM reports r JOIN players p ON p.id = r.player_id
+             WHERE p.name = 'Blue' ORDER BY r.id DESC LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let block = text
+        .split("ORDERS -- edit below and send back")
+        .nth(1)
+        .unwrap()
+        .split("------------------------------------------------------------------------")
+        .nth(1)
+        .unwrap()
+        .trim()
+        .to_string();
+    assert!(
+        block.contains("10th Ohio: advance to Miller's Crossroads in line."),
+        "{block}"
+    );
+    assert!(!block.contains("10th Ohio: 10th Ohio"), "{block}");
+    let before = g.outbox().len();
+    g.order_mail("blue2", "blue@example.test", "Blue", &block);
+    g.run_once();
+    let receipt = g.outbox()[before..].join("\n").replace("=\r\n", "");
+    assert!(receipt.contains("Orders received"), "{receipt}");
+    assert!(!receipt.contains("Not understood"), "{receipt}");
+    assert!(
+        receipt.contains("Orders as understood:") && receipt.contains("advance to"),
+        "{receipt}"
+    );
+}

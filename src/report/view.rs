@@ -655,10 +655,29 @@ fn order_template(
         out.push_str(&format!("From {first}:\n"));
     }
     for u in units {
-        let order = u.active_order.as_deref().unwrap_or("hold");
-        out.push_str(&format!("{}: {}\n", u.name, order));
+        // An order in force is the paragraph as the player wrote it, head
+        // and all ("10th Ohio: advance ..."), so it goes in as it stands:
+        // prefixing the name again made "10th Ohio: 10th Ohio: ...", which
+        // the parser refuses when the block is sent back.
+        match u.active_order.as_deref() {
+            Some(written) if has_head(written) => {
+                out.push_str(written);
+                out.push('\n');
+            }
+            Some(other) => out.push_str(&format!("{}: {other}\n", u.name)),
+            None => out.push_str(&format!("{}: hold\n", u.name)),
+        }
     }
     out
+}
+
+/// Whether an order's text opens with a head ("...:" before the first
+/// full stop): the parser read the paragraph as an order to this unit, so
+/// its head names it. Text without one (a stand-in such as "order #5") is
+/// given the unit's name.
+fn has_head(text: &str) -> bool {
+    let first = text.split(['.', ';']).next().unwrap_or("");
+    first.contains(':')
 }
 
 /// Everything the umpire's report needs besides the state.
