@@ -7,6 +7,8 @@
 //! in line facing south. Everyone has been under fire and fired before, so
 //! no first-fire or perilous modifier applies unless a test sets one.
 
+mod common;
+
 use adjutant::dice::{DiceSource, RollKind, ScriptedDice};
 use adjutant::game::battle_state_from_scenario;
 use adjutant::rules::iron_brigade::events::Event;
@@ -17,6 +19,7 @@ use adjutant::rules::iron_brigade::orders::{
 };
 use adjutant::rules::iron_brigade::state::{BattleState, OfficerId, Pos, Ranks, UnitId};
 use adjutant::rules::iron_brigade::turn::{TurnOutcome, resolve_turn};
+use common::GameDir;
 use std::path::Path;
 
 const TENTH_OHIO: UnitId = UnitId(1);
@@ -587,4 +590,77 @@ fn v_f_1_an_enemy_partner_is_refused_without_its_name() {
         why,
         vec!["fire can be combined only with units of its own side".to_string()]
     );
+}
+
+/// The latest stored report text of `player`, line wrapping undone.
+fn report(g: &GameDir, player: &str) -> String {
+    let text: String = g
+        .db()
+        .query_row(
+            "SELECT r.text FROM reports r JOIN players p ON p.id = r.player_id
+             WHERE p.name = ?1 ORDER BY r.id DESC LIMIT 1",
+            [player],
+            |r| r.get(0),
+        )
+        .unwrap();
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Through the binary, by mail: Blue orders the 10th Ohio to fire at the
+/// 3rd Tennessee together with the 12th Ohio, then next turn splits the
+/// 10th's fire. The receipts read the orders back; the reports tell Blue
+/// his own numbers and Grey only that two Union regiments fired together,
+/// never their names.
+#[test]
+fn combined_and_split_fire_by_mail() {
+    let g = GameDir::with_scenario("volley", "tests/fixtures/scenarios/volley.toml");
+    g.order_mail(
+        "blue1",
+        "blue@example.test",
+        "Blue",
+        "10th Ohio: fire at the 3rd Tennessee together with the 12th Ohio.\n\nREADY",
+    );
+    g.order_mail("grey1", "grey@example.test", "Grey", "READY");
+    g.run_once();
+    assert_eq!(g.open_turn(), 2, "turn 1 was played");
+    let receipts = g.outbox().join("\n").replace("=\r\n", "");
+    assert!(
+        receipts.contains("fire at 3rd Tennessee together with 12th Ohio"),
+        "{receipts}"
+    );
+    let blue = report(&g, "Blue");
+    assert!(
+        blue.contains("10th Ohio and 12th Ohio combine their fire on"),
+        "{blue}"
+    );
+    let grey = report(&g, "Grey");
+    assert!(
+        grey.contains("combine their fire on 3rd Tennessee"),
+        "{grey}"
+    );
+    assert!(
+        !grey.contains("Ohio"),
+        "Grey never learns the regiments' names: {grey}"
+    );
+
+    g.order_mail(
+        "blue2",
+        "blue@example.test",
+        "Blue",
+        "10th Ohio: fire 8 castings at the 3rd Tennessee and the rest at the 5th Tennessee.\n\nREADY",
+    );
+    g.order_mail("grey2", "grey@example.test", "Grey", "READY");
+    g.run_once();
+    assert_eq!(g.open_turn(), 3, "turn 2 was played");
+    let receipts = g.outbox().join("\n").replace("=\r\n", "");
+    assert!(
+        receipts.contains("split fire: 8 castings at 3rd Tennessee, the rest at 5th Tennessee"),
+        "{receipts}"
+    );
+    let blue = report(&g, "Blue");
+    assert!(
+        blue.contains("10th Ohio (8 castings, part of its split fire) fires on"),
+        "{blue}"
+    );
+    assert!(blue.contains("part of its split fire) fires on"), "{blue}");
 }

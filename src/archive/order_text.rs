@@ -88,6 +88,14 @@ fn movement(verb: &str, m: &MoveOrder) -> String {
     s
 }
 
+fn share_words(share: FireShare) -> String {
+    match share {
+        FireShare::Castings(n) => format!("{n} castings"),
+        FireShare::Half => "half".to_string(),
+        FireShare::Rest => "the rest".to_string(),
+    }
+}
+
 fn fire_target(t: &FireTarget, name_of: &dyn Fn(UnitId) -> String) -> String {
     match t {
         FireTarget::AtWill => "will".to_string(),
@@ -130,16 +138,23 @@ fn action(a: &Action, name_of: &dyn Fn(UnitId) -> String) -> String {
                 names.join(", ")
             )
         }
+        Action::SplitFire { parts } if parts.len() == 1 => {
+            let p = &parts[0];
+            format!(
+                "fire only {} at {}",
+                share_words(p.share),
+                fire_target(&p.target, name_of)
+            )
+        }
         Action::SplitFire { parts } => {
             let parts: Vec<String> = parts
                 .iter()
                 .map(|p| {
-                    let share = match p.share {
-                        FireShare::Castings(n) => format!("{n} castings"),
-                        FireShare::Half => "half".to_string(),
-                        FireShare::Rest => "the rest".to_string(),
-                    };
-                    format!("{share} at {}", fire_target(&p.target, name_of))
+                    format!(
+                        "{} at {}",
+                        share_words(p.share),
+                        fire_target(&p.target, name_of)
+                    )
                 })
                 .collect();
             format!("split fire: {}", parts.join(", "))
