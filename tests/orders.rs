@@ -675,6 +675,10 @@ fn error_missing_formation_direction_head_and_trailing_words() {
          write 'split off 4 castings as skirmishers'"
     );
     assert_eq!(
+        msg("10th Ohio: split off 2 stands as skirmishers"),
+        "count in castings, not stands: a stand may hold 2 castings or 4, so write e.g. '8 castings'"
+    );
+    assert_eq!(
         msg("10th Ohio: fire while advancing"),
         "'fire while advancing' goes with a move; write it after 'advance to ...' in the same order"
     );

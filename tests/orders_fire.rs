@@ -448,6 +448,13 @@ fn split_fire_refusals() {
         err("fire 2.5 castings at the 5th Tennessee").message,
         "2.5 is not a number of castings; give a whole number such as 8"
     );
+    // A stand holds 2 castings or 4 (II.A): stands are not guessed at.
+    let e = err("fire 2 stands at the 5th Tennessee and the rest at Ridley");
+    assert_eq!(
+        e.message,
+        "count in castings, not stands: a stand may hold 2 castings or 4, so write e.g. '8 castings'"
+    );
+    assert_eq!((e.line, e.column), (1, 19), "at the word stands");
     let e = err("fire 4 castings at the 5th Tennessee, the rest at Ridley and the rest at will");
     assert_eq!(
         e.message,

@@ -1613,6 +1613,24 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         }
     }
 
+    /// The word after a number of castings: "castings", "casting",
+    /// "figures" or nothing. Stands and companies are refused rather than
+    /// read as castings: a stand holds 4 castings or 2 (II.A), so "2
+    /// stands" could be 4 castings or 8, and Adjutant does not guess.
+    fn castings_word(&mut self) -> PResult<()> {
+        if self.at_any(
+            0,
+            &["stands", "stand", "companies", "company", "bases", "base"],
+        ) {
+            let what = self.word_at(0).unwrap_or_default().to_string();
+            return Err(self.err(format!(
+                "count in castings, not {what}: a stand may hold 2 castings or 4, so write e.g. '8 castings'"
+            )));
+        }
+        self.eat_any(&["castings", "casting", "figures", "figure"]);
+        Ok(())
+    }
+
     /// One share of a split fire (APSoF V.F.2).
     fn fire_share(&mut self) -> PResult<FireShare> {
         const CASTINGS: &[&str] = &["castings", "casting", "stands", "stand"];
@@ -1634,7 +1652,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                     suggestions: Vec::new(),
                 });
             }
-            self.eat_any(CASTINGS);
+            self.castings_word()?;
             return Ok(FireShare::Castings(n as u32));
         }
         if self.eat_words(&["the", "other", "half"])
@@ -1994,14 +2012,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 castings.saturating_sub(1)
             )));
         }
-        self.eat_any(&[
-            "castings",
-            "casting",
-            "stands",
-            "stand",
-            "figures",
-            "companies",
-        ]);
+        self.castings_word()?;
         let new_name = if self.eat_any(&["as", "named", "called"]).is_some() {
             let start = self.here();
             let mut last = start;
