@@ -246,14 +246,19 @@ pub fn lookup<T: Clone + PartialEq>(query: &[String], cands: &[Candidate<T>]) ->
 /// Up to three allowed names nearest to what was written (strsim), for
 /// "did you mean". Only `cands` are considered, never anything else.
 pub fn suggest<T>(written: &str, cands: &[Candidate<T>]) -> Vec<String> {
-    let w = norm_words(written).join(" ");
+    // Compared without the words a name may carry or leave out ("the",
+    // "regiment", ...): "the 13th Ohio" is one figure away from "12th
+    // Ohio", but with "the " in front only of the written one, the two
+    // strings differ from their first letter and score too low.
+    let words = norm_words(written);
+    let w = core(&words).collect::<Vec<_>>().join(" ");
     if w.is_empty() {
         return Vec::new();
     }
     let mut scored: Vec<(f64, &str)> = cands
         .iter()
         .map(|c| {
-            let joined = c.words.join(" ");
+            let joined = core(&c.words).collect::<Vec<_>>().join(" ");
             (strsim::jaro_winkler(&w, &joined), c.display.as_str())
         })
         .filter(|(s, _)| *s >= 0.75)
@@ -388,5 +393,18 @@ mod tests {
         let s = suggest("2nd Wiscosin", &cands());
         assert_eq!(s.first().map(String::as_str), Some("2nd Wisconsin"));
         assert!(suggest("zzzz", &cands()).is_empty());
+    }
+
+    /// "the" (or "regiment", "volunteers") written before a misspelt name
+    /// does not hide the near names.
+    #[test]
+    fn suggestions_ignore_the_optional_words() {
+        let s = suggest("the 3rd Wisconsin", &cands());
+        assert!(
+            s.contains(&"2nd Wisconsin".to_string()) && s.contains(&"6th Wisconsin".to_string()),
+            "{s:?}"
+        );
+        let s = suggest("the 19th Indianna Volunteers", &cands());
+        assert_eq!(s.first().map(String::as_str), Some("19th Indiana"));
     }
 }
