@@ -26,6 +26,13 @@ pub enum SecretError {
 /// O/0 or I/1 confusion between letters and digits.
 const ALPHABET: &[u8; 32] = b"abcdefghijklmnopqrstuvwxyz234567";
 
+/// What a queued mail says in place of a secret it carries: the secret is
+/// put in when the mail is sent, and forgotten once it has left (migration
+/// 0005, `Store::queue_outbound_secret`). As long as a secret, and free of
+/// anything quoted-printable would encode, so the mail's lines keep their
+/// length and the text stays findable.
+pub const MAILED_SECRET_PLACEHOLDER: &str = "[secret-not-stored]";
+
 /// Make a new random secret, e.g. `k7qd-m2xa-p4rt-zn5e`.
 ///
 /// 16 symbols × 5 bits = 80 bits, enough against online guessing through mail

@@ -374,6 +374,19 @@ fn replace_by_mail_mails_a_new_secret_and_the_old_address_no_longer_counts() {
         .trim()
         .to_string();
     assert_eq!(new_secret.len(), 19, "{new_secret}");
+    // The secret left in the mail, and is not kept: the stored message has
+    // a placeholder where the secret was, and the secret kept apart for the
+    // sending was deleted when the mail was marked sent (migration 0005).
+    let raw: Vec<u8> = one(
+        &g,
+        "SELECT raw FROM outbound_mail WHERE kind = 'new-player' AND status = 'sent'",
+    );
+    let stored = decoded(&String::from_utf8_lossy(&raw));
+    assert!(!stored.contains(&new_secret), "{stored}");
+    assert!(stored.contains("PASSWORD [secret-not-stored]"), "{stored}");
+    assert_eq!(one::<i64>(&g, "SELECT COUNT(*) FROM outbound_secrets"), 0);
+    let hash: String = one(&g, "SELECT secret_hash FROM players WHERE name = 'Grey'");
+    assert!(hash.starts_with("$argon2") && !hash.contains(&new_secret));
     // The old address and the old secret are no longer accepted.
     g.order_mail("old", "grey@example.test", "Grey", "3rd Tennessee: hold.");
     g.run_once();
@@ -1002,4 +1015,48 @@ fn turn_plane_commands_by_mail() {
         ),
         "released"
     );
+}
+
+/// REPLACE from the command line queues the new player's mail without
+/// sending it: until the daemon sends it, the secret waits in
+/// `outbound_secrets`, never in the stored message; the next run sends the
+/// mail with the secret in it and forgets the secret.
+#[test]
+fn a_replaced_players_secret_is_kept_only_until_its_mail_has_left() {
+    let (g, _) = umpired();
+    g.run_once();
+    let out = adjutant(g.dir.path())
+        .args([
+            "umpire",
+            "mill",
+            "REPLACE",
+            "Grey",
+            "<longstreet@example.test>",
+        ])
+        .env("USER", "alice")
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(one::<i64>(&g, "SELECT COUNT(*) FROM outbound_secrets"), 1);
+    let kept: String = one(&g, "SELECT secret FROM outbound_secrets");
+    let raw: Vec<u8> = one(
+        &g,
+        "SELECT raw FROM outbound_mail WHERE kind = 'new-player' AND status = 'queued'",
+    );
+    let stored = decoded(&String::from_utf8_lossy(&raw));
+    assert!(!stored.contains(&kept) && stored.contains("[secret-not-stored]"));
+    g.run_once();
+    let welcome = mails_to(&g, "longstreet@example.test");
+    assert_eq!(welcome.len(), 1);
+    assert!(
+        welcome[0].contains(&format!("PASSWORD {kept}")),
+        "{}",
+        welcome[0]
+    );
+    assert_eq!(one::<i64>(&g, "SELECT COUNT(*) FROM outbound_secrets"), 0);
 }

@@ -28,6 +28,10 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
         "0004_umpire_turns",
         include_str!("../../migrations/0004_umpire_turns.sql"),
     ),
+    (
+        "0005_outbound_secrets",
+        include_str!("../../migrations/0005_outbound_secrets.sql"),
+    ),
 ];
 
 /// The schema version this build writes and understands.

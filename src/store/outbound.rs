@@ -106,16 +106,35 @@ impl Store {
         Ok(tx.last_insert_rowid())
     }
 
+    /// Keeps `secret` for the queued message `mail_id`, whose raw carries
+    /// `placeholder` in its place, until the message is sent or given up
+    /// (migration 0005): the secret is put in by [`Store::due_outbound`]
+    /// and never written into `outbound_mail.raw`.
+    pub fn queue_outbound_secret(
+        tx: &Transaction<'_>,
+        mail_id: i64,
+        placeholder: &str,
+        secret: &str,
+    ) -> Result<(), StoreError> {
+        tx.prepare_cached(
+            "INSERT INTO outbound_secrets (mail_id, placeholder, secret) VALUES (?1, ?2, ?3)",
+        )?
+        .execute(params![mail_id, placeholder, secret])?;
+        Ok(())
+    }
+
     /// Queued messages whose next attempt is at or before `now`, earliest
-    /// due first (ties in queue order), at most `limit` of them.
+    /// due first (ties in queue order), at most `limit` of them, each as it
+    /// is to be sent (a secret kept apart put back in its place).
     pub fn due_outbound(&self, now: i64, limit: usize) -> Result<Vec<OutboundMail>, StoreError> {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let mut stmt = self.conn.prepare(
-            "SELECT id, game_id, kind, message_id, recipients_json, raw, in_reply_to, status,
-                    attempts, next_attempt_at, last_error, created_at, sent_at
-             FROM outbound_mail
-             WHERE status = 'queued' AND next_attempt_at <= ?1
-             ORDER BY next_attempt_at, id LIMIT ?2",
+            "SELECT m.id, m.game_id, m.kind, m.message_id, m.recipients_json, m.raw,
+                    m.in_reply_to, m.status, m.attempts, m.next_attempt_at, m.last_error,
+                    m.created_at, m.sent_at, s.placeholder, s.secret
+             FROM outbound_mail m LEFT JOIN outbound_secrets s ON s.mail_id = m.id
+             WHERE m.status = 'queued' AND m.next_attempt_at <= ?1
+             ORDER BY m.next_attempt_at, m.id LIMIT ?2",
         )?;
         let rows = stmt
             .query_map(params![now, limit], |r| {
@@ -127,7 +146,11 @@ impl Store {
                         kind: r.get(2)?,
                         message_id: r.get(3)?,
                         recipients: Vec::new(),
-                        raw: r.get(5)?,
+                        raw: with_secret(
+                            r.get(5)?,
+                            r.get::<_, Option<String>>(13)?,
+                            r.get::<_, Option<String>>(14)?,
+                        ),
                         in_reply_to: r.get(6)?,
                         status: r.get(7)?,
                         attempts: r.get(8)?,
@@ -254,6 +277,30 @@ impl Store {
     }
 }
 
+/// `raw` with every `placeholder` replaced by `secret`, when the message has
+/// a secret kept apart (migration 0005); `raw` unchanged otherwise.
+fn with_secret(raw: Vec<u8>, placeholder: Option<String>, secret: Option<String>) -> Vec<u8> {
+    let (Some(p), Some(s)) = (placeholder, secret) else {
+        return raw;
+    };
+    let (p, s) = (p.as_bytes(), s.as_bytes());
+    if p.is_empty() {
+        return raw;
+    }
+    let mut out = Vec::with_capacity(raw.len() + s.len());
+    let mut i = 0;
+    while i < raw.len() {
+        if raw[i..].starts_with(p) {
+            out.extend_from_slice(s);
+            i += p.len();
+        } else {
+            out.push(raw[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -267,5 +314,20 @@ mod tests {
         assert_eq!(outbound_retry_at(1000, 10), 1000 + 6 * 3600);
         assert_eq!(outbound_retry_at(1000, u32::MAX), 1000 + 6 * 3600);
         assert_eq!(outbound_retry_at(i64::MAX, 1), i64::MAX);
+    }
+
+    #[test]
+    fn a_secret_kept_apart_is_put_back_everywhere_its_placeholder_stands() {
+        let raw = b"Your secret:\r\n    [p]\r\nPASSWORD [p]\r\n".to_vec();
+        let out = with_secret(raw.clone(), Some("[p]".into()), Some("k7qd-m2xa".into()));
+        assert_eq!(
+            out,
+            b"Your secret:\r\n    k7qd-m2xa\r\nPASSWORD k7qd-m2xa\r\n"
+        );
+        assert_eq!(with_secret(raw.clone(), None, None), raw);
+        assert_eq!(
+            with_secret(raw.clone(), Some(String::new()), Some("x".into())),
+            raw
+        );
     }
 }

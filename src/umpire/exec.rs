@@ -783,19 +783,22 @@ fn replace(ctx: &Ctx<'_, '_>, player: &str, address: &str) -> Result<Done, Fail>
         params![pid, hash],
     )?;
     let turn = notice::current_turn_number(ctx.tx, ctx.game_id)?;
+    // The queued mail carries a placeholder; the secret is kept apart until
+    // the mail has left, then forgotten (migration 0005).
+    let shown = secret::MAILED_SECRET_PLACEHOLDER;
     let text = format!(
         "The umpire of game {game} has made you the player {name} ({side}).\n\n\
-         Your secret is:\n\n    {secret}\n\n\
+         Your secret is:\n\n    {shown}\n\n\
          Keep it: it is not kept by Adjutant and is shown only in this mail. To send\n\
          orders, reply to this mail or to any of Adjutant's mails from this address,\n\
-         or write the line\n\n    PASSWORD {secret}\n\nin a mail from anywhere. \
+         or write the line\n\n    PASSWORD {shown}\n\nin a mail from anywhere. \
          Write one paragraph per unit, and READY on a line\nof its own when you have \
          finished the turn. Turn {turn} is the current turn.\n",
         game = ctx.game
     );
     let to = vec![address.clone()];
     let id = format!("a{}-{name}", ctx.seq);
-    queue_letter(
+    let mail_id = queue_letter(
         ctx.tx,
         ctx.mail,
         &ReportLetter {
@@ -812,6 +815,7 @@ fn replace(ctx: &Ctx<'_, '_>, player: &str, address: &str) -> Result<Done, Fail>
             now: ctx.now,
         },
     )?;
+    Store::queue_outbound_secret(ctx.tx, mail_id, shown, &secret)?;
     Ok(Done::line(format!(
         "{name} now plays from {address} (was {}); a new secret was mailed there, and the old address and secret no longer count",
         if old.is_empty() {
