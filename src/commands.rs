@@ -213,7 +213,8 @@ pub fn game_deadline(
         )
     } else {
         let new = change.apply(current)?;
-        let done = adjutant::game::cycle::set_deadlines(&mut store, name, &new, now)?;
+        let done =
+            adjutant::game::cycle::set_deadlines(&mut store, name, &new, &cli_actor(None), now)?;
         (new, done.open_turn, done.deadline_at, true)
     };
     if json {

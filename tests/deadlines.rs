@@ -429,6 +429,7 @@ fn deadlines_are_set_at_create_and_changed_through_the_binary() {
 
     common::adjutant(d)
         .args(["game", "deadline", "mill", "--none", "--remind", "0"])
+        .env("USER", "organiser")
         .assert()
         .success()
         .stdout(predicates::str::contains("runs when every player is READY"));
@@ -442,6 +443,16 @@ fn deadlines_are_set_at_create_and_changed_through_the_binary() {
         )
         .unwrap();
     assert_eq!(audits, 2);
+    // The audit names who changed the schedule from the command line.
+    let actor: String = Connection::open(&db)
+        .unwrap()
+        .query_row(
+            "SELECT actor FROM audit_log WHERE action = 'deadlines-set' ORDER BY id DESC LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(actor, "cli:organiser");
 }
 
 #[test]

@@ -80,12 +80,14 @@ pub fn deadline_settings(store: &Store, game: GameId) -> Result<DeadlineSettings
 
 /// `adjutant game deadline GAME ...`: stores the new settings and
 /// recomputes the open turn's deadline from the moment it opened, in one
-/// transaction with an audit entry. A deadline already past makes the turn
-/// due at the daemon's next cycle.
+/// transaction with an audit entry in `actor`'s name (`cli:<user>` from the
+/// command line). A deadline already past makes the turn due at the
+/// daemon's next cycle.
 pub fn set_deadlines(
     store: &mut Store,
     game: &str,
     settings: &DeadlineSettings,
+    actor: &str,
     now: i64,
 ) -> Result<DeadlineChange, ScheduleError> {
     let id = store
@@ -99,7 +101,7 @@ pub fn set_deadlines(
     settings.deadline_for(now)?;
     let audit = NewAudit {
         game: Some(id),
-        actor: "umpire".into(),
+        actor: actor.to_string(),
         at: now,
         action: "deadlines-set".into(),
         reason: None,
