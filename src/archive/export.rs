@@ -191,15 +191,27 @@ fn dispatch_route(truth: &BattleState, from: &str, to: &str, carrier: Option<&st
             |o| format!("{name} ({})", coords(o.position)),
         )
     };
-    let mut route = vec![at(from)];
     let c = crate::game::dispatches::carrier(carrier);
+    let mut route = Vec::new();
     match c.as_ref().map(|c| (&c.route, c.position)) {
-        // The turn processor's record: every end-of-turn point, then the fate.
+        // The turn processor's record: the point the messenger left from
+        // (where the writer was then), every end-of-turn point, then the
+        // fate. The writer is named at the first point rather than at
+        // where he stands now, which would give the start twice.
         Some((points, _)) if !points.is_empty() => {
-            route.extend(points.iter().map(|p| format!("({})", coords(*p))));
+            route.extend(points.iter().enumerate().map(|(i, p)| {
+                if i == 0 {
+                    format!("{from} ({})", coords(*p))
+                } else {
+                    format!("({})", coords(*p))
+                }
+            }));
         }
-        Some((_, Some(p))) => route.push(format!("messenger ({})", coords(p))),
-        _ => {}
+        Some((_, Some(p))) => {
+            route.push(at(from));
+            route.push(format!("messenger ({})", coords(p)));
+        }
+        _ => route.push(at(from)),
     }
     route.push(at(to));
     let mut out = route.join(" → ");
