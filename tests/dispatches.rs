@@ -103,6 +103,16 @@ fn a_dispatch_is_sent_carried_delivered_read_and_answered() {
     );
     assert!(second.contains("one message a turn (SFRM)"), "{second}");
     assert_eq!(g.count("SELECT COUNT(*) FROM dispatches"), 1);
+    // Nothing in that mail counted: it is refused, not accepted.
+    let submission: String = g
+        .db()
+        .query_row(
+            "SELECT status FROM submissions ORDER BY id DESC LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(submission, "refused");
 
     // Turn 1 played: the messenger leaves Hale and rides 12" toward Reed.
     play(&g, 1, "", "");

@@ -302,16 +302,23 @@ impl SubmissionHandler for OrdersHandler {
                 .and_then(|mut st| st.execute([ctx.submission_id]))
                 .map_err(sql)?;
         }
-        let all_read = parsed.errors.is_empty() || !forwarded.is_empty();
-        let status = match (lines.iter().any(|l| l.is_ok()), all_read) {
-            (_, true) => "accepted",
-            (true, false) => "partial",
-            (false, false)
-                if parsed.ready || parsed.report_request.is_some() || parsed.history.is_some() =>
-            {
-                "accepted"
-            }
-            (false, false) => "refused",
+        // Accepted: everything in it counts. Partial: something counts
+        // (an order, READY, a REPORT or HISTORY request, a paragraph sent
+        // to the umpire) and something was refused — a paragraph not
+        // understood, or an order or dispatch understood but not taken (an
+        // unknown unit, a second dispatch in a turn). Refused: nothing
+        // counts.
+        let unread = !parsed.errors.is_empty() && forwarded.is_empty();
+        let problems = unread || lines.iter().any(|l| l.is_err());
+        let counts = lines.iter().any(|l| l.is_ok())
+            || !forwarded.is_empty()
+            || parsed.ready
+            || parsed.report_request.is_some()
+            || parsed.history.is_some();
+        let status = match (problems, counts) {
+            (false, _) => "accepted",
+            (true, true) => "partial",
+            (true, false) => "refused",
         };
         tx.prepare_cached("UPDATE submissions SET status = ?2 WHERE id = ?1")
             .and_then(|mut st| st.execute(params![ctx.submission_id, status]))
