@@ -626,6 +626,50 @@ impl Explain for CombinedFireReport {
     }
 }
 
+/// The target's morale save after a fire (APSoF V.B.1.vi).
+struct Save {
+    target_remaining: u32,
+    save_pool: DicePool,
+    save_dice: Vec<u8>,
+    save_total: u32,
+}
+
+/// The target's save on what `casualties` leave of `targets` castings,
+/// from `--save-dice` or rolled; no dice when there are no casualties
+/// (docs/rulings.md, V.B.1.vi).
+fn save(
+    dice: &mut CalcDice,
+    given: Option<&[i64]>,
+    target_arm: Arm,
+    targets: u32,
+    casualties: u32,
+) -> Result<Save, CalcError> {
+    let target_remaining = targets - casualties;
+    let save_pool = if casualties == 0 {
+        DicePool::None
+    } else {
+        fire::fire_dice(target_arm, target_remaining)
+    };
+    let save_dice = dice.take(
+        "--save-dice",
+        given,
+        save_pool.count(),
+        &format!(
+            "the save of a target left with {target_remaining} castings after {casualties} casualties"
+        ),
+        &RollPurpose::new(RollKind::MoraleSave, "target"),
+    )?;
+    let save_total = save_pool
+        .total(&save_dice)
+        .map_err(|e| usage(format!("--save-dice: {e}")))?;
+    Ok(Save {
+        target_remaining,
+        save_pool,
+        save_dice,
+        save_total,
+    })
+}
+
 /// `ARM:CASTINGS:EFFECTIVENESS`, e.g. `infantry:18:5`.
 fn parse_combined_firer(s: &str) -> Result<(Arm, u32, u8), CalcError> {
     let bad = |why: &str| {
@@ -709,24 +753,18 @@ fn calc_combined_fire(
             .unwrap_or(1);
     let attack_total = units.iter().map(|u| u.attack_total).sum();
     let casualties = fire::casualties(attack_total, divisor, args.targets);
-    let target_remaining = args.targets - casualties;
-    let save_pool = if casualties == 0 {
-        DicePool::None
-    } else {
-        fire::fire_dice(target_arm, target_remaining)
-    };
-    let save_dice = dice.take(
-        "--save-dice",
+    let Save {
+        target_remaining,
+        save_pool,
+        save_dice,
+        save_total,
+    } = save(
+        dice,
         args.save_dice.as_deref(),
-        save_pool.count(),
-        &format!(
-            "the save of a target left with {target_remaining} castings after {casualties} casualties"
-        ),
-        &RollPurpose::new(RollKind::MoraleSave, "target"),
+        target_arm,
+        args.targets,
+        casualties,
     )?;
-    let save_total = save_pool
-        .total(&save_dice)
-        .map_err(|e| usage(format!("--save-dice: {e}")))?;
     Ok(CombinedFireReport {
         effectiveness: divisor,
         attack_total,
@@ -860,24 +898,18 @@ fn calc_fire(args: &FireArgs, dice: &mut CalcDice) -> Result<FireReport, CalcErr
         .total(&attack_dice)
         .map_err(|e| usage(format!("--dice: {e}")))?;
     let casualties = fire::casualties(attack_total, effectiveness.divisor, a.targets);
-    let target_remaining = a.targets - casualties;
-    let save_pool = if casualties == 0 {
-        DicePool::None
-    } else {
-        fire::fire_dice(target_arm, target_remaining)
-    };
-    let save_dice = dice.take(
-        "--save-dice",
+    let Save {
+        target_remaining,
+        save_pool,
+        save_dice,
+        save_total,
+    } = save(
+        dice,
         args.save_dice.as_deref(),
-        save_pool.count(),
-        &format!(
-            "the save of a target left with {target_remaining} castings after {casualties} casualties"
-        ),
-        &RollPurpose::new(RollKind::MoraleSave, "target"),
+        target_arm,
+        a.targets,
+        casualties,
     )?;
-    let save_total = save_pool
-        .total(&save_dice)
-        .map_err(|e| usage(format!("--save-dice: {e}")))?;
     Ok(FireReport {
         effectiveness: effectiveness.divisor,
         attack_total,
