@@ -543,6 +543,7 @@ pub fn messengers_seen(
     }
     let mut observers: Vec<(Observer, Pos)> = state
         .units_of(side)
+        .filter(|u| on_the_field(u))
         .map(|u| (Observer::Unit(u.id), footprint(u).front_centre()))
         .collect();
     observers.extend(
@@ -571,6 +572,14 @@ pub fn messengers_seen(
     out
 }
 
+/// Whether a unit is still on the field to see or be seen: a unit with no
+/// castings left is gone — destroyed, captured, off the table edge or
+/// combined into another (APSoF VI.C, VII.C) — and its last place is empty
+/// ground.
+fn on_the_field(u: &crate::rules::iron_brigade::state::Unit) -> bool {
+    u.castings > 0
+}
+
 /// Every enemy unit `side` can see this turn, with the nearest observer that
 /// sees it. Observers are the side's units and its officers still on the
 /// field.
@@ -582,6 +591,7 @@ pub fn side_visibility(
 ) -> Visibility {
     let mut observers: Vec<(Observer, Pos)> = state
         .units_of(side)
+        .filter(|u| on_the_field(u))
         .map(|u| (Observer::Unit(u.id), footprint(u).front_centre()))
         .collect();
     observers.extend(
@@ -599,7 +609,7 @@ pub fn side_visibility(
             .collect(),
     );
     let mut vis = Visibility::default();
-    for unit in state.enemies_of(side) {
+    for unit in state.enemies_of(side).filter(|u| on_the_field(u)) {
         let view = target_view(state, index, unit, activity);
         let centre = [view.fp.centre.x, view.fp.centre.y];
         // Observers are sorted by distance to the target's centre; the
@@ -841,5 +851,28 @@ mod tests {
         assert_eq!(vis.seen[&UnitId(2)].observer, Observer::Unit(UnitId(3)));
         let err = can_see(&s, &index, Observer::Unit(UnitId(9)), UnitId(2), &act).unwrap_err();
         assert!(err.to_string().contains("no unit with id 9"));
+    }
+
+    /// A unit with no castings left (destroyed, off the table, combined) is
+    /// gone: its side no longer sees from where it stood, and the enemy no
+    /// longer sees it there.
+    #[test]
+    fn units_with_no_castings_neither_see_nor_are_seen() {
+        let mut s = duel(30.0);
+        s.units
+            .push(Unit::infantry(3, "Near", 0, 20, Pos::new(5.0, 20.0), 0.0));
+        let none = BTreeSet::new();
+        let index = SightIndex::new(&s.terrain);
+        let act = Activity {
+            fired: &none,
+            moved: &none,
+        };
+        s.unit_mut(UnitId(3)).unwrap().castings = 0;
+        let vis = side_visibility(&s, &index, SideId(0), &act);
+        assert_eq!(vis.seen[&UnitId(2)].observer, Observer::Unit(UnitId(1)));
+        let theirs = side_visibility(&s, &index, SideId(1), &act);
+        assert!(!theirs.seen.contains_key(&UnitId(3)), "{theirs:?}");
+        s.unit_mut(UnitId(2)).unwrap().castings = 0;
+        assert!(side_visibility(&s, &index, SideId(0), &act).seen.is_empty());
     }
 }
