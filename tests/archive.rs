@@ -695,6 +695,22 @@ fn set_aside_attempts_have_their_own_marked_pages() {
             "{value} for {purpose} in {section}"
         );
     }
+    // Its outcome is the snapshot the attempt it opened started from, not
+    // the live turn 2's.
+    let (own, live): (String, String) = g
+        .db()
+        .query_row(
+            "SELECT (SELECT state_hash FROM turns WHERE prev_turn_id = ?1 ORDER BY id LIMIT 1),
+                    (SELECT state_hash FROM turns WHERE number = 2 AND superseded_at IS NULL)",
+            [id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_ne!(own, live, "the correction changed the outcome");
+    assert!(
+        redone.contains(&format!("Snapshot at the end</th><td><code>{own}<")),
+        "{redone}"
+    );
     // The attempt links to the one that replaced it.
     assert!(redone.contains("href=\"turn-001.html\""), "{redone}");
 
@@ -709,17 +725,32 @@ fn set_aside_attempts_have_their_own_marked_pages() {
 
     // The live pages link to the attempts they replaced and say so.
     let live1 = text(&first, "turn-001.html");
-    assert!(live1.contains("href=\"turn-001-attempt-1.html\""), "{live1}");
+    assert!(
+        live1.contains("href=\"turn-001-attempt-1.html\""),
+        "{live1}"
+    );
     assert!(live1.contains("set aside</b> by REDO"), "{live1}");
-    assert!(!live1.contains("SET ASIDE"), "the live turn is not set aside");
+    assert!(
+        !live1.contains("SET ASIDE"),
+        "the live turn is not set aside"
+    );
     let live2 = text(&first, "turn-002.html");
-    assert!(live2.contains("href=\"turn-002-attempt-2.html\""), "{live2}");
+    assert!(
+        live2.contains("href=\"turn-002-attempt-2.html\""),
+        "{live2}"
+    );
     assert!(live2.contains("never adjudicated"), "attempt 1: {live2}");
 
     // The index shows the turns played more than once.
     let index = text(&first, "index.html");
-    assert!(index.contains("href=\"turn-001-attempt-1.html\""), "{index}");
-    assert!(index.contains("href=\"turn-003-attempt-1.html\""), "{index}");
+    assert!(
+        index.contains("href=\"turn-001-attempt-1.html\""),
+        "{index}"
+    );
+    assert!(
+        index.contains("href=\"turn-003-attempt-1.html\""),
+        "{index}"
+    );
     assert!(index.contains("attempt 4") || index.contains("(never adjudicated)"));
 }
 

@@ -542,14 +542,11 @@ pub fn export_site(
             .collect::<Vec<_>>(),
     );
     ctx.insert("turns", &rows);
-    ctx.insert(
-        "set_aside",
-        &{
-            let mut v: Vec<&AttemptLine> = lines.values().filter(|l| !l.live).collect();
-            v.sort_by_key(|l| (l.number, l.ordinal));
-            v
-        },
-    );
+    ctx.insert("set_aside", &{
+        let mut v: Vec<&AttemptLine> = lines.values().filter(|l| !l.live).collect();
+        v.sort_by_key(|l| (l.number, l.ordinal));
+        v
+    });
     ctx.insert(
         "audit",
         &archive
@@ -588,19 +585,6 @@ struct AuditRow {
     reason: String,
 }
 
-/// The state at the end of turn `n`: the snapshot turn n+1 starts from.
-fn state_after(archive: &GameArchive, n: u32) -> Result<Option<Snapshot>, ArchiveError> {
-    match archive.turn(n + 1) {
-        None => Ok(None),
-        Some(t) => Snapshot::from_json(&t.state_json)
-            .map(Some)
-            .map_err(|source| ArchiveError::Snapshot {
-                turn: t.number,
-                source,
-            }),
-    }
-}
-
 /// Every unit's orders in words, from the order book after the turn.
 fn book_orders(
     snapshot: &Snapshot,
@@ -630,15 +614,18 @@ fn book_orders(
 /// for a live attempt; for a set-aside one, the first attempt opened from
 /// its outcome (`prev_turn_id`; REDO and ROLLBACK copies keep the same
 /// start snapshot, so any of them would do).
-fn outcome_of(archive: &GameArchive, turn: &TurnRecord) -> Result<Option<Snapshot>, ArchiveError> {
+fn outcome_of<'a>(archive: &'a GameArchive, turn: &TurnRecord) -> Option<&'a TurnRecord> {
     if turn.live {
-        return state_after(archive, turn.number);
+        return archive.turn(turn.number + 1);
     }
-    match archive
+    archive
         .attempts
         .iter()
         .find(|t| t.prev_turn_id == Some(turn.id))
-    {
+}
+
+fn snapshot_of(next: Option<&TurnRecord>) -> Result<Option<Snapshot>, ArchiveError> {
+    match next {
         None => Ok(None),
         Some(t) => Snapshot::from_json(&t.state_json)
             .map(Some)
@@ -666,7 +653,8 @@ fn export_turn(
     let n = turn.number;
     let before = Snapshot::from_json(&turn.state_json)
         .map_err(|source| ArchiveError::Snapshot { turn: n, source })?;
-    let after = outcome_of(archive, turn)?;
+    let next = outcome_of(archive, turn);
+    let after = snapshot_of(next)?;
     let stem = page.stem.as_str();
     // "turn 5" for the live attempt, "turn 5, attempt 1 (set aside)" for
     // one the umpire set aside.
@@ -942,10 +930,7 @@ fn export_turn(
     ctx.insert("clock", &umpire.clock);
     ctx.insert("status", &turn.status);
     ctx.insert("state_hash", &turn.state_hash);
-    ctx.insert(
-        "next_state_hash",
-        &archive.turn(n + 1).map(|t| t.state_hash.clone()),
-    );
+    ctx.insert("next_state_hash", &next.map(|t| t.state_hash.clone()));
     ctx.insert("seed_commitment", &turn.seed_commitment);
     ctx.insert("seed_revealed", &turn.seed_revealed);
     ctx.insert("sides", &side_links);
@@ -973,10 +958,7 @@ fn export_turn(
             })
             .collect();
         let mut ctx = Context::new();
-        ctx.insert(
-            "title",
-            &format!("{} — {which} — fog lifted", archive.name),
-        );
+        ctx.insert("title", &format!("{} — {which} — fog lifted", archive.name));
         ctx.insert("game", &archive.name);
         ctx.insert("turn", &n);
         ctx.insert("which", &which);
