@@ -11,6 +11,11 @@
 //!   side's `sighting` events only (APSoF V.C.3) — never from the truth;
 //! - `fog-NNN.html`, once the game is `finished`: each side's belief beside
 //!   the truth.
+//! - `turn-NNN-attempt-K.html` (with its side and fog pages): attempt K of
+//!   turn N (in the order opened) when an umpire's REDO, ROLLBACK or
+//!   ROLLFORWARD set it aside, drawn by the same `export_turn` from that
+//!   attempt's own rows and marked with the command, who and when; the live
+//!   turn's page and the index link to them.
 //!
 //! The whole site is a pure function of the archive: rows are read in a
 //! stable order, maps are drawn from stored data, and no clock or random
