@@ -711,6 +711,23 @@ fn set_aside_attempts_have_their_own_marked_pages() {
         redone.contains(&format!("Snapshot at the end</th><td><code>{own}<")),
         "{redone}"
     );
+    // The reports its outcome produced (kept with the turn-2 attempt it
+    // opened, set aside unadjudicated with it) are on its page.
+    let opened = attempt_id(&g, 2, 1);
+    let reports = g.count(&format!(
+        "SELECT count(*) FROM reports WHERE turn_id = {opened}"
+    ));
+    assert!(reports > 0, "the REDO'd attempt's reports are stored");
+    assert!(
+        redone.contains("Reports made from this attempt&#x27;s outcome, for turn 2")
+            || redone.contains("Reports made from this attempt's outcome, for turn 2"),
+        "{redone}"
+    );
+    assert_eq!(
+        redone.matches("-report-").count() as i64,
+        reports * 2,
+        "html and text link per report"
+    );
     // The attempt links to the one that replaced it.
     assert!(redone.contains("href=\"turn-001.html\""), "{redone}");
 

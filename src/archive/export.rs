@@ -810,26 +810,38 @@ fn export_turn(
         site.write(&side_file(stem, s.id), html.as_bytes())?;
     }
 
-    // The stored reports, as mailed, beside the page.
-    let mut reports = Vec::new();
-    for r in archive.reports.iter().filter(|r| r.turn_id == turn.id) {
-        let report = format!("turn-{n:03}-report-{}", r.id);
-        site.write(&format!("{report}.txt"), r.text.as_bytes())?;
-        let html_href = match &r.html {
-            Some(h) => {
-                site.write(&format!("{report}.html"), h.as_bytes())?;
-                Some(format!("{report}.html"))
-            }
-            None => None,
-        };
-        reports.push(ReportLink {
-            who: r.player.clone().unwrap_or_else(|| "the umpire".to_string()),
-            side: r.side.clone().unwrap_or_default(),
-            text: r.text.clone(),
-            html_href,
-            text_href: format!("{report}.txt"),
-        });
-    }
+    // The stored reports, as mailed, beside the page. A report is stored
+    // with the attempt it opens (the "report for turn N" is kept with turn
+    // N's attempt). When this attempt's outcome opened an attempt that was
+    // set aside before it was adjudicated, that attempt has no page: the
+    // reports made from this outcome are shown here instead, or nowhere.
+    let mut write_reports = |turn_id: i64, number: u32| -> Result<Vec<ReportLink>, ArchiveError> {
+        let mut out = Vec::new();
+        for r in archive.reports.iter().filter(|r| r.turn_id == turn_id) {
+            let report = format!("turn-{number:03}-report-{}", r.id);
+            site.write(&format!("{report}.txt"), r.text.as_bytes())?;
+            let html_href = match &r.html {
+                Some(h) => {
+                    site.write(&format!("{report}.html"), h.as_bytes())?;
+                    Some(format!("{report}.html"))
+                }
+                None => None,
+            };
+            out.push(ReportLink {
+                who: r.player.clone().unwrap_or_else(|| "the umpire".to_string()),
+                side: r.side.clone().unwrap_or_default(),
+                text: r.text.clone(),
+                html_href,
+                text_href: format!("{report}.txt"),
+            });
+        }
+        Ok(out)
+    };
+    let reports = write_reports(turn.id, n)?;
+    let outcome_reports = match next {
+        Some(nx) if !nx.live && !nx.is_processed() => write_reports(nx.id, nx.number)?,
+        _ => Vec::new(),
+    };
 
     let orders: Vec<OrderRow> = archive
         .orders
@@ -945,6 +957,8 @@ fn export_turn(
     ctx.insert("officers", &umpire.officers);
     ctx.insert("sightings", sights);
     ctx.insert("reports", &reports);
+    ctx.insert("outcome_reports", &outcome_reports);
+    ctx.insert("next_turn", &(n + 1));
     ctx.insert("orders", &orders);
     ctx.insert("events", &event_lines);
     ctx.insert("rolls", &rolls);
