@@ -817,4 +817,17 @@ fn a_set_aside_attempts_side_page_shows_only_what_that_side_saw() {
         let section = section.split("Enemies seen before").next().unwrap();
         assert_eq!(section.matches("<tr><td>").count(), seen, "{section}");
     }
+
+    // Once the game is over, a set-aside attempt gets its fog lifted too,
+    // still marked.
+    adjutant(g.dir.path())
+        .args(["game", "end", "mill", "--because", "the umpire called it"])
+        .assert()
+        .success();
+    let out = tempfile::tempdir().unwrap();
+    let files = export(&g, out.path());
+    let fog = text(&files, "fog-003-attempt-1.html");
+    assert!(fog.contains("SET ASIDE"), "{fog}");
+    assert!(fog.contains("the fog lifted"), "{fog}");
+    assert!(text(&files, "turn-003-attempt-1.html").contains("href=\"fog-003-attempt-1.html\""));
 }
