@@ -524,3 +524,310 @@ fn export_into_a_file_exits_2() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("cannot write"), "{err}");
 }
+
+/// Runs one umpire command through the binary as `alice`; its summary.
+fn umpire_cli(g: &GameDir, command: &[&str]) -> String {
+    let out = adjutant(g.dir.path())
+        .args(["umpire", "mill", "--as", "alice"])
+        .args(command)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{command:?}: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// An umpired game through the binary: turn 1 by mail (held), a SET and a
+/// REDO of it, turns 2 and 3 by `game process`, then ROLLBACK 2 and turn 2
+/// played again. Set aside: turn 1's first attempt (REDO), turn 2's second
+/// attempt and turn 3's (ROLLBACK); turn 2's first attempt and turn 4's
+/// were opened and set aside without being adjudicated.
+fn umpired() -> GameDir {
+    let g = GameDir::training("mill");
+    adjutant(g.dir.path())
+        .args(["game", "umpire", "mill", "--address", "umpire@example.test"])
+        .assert()
+        .success();
+    g.order_mail(
+        "blue1",
+        "blue@example.test",
+        "Blue",
+        "10th Ohio: advance to the crossroads in line.\n\nREADY",
+    );
+    g.order_mail(
+        "grey1",
+        "grey@example.test",
+        "Grey",
+        "3rd Tennessee: advance to the ford.\n\nREADY",
+    );
+    g.run_once();
+    assert_eq!(
+        g.count("SELECT count(*) FROM turns WHERE number = 1 AND status = 'held'"),
+        1,
+        "turn 1 is held for the umpire"
+    );
+    umpire_cli(
+        &g,
+        &["SET 10th Ohio castings 15 BECAUSE \"three castings straggled\""],
+    );
+    let said = umpire_cli(&g, &["REDO"]);
+    assert!(said.contains("adjudicated again"), "{said}");
+    umpire_cli(&g, &["RELEASE"]);
+    for _ in 0..2 {
+        adjutant(g.dir.path())
+            .args(["game", "process", "mill"])
+            .assert()
+            .success();
+        umpire_cli(&g, &["RELEASE"]);
+    }
+    assert_eq!(g.open_turn(), 4);
+    let said = umpire_cli(&g, &["ROLLBACK", "2"]);
+    assert!(said.contains("rolled back to turn 2"), "{said}");
+    adjutant(g.dir.path())
+        .args(["game", "process", "mill"])
+        .assert()
+        .success();
+    umpire_cli(&g, &["RELEASE"]);
+    assert_eq!(g.open_turn(), 3);
+    g
+}
+
+/// The row id of the `ordinal`-th attempt (from 1, in the order opened) of
+/// turn `n`.
+fn attempt_id(g: &GameDir, n: u32, ordinal: u32) -> i64 {
+    g.db()
+        .query_row(
+            "SELECT id FROM turns WHERE number = ?1 ORDER BY id LIMIT 1 OFFSET ?2",
+            [n, ordinal - 1],
+            |r| r.get(0),
+        )
+        .unwrap()
+}
+
+#[test]
+fn set_aside_attempts_have_their_own_marked_pages() {
+    let g = umpired();
+    // Replay checks the very attempts the pages show.
+    let (code, out, _) = replay(g.dir.path(), &["mill"]);
+    assert_eq!(code, 0, "{out}");
+
+    let a = tempfile::tempdir().unwrap();
+    let b = tempfile::tempdir().unwrap();
+    let first = export(&g, a.path());
+    let second = export(&g, b.path());
+    assert_eq!(
+        first.keys().collect::<Vec<_>>(),
+        second.keys().collect::<Vec<_>>()
+    );
+    for (name, bytes) in &first {
+        assert!(second[name] == *bytes, "{name} differs between two exports");
+    }
+    for (name, bytes) in &first {
+        if name.ends_with(".html") {
+            for link in local_links(&String::from_utf8_lossy(bytes)) {
+                assert!(first.contains_key(&link), "{name} links to missing {link}");
+            }
+        }
+    }
+
+    // The adjudicated set-aside attempts have pages, side pages included;
+    // those never adjudicated have none.
+    for stem in ["001-attempt-1", "002-attempt-2", "003-attempt-1"] {
+        for f in [
+            format!("turn-{stem}.html"),
+            format!("turn-{stem}-side-0.html"),
+            format!("turn-{stem}-side-1.html"),
+        ] {
+            assert!(first.contains_key(&f), "{f} missing: {:?}", first.keys());
+        }
+    }
+    for f in ["turn-002-attempt-1.html", "turn-004-attempt-1.html"] {
+        assert!(!first.contains_key(f), "{f}: never adjudicated");
+    }
+    // The live turns keep their names.
+    for f in ["turn-001.html", "turn-002.html", "turn-002-side-0.html"] {
+        assert!(first.contains_key(f), "{f} missing");
+    }
+    assert!(!first.contains_key("turn-003.html"), "turn 3 is open again");
+
+    // REDO: marked, with who, the command and the correction that was
+    // the reason for it.
+    let redone = text(&first, "turn-001-attempt-1.html");
+    assert!(redone.contains("Turn 1, attempt 1 — set aside"), "{redone}");
+    assert!(redone.contains("SET ASIDE"), "{redone}");
+    assert!(redone.contains("<td>REDO</td>"), "{redone}");
+    assert!(redone.contains("cli:alice"), "{redone}");
+    assert!(redone.contains("three castings straggled"), "{redone}");
+    assert!(redone.contains("held (applied by the REDO)"), "{redone}");
+    assert!(redone.contains("<svg"), "the attempt's true map");
+    // ... its own events and dice, with their purposes, exactly.
+    let id = attempt_id(&g, 1, 1);
+    let events = g.count(&format!("SELECT count(*) FROM events WHERE turn_id = {id}"));
+    assert!(events > 1, "turn-input, the engine's events, sightings");
+    let section = redone.split("<h2>Events</h2>").nth(1).unwrap();
+    let section = section.split("<h2>").next().unwrap();
+    assert_eq!(
+        section.matches("<tr><td class=\"num\">").count() as i64,
+        events,
+        "{section}"
+    );
+    let db = g.db();
+    let mut st = db
+        .prepare("SELECT value, purpose FROM dice_rolls WHERE turn_id = ?1 ORDER BY seq")
+        .unwrap();
+    let dice: Vec<(i64, String)> = st
+        .query_map([id], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let section = redone.split("<h2>Dice</h2>").nth(1).unwrap();
+    let section = section.split("<h2>").next().unwrap();
+    if dice.is_empty() {
+        assert!(section.contains("No dice were rolled"), "{section}");
+    }
+    for (value, purpose) in &dice {
+        assert!(
+            section.contains(&format!("{value} <small>of d")) && section.contains(purpose.as_str()),
+            "{value} for {purpose} in {section}"
+        );
+    }
+    // Its outcome is the snapshot the attempt it opened started from, not
+    // the live turn 2's.
+    let (own, live): (String, String) = g
+        .db()
+        .query_row(
+            "SELECT (SELECT state_hash FROM turns WHERE prev_turn_id = ?1 ORDER BY id LIMIT 1),
+                    (SELECT state_hash FROM turns WHERE number = 2 AND superseded_at IS NULL)",
+            [id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_ne!(own, live, "the correction changed the outcome");
+    assert!(
+        redone.contains(&format!("Snapshot at the end</th><td><code>{own}<")),
+        "{redone}"
+    );
+    // The reports its outcome produced (kept with the turn-2 attempt it
+    // opened, set aside unadjudicated with it) are on its page.
+    let opened = attempt_id(&g, 2, 1);
+    let reports = g.count(&format!(
+        "SELECT count(*) FROM reports WHERE turn_id = {opened}"
+    ));
+    assert!(reports > 0, "the REDO'd attempt's reports are stored");
+    assert!(
+        redone.contains("Reports made from this attempt&#x27;s outcome, for turn 2")
+            || redone.contains("Reports made from this attempt's outcome, for turn 2"),
+        "{redone}"
+    );
+    assert_eq!(
+        redone.matches("-report-").count() as i64,
+        reports * 2,
+        "html and text link per report"
+    );
+    // The attempt links to the one that replaced it.
+    assert!(redone.contains("href=\"turn-001.html\""), "{redone}");
+
+    // ROLLBACK: the command as written, for both turns it set aside.
+    for f in ["turn-002-attempt-2.html", "turn-003-attempt-1.html"] {
+        let page = text(&first, f);
+        assert!(page.contains("SET ASIDE"), "{f}");
+        assert!(page.contains("<td>ROLLBACK</td>"), "{f}: {page}");
+        assert!(page.contains("ROLLBACK 2"), "{f}: {page}");
+        assert!(page.contains("cli:alice"), "{f}");
+    }
+
+    // The live pages link to the attempts they replaced and say so.
+    let live1 = text(&first, "turn-001.html");
+    assert!(
+        live1.contains("href=\"turn-001-attempt-1.html\""),
+        "{live1}"
+    );
+    assert!(live1.contains("set aside</b> by REDO"), "{live1}");
+    assert!(
+        !live1.contains("SET ASIDE"),
+        "the live turn is not set aside"
+    );
+    let live2 = text(&first, "turn-002.html");
+    assert!(
+        live2.contains("href=\"turn-002-attempt-2.html\""),
+        "{live2}"
+    );
+    assert!(live2.contains("never adjudicated"), "attempt 1: {live2}");
+
+    // The index shows the turns played more than once.
+    let index = text(&first, "index.html");
+    assert!(
+        index.contains("href=\"turn-001-attempt-1.html\""),
+        "{index}"
+    );
+    assert!(
+        index.contains("href=\"turn-003-attempt-1.html\""),
+        "{index}"
+    );
+    assert!(index.contains("attempt 4") || index.contains("(never adjudicated)"));
+}
+
+#[test]
+fn a_set_aside_attempts_side_page_shows_only_what_that_side_saw() {
+    let g = umpired();
+    let out = tempfile::tempdir().unwrap();
+    let files = export(&g, out.path());
+    let id = attempt_id(&g, 3, 1);
+    // Side 0 is the Union, side 1 the Confederates (scenario order).
+    for stem in ["003-attempt-1", "001-attempt-1"] {
+        for (side, own, enemy) in [(0, "Union", "Confederate"), (1, "Confederate", "Union")] {
+            let file = format!("turn-{stem}-side-{side}.html");
+            let page = text(&files, &file);
+            assert!(page.contains("SET ASIDE"), "{file}");
+            assert!(page.contains(&format!("what the {own} side saw")), "{page}");
+            for name in unit_names(own) {
+                assert!(page.contains(&name), "own unit {name} missing from {file}");
+            }
+            for name in unit_names(enemy) {
+                assert!(!page.contains(&name), "{file} names enemy unit {name}");
+            }
+            assert!(!page.contains("Castings"), "{file}");
+            assert!(!page.contains("Morale"), "{file}");
+            // Nothing of the umpire's: not his reason, not the truth.
+            assert!(!page.contains("three castings straggled"), "{file}");
+            assert!(!page.contains("True map"), "{file}");
+        }
+    }
+    // What a set-aside attempt's side page says it saw is exactly that
+    // attempt's own sighting record.
+    for side in [0, 1] {
+        let data: String = g
+            .db()
+            .query_row(
+                "SELECT data_json FROM events WHERE turn_id = ?1 AND kind = 'sighting'
+                 AND json_extract(data_json, '$.side') = ?2",
+                [id, side],
+                |r| r.get(0),
+            )
+            .unwrap();
+        let seen = serde_json::from_str::<serde_json::Value>(&data).unwrap()["seen"]["seen"]
+            .as_object()
+            .map_or(0, |m| m.len());
+        let page = text(&files, &format!("turn-003-attempt-1-side-{side}.html"));
+        let section = page.split("Enemies in sight").nth(1).unwrap();
+        let section = section.split("Enemies seen before").next().unwrap();
+        assert_eq!(section.matches("<tr><td>").count(), seen, "{section}");
+    }
+
+    // Once the game is over, a set-aside attempt gets its fog lifted too,
+    // still marked.
+    adjutant(g.dir.path())
+        .args(["game", "end", "mill", "--because", "the umpire called it"])
+        .assert()
+        .success();
+    let out = tempfile::tempdir().unwrap();
+    let files = export(&g, out.path());
+    let fog = text(&files, "fog-003-attempt-1.html");
+    assert!(fog.contains("SET ASIDE"), "{fog}");
+    assert!(fog.contains("the fog lifted"), "{fog}");
+    assert!(text(&files, "turn-003-attempt-1.html").contains("href=\"fog-003-attempt-1.html\""));
+}

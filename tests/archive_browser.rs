@@ -1,5 +1,6 @@
 //! The exported archive in a real browser (issue #6): headless Chromium
-//! from Debian's packages loads the index and one turn page from `file://`,
+//! from Debian's packages loads the index, one turn page, one side page and
+//! the page of a turn attempt the umpire set aside from `file://`,
 //! takes screenshots, and the test checks that the browser logged no
 //! console message (our pages have no script, so any console line is an
 //! error: an exception, a refused resource) and that the screenshots are
@@ -170,12 +171,28 @@ fn the_exported_archive_renders_in_chromium_without_console_errors() {
         "the console check did not see a deliberate error:\n{log}"
     );
 
+    // An umpired game whose turn 1 was adjudicated twice (REDO), so the
+    // site has a set-aside attempt's page to load too.
     let g = GameDir::training("mill");
-    for _ in 0..3 {
+    adjutant(g.dir.path())
+        .args(["game", "umpire", "mill", "--address", "umpire@example.test"])
+        .assert()
+        .success();
+    let umpire = |command: &str| {
+        adjutant(g.dir.path())
+            .args(["umpire", "mill", "--as", "alice", command])
+            .assert()
+            .success();
+    };
+    for n in 1..=3 {
         adjutant(g.dir.path())
             .args(["game", "process", "mill"])
             .assert()
             .success();
+        if n == 1 {
+            umpire("REDO");
+        }
+        umpire("RELEASE");
     }
     let site = g.path("site");
     adjutant(g.dir.path())
@@ -187,6 +204,7 @@ fn the_exported_archive_renders_in_chromium_without_console_errors() {
         ("index.html", "index.png"),
         ("turn-003.html", "turn-003.png"),
         ("turn-003-side-0.html", "turn-003-side-0.png"),
+        ("turn-001-attempt-1.html", "turn-001-attempt-1.png"),
     ] {
         let png = shots.join(shot);
         let _ = std::fs::remove_file(&png);

@@ -11,6 +11,11 @@
 //!   side's `sighting` events only (APSoF V.C.3) — never from the truth;
 //! - `fog-NNN.html`, once the game is `finished`: each side's belief beside
 //!   the truth.
+//! - `turn-NNN-attempt-K.html` (with its side and fog pages): attempt K of
+//!   turn N (in the order opened) when an umpire's REDO, ROLLBACK or
+//!   ROLLFORWARD set it aside, drawn by the same `export_turn` from that
+//!   attempt's own rows and marked with the command, who and when; the live
+//!   turn's page and the index link to them.
 //!
 //! The whole site is a pure function of the archive: rows are read in a
 //! stable order, maps are drawn from stored data, and no clock or random
@@ -89,16 +94,150 @@ impl Scale {
     }
 }
 
-fn turn_file(n: u32) -> String {
-    format!("turn-{n:03}.html")
+/// The part of an attempt's file names after `turn-`/`fog-`: `005` for
+/// the live attempt of turn 5, `005-attempt-2` for its second attempt when
+/// that one was set aside.
+fn live_stem(n: u32) -> String {
+    format!("{n:03}")
 }
 
-fn side_file(n: u32, side: SideId) -> String {
-    format!("turn-{n:03}-side-{}.html", side.0)
+fn set_aside_stem(n: u32, ordinal: usize) -> String {
+    format!("{n:03}-attempt-{ordinal}")
 }
 
-fn fog_file(n: u32) -> String {
-    format!("fog-{n:03}.html")
+fn turn_file(stem: &str) -> String {
+    format!("turn-{stem}.html")
+}
+
+fn side_file(stem: &str, side: SideId) -> String {
+    format!("turn-{stem}-side-{}.html", side.0)
+}
+
+fn fog_file(stem: &str) -> String {
+    format!("fog-{stem}.html")
+}
+
+/// How an attempt was set aside, from its `turn_changes` row and the
+/// audit row of the umpire's command that made it.
+#[derive(Debug, Clone, Serialize)]
+struct SetAsideLine {
+    /// `REDO`, `ROLLBACK` or `ROLLFORWARD`.
+    command: String,
+    actor: String,
+    /// UTC.
+    at: String,
+    /// The command as the umpire wrote it (audit log), if recorded.
+    written: String,
+    /// The reason the audit log gives, if any.
+    reason: String,
+}
+
+/// One attempt of a turn number, for the lists of attempts.
+#[derive(Debug, Clone, Serialize)]
+struct AttemptLine {
+    number: u32,
+    /// 1, 2, ... in the order the attempts of the number were opened.
+    ordinal: usize,
+    /// The store's `attempt` counter (1, +1 per REDO, 1 again after a
+    /// ROLLBACK), as `adjutant replay` names it.
+    counter: u32,
+    live: bool,
+    status: String,
+    processed: bool,
+    /// Its page, when it has one (processed attempts).
+    href: Option<String>,
+    set_aside: Option<SetAsideLine>,
+}
+
+/// Every attempt of the game, by row id, with its place among the
+/// attempts of its number and how it was set aside.
+fn attempt_lines(archive: &GameArchive) -> BTreeMap<i64, AttemptLine> {
+    // A change's audit row: the k-th command of its kind by the same actor
+    // at the same second is the k-th such change (one transaction writes
+    // both, with the same clock).
+    let mut nth: BTreeMap<(&str, &str, i64), usize> = BTreeMap::new();
+    let mut by_change: BTreeMap<i64, SetAsideLine> = BTreeMap::new();
+    for c in &archive.changes {
+        let k = nth
+            .entry((c.kind.as_str(), c.actor.as_str(), c.at))
+            .or_insert(0);
+        let action = format!("umpire-{}", c.kind);
+        let audit = archive
+            .audit
+            .iter()
+            .filter(|a| a.action == action && a.actor == c.actor && a.at == c.at)
+            .nth(*k);
+        *k += 1;
+        by_change.insert(
+            c.id,
+            SetAsideLine {
+                command: c.kind.to_uppercase(),
+                actor: c.actor.clone(),
+                at: format_local(c.at, "UTC"),
+                written: audit.map(|a| a.what.clone()).unwrap_or_default(),
+                reason: audit.and_then(|a| a.reason.clone()).unwrap_or_default(),
+            },
+        );
+    }
+    let mut ordinal: BTreeMap<u32, usize> = BTreeMap::new();
+    let mut out = BTreeMap::new();
+    for t in &archive.attempts {
+        let k = ordinal.entry(t.number).or_insert(0);
+        *k += 1;
+        let processed = t.is_processed();
+        let stem = if t.live {
+            live_stem(t.number)
+        } else {
+            set_aside_stem(t.number, *k)
+        };
+        out.insert(
+            t.id,
+            AttemptLine {
+                number: t.number,
+                ordinal: *k,
+                counter: t.attempt,
+                live: t.live,
+                status: t.status.clone(),
+                processed,
+                href: processed.then(|| turn_file(&stem)),
+                set_aside: t.superseded_by.and_then(|c| by_change.get(&c).cloned()),
+            },
+        );
+    }
+    out
+}
+
+/// Which attempt a page is of.
+struct AttemptPage<'a> {
+    /// See [`live_stem`].
+    stem: String,
+    line: &'a AttemptLine,
+    /// The other attempts of the same number, in the order opened.
+    others: Vec<&'a AttemptLine>,
+}
+
+/// One umpire's correction on a turn page.
+#[derive(Serialize)]
+struct CorrectionLine {
+    unit: String,
+    field: String,
+    value: String,
+    previous: String,
+    made_while: String,
+    actor: String,
+    at: String,
+    reason: String,
+}
+
+/// `{"field": "castings", "value": 15}` → `15`; anything else as stored.
+fn set_value_text(json: &str) -> String {
+    match serde_json::from_str::<serde_json::Value>(json) {
+        Ok(v) => match v.get("value").unwrap_or(&v) {
+            serde_json::Value::String(s) => s.clone(),
+            x => x.to_string(),
+        },
+        Err(_) => json.to_string(),
+    }
 }
 
 #[derive(Serialize)]
@@ -115,6 +254,8 @@ struct TurnRow {
     href: String,
     fog_href: Option<String>,
     sides: Vec<Link>,
+    /// The turn's other attempts, set aside, when it had more than one.
+    set_aside: Vec<AttemptLine>,
     processed_at: String,
     orders: usize,
     events: usize,
@@ -299,16 +440,54 @@ pub fn export_site(
     };
     site.write("style.css", STYLE.as_bytes())?;
 
-    let processed: Vec<&TurnRecord> = archive.turns.iter().filter(|t| t.is_processed()).collect();
+    // Every processed attempt, live or set aside, by number then row id:
+    // an attempt's predecessor (`prev_turn_id`) always comes before it.
+    let lines = attempt_lines(archive);
+    let processed: Vec<&TurnRecord> = archive
+        .attempts
+        .iter()
+        .filter(|t| t.is_processed())
+        .collect();
     let total = processed.len();
-    let mut known: BTreeMap<SideId, LastKnown> = BTreeMap::new();
+    // What each side remembers at the end of each attempt, along that
+    // attempt's own timeline: a set-aside attempt's side pages remember
+    // only what the side saw in the attempts that led to it.
+    let mut known_after: BTreeMap<i64, BTreeMap<SideId, LastKnown>> = BTreeMap::new();
     progress(0, total);
     let mut sides_of_turn: BTreeMap<u32, Vec<Link>> = BTreeMap::new();
     for (i, turn) in processed.iter().enumerate() {
+        let prev = turn.prev_turn_id.or_else(|| {
+            turn.number
+                .checked_sub(1)
+                .and_then(|p| archive.turn(p))
+                .map(|t| t.id)
+        });
+        let mut known = prev
+            .and_then(|p| known_after.get(&p))
+            .cloned()
+            .unwrap_or_default();
+        let Some(line) = lines.get(&turn.id) else {
+            continue;
+        };
+        let page = AttemptPage {
+            stem: if turn.live {
+                live_stem(turn.number)
+            } else {
+                set_aside_stem(turn.number, line.ordinal)
+            },
+            line,
+            others: lines
+                .values()
+                .filter(|l| l.number == turn.number && l.ordinal != line.ordinal)
+                .collect(),
+        };
         let links = export_turn(
-            archive, turn, &scale, &tera, &mut known, fog_lifted, &mut site,
+            archive, turn, &page, &scale, &tera, &mut known, fog_lifted, &mut site,
         )?;
-        sides_of_turn.insert(turn.number, links);
+        known_after.insert(turn.id, known);
+        if turn.live {
+            sides_of_turn.insert(turn.number, links);
+        }
         progress(i + 1, total);
     }
 
@@ -321,9 +500,14 @@ pub fn export_site(
                 number: t.number,
                 status: t.status.clone(),
                 processed,
-                href: turn_file(t.number),
-                fog_href: (processed && fog_lifted).then(|| fog_file(t.number)),
+                href: turn_file(&live_stem(t.number)),
+                fog_href: (processed && fog_lifted).then(|| fog_file(&live_stem(t.number))),
                 sides: sides_of_turn.remove(&t.number).unwrap_or_default(),
+                set_aside: lines
+                    .values()
+                    .filter(|l| l.number == t.number && !l.live)
+                    .cloned()
+                    .collect(),
                 processed_at: t
                     .processed_at
                     .map(|ts| format_local(ts, "UTC"))
@@ -363,6 +547,11 @@ pub fn export_site(
             .collect::<Vec<_>>(),
     );
     ctx.insert("turns", &rows);
+    ctx.insert("set_aside", &{
+        let mut v: Vec<&AttemptLine> = lines.values().filter(|l| !l.live).collect();
+        v.sort_by_key(|l| (l.number, l.ordinal));
+        v
+    });
     ctx.insert(
         "audit",
         &archive
@@ -401,19 +590,6 @@ struct AuditRow {
     reason: String,
 }
 
-/// The state at the end of turn `n`: the snapshot turn n+1 starts from.
-fn state_after(archive: &GameArchive, n: u32) -> Result<Option<Snapshot>, ArchiveError> {
-    match archive.turn(n + 1) {
-        None => Ok(None),
-        Some(t) => Snapshot::from_json(&t.state_json)
-            .map(Some)
-            .map_err(|source| ArchiveError::Snapshot {
-                turn: t.number,
-                source,
-            }),
-    }
-}
-
 /// Every unit's orders in words, from the order book after the turn.
 fn book_orders(
     snapshot: &Snapshot,
@@ -439,9 +615,40 @@ fn book_orders(
     out
 }
 
+/// The state at the end of attempt `turn`: the live timeline's next turn
+/// for a live attempt; for a set-aside one, the first attempt opened from
+/// its outcome (`prev_turn_id`; REDO and ROLLBACK copies keep the same
+/// start snapshot, so any of them would do).
+fn outcome_of<'a>(archive: &'a GameArchive, turn: &TurnRecord) -> Option<&'a TurnRecord> {
+    if turn.live {
+        return archive.turn(turn.number + 1);
+    }
+    archive
+        .attempts
+        .iter()
+        .find(|t| t.prev_turn_id == Some(turn.id))
+}
+
+fn snapshot_of(next: Option<&TurnRecord>) -> Result<Option<Snapshot>, ArchiveError> {
+    match next {
+        None => Ok(None),
+        Some(t) => Snapshot::from_json(&t.state_json)
+            .map(Some)
+            .map_err(|source| ArchiveError::Snapshot {
+                turn: t.number,
+                source,
+            }),
+    }
+}
+
+/// The umpire's page of one attempt (the live one or one set aside), its
+/// side pages and, once the fog is lifted, its fog page. `known` is what
+/// each side remembered before it, along the attempt's own timeline.
+#[allow(clippy::too_many_arguments)]
 fn export_turn(
     archive: &GameArchive,
     turn: &TurnRecord,
+    page: &AttemptPage<'_>,
     scale: &Scale,
     tera: &Tera,
     known: &mut BTreeMap<SideId, LastKnown>,
@@ -451,7 +658,25 @@ fn export_turn(
     let n = turn.number;
     let before = Snapshot::from_json(&turn.state_json)
         .map_err(|source| ArchiveError::Snapshot { turn: n, source })?;
-    let after = state_after(archive, n)?;
+    let next = outcome_of(archive, turn);
+    let after = snapshot_of(next)?;
+    let stem = page.stem.as_str();
+    // "turn 5" for the live attempt, "turn 5, attempt 1 (set aside)" for
+    // one the umpire set aside.
+    let which = if turn.live {
+        format!("turn {n}")
+    } else {
+        format!("turn {n}, attempt {} (set aside)", page.line.ordinal)
+    };
+    // What a side page may say of how the attempt was set aside: the
+    // command, who and when; never the written command or a reason, which
+    // may name units of either side.
+    let side_note = page.line.set_aside.as_ref().map(|s| {
+        format!(
+            "This attempt of turn {n} was set aside by the umpire's {} ({}, {} UTC); it is not part of the game as played. The turn as it stands is on the turn's own pages.",
+            s.command, s.actor, s.at
+        )
+    });
     let truth: &BattleState = after.as_ref().map_or(&before.battle, |s| &s.battle);
     let names: BTreeMap<UnitId, String> = before
         .battle
@@ -502,7 +727,7 @@ fn export_turn(
         // the umpire's page) is what it was told.
         let mut view = side_view(truth, side.id, &vis, lk, &inputs)?;
         view.map.title = format!(
-            "{} — {} — end of turn {n}, {}",
+            "{} — {} — end of {which}, {}",
             archive.name, side.name, view.clock
         );
         side_turns.push(SideTurn {
@@ -535,7 +760,7 @@ fn export_turn(
     );
     let mut true_map = umpire.map.clone();
     true_map.title = format!(
-        "{} — true map — end of turn {n}, {}",
+        "{} — true map — end of {which}, {}",
         archive.name, umpire.clock
     );
     let true_svg = map_svg(&true_map);
@@ -544,19 +769,22 @@ fn export_turn(
         .iter()
         .map(|s| Link {
             label: s.name.clone(),
-            href: side_file(n, s.id),
+            href: side_file(stem, s.id),
         })
         .collect();
+    // Previous and next turn of the live timeline; a set-aside attempt's
+    // page links to the turn's other attempts instead.
     let nav = |ctx: &mut Context| {
+        let live = |t: &&TurnRecord| turn.live && t.is_processed();
         let prev = n
             .checked_sub(1)
             .and_then(|p| archive.turn(p))
-            .filter(|t| t.is_processed())
-            .map(|t| turn_file(t.number));
+            .filter(live)
+            .map(|t| turn_file(&live_stem(t.number)));
         let next = archive
             .turn(n + 1)
-            .filter(|t| t.is_processed())
-            .map(|t| turn_file(t.number));
+            .filter(live)
+            .map(|t| turn_file(&live_stem(t.number)));
         ctx.insert("prev", &prev);
         ctx.insert("next", &next);
     };
@@ -566,40 +794,54 @@ fn export_turn(
         let mut ctx = Context::new();
         ctx.insert(
             "title",
-            &format!("{} — turn {n} — {} view", archive.name, s.name),
+            &format!("{} — {which} — {} view", archive.name, s.name),
         );
         ctx.insert("game", &archive.name);
         ctx.insert("turn", &n);
+        ctx.insert("which", &which);
+        ctx.insert("set_aside_note", &side_note);
         ctx.insert("clock", &umpire.clock);
         ctx.insert("side", &s.name);
         ctx.insert("svg", &s.svg);
         ctx.insert("seen", &s.seen);
         ctx.insert("last_known", &s.last_known);
-        ctx.insert("turn_href", &turn_file(n));
+        ctx.insert("turn_href", &turn_file(stem));
         let html = tera.render("side.html", &ctx).map_err(tera_err)?;
-        site.write(&side_file(n, s.id), html.as_bytes())?;
+        site.write(&side_file(stem, s.id), html.as_bytes())?;
     }
 
-    // The stored reports, as mailed, beside the page.
-    let mut reports = Vec::new();
-    for r in archive.reports.iter().filter(|r| r.turn_id == turn.id) {
-        let stem = format!("turn-{n:03}-report-{}", r.id);
-        site.write(&format!("{stem}.txt"), r.text.as_bytes())?;
-        let html_href = match &r.html {
-            Some(h) => {
-                site.write(&format!("{stem}.html"), h.as_bytes())?;
-                Some(format!("{stem}.html"))
-            }
-            None => None,
-        };
-        reports.push(ReportLink {
-            who: r.player.clone().unwrap_or_else(|| "the umpire".to_string()),
-            side: r.side.clone().unwrap_or_default(),
-            text: r.text.clone(),
-            html_href,
-            text_href: format!("{stem}.txt"),
-        });
-    }
+    // The stored reports, as mailed, beside the page. A report is stored
+    // with the attempt it opens (the "report for turn N" is kept with turn
+    // N's attempt). When this attempt's outcome opened an attempt that was
+    // set aside before it was adjudicated, that attempt has no page: the
+    // reports made from this outcome are shown here instead, or nowhere.
+    let mut write_reports = |turn_id: i64, number: u32| -> Result<Vec<ReportLink>, ArchiveError> {
+        let mut out = Vec::new();
+        for r in archive.reports.iter().filter(|r| r.turn_id == turn_id) {
+            let report = format!("turn-{number:03}-report-{}", r.id);
+            site.write(&format!("{report}.txt"), r.text.as_bytes())?;
+            let html_href = match &r.html {
+                Some(h) => {
+                    site.write(&format!("{report}.html"), h.as_bytes())?;
+                    Some(format!("{report}.html"))
+                }
+                None => None,
+            };
+            out.push(ReportLink {
+                who: r.player.clone().unwrap_or_else(|| "the umpire".to_string()),
+                side: r.side.clone().unwrap_or_default(),
+                text: r.text.clone(),
+                html_href,
+                text_href: format!("{report}.txt"),
+            });
+        }
+        Ok(out)
+    };
+    let reports = write_reports(turn.id, n)?;
+    let outcome_reports = match next {
+        Some(nx) if !nx.live && !nx.is_processed() => write_reports(nx.id, nx.number)?,
+        _ => Vec::new(),
+    };
 
     let orders: Vec<OrderRow> = archive
         .orders
@@ -678,33 +920,52 @@ fn export_turn(
         .collect();
     let sights: &Vec<UmpireSight> = &umpire.sightings;
 
+    let corrections: Vec<CorrectionLine> = archive
+        .corrections
+        .iter()
+        .filter(|c| c.turn_id == turn.id)
+        .map(|c| CorrectionLine {
+            unit: c.unit.clone(),
+            field: c.field.clone(),
+            value: set_value_text(&c.value_json),
+            previous: set_value_text(&c.previous_json),
+            made_while: c.made_while.clone(),
+            actor: c.actor.clone(),
+            at: format_local(c.at, "UTC"),
+            reason: c.reason.clone(),
+        })
+        .collect();
+
     let mut ctx = Context::new();
-    ctx.insert("title", &format!("{} — turn {n}", archive.name));
+    ctx.insert("title", &format!("{} — {which}", archive.name));
     ctx.insert("game", &archive.name);
     ctx.insert("turn", &n);
+    ctx.insert("which", &which);
+    ctx.insert("attempt", page.line);
+    ctx.insert("others", &page.others);
+    ctx.insert("corrections", &corrections);
     ctx.insert("clock", &umpire.clock);
     ctx.insert("status", &turn.status);
     ctx.insert("state_hash", &turn.state_hash);
-    ctx.insert(
-        "next_state_hash",
-        &archive.turn(n + 1).map(|t| t.state_hash.clone()),
-    );
+    ctx.insert("next_state_hash", &next.map(|t| t.state_hash.clone()));
     ctx.insert("seed_commitment", &turn.seed_commitment);
     ctx.insert("seed_revealed", &turn.seed_revealed);
     ctx.insert("sides", &side_links);
-    ctx.insert("fog_href", &fog_lifted.then(|| fog_file(n)));
+    ctx.insert("fog_href", &fog_lifted.then(|| fog_file(stem)));
     ctx.insert("svg", &true_svg);
     ctx.insert("units", &umpire.units);
     ctx.insert("officers", &umpire.officers);
     ctx.insert("sightings", sights);
     ctx.insert("reports", &reports);
+    ctx.insert("outcome_reports", &outcome_reports);
+    ctx.insert("next_turn", &(n + 1));
     ctx.insert("orders", &orders);
     ctx.insert("events", &event_lines);
     ctx.insert("rolls", &rolls);
     ctx.insert("dispatches", &dispatches);
     nav(&mut ctx);
     let html = tera.render("turn.html", &ctx).map_err(tera_err)?;
-    site.write(&turn_file(n), html.as_bytes())?;
+    site.write(&turn_file(stem), html.as_bytes())?;
 
     if fog_lifted {
         let fog_sides: Vec<FogSide> = side_turns
@@ -716,18 +977,17 @@ fn export_turn(
             })
             .collect();
         let mut ctx = Context::new();
-        ctx.insert(
-            "title",
-            &format!("{} — turn {n} — fog lifted", archive.name),
-        );
+        ctx.insert("title", &format!("{} — {which} — fog lifted", archive.name));
         ctx.insert("game", &archive.name);
         ctx.insert("turn", &n);
+        ctx.insert("which", &which);
+        ctx.insert("set_aside_note", &side_note);
         ctx.insert("clock", &umpire.clock);
         ctx.insert("sides", &fog_sides);
         ctx.insert("svg", &true_svg);
-        ctx.insert("turn_href", &turn_file(n));
+        ctx.insert("turn_href", &turn_file(stem));
         let html = tera.render("fog.html", &ctx).map_err(tera_err)?;
-        site.write(&fog_file(n), html.as_bytes())?;
+        site.write(&fog_file(stem), html.as_bytes())?;
     }
     Ok(side_links)
 }

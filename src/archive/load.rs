@@ -30,6 +30,9 @@ pub struct TurnRecord {
     pub redo_of: Option<i64>,
     /// False once REDO, ROLLBACK or ROLLFORWARD set the attempt aside.
     pub live: bool,
+    /// When it was set aside, and by which `turn_changes` row.
+    pub superseded_at: Option<i64>,
+    pub superseded_by: Option<i64>,
 }
 
 impl TurnRecord {
@@ -100,8 +103,15 @@ pub struct GameArchive {
     pub status: String,
     pub created_at: i64,
     pub players: Vec<PlayerRecord>,
-    /// By turn number.
+    /// The live timeline, by turn number.
     pub turns: Vec<TurnRecord>,
+    /// Every attempt of every turn, those set aside by REDO, ROLLBACK or
+    /// ROLLFORWARD included, by number then row id.
+    pub attempts: Vec<TurnRecord>,
+    /// The umpire's REDOs, ROLLBACKs and ROLLFORWARDs, in order.
+    pub changes: Vec<TurnChangeRecord>,
+    /// The umpire's corrections (`SET`), in the order made.
+    pub corrections: Vec<CorrectionNote>,
     /// By turn row id, in `seq` order.
     pub events: BTreeMap<i64, Vec<EventRow>>,
     /// By turn row id, in `seq` order.
@@ -126,6 +136,39 @@ pub struct AuditRecord {
     /// The result the action reported, if any.
     pub result: Option<String>,
     pub reason: Option<String>,
+}
+
+/// One row of `turn_changes`: a REDO, ROLLBACK or ROLLFORWARD.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TurnChangeRecord {
+    pub id: i64,
+    /// `redo`, `rollback` or `rollforward`.
+    pub kind: String,
+    /// `umpire`, `cli:<user>`, as in the audit log.
+    pub actor: String,
+    pub at: i64,
+    /// REDO: the held turn; ROLLBACK: the turn rolled back to;
+    /// ROLLFORWARD: the turn the restored timeline is at.
+    pub turn_number: u32,
+    /// ROLLBACK: the ROLLFORWARD that undid it.
+    pub undone_by: Option<i64>,
+}
+
+/// One umpire's correction (`SET`) as the archive shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CorrectionNote {
+    /// The attempt it was made on.
+    pub turn_id: i64,
+    pub unit: String,
+    pub field: String,
+    /// `SetValue` as JSON, and the value it replaced.
+    pub value_json: String,
+    pub previous_json: String,
+    /// `open` (applies to the attempt) or `held` (applies to its REDOs).
+    pub made_while: String,
+    pub reason: String,
+    pub actor: String,
+    pub at: i64,
 }
 
 impl GameArchive {
@@ -162,6 +205,9 @@ pub fn load_archive(store: &Store, name: &str) -> Result<GameArchive, ArchiveErr
         created_at,
         players: players(conn, game_id)?,
         turns: turns(conn, game_id)?,
+        attempts: all_turns(conn, game_id)?,
+        changes: changes(conn, game_id)?,
+        corrections: correction_notes(conn, game_id)?,
         events: events(conn, game_id)?,
         rolls: rolls(conn, game_id)?,
         orders: orders(conn, game_id)?,
@@ -240,7 +286,7 @@ pub fn all_turns(conn: &Connection, game: i64) -> Result<Vec<TurnRecord>, Archiv
     let mut s = conn.prepare(
         "SELECT id, number, status, deadline_at, seed_commitment, seed_revealed, state_json,
                 state_hash, opened_at, processed_at, attempt, prev_turn_id, redo_of,
-                superseded_at IS NULL
+                superseded_at IS NULL, superseded_at, superseded_by
          FROM turns WHERE game_id = ?1 ORDER BY number, id",
     )?;
     let rows = s
@@ -260,6 +306,55 @@ pub fn all_turns(conn: &Connection, game: i64) -> Result<Vec<TurnRecord>, Archiv
                 prev_turn_id: r.get(11)?,
                 redo_of: r.get(12)?,
                 live: r.get(13)?,
+                superseded_at: r.get(14)?,
+                superseded_by: r.get(15)?,
+            })
+        })?
+        .collect::<Result<_, _>>()?;
+    Ok(rows)
+}
+
+/// The game's REDOs, ROLLBACKs and ROLLFORWARDs, in order.
+fn changes(conn: &Connection, game: i64) -> Result<Vec<TurnChangeRecord>, ArchiveError> {
+    let mut s = conn.prepare(
+        "SELECT id, kind, actor, at, turn_number, undone_by FROM turn_changes
+         WHERE game_id = ?1 ORDER BY id",
+    )?;
+    let rows = s
+        .query_map([game], |r| {
+            Ok(TurnChangeRecord {
+                id: r.get(0)?,
+                kind: r.get(1)?,
+                actor: r.get(2)?,
+                at: r.get(3)?,
+                turn_number: r.get(4)?,
+                undone_by: r.get(5)?,
+            })
+        })?
+        .collect::<Result<_, _>>()?;
+    Ok(rows)
+}
+
+/// The game's corrections with their units' names, in the order made.
+fn correction_notes(conn: &Connection, game: i64) -> Result<Vec<CorrectionNote>, ArchiveError> {
+    let mut s = conn.prepare(
+        "SELECT c.turn_id, u.name, c.field, c.value_json, c.previous_json, c.made_while,
+                c.reason, c.actor, c.at
+         FROM corrections c JOIN units u ON u.id = c.unit_id
+         WHERE c.game_id = ?1 ORDER BY c.id",
+    )?;
+    let rows = s
+        .query_map([game], |r| {
+            Ok(CorrectionNote {
+                turn_id: r.get(0)?,
+                unit: r.get(1)?,
+                field: r.get(2)?,
+                value_json: r.get(3)?,
+                previous_json: r.get(4)?,
+                made_while: r.get(5)?,
+                reason: r.get(6)?,
+                actor: r.get(7)?,
+                at: r.get(8)?,
             })
         })?
         .collect::<Result<_, _>>()?;
