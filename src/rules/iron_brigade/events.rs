@@ -594,16 +594,25 @@ impl Event {
                 from,
                 to,
                 away_from,
-            } => format!(
-                "{} falls back from {} to {}{}.",
-                unit.name,
-                p(from),
-                p(to),
-                away_from
+            } => {
+                let away = away_from
                     .as_ref()
                     .map(|e| format!(", away from {}", e.name))
-                    .unwrap_or_default()
-            ),
+                    .unwrap_or_default();
+                if k(unit) {
+                    format!(
+                        "{} falls back from {} to {}{away}.",
+                        unit.name,
+                        p(from),
+                        p(to)
+                    )
+                } else {
+                    // Told because it fell back from the reader's own men,
+                    // whether or not it is still in sight where it stopped:
+                    // where it is now is for the report's sightings to say.
+                    format!("{} falls back{away}.", unit.name)
+                }
+            }
             Event::Surrendered { unit, castings } => format!(
                 "{} has no way back and surrenders ({castings} castings).",
                 unit.name
@@ -1019,6 +1028,27 @@ mod tests {
             },
         );
         assert!(visible_to(SideId(0), &ev, &vis));
+    }
+
+    /// An enemy that falls back from the reader's own men is told of (his
+    /// unit is a party), but not where it went: it may have gone out of
+    /// sight, and where it is now is the sightings' business.
+    #[test]
+    fn an_enemy_falling_back_from_our_men_is_told_without_places() {
+        let ev = Event::Retreated {
+            unit: unit(7, 1),
+            from: Pos::new(22.7, 32.0),
+            to: Pos::new(22.7, 32.3),
+            away_from: Some(unit(1, 0)),
+        };
+        assert!(visible_to(SideId(0), &ev, &Visibility::default()));
+        let ours = ev.describe_as(&|s| s == SideId(0));
+        assert_eq!(ours, "unit 7 falls back, away from unit 1.");
+        let theirs = ev.describe_as(&|s| s == SideId(1));
+        assert!(
+            theirs.contains("from (22.7, 32.0) to (22.7, 32.3)"),
+            "{theirs}"
+        );
     }
 
     #[test]
