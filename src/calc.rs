@@ -505,36 +505,17 @@ impl Explain for FireReport {
             self.casualties,
             if self.casualties == 1 { "y" } else { "ies" },
         );
-        if self.casualties == 0 {
-            let _ = writeln!(t, "No casualties, so no morale save and no morale loss.");
-        } else {
-            let per = if self.perilous { 10 } else { 5 };
-            let _ = writeln!(
-                t,
-                "Save: target has {} castings left, rolls {} = {}{}, total {} (APSoF V.B.1.vi).",
-                self.target_remaining,
-                pool_words(self.save_pool),
-                dice_words(&self.save_dice),
-                if matches!(self.save_pool, DicePool::Dice { .. }) {
-                    ""
-                } else {
-                    " (adjusted)"
-                },
-                self.save_total
-            );
-            let _ = writeln!(
-                t,
-                "Morale loss: {per} x {} - {} = {} level(s){}.",
-                self.casualties,
-                self.save_total,
-                self.morale_loss,
-                if self.perilous {
-                    " (perilous: x10, APSoF V.G)"
-                } else {
-                    ""
-                }
-            );
-        }
+        explain_save(
+            &mut t,
+            self.casualties,
+            self.morale_loss,
+            self.perilous,
+            self.target_remaining,
+            self.save_pool,
+            &self.save_dice,
+            self.save_total,
+            "",
+        );
         t
     }
 }
@@ -597,33 +578,61 @@ impl Explain for CombinedFireReport {
             self.casualties,
             if self.casualties == 1 { "y" } else { "ies" },
         );
-        if self.casualties == 0 {
-            let _ = writeln!(t, "No casualties, so no morale save and no morale loss.");
-        } else {
-            let per = if self.perilous { 10 } else { 5 };
-            let _ = writeln!(
-                t,
-                "Save: target has {} castings left, rolls {} = {}, total {} (one save for the whole fire, APSoF V.B.1.vi).",
-                self.target_remaining,
-                pool_words(self.save_pool),
-                dice_words(&self.save_dice),
-                self.save_total
-            );
-            let _ = writeln!(
-                t,
-                "Morale loss: {per} x {} - {} = {} level(s){}.",
-                self.casualties,
-                self.save_total,
-                self.morale_loss,
-                if self.perilous {
-                    " (perilous: x10, APSoF V.G)"
-                } else {
-                    ""
-                }
-            );
-        }
+        explain_save(
+            &mut t,
+            self.casualties,
+            self.morale_loss,
+            self.perilous,
+            self.target_remaining,
+            self.save_pool,
+            &self.save_dice,
+            self.save_total,
+            "one save for the whole fire, ",
+        );
         t
     }
+}
+
+/// The save and morale-loss lines of a fire's explanation (APSoF
+/// V.B.1.vi, V.G), shared by `fire` and `combined-fire`; `note` is put
+/// before the rule's citation.
+#[allow(clippy::too_many_arguments)]
+fn explain_save(
+    t: &mut String,
+    casualties: u32,
+    morale_loss: u32,
+    perilous: bool,
+    target_remaining: u32,
+    save_pool: DicePool,
+    save_dice: &[u8],
+    save_total: u32,
+    note: &str,
+) {
+    if casualties == 0 {
+        let _ = writeln!(t, "No casualties, so no morale save and no morale loss.");
+        return;
+    }
+    let per = if perilous { 10 } else { 5 };
+    let _ = writeln!(
+        t,
+        "Save: target has {target_remaining} castings left, rolls {} = {}{}, total {save_total} ({note}APSoF V.B.1.vi).",
+        pool_words(save_pool),
+        dice_words(save_dice),
+        if matches!(save_pool, DicePool::Dice { .. } | DicePool::None) {
+            ""
+        } else {
+            " (adjusted)"
+        },
+    );
+    let _ = writeln!(
+        t,
+        "Morale loss: {per} x {casualties} - {save_total} = {morale_loss} level(s){}.",
+        if perilous {
+            " (perilous: x10, APSoF V.G)"
+        } else {
+            ""
+        }
+    );
 }
 
 /// The target's morale save after a fire (APSoF V.B.1.vi).
