@@ -386,6 +386,21 @@ fn export_writes_a_deterministic_site_of_every_turn() {
     );
     // Every unit on the umpire's page, both sides.
     assert!(turn1.contains("10th Ohio") && turn1.contains("3rd Tennessee"));
+
+    // The latest reports, made when turn 3 was played, are kept with the
+    // open turn 4, which has no page: turn 3's page shows them.
+    let turn3 = text(&first, "turn-003.html");
+    assert!(
+        turn3.contains("Reports made from this turn&#39;s outcome, for turn 4")
+            || turn3.contains("Reports made from this turn's outcome, for turn 4"),
+        "{turn3}"
+    );
+    assert!(turn3.contains("Turn 4 has not been played yet"), "{turn3}");
+    assert!(
+        first.keys().any(|k| k.starts_with("turn-004-report-")),
+        "{:?}",
+        first.keys()
+    );
 }
 
 /// The training scenario's units by side, from the scenario file.

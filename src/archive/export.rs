@@ -837,11 +837,14 @@ fn export_turn(
         }
         Ok(out)
     };
+    // Likewise the reports made from the latest outcome: they are kept with
+    // the open turn, which has no page until it is played.
     let reports = write_reports(turn.id, n)?;
     let outcome_reports = match next {
-        Some(nx) if !nx.live && !nx.is_processed() => write_reports(nx.id, nx.number)?,
+        Some(nx) if !nx.is_processed() => write_reports(nx.id, nx.number)?,
         _ => Vec::new(),
     };
+    let next_open = next.is_some_and(|nx| nx.live && !nx.is_processed());
 
     let orders: Vec<OrderRow> = archive
         .orders
@@ -959,6 +962,7 @@ fn export_turn(
     ctx.insert("reports", &reports);
     ctx.insert("outcome_reports", &outcome_reports);
     ctx.insert("next_turn", &(n + 1));
+    ctx.insert("next_open", &next_open);
     ctx.insert("orders", &orders);
     ctx.insert("events", &event_lines);
     ctx.insert("rolls", &rolls);
