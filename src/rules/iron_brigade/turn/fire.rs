@@ -647,16 +647,15 @@ fn fire(
             shares.push(share);
         }
     }
-    let Some(lead) = shares.first() else {
+    let Some((lead, others)) = shares.split_first() else {
         return Ok(None);
     };
     let t = ctx
         .state
         .unit(shot.target)
         .ok_or_else(|| TurnError::Internal("the target left the state".into()))?;
-    let (lead_unit, tname, target_arm, target_morale) =
-        (lead.unit, t.name.clone(), t.arm, t.combat_morale);
-    let fname = ctx.uref(lead_unit).name;
+    let (tname, target_arm, target_morale) = (t.name.clone(), t.arm, t.combat_morale);
+    let fname = ctx.uref(lead.unit).name;
     // The combined fire is taken as its least effective unit gives it: the
     // highest divisor (V.F.1), and perilous only when it is for every unit
     // (our ruling: V.G's -2 is already in each unit's divisor).
@@ -751,8 +750,7 @@ fn fire(
         *so_far.used.entry(s.unit).or_default() += s.castings;
         ctx.fired.insert(s.unit);
     }
-    let lead = &shares[0];
-    let with = shares[1..]
+    let with = others
         .iter()
         .map(|s| FiredWith {
             unit: ctx.uref(s.unit),
