@@ -1,20 +1,80 @@
 //! The binary's commands: thin wrappers that call the library and print.
 //! All decisions live in the library so that tests can reach them.
+//!
+//! Everything a command prints goes through [`say!`]: a reader that closes
+//! the pipe early (`adjutant game show x | head -1`) is not an error of
+//! ours, so printing stops quietly and the command still ends with the
+//! exit code its work earned (a replay mismatch is still 1).
 
 use adjutant::config::Config;
 use adjutant::game::deadline::{self, DeadlineSettings};
 use adjutant::store::Store;
+use std::io::Write as _;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// An error in what the operator asked for (exit code 2).
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
 pub struct UsageError(pub String);
 
+/// Set once standard output has been closed by its reader.
+static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
+
+/// Writes one line to standard output. A closed pipe silences every later
+/// line; any other write error (a full disk behind a redirect) is an error.
+pub fn write_line(args: std::fmt::Arguments<'_>) -> anyhow::Result<()> {
+    if STDOUT_CLOSED.load(Ordering::Relaxed) {
+        return Ok(());
+    }
+    let mut out = std::io::stdout().lock();
+    let written = out
+        .write_fmt(args)
+        .and_then(|()| out.write_all(b"\n"))
+        .and_then(|()| out.flush());
+    match written {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+            STDOUT_CLOSED.store(true, Ordering::Relaxed);
+            Ok(())
+        }
+        Err(e) => Err(anyhow::Error::new(e).context("cannot write to standard output")),
+    }
+}
+
+/// `println!` that survives a closed pipe (see the module doc).
+macro_rules! say {
+    () => {
+        $crate::commands::write_line(format_args!(""))?
+    };
+    ($($arg:tt)*) => {
+        $crate::commands::write_line(format_args!($($arg)*))?
+    };
+}
+
+/// Prints `value` as pretty JSON on standard output.
+pub fn print_json(value: &impl serde::Serialize) -> anyhow::Result<()> {
+    say!("{}", serde_json::to_string_pretty(value)?);
+    Ok(())
+}
+
 /// `adjutant init`: the database (migrated) and the Maildir folders.
-pub fn init(config: &Config) -> anyhow::Result<()> {
+pub fn init(config: &Config, json: bool) -> anyhow::Result<()> {
     let done = adjutant::setup::init(config)?;
-    println!(
+    if json {
+        let maildirs: serde_json::Map<String, serde_json::Value> = done
+            .maildirs
+            .iter()
+            .map(|(what, path)| ((*what).to_string(), path.display().to_string().into()))
+            .collect();
+        return print_json(&serde_json::json!({
+            "database": config.database,
+            "created_database": done.created_database,
+            "schema_version": done.schema_version,
+            "maildirs": maildirs,
+        }));
+    }
+    say!(
         "database {} {} (schema version {})",
         config.database.display(),
         if done.created_database {
@@ -25,67 +85,103 @@ pub fn init(config: &Config) -> anyhow::Result<()> {
         done.schema_version
     );
     for (what, path) in &done.maildirs {
-        println!("{what} Maildir {}", path.display());
+        say!("{what} Maildir {}", path.display());
     }
     Ok(())
 }
 
 /// `adjutant demo --dir DIR`.
-pub fn demo(dir: &Path) -> anyhow::Result<()> {
-    let run = adjutant::demo::run(dir)?;
-    println!("Adjutant demo in {}", run.dir.display());
-    println!("  config    {}", run.config_path.display());
-    println!("  database  {}", run.config.database.display());
-    println!();
-    println!(
-        "game `{}` created from {} with {} players; turn 1 is open.",
-        run.created.name,
-        run.created.scenario_name,
-        run.created.players.len()
-    );
-    for p in &run.created.players {
-        println!(
-            "  {:<12} {:<12} {:<26} secret {}",
-            p.name,
-            p.side,
-            p.addresses.join(", "),
-            p.secret
-        );
+pub fn demo(dir: &Path, json: bool) -> anyhow::Result<()> {
+    use adjutant::demo::DemoStep;
+    if json {
+        let run = adjutant::demo::run(dir)?;
+        return print_json(&run);
     }
-    println!("deadlines: {}", adjutant::demo::demo_deadlines().summary());
-    println!();
-    println!(
-        "Played by mail through the real daemon cycle, the clock moved forward by the script:"
-    );
-    for c in &run.cycles {
-        println!("  {c}");
-    }
+    say!("Adjutant demo in {}", dir.display());
+    // Each step is printed as it happens; a spinner on stderr (hidden when
+    // stderr is not a terminal) shows the daemon cycle working.
+    let mut spinner: Option<indicatif::ProgressBar> = None;
+    let mut printed: anyhow::Result<()> = Ok(());
+    let mut tell = |step: DemoStep<'_>| -> anyhow::Result<()> {
+        match step {
+            DemoStep::Created(created) => {
+                say!(
+                    "game `{}` created from {} with {} players; turn 1 is open.",
+                    created.name,
+                    created.scenario_name,
+                    created.players.len()
+                );
+                for p in &created.players {
+                    say!(
+                        "  {:<12} {:<12} {:<26} secret {}",
+                        p.name,
+                        p.side,
+                        p.addresses.join(", "),
+                        p.secret
+                    );
+                }
+                say!("deadlines: {}", adjutant::demo::demo_deadlines().summary());
+                say!();
+                say!(
+                    "Played by mail through the real daemon cycle, the clock moved forward by the script:"
+                );
+            }
+            DemoStep::Begins { at, what } => {
+                say!(
+                    "  {}  {what}",
+                    adjutant::game::clock::format_local(at, "UTC")
+                );
+                let bar = indicatif::ProgressBar::new_spinner();
+                bar.set_message("the daemon reads, answers and adjudicates ...");
+                bar.enable_steady_tick(std::time::Duration::from_millis(120));
+                spinner = Some(bar);
+            }
+            DemoStep::Done(line) => {
+                if let Some(bar) = spinner.take() {
+                    bar.finish_and_clear();
+                }
+                // The first line of a cycle's summary repeats the step.
+                for l in line.lines().skip(1) {
+                    say!("  {l}");
+                }
+            }
+        }
+        Ok(())
+    };
+    let run = adjutant::demo::run_with(dir, &mut |step| {
+        if printed.is_ok() {
+            printed = tell(step);
+        }
+    })?;
+    printed?;
+    say!("  config    {}", run.config_path.display());
+    say!("  database  {}", run.config.database.display());
     match run.deadline_at {
-        Some(d) => println!(
+        Some(d) => say!(
             "Turn {} is now open; its deadline is {}.",
             run.open_turn,
             adjutant::game::clock::format_local(d, "UTC")
         ),
-        None => println!("Turn {} is now open.", run.open_turn),
+        None => say!("Turn {} is now open.", run.open_turn),
     }
-    println!();
-    println!("Where to look:");
-    println!(
+    say!();
+    say!("Where to look:");
+    say!(
         "  {}/var/inbox/cur   the order mails, as read (demo-3-trimble.eml is the late one)",
         run.dir.display()
     );
-    println!(
+    say!(
         "  {}/var/outbox/new  every mail Adjutant sent: receipts (one says LATE), the reminder, and after each turn every player's report (report.*, map attached)",
         run.dir.display()
     );
-    println!();
-    println!("Look at it with:");
+    say!();
+    say!("Look at it with:");
     let cfg = run.config_path.display();
     let name = &run.created.name;
-    println!("  adjutant --config {cfg} game show {name}");
-    println!("  adjutant --config {cfg} game deadline {name}");
-    println!("  adjutant --config {cfg} replay {name}");
-    println!(
+    say!("  adjutant --config {cfg} game show {name}");
+    say!("  adjutant --config {cfg} game deadline {name}");
+    say!("  adjutant --config {cfg} replay {name}");
+    say!(
         "  adjutant --config {cfg} archive export {name} --out {}/site",
         run.dir.display()
     );
@@ -93,13 +189,30 @@ pub fn demo(dir: &Path) -> anyhow::Result<()> {
 }
 
 /// `adjutant scenario check FILE`: needs no config or database.
-pub fn scenario_check(file: &Path) -> anyhow::Result<()> {
+pub fn scenario_check(file: &Path, json: bool) -> anyhow::Result<()> {
     let s = adjutant::scenario::load(file)?;
     let state = adjutant::game::battle_state_from_scenario(&s);
     state
         .validate()
         .map_err(|e| UsageError(format!("{}: {e}", file.display())))?;
-    println!(
+    let not_applied = s.options.not_applied();
+    if json {
+        return print_json(&serde_json::json!({
+            "file": file,
+            "valid": true,
+            "name": s.name,
+            "sides": s.sides.len(),
+            "players": s.players.len(),
+            "officers": s.officers.len(),
+            "units": s.units.len(),
+            "turns": s.last_turn,
+            "not_applied": not_applied
+                .iter()
+                .map(|(key, why)| serde_json::json!({ "option": key, "why": why }))
+                .collect::<Vec<_>>(),
+        }));
+    }
+    say!(
         "{}: `{}` is valid: {} sides, {} players, {} officers, {} units, {} turns",
         file.display(),
         s.name,
@@ -109,22 +222,16 @@ pub fn scenario_check(file: &Path) -> anyhow::Result<()> {
         s.units.len(),
         s.last_turn
     );
-    print_not_applied(&s.options);
+    // Optional rules the scenario switches on that the engine does not
+    // apply yet (`scenario::NOT_APPLIED`).
+    if !not_applied.is_empty() {
+        say!("note: these optional rules are switched on but not applied by Adjutant yet;");
+        say!("      the game is played without them unless the umpire applies them by hand:");
+        for (key, why) in not_applied {
+            say!("  {key}: {why}");
+        }
+    }
     Ok(())
-}
-
-/// Tells the organiser which optional rules his scenario switches on that
-/// the engine does not apply yet (`scenario::NOT_APPLIED`).
-fn print_not_applied(options: &adjutant::scenario::Options) {
-    let missing = options.not_applied();
-    if missing.is_empty() {
-        return;
-    }
-    println!("note: these optional rules are switched on but not applied by Adjutant yet;");
-    println!("      the game is played without them unless the umpire applies them by hand:");
-    for (key, why) in missing {
-        println!("  {key}: {why}");
-    }
 }
 
 /// A deadline schedule as given on the command line; `None` fields keep
@@ -225,21 +332,21 @@ pub fn game_deadline(
             "open_turn": turn,
             "deadline_at": deadline_at,
         });
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        print_json(&v)?;
         return Ok(());
     }
-    println!(
+    say!(
         "game `{name}` deadlines{}: {}",
         if changed { " set" } else { "" },
         settings.summary()
     );
     match (turn, deadline_at) {
-        (Some(t), Some(d)) if d.saturating_add(settings.grace_secs) <= now => println!(
+        (Some(t), Some(d)) if d.saturating_add(settings.grace_secs) <= now => say!(
             "turn {t} closed at {} (past): it is processed on the daemon's next cycle",
             utc(d)
         ),
-        (Some(t), Some(d)) => println!("turn {t} closes at {}", utc(d)),
-        (Some(t), None) => println!("turn {t} has no deadline: it runs when every player is READY"),
+        (Some(t), Some(d)) => say!("turn {t} closes at {}", utc(d)),
+        (Some(t), None) => say!("turn {t} has no deadline: it runs when every player is READY"),
         _ => {}
     }
     Ok(())
@@ -278,21 +385,21 @@ pub fn game_create(
         if let (Some(obj), Some(u)) = (v.as_object_mut(), &umpire) {
             obj.insert("umpire".into(), serde_json::to_value(u)?);
         }
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        print_json(&v)?;
         return Ok(());
     }
-    println!(
+    say!(
         "game `{}` created from {} ({} players); turn 1 is open.",
         created.name,
         scenario.display(),
         created.players.len()
     );
-    println!("deadlines: {}", deadlines.summary());
-    println!();
-    println!("Each player's secret is shown once and is not stored; give it to the player.");
-    println!("He writes `PASSWORD <secret>` in an order mail when not replying to one of ours.");
+    say!("deadlines: {}", deadlines.summary());
+    say!();
+    say!("Each player's secret is shown once and is not stored; give it to the player.");
+    say!("He writes `PASSWORD <secret>` in an order mail when not replying to one of ours.");
     for p in &created.players {
-        println!(
+        say!(
             "  {:<20} {:<12} {:<32} {}",
             p.name,
             p.side,
@@ -301,7 +408,7 @@ pub fn game_create(
         );
     }
     if let Some(u) = &umpire {
-        println!(
+        say!(
             "  {:<20} {:<12} {:<32} {}",
             "(umpire)",
             "",
@@ -347,25 +454,25 @@ pub fn game_umpire(
         time::OffsetDateTime::now_utc().unix_timestamp(),
     )?;
     if json {
-        println!("{}", serde_json::to_string_pretty(&info)?);
+        print_json(&info)?;
         return Ok(());
     }
     match &info.address {
-        Some(a) => println!("game `{}` umpire {a}", info.game),
-        None => println!(
+        Some(a) => say!("game `{}` umpire {a}", info.game),
+        None => say!(
             "game `{}` has no umpire; name one with `adjutant game umpire {} --address ADDRESS`",
             info.game, info.game
         ),
     }
-    println!(
+    say!(
         "maximum pause {}",
         adjutant::game::deadline::duration_words(info.pause_max_secs)
     );
     if let Some(s) = &info.secret {
-        println!();
-        println!("The umpire's secret is shown once and is not stored; give it to him:");
-        println!("  {s}");
-        println!("He writes `PASSWORD <secret>` in a mail when not replying to one of ours.");
+        say!();
+        say!("The umpire's secret is shown once and is not stored; give it to him:");
+        say!("  {s}");
+        say!("He writes `PASSWORD <secret>` in a mail when not replying to one of ours.");
     }
     Ok(())
 }
@@ -406,9 +513,9 @@ pub fn umpire(
         &text,
     )?;
     if json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        print_json(&report)?;
     } else {
-        print!("{}", report.text());
+        say!("{}", report.text().trim_end_matches('\n'));
     }
     if report.refused() > 0 {
         return Err(UsageError(format!(
@@ -427,21 +534,21 @@ pub fn game_list(config: &Config, json: bool) -> anyhow::Result<()> {
     let store = Store::open_existing(&config.database)?;
     let games = store.list_games()?;
     if json {
-        println!("{}", serde_json::to_string_pretty(&games)?);
+        print_json(&games)?;
         return Ok(());
     }
     if games.is_empty() {
-        println!(
+        say!(
             "no games yet; create one with `adjutant game create --scenario FILE --name NAME`"
         );
         return Ok(());
     }
-    println!(
+    say!(
         "{:<24} {:<28} {:<10} {:>5} {:>8}",
         "NAME", "SCENARIO", "STATUS", "TURN", "PLAYERS"
     );
     for g in games {
-        println!(
+        say!(
             "{:<24} {:<28} {:<10} {:>5} {:>8}",
             g.name,
             g.scenario_name,
@@ -465,9 +572,9 @@ pub fn game_show(config: &Config, name: &str, json: bool) -> anyhow::Result<()> 
         .into());
     };
     if json {
-        println!("{}", serde_json::to_string_pretty(&detail)?);
+        print_json(&detail)?;
     } else {
-        print!("{}", adjutant::game::describe(&detail));
+        say!("{}", adjutant::game::describe(&detail).trim_end_matches('\n'));
         let until: Option<i64> = store
             .conn()
             .query_row(
@@ -477,10 +584,10 @@ pub fn game_show(config: &Config, name: &str, json: bool) -> anyhow::Result<()> 
             )
             .unwrap_or(None);
         if let Some(u) = until {
-            println!("\npaused until {} (it resumes by itself then)", utc(u));
+            say!("\npaused until {} (it resumes by itself then)", utc(u));
         }
         let d = adjutant::game::cycle::deadline_settings(&store, detail.id)?;
-        println!("\ndeadlines {}", d.summary());
+        say!("\ndeadlines {}", d.summary());
     }
     Ok(())
 }
@@ -497,9 +604,9 @@ pub fn game_process(config: &Config, name: &str, json: bool) -> anyhow::Result<(
     );
     let done = adjutant::game::turn::process_turn(&mut store, name, &mail, now)?;
     if json {
-        println!("{}", serde_json::to_string_pretty(&done)?);
+        print_json(&done)?;
     } else if !done.dice_wanted.is_empty() {
-        println!(
+        say!(
             "game `{}`: turn {} waits for the umpire's dice ({} asked for: {}); nothing else was written",
             done.game,
             done.turn,
@@ -507,13 +614,13 @@ pub fn game_process(config: &Config, name: &str, json: bool) -> anyhow::Result<(
             done.dice_wanted.join("; ")
         );
     } else if done.held {
-        println!(
+        say!(
             "game `{}`: turn {} processed ({} events, {} dice rolls) and HELD for the umpire's review: \
              nothing goes to the players until RELEASE (state {})",
             done.game, done.turn, done.events, done.rolls, done.state_hash
         );
     } else {
-        println!(
+        say!(
             "game `{}`: turn {} processed ({} events, {} dice rolls); turn {} is open (state {})",
             done.game, done.turn, done.events, done.rolls, done.next_turn, done.state_hash
         );
@@ -522,7 +629,7 @@ pub fn game_process(config: &Config, name: &str, json: bool) -> anyhow::Result<(
 }
 
 /// `adjutant game end NAME --because REASON`.
-pub fn game_end(config: &Config, name: &str, because: &str) -> anyhow::Result<()> {
+pub fn game_end(config: &Config, name: &str, because: &str, json: bool) -> anyhow::Result<()> {
     if because.trim().is_empty() {
         return Err(UsageError(
             "say why the game ended: `adjutant game end NAME --because \"...\"`".into(),
@@ -537,12 +644,48 @@ pub fn game_end(config: &Config, name: &str, because: &str) -> anyhow::Result<()
         .into());
     };
     let now = time::OffsetDateTime::now_utc().unix_timestamp();
-    match store.end_game(id, because.trim(), "cli", now)? {
-        Some(was) => println!(
-            "game `{name}` ended (it was {was}); `adjutant archive export {name} --out DIR` now lifts the fog"
-        ),
-        None => println!("game `{name}` had already ended; nothing changed"),
+    let was = store.end_game(id, because.trim(), &cli_actor(None), now)?;
+    if json {
+        return print_json(&serde_json::json!({
+            "game": name,
+            "ended": was.is_some(),
+            "was": was,
+            "because": because.trim(),
+        }));
     }
+    match was {
+        Some(was) => say!(
+            "game `{name}` ended (it was {was}); no more turns are processed or orders taken, \
+             and `adjutant archive export {name} --out DIR` now lifts the fog"
+        ),
+        None => say!("game `{name}` had already ended; nothing changed"),
+    }
+    Ok(())
+}
+
+/// `adjutant run [--once]`: the daemon; with `--once`, one cycle and what
+/// it did.
+pub fn run(config: &Config, once: bool, json: bool) -> anyhow::Result<()> {
+    let Some(r) = adjutant::daemon::run_command(config, once)? else {
+        return Ok(());
+    };
+    if json {
+        return print_json(&r);
+    }
+    say!(
+        "stored {} new mail ({} duplicates); accepted {}, refused {}, ignored {}; \
+         {} answers queued; {} turn(s) processed or reminded; sent {}, retrying {}, failed {}",
+        r.ingest.stored,
+        r.ingest.duplicates,
+        r.process.accepted,
+        r.process.refused,
+        r.process.ignored,
+        r.process.answers,
+        r.due,
+        r.flush.sent,
+        r.flush.retrying,
+        r.flush.failed
+    );
     Ok(())
 }
 
@@ -594,15 +737,15 @@ pub fn replay(config: &Config, name: &str, json: bool) -> anyhow::Result<()> {
         adjutant::archive::replay_game(&store, name, progress)
     })?;
     if json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        print_json(&report)?;
     } else {
         for t in &report.turns {
-            println!("{}", t.line());
+            say!("{}", t.line());
         }
         if report.turns.is_empty() {
-            println!("game `{name}` has no processed turn to replay");
+            say!("game `{name}` has no processed turn to replay");
         } else if report.ok {
-            println!(
+            say!(
                 "game `{name}`: all {} processed turns replay byte-identically",
                 report.turns.len()
             );
@@ -627,9 +770,9 @@ pub fn archive_export(config: &Config, name: &str, out: &Path, json: bool) -> an
         adjutant::archive::export_site(&archive, out, progress)
     })?;
     if json {
-        println!("{}", serde_json::to_string_pretty(&summary)?);
+        print_json(&summary)?;
     } else {
-        println!(
+        say!(
             "game `{}`: {} processed turns exported to {} ({} files{}); open {}",
             summary.game,
             summary.turns,

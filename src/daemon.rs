@@ -66,7 +66,6 @@ use crate::mail::intake::{
 use crate::mail::outbox::{self, FlushReport, Outbox, OutboxError};
 use crate::store::{Store, StoreError};
 use std::future::Future;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -212,7 +211,7 @@ impl Parts {
 }
 
 /// What one cycle did.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct CycleReport {
     pub ingest: IngestReport,
     pub process: ProcessReport,
@@ -221,13 +220,25 @@ pub struct CycleReport {
 }
 
 /// Reads the reply-token key, creating it (32 random bytes as hex, mode
-/// 0600) if the file does not exist.
+/// 0600) if the file does not exist. The file is created atomically
+/// ([`crate::fsutil::create_atomic`]): a process killed while creating it
+/// leaves no file or the whole key, and of two processes starting at once
+/// both end up with the one key that was linked into place first. An empty
+/// file (left by a version that wrote it in place and was killed) never
+/// signed a token, so it is replaced.
 pub fn load_or_create_server_key(path: &Path) -> Result<Vec<u8>, DaemonError> {
     let err = |problem: String| DaemonError::Key {
         path: path.to_path_buf(),
         problem,
     };
     match std::fs::read_to_string(path) {
+        Ok(text) if text.trim().is_empty() => {
+            tracing::warn!(path = %path.display(), "the reply-token key file is empty (an interrupted first start); making a new key");
+            let key = new_server_key().map_err(err)?;
+            crate::fsutil::write_atomic(path, format!("{}\n", hex::encode(&key)).as_bytes(), Some(0o600))
+                .map_err(|e| err(e.to_string()))?;
+            Ok(key)
+        }
         Ok(text) => {
             let key = hex::decode(text.trim()).map_err(|e| err(format!("not hex: {e}")))?;
             if key.len() < 16 {
@@ -239,27 +250,30 @@ pub fn load_or_create_server_key(path: &Path) -> Result<Vec<u8>, DaemonError> {
             Ok(key)
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            let mut key = vec![0u8; SERVER_KEY_BYTES];
-            getrandom::fill(&mut key).map_err(|e| err(format!("no OS randomness: {e}")))?;
+            let key = new_server_key().map_err(err)?;
             if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
                 std::fs::create_dir_all(dir).map_err(|e| err(e.to_string()))?;
             }
-            let mut options = std::fs::OpenOptions::new();
-            options.write(true).create_new(true);
-            #[cfg(unix)]
+            let text = format!("{}\n", hex::encode(&key));
+            if crate::fsutil::create_atomic(path, text.as_bytes(), Some(0o600))
+                .map_err(|e| err(e.to_string()))?
             {
-                use std::os::unix::fs::OpenOptionsExt;
-                options.mode(0o600);
+                tracing::info!(path = %path.display(), "created a new reply-token key");
+                Ok(key)
+            } else {
+                // Another process made it between our read and our link.
+                load_or_create_server_key(path)
             }
-            let mut file = options.open(path).map_err(|e| err(e.to_string()))?;
-            file.write_all(format!("{}\n", hex::encode(&key)).as_bytes())
-                .and_then(|()| file.sync_all())
-                .map_err(|e| err(e.to_string()))?;
-            tracing::info!(path = %path.display(), "created a new reply-token key");
-            Ok(key)
         }
         Err(e) => Err(err(e.to_string())),
     }
+}
+
+/// [`SERVER_KEY_BYTES`] bytes of OS randomness.
+fn new_server_key() -> Result<Vec<u8>, String> {
+    let mut key = vec![0u8; SERVER_KEY_BYTES];
+    getrandom::fill(&mut key).map_err(|e| format!("no OS randomness: {e}"))?;
+    Ok(key)
 }
 
 /// The intake settings from the configuration and the key.
@@ -286,12 +300,13 @@ impl DaemonError {
 }
 
 /// `adjutant run [--once]` with the default parts: builds the runtime and,
-/// for the long-running daemon, stops cleanly on SIGTERM or SIGINT.
-pub fn run_command(config: &Config, once: bool) -> anyhow::Result<()> {
+/// for the long-running daemon, stops cleanly on SIGTERM or SIGINT. With
+/// `once`, what the one cycle did, for the caller to print.
+pub fn run_command(config: &Config, once: bool) -> anyhow::Result<Option<CycleReport>> {
     run_command_inner(config, once).map_err(DaemonError::into_anyhow)
 }
 
-fn run_command_inner(config: &Config, once: bool) -> Result<(), DaemonError> {
+fn run_command_inner(config: &Config, once: bool) -> Result<Option<CycleReport>, DaemonError> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -301,23 +316,22 @@ fn run_command_inner(config: &Config, once: bool) -> Result<(), DaemonError> {
         let mut parts = Parts::game();
         if once {
             let r = run_once(config, &mut parts).await?;
-            tracing::info!(?r, "one cycle done");
-            println!(
-                "stored {} new mail ({} duplicates); accepted {}, refused {}, ignored {}; \
-                 {} answers queued; sent {}, retrying {}, failed {}",
-                r.ingest.stored,
-                r.ingest.duplicates,
-                r.process.accepted,
-                r.process.refused,
-                r.process.ignored,
-                r.process.answers,
-                r.flush.sent,
-                r.flush.retrying,
-                r.flush.failed
+            tracing::info!(
+                stored = r.ingest.stored,
+                duplicates = r.ingest.duplicates,
+                accepted = r.process.accepted,
+                refused = r.process.refused,
+                ignored = r.process.ignored,
+                answers = r.process.answers,
+                due = r.due,
+                sent = r.flush.sent,
+                retrying = r.flush.retrying,
+                failed = r.flush.failed,
+                "one cycle done"
             );
-            Ok(())
+            Ok(Some(r))
         } else {
-            run(config, parts, shutdown_signal()).await
+            run(config, parts, shutdown_signal()).await.map(|()| None)
         }
     })
 }
@@ -490,7 +504,7 @@ async fn inbox_task(
             }
             Err(e) if e.is_transient() => {
                 let delay = backoff.next_delay();
-                tracing::warn!(error = %e, ?delay, "reading the inbox failed; retrying");
+                tracing::warn!(error = %e, retry_in_secs = delay.as_secs(), "reading the inbox failed; retrying");
                 if pause(delay, &mut stop).await {
                     break Ok(());
                 }
@@ -507,7 +521,7 @@ async fn inbox_task(
                 break Err(e.into());
             }
             let delay = backoff.next_delay();
-            tracing::warn!(error = %e, ?delay, "waiting for mail failed; retrying");
+            tracing::warn!(error = %e, retry_in_secs = delay.as_secs(), "waiting for mail failed; retrying");
             if pause(delay, &mut stop).await {
                 break Ok(());
             }
@@ -544,7 +558,15 @@ async fn processor_task(
                     to_outbox.notify_one();
                 }
                 if report != ProcessReport::default() {
-                    tracing::info!(?report, due, "processed mail");
+                    tracing::info!(
+                        accepted = report.accepted,
+                        refused = report.refused,
+                        ignored = report.ignored,
+                        errors = report.errors,
+                        answers = report.answers,
+                        due,
+                        "processed mail"
+                    );
                 }
             }
             // A locked or full database may clear; the mail stays `new`.
@@ -588,7 +610,12 @@ async fn outbox_task(
             return Ok(());
         }
         match outbox::flush(&mut store, &outbox, clock.now()).await {
-            Ok(r) if r != FlushReport::default() => tracing::info!(?r, "outbox flushed"),
+            Ok(r) if r != FlushReport::default() => tracing::info!(
+                sent = r.sent,
+                retrying = r.retrying,
+                failed = r.failed,
+                "outbox flushed"
+            ),
             Ok(_) => {}
             Err(e) => tracing::error!(error = %e, "sending failed; will try again"),
         }

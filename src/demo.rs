@@ -59,11 +59,24 @@ impl DemoError {
     }
 }
 
-/// What the demo did, for the CLI to print.
+/// What the demo is doing, told as it happens (the CLI prints each step
+/// at once rather than everything at the end).
 #[derive(Debug)]
+pub enum DemoStep<'a> {
+    /// The game exists; turn 1 is open.
+    Created(&'a CreatedGame),
+    /// A step of the script begins: the daemon's clock and what happens.
+    Begins { at: i64, what: &'a str },
+    /// The step's daemon cycle is done: what it did, in words.
+    Done(&'a str),
+}
+
+/// What the demo did, for the CLI to print.
+#[derive(Debug, serde::Serialize)]
 pub struct DemoRun {
     pub dir: PathBuf,
     pub config_path: PathBuf,
+    #[serde(skip)]
     pub config: Config,
     pub created: CreatedGame,
     /// One line per daemon cycle: what it did.
@@ -90,6 +103,11 @@ const HOUR: i64 = 3600;
 /// plays [`SCRIPT`] through the real daemon cycle, moving the daemon's
 /// clock forward between cycles (no real waiting).
 pub fn run(dir: &Path) -> Result<DemoRun, DemoError> {
+    run_with(dir, &mut |_| {})
+}
+
+/// As [`run`], telling `on_step` each step as it happens.
+pub fn run_with(dir: &Path, on_step: &mut dyn FnMut(DemoStep<'_>)) -> Result<DemoRun, DemoError> {
     let io = |path: &Path| {
         let path = path.to_path_buf();
         move |source| DemoError::Io { path, source }
@@ -101,7 +119,8 @@ pub fn run(dir: &Path) -> Result<DemoRun, DemoError> {
     if config.database.exists() {
         return Err(DemoError::AlreadyThere(dir));
     }
-    std::fs::write(&config_path, EMBEDDED_DEFAULT).map_err(io(&config_path))?;
+    crate::fsutil::write_atomic(&config_path, EMBEDDED_DEFAULT.as_bytes(), None)
+        .map_err(io(&config_path))?;
     let mut store = crate::setup::init(&config)?.store;
     // The game starts now (to the minute) and the clock is then moved by
     // the script, so deadlines, reminders and late mail happen in a second.
@@ -116,6 +135,7 @@ pub fn run(dir: &Path) -> Result<DemoRun, DemoError> {
         start,
     )?;
     drop(store);
+    on_step(DemoStep::Created(&created));
     let inbox = match &config.inbox {
         crate::config::InboxConfig::Maildir { path } => path.join("new"),
         crate::config::InboxConfig::Imap { .. } => dir.join("var/inbox/new"),
@@ -140,6 +160,10 @@ pub fn run(dir: &Path) -> Result<DemoRun, DemoError> {
                 .saturating_add(secs),
         };
         clock.set(at.max(clock.now()));
+        on_step(DemoStep::Begins {
+            at: clock.now(),
+            what: step.what,
+        });
         for m in step.mails {
             let raw = m.raw(i, before.turn, secret_of(&created, m.player));
             let path = inbox.join(format!("demo-{i}-{}.eml", m.player.to_lowercase()));
@@ -172,6 +196,7 @@ pub fn run(dir: &Path) -> Result<DemoRun, DemoError> {
             ));
         }
         line.push_str(&format!("; {} mail(s) sent to the outbox", r.flush.sent));
+        on_step(DemoStep::Done(&line));
         cycles.push(line);
     }
     let end = facts(&config)?;

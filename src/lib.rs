@@ -10,6 +10,7 @@ pub mod config;
 pub mod daemon;
 pub mod demo;
 pub mod dice;
+pub mod fsutil;
 pub mod game;
 pub mod mail;
 pub mod orders;

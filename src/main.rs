@@ -9,6 +9,7 @@ use adjutant::scenario::ScenarioError;
 use adjutant::store::StoreError;
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 mod commands;
@@ -23,21 +24,36 @@ struct Cli {
     #[arg(long, global = true, env = "ADJUTANT_CONFIG", value_name = "PATH")]
     config: Option<PathBuf>,
 
+    /// How log lines on stderr are written: `text` (key=value fields,
+    /// coloured only on a terminal) or `json` (one object a line, for log
+    /// collectors).
+    #[arg(long, global = true, value_enum, default_value_t = LogFormat::Text, value_name = "FORMAT")]
+    log_format: LogFormat,
+
     #[command(subcommand)]
     command: Command,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum LogFormat {
+    Text,
+    Json,
 }
 
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Create the database and mail folders named in the config (safe to
     /// run again: an existing setup is left as it is).
-    Init,
+    Init(JsonFlag),
     /// Set up a whole demonstration game in one directory, on the embedded
     /// default (no mail server needed), and say where to look.
     Demo {
         /// The directory to create it in (made if missing).
         #[arg(long, value_name = "DIR")]
         dir: PathBuf,
+        /// Print what was done as JSON (at the end, instead of step by step).
+        #[arg(long)]
+        json: bool,
     },
     /// Create, list and inspect games.
     #[command(subcommand)]
@@ -54,6 +70,9 @@ enum Command {
         /// Do one full cycle (read, process, send) and exit: for cron and tests.
         #[arg(long)]
         once: bool,
+        /// With --once: print what the cycle did as JSON.
+        #[arg(long, requires = "once")]
+        json: bool,
     },
     /// Re-adjudicate every processed turn of a game from its archive and
     /// check each outcome is byte-identical. Exit 0 when all match, 1 on a
@@ -158,6 +177,9 @@ struct EndArgs {
     /// (e.g. "Jackson withdrew at dusk").
     #[arg(long, value_name = "REASON")]
     because: String,
+    /// Print the result as JSON.
+    #[arg(long)]
+    json: bool,
 }
 
 /// A deadline schedule on the command line (`game create`).
@@ -212,6 +234,9 @@ enum ScenarioCommand {
     Check {
         /// The scenario TOML file.
         file: PathBuf,
+        /// Print the result as JSON.
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -251,29 +276,105 @@ struct ShowArgs {
 }
 
 fn main() {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => usage_error(&e),
+    };
+    let json = cli.command.json();
     let code = match run(cli) {
         Ok(()) => 0,
         Err(err) => {
-            eprintln!("adjutant: error: {err:#}");
-            exit_code(&err)
+            let code = exit_code(&err);
+            report_error(&err, code, json);
+            code
         }
     };
     std::process::exit(code);
 }
 
+/// Clap's own errors: help and version print as usual; a usage error is
+/// JSON when `--json` was asked for, clap's text otherwise. Exit code 2.
+fn usage_error(e: &clap::Error) -> ! {
+    use clap::error::ErrorKind;
+    let asked_json = std::env::args_os().any(|a| a == "--json");
+    if asked_json && !matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+        let message = e.render().to_string();
+        let message = message.trim().trim_start_matches("error: ");
+        print_json_error(&serde_json::json!({
+            "error": { "kind": "usage", "exit_code": 2, "message": message, "causes": [] }
+        }));
+        std::process::exit(2);
+    }
+    // clap writes help to stdout and errors to stderr; a closed pipe there
+    // is ignored by clap itself.
+    let _ = e.print();
+    std::process::exit(e.exit_code());
+}
+
+/// An error, on stderr as text or, under `--json`, on stdout as one JSON
+/// object: `{"error": {"kind", "exit_code", "message", "causes"}}`
+/// (README, "Exit codes and JSON").
+fn report_error(err: &anyhow::Error, code: i32, json: bool) {
+    if json {
+        let causes: Vec<String> = err.chain().skip(1).map(ToString::to_string).collect();
+        print_json_error(&serde_json::json!({
+            "error": {
+                "kind": if code == 2 { "usage" } else { "internal" },
+                "exit_code": code,
+                "message": err.to_string(),
+                "causes": causes,
+            }
+        }));
+    } else {
+        let mut stderr = std::io::stderr().lock();
+        let _ = writeln!(stderr, "adjutant: error: {err:#}");
+    }
+}
+
+fn print_json_error(v: &serde_json::Value) {
+    let text = serde_json::to_string(v).unwrap_or_else(|_| "{\"error\":{}}".to_string());
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{text}");
+}
+
+impl Command {
+    /// Whether the command was asked for JSON output.
+    fn json(&self) -> bool {
+        match self {
+            Command::Init(f) => f.json,
+            Command::Demo { json, .. } | Command::Run { json, .. } => *json,
+            Command::Game(g) => match g {
+                GameCommand::Create(a) => a.json,
+                GameCommand::List(a) => a.json,
+                GameCommand::Show(a) | GameCommand::Process(a) => a.json,
+                GameCommand::Deadline(a) => a.json,
+                GameCommand::End(a) => a.json,
+                GameCommand::Umpire(a) => a.json,
+            },
+            Command::Scenario(ScenarioCommand::Check { json, .. }) => *json,
+            Command::Calc(a) => a.json,
+            Command::Replay(a) => a.json,
+            Command::Archive(ArchiveCommand::Export { json, .. }) => *json,
+            Command::Umpire(a) => a.json,
+        }
+    }
+}
+
 fn run(cli: Cli) -> anyhow::Result<()> {
-    let config = || setup(cli.config.as_deref());
+    let log_format = cli.log_format;
+    let config = || setup(cli.config.as_deref(), log_format);
     match &cli.command {
         // The calculator needs no config or database: an umpire at a
         // table-top game can use it anywhere.
-        Command::Calc(args) => {
-            println!("{}", adjutant::calc::run(args)?);
-            Ok(())
+        Command::Calc(args) => commands::write_line(format_args!("{}", adjutant::calc::run(args)?)),
+        Command::Scenario(ScenarioCommand::Check { file, json }) => {
+            commands::scenario_check(file, *json)
         }
-        Command::Scenario(ScenarioCommand::Check { file }) => commands::scenario_check(file),
-        Command::Init => commands::init(&config()?),
-        Command::Demo { dir } => commands::demo(dir),
+        Command::Init(f) => commands::init(&config()?, f.json),
+        Command::Demo { dir, json } => {
+            init_logging("warn", log_format);
+            commands::demo(dir, *json)
+        }
         Command::Game(GameCommand::Create(a)) => {
             let f = &a.schedule;
             let deadlines = commands::schedule(&commands::ScheduleChange {
@@ -304,7 +405,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             },
             a.json,
         ),
-        Command::Game(GameCommand::End(a)) => commands::game_end(&config()?, &a.name, &a.because),
+        Command::Game(GameCommand::End(a)) => {
+            commands::game_end(&config()?, &a.name, &a.because, a.json)
+        }
         Command::Game(GameCommand::Umpire(a)) => commands::game_umpire(
             &config()?,
             &a.name,
@@ -326,7 +429,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Game(GameCommand::Process(a)) => {
             commands::game_process(&config()?, &a.name, a.json)
         }
-        Command::Run { once } => adjutant::daemon::run_command(&config()?, *once),
+        Command::Run { once, json } => commands::run(&config()?, *once, *json),
         Command::Replay(a) => commands::replay(&config()?, &a.name, a.json),
         Command::Archive(ArchiveCommand::Export { name, out, json }) => {
             commands::archive_export(&config()?, name, out, *json)
@@ -335,9 +438,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
 }
 
 /// Loads the configuration and starts logging at its level.
-fn setup(path: Option<&Path>) -> anyhow::Result<Config> {
+fn setup(path: Option<&Path>, format: LogFormat) -> anyhow::Result<Config> {
     let config = load_config(path)?;
-    init_logging(&config);
+    init_logging(&config.log_level, format);
     Ok(config)
 }
 
@@ -351,15 +454,24 @@ fn load_config(path: Option<&Path>) -> anyhow::Result<Config> {
     }
 }
 
-/// Logs go to stderr; `RUST_LOG` overrides the configured level.
-fn init_logging(config: &Config) {
+/// Logs go to stderr; `RUST_LOG` overrides the configured level. Text logs
+/// carry ANSI colour only when stderr is a terminal, so a log file or a
+/// pipe gets plain `key=value` lines; `--log-format json` writes one JSON
+/// object a line for log collectors.
+fn init_logging(level: &str, format: LogFormat) {
+    use std::io::IsTerminal as _;
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(&config.log_level));
-    let _ = tracing_subscriber::fmt()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level));
+    let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
-        .with_target(false)
-        .try_init();
+        .with_target(false);
+    let _ = match format {
+        LogFormat::Json => builder.json().flatten_event(true).try_init(),
+        LogFormat::Text => builder
+            .with_ansi(std::io::stderr().is_terminal())
+            .try_init(),
+    };
 }
 
 /// 2 for anything the operator can fix (config, scenario, usage, missing

@@ -413,7 +413,8 @@ struct Site {
 impl Site {
     fn write(&mut self, name: &str, bytes: &[u8]) -> Result<(), ArchiveError> {
         let path = self.out.join(name);
-        std::fs::write(&path, bytes).map_err(|source| ArchiveError::Write { path, source })?;
+        crate::fsutil::write_atomic(&path, bytes, None)
+            .map_err(|source| ArchiveError::Write { path, source })?;
         self.files.push(name.to_string());
         Ok(())
     }

@@ -27,6 +27,11 @@ pub enum TurnCycleError {
     NoSuchGame(String),
     #[error("game `{0}` has no open turn to process")]
     NoOpenTurn(String),
+    #[error(
+        "game `{game}` has {}; no more turns are processed",
+        if status == "finished" { "ended" } else { "been abandoned" }
+    )]
+    GameOver { game: String, status: String },
     #[error("the stored snapshot of turn {turn} cannot be read: {source}")]
     Snapshot {
         turn: u32,
@@ -65,6 +70,7 @@ impl TurnCycleError {
             self,
             TurnCycleError::NoSuchGame(_)
                 | TurnCycleError::NoOpenTurn(_)
+                | TurnCycleError::GameOver { .. }
                 | TurnCycleError::Held { .. }
         ) || matches!(self, TurnCycleError::Store(e) if e.is_user_error())
     }
@@ -226,6 +232,18 @@ fn process_in(
     mail: &ReportMail,
     now: i64,
 ) -> Result<TurnProcessed, TurnCycleError> {
+    // An ended game processes nothing, whoever asks: `game process`, the
+    // daemon's deadline, the umpire's PROCESS, DICE or RELEASE.
+    let status: String =
+        tx.query_row("SELECT status FROM games WHERE id = ?1", [game_id.0], |r| {
+            r.get(0)
+        })?;
+    if status == "finished" || status == "abandoned" {
+        return Err(TurnCycleError::GameOver {
+            game: game.to_string(),
+            status,
+        });
+    }
     if let Some(held) = held_turn(tx, game_id)? {
         return Err(TurnCycleError::Held {
             game: game.to_string(),

@@ -363,7 +363,7 @@ impl ImapInbox {
                         return Err(e);
                     }
                     let delay = backoff.next_delay();
-                    tracing::warn!(error = %e, ?delay, attempt, "IMAP connect failed; retrying");
+                    tracing::warn!(error = %e, retry_in_secs = delay.as_secs(), attempt, "IMAP connect failed; retrying");
                     tokio::time::sleep(delay).await;
                 }
             }

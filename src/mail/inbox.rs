@@ -40,7 +40,7 @@ impl InboxError {
 }
 
 /// What one [`Inbox::ingest`] did.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct IngestReport {
     /// Messages stored for the first time.
     pub stored: usize,

@@ -179,7 +179,7 @@ impl SubmissionHandler for RecordingHandler {
 }
 
 /// What one [`process_new`] did, by final status.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct ProcessReport {
     pub accepted: usize,
     pub refused: usize,
@@ -361,6 +361,9 @@ fn process_one(
         return outcome;
     }
     let Some((player, turn)) = identify(tx, settings, &parsed, from.as_deref(), &tokens)? else {
+        if let Some((player, turn, status)) = ended_game_player(tx, from.as_deref())? {
+            return answer_game_over(tx, settings, &player, &turn, &status, mail, &parsed, now);
+        }
         return ignored("sender is not a registered player and no valid reply token: not answered");
     };
     let notice_to = player.addresses.first().cloned();
@@ -535,6 +538,117 @@ fn process_one(
             })
         }
     }
+}
+
+/// A registered player of an ended game (finished or abandoned) writing
+/// from his registered address, when no live game of his matched: his most
+/// recently created such game, its last turn, and its status.
+fn ended_game_player(
+    tx: &Transaction<'_>,
+    from: Option<&str>,
+) -> Result<Option<(Player, Turn, String)>, IntakeError> {
+    let Some(address) = from.map(|a| a.trim().trim_start_matches('<').trim_end_matches('>')) else {
+        return Ok(None);
+    };
+    let row = tx
+        .prepare_cached(
+            "SELECT g.id, g.name, p.id, p.name, s.name, p.secret_hash, g.status
+             FROM player_addresses a
+             JOIN players p ON p.id = a.player_id
+             JOIN games g ON g.id = p.game_id
+             JOIN sides s ON s.id = p.side_id
+             WHERE a.address = ?1 AND g.status IN ('finished', 'abandoned')
+             ORDER BY g.id DESC LIMIT 1",
+        )?
+        .query_row([address], |r| {
+            Ok((
+                Player {
+                    game: GameId(r.get(0)?),
+                    game_name: r.get(1)?,
+                    player_id: r.get(2)?,
+                    player_name: r.get(3)?,
+                    side: r.get(4)?,
+                    secret_hash: r.get(5)?,
+                    addresses: vec![address.to_string()],
+                },
+                r.get::<_, String>(6)?,
+            ))
+        })
+        .optional()?;
+    let Some((player, status)) = row else {
+        return Ok(None);
+    };
+    let turn = tx
+        .prepare_cached(
+            "SELECT id, number FROM turns WHERE game_id = ?1 AND superseded_at IS NULL
+             ORDER BY number DESC LIMIT 1",
+        )?
+        .query_row([player.game.0], |r| {
+            Ok(Turn {
+                id: r.get(0)?,
+                number: r.get(1)?,
+                open: false,
+                closes_at: None,
+            })
+        })
+        .optional()?;
+    Ok(turn.map(|t| (player, t, status)))
+}
+
+/// Answers a player who writes to a game that has ended: nothing in his
+/// mail is taken, and he is told why (throttled like every refusal).
+#[allow(clippy::too_many_arguments)]
+fn answer_game_over(
+    tx: &Transaction<'_>,
+    settings: &IntakeSettings,
+    player: &Player,
+    turn: &Turn,
+    status: &str,
+    mail: &InboundMail,
+    parsed: &InboundParsed,
+    now: i64,
+) -> Result<Outcome, IntakeError> {
+    let how = if status == "finished" {
+        "has ended"
+    } else {
+        "was abandoned"
+    };
+    let text = format!(
+        "Game {} {how}; Adjutant takes no more orders for it, and nothing in your \
+         mail \"{}\" was used.\n\nYour reports stay in the game's archive; ask the \
+         organiser for it. If you meant another game of yours, name that game in \
+         the Subject or reply to one of its mails.\n",
+        player.game_name,
+        parsed.subject.as_deref().unwrap_or("(no subject)"),
+    );
+    let answer = match player.addresses.first() {
+        Some(to) => queue_refusal(
+            tx,
+            settings,
+            player,
+            turn,
+            mail.id,
+            to,
+            &format!("Game {} {how}", player.game_name),
+            &text,
+            parsed,
+            now,
+        )?,
+        None => Refusal::NoAddress,
+    };
+    let detail = format!("the game {how}: nothing taken{}", answer.note());
+    Store::set_inbound_status(
+        tx,
+        mail.id,
+        InboundStatus::Refused,
+        Some(&detail),
+        Some(player.game),
+        Some(player.player_id),
+    )?;
+    Ok(Outcome {
+        status: InboundStatus::Refused,
+        answers: answer.count(),
+    })
 }
 
 fn reject_text(r: RejectReason) -> &'static str {

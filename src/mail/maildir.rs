@@ -11,6 +11,12 @@
 //! `new/`; the rename is atomic, so a reader never sees half a message and a
 //! file left in `tmp/` by a crash is never delivered. [`Maildir::deliver_many`]
 //! does the same for a batch, syncing `new/` once for all of it.
+//!
+//! The outbox delivers with [`Maildir::deliver_named_many`]: each message's
+//! file name is derived from its queue row and Message-ID, and a message
+//! whose name is already in `new/` or `cur/` is not written again. A daemon
+//! killed after writing a batch but before recording it as sent therefore
+//! re-delivers nothing on restart: delivery is idempotent (docs/mail.md).
 
 use std::fs;
 use std::io::Write;
@@ -71,6 +77,19 @@ pub struct MaildirEntry {
 #[derive(Debug, Clone)]
 pub struct Maildir {
     root: PathBuf,
+    /// Base names (before `:2,`) in `cur/`, read once on the first named
+    /// delivery: a reader may have moved an earlier delivery there.
+    cur_names: std::sync::Arc<std::sync::OnceLock<std::collections::HashSet<String>>>,
+}
+
+/// What a named delivery did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Delivered {
+    /// Written now.
+    New,
+    /// A file of that name was already delivered (in `new/` or `cur/`):
+    /// nothing was written.
+    AlreadyThere,
 }
 
 static COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -80,7 +99,7 @@ impl Maildir {
     pub fn open(root: impl Into<PathBuf>) -> Result<Self, MaildirError> {
         let root = root.into();
         if ["tmp", "new", "cur"].iter().all(|d| root.join(d).is_dir()) {
-            Ok(Maildir { root })
+            Ok(Maildir::at(root))
         } else {
             Err(MaildirError::NotMaildir { path: root })
         }
@@ -93,7 +112,14 @@ impl Maildir {
             let path = root.join(d);
             fs::create_dir_all(&path).map_err(|source| MaildirError::Create { path, source })?;
         }
-        Ok(Maildir { root })
+        Ok(Maildir::at(root))
+    }
+
+    fn at(root: PathBuf) -> Maildir {
+        Maildir {
+            root,
+            cur_names: Default::default(),
+        }
     }
 
     pub fn root(&self) -> &Path {
@@ -231,6 +257,65 @@ impl Maildir {
             .collect()
     }
 
+    /// Delivers each `(name, bytes)` under its own `name` unless a message
+    /// of that name was already delivered (see the module doc), then syncs
+    /// `new/` once. `name` must be a valid Maildir name (no `/`, no `:`,
+    /// not starting with `.`); [`outbox_name`] makes one.
+    pub fn deliver_named_many(
+        &self,
+        messages: &[(&str, &[u8])],
+    ) -> Vec<Result<Delivered, MaildirError>> {
+        let cur = self.cur_names.get_or_init(|| {
+            self.list_cur()
+                .unwrap_or_default()
+                .into_iter()
+                .map(|e| e.id.split(':').next().unwrap_or_default().to_string())
+                .collect()
+        });
+        let results = messages
+            .iter()
+            .map(|(name, bytes)| {
+                if cur.contains(*name) || self.root.join("new").join(name).exists() {
+                    return Ok(Delivered::AlreadyThere);
+                }
+                self.deliver_as(name, bytes)
+            })
+            .collect();
+        self.sync_new();
+        results
+    }
+
+    /// Writes `tmp/<name>`, syncs it and links it to `new/<name>`; a link
+    /// never replaces a file, so a message already there stays as it was.
+    fn deliver_as(&self, name: &str, bytes: &[u8]) -> Result<Delivered, MaildirError> {
+        let tmp = self.root.join("tmp").join(name);
+        let new = self.root.join("new").join(name);
+        let _ = fs::remove_file(&tmp); // left by a crash: never delivered
+        let write = || -> std::io::Result<()> {
+            let mut f = fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&tmp)?;
+            f.write_all(bytes)?;
+            f.sync_all()
+        };
+        if let Err(source) = write() {
+            let _ = fs::remove_file(&tmp);
+            return Err(MaildirError::Write { path: tmp, source });
+        }
+        let linked = fs::hard_link(&tmp, &new);
+        let _ = fs::remove_file(&tmp);
+        match linked {
+            Ok(()) => Ok(Delivered::New),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(Delivered::AlreadyThere),
+            Err(source) => Err(MaildirError::Rename {
+                from: tmp,
+                to: new,
+                source,
+            }),
+        }
+    }
+
     /// Writes `tmp/<name>`, syncs the file, renames it into `new/`; the
     /// rename is made durable by the caller's [`Maildir::sync_new`].
     fn deliver_unsynced(&self, bytes: &[u8]) -> Result<String, MaildirError> {
@@ -296,6 +381,17 @@ fn unique_name() -> String {
     )
 }
 
+/// The outbox file name of queued message `id` with `message_id`:
+/// `<id, 12 digits>.<24 hex digits of SHA-256 of the Message-ID>.adjutant`.
+/// The same message always gets the same name (so a second delivery is
+/// recognised), and names sort in the order the messages were queued.
+pub fn outbox_name(id: i64, message_id: &str) -> String {
+    use sha2::Digest as _;
+    let digest = sha2::Sha256::digest(message_id.as_bytes());
+    let hex = hex::encode(digest);
+    format!("{id:012}.{}.adjutant", hex.get(..24).unwrap_or(&hex))
+}
+
 /// The host name with `/` and `:` escaped as the Maildir spec asks.
 fn hostname() -> String {
     let raw = fs::read_to_string("/proc/sys/kernel/hostname")
@@ -310,6 +406,27 @@ fn hostname() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_named_delivery_is_written_once_even_after_a_reader_moved_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let md = Maildir::create(dir.path().join("out")).unwrap();
+        let a = outbox_name(1, "<a@x>");
+        let b = outbox_name(2, "<b@x>");
+        let first = md.deliver_named_many(&[(&a, b"A"), (&b, b"B")]);
+        assert!(first.iter().all(|r| matches!(r, Ok(Delivered::New))));
+        // A reader moves `a` to cur/ with flags; a restarted daemon (a new
+        // Maildir value) tries both again and writes neither.
+        let entry = md.list_new().unwrap().into_iter().find(|e| e.id == a).unwrap();
+        md.mark_processed(&entry).unwrap();
+        let again = Maildir::open(dir.path().join("out")).unwrap();
+        let second = again.deliver_named_many(&[(&a, b"A"), (&b, b"B")]);
+        assert!(second.iter().all(|r| matches!(r, Ok(Delivered::AlreadyThere))));
+        assert_eq!(again.list_new().unwrap().len(), 1);
+        assert_eq!(again.list_cur().unwrap().len(), 1);
+        assert_eq!(fs::read_dir(dir.path().join("out/tmp")).unwrap().count(), 0);
+        assert!(a < b, "names sort in queue order");
+    }
 
     #[test]
     fn unique_names_differ_and_carry_no_separator() {

@@ -60,7 +60,7 @@ impl std::fmt::Debug for Outbox {
 }
 
 /// What one [`flush`] did.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct FlushReport {
     pub sent: usize,
     /// Transient failures, queued again for later.
@@ -84,12 +84,17 @@ impl Outbox {
     /// Hands one message to the transport.
     pub async fn send(&self, m: &OutboundMail) -> Result<(), SendError> {
         match self {
-            Outbox::Maildir(dir) => dir
-                .deliver(&m.raw)
-                .map(|_| ())
-                // A Maildir write fails for a full disk or a permission
-                // problem: worth retrying once the operator has fixed it.
-                .map_err(|e| SendError::Transient(e.to_string())),
+            Outbox::Maildir(dir) => {
+                let name = crate::mail::maildir::outbox_name(m.id, &m.message_id);
+                dir.deliver_named_many(&[(name.as_str(), m.raw.as_slice())])
+                    .into_iter()
+                    .next()
+                    .unwrap_or(Ok(crate::mail::maildir::Delivered::New))
+                    .map(|_| ())
+                    // A Maildir write fails for a full disk or a permission
+                    // problem: worth retrying once the operator has fixed it.
+                    .map_err(|e| SendError::Transient(e.to_string()))
+            }
             Outbox::Smtp {
                 smtp,
                 envelope_from,
@@ -161,13 +166,28 @@ fn flush_maildir(
     now: i64,
     report: &mut FlushReport,
 ) -> Result<bool, OutboxError> {
-    let raws: Vec<&[u8]> = due.iter().map(|m| m.raw.as_slice()).collect();
-    let results = dir.deliver_many(&raws);
+    // Named by row and Message-ID: a batch written before a crash, and not
+    // yet recorded as sent, is recognised and not written twice.
+    let names: Vec<String> = due
+        .iter()
+        .map(|m| crate::mail::maildir::outbox_name(m.id, &m.message_id))
+        .collect();
+    let batch: Vec<(&str, &[u8])> = names
+        .iter()
+        .zip(due)
+        .map(|(n, m)| (n.as_str(), m.raw.as_slice()))
+        .collect();
+    let results = dir.deliver_named_many(&batch);
     let mut sent = Vec::new();
     let mut failed = false;
     for (m, result) in due.iter().zip(results) {
         match result {
-            Ok(_) => sent.push(m.id),
+            Ok(how) => {
+                if how == crate::mail::maildir::Delivered::AlreadyThere {
+                    tracing::info!(id = m.id, message_id = %m.message_id, "already in the Maildir outbox (delivered before a restart); not written again");
+                }
+                sent.push(m.id);
+            }
             Err(e) => {
                 // Worth retrying once the operator has fixed it.
                 let e = SendError::Transient(e.to_string());

@@ -472,6 +472,10 @@ fn turn_plane(
 }
 
 fn run(ctx: &Ctx<'_, '_>, located: &Located) -> Result<Done, Fail> {
+    // An ended game takes no more commands of any kind: no turn is released,
+    // processed, corrected or rolled back, and nobody is told anything new.
+    let (status, _) = game_state(ctx)?;
+    refuse_if_over(&status)?;
     match &located.command {
         Command::Release => turn_plane(ctx, turns::release),
         Command::Redo => turn_plane(ctx, turns::redo),
@@ -515,6 +519,16 @@ fn game_state(ctx: &Ctx<'_, '_>) -> Result<(String, String), Fail> {
     )?)
 }
 
+/// What a command that mails the players did, truthfully: the mail is
+/// queued in this transaction and leaves with the next outbox flush.
+fn queued_for(players: usize) -> String {
+    match players {
+        0 => "no player could be reached by mail; nothing was queued".to_string(),
+        1 => "a notice is queued for 1 player".to_string(),
+        n => format!("a notice is queued for {n} players"),
+    }
+}
+
 fn refuse_if_over(status: &str) -> Result<(), Fail> {
     if status == "finished" || status == "abandoned" {
         return refuse(format!(
@@ -530,8 +544,7 @@ fn refuse_if_over(status: &str) -> Result<(), Fail> {
 }
 
 fn pause_cmd(ctx: &Ctx<'_, '_>, for_secs: Option<i64>) -> Result<Done, Fail> {
-    let (status, settings) = game_state(ctx)?;
-    refuse_if_over(&status)?;
+    let (_, settings) = game_state(ctx)?;
     let max = pause_max_secs(&settings);
     if let Some(p) = pause::paused(ctx.tx, ctx.game_id)? {
         return refuse(format!(
@@ -561,9 +574,10 @@ fn pause_cmd(ctx: &Ctx<'_, '_>, for_secs: Option<i64>) -> Result<Done, Fail> {
         &format!("a{}", ctx.seq),
     )?;
     Ok(Done::line(format!(
-        "game paused for {} until {}; it resumes by itself then; {sent} player(s) told",
+        "game paused for {} until {}; it resumes by itself then; {}",
         duration_words(secs),
-        format_local(until, "UTC")
+        format_local(until, "UTC"),
+        queued_for(sent)
     )))
 }
 
@@ -655,7 +669,6 @@ fn refuse_if_paused(status: &str, what: &str) -> Result<(), Fail> {
 
 fn extend(ctx: &Ctx<'_, '_>, secs: i64) -> Result<Done, Fail> {
     let (status, _) = game_state(ctx)?;
-    refuse_if_over(&status)?;
     refuse_if_paused(&status, "EXTEND")?;
     let (id, number, deadline) = open_turn(ctx)?;
     let Some(d) = deadline else {
@@ -667,15 +680,15 @@ fn extend(ctx: &Ctx<'_, '_>, secs: i64) -> Result<Done, Fail> {
     let to = d.saturating_add(secs);
     let sent = move_deadline(ctx, id, number, to)?;
     Ok(Done::line(format!(
-        "turn {number}'s deadline extended by {} to {}; {sent} player(s) told",
+        "turn {number}'s deadline extended by {} to {}; {}",
         duration_words(secs),
-        format_local(to, "UTC")
+        format_local(to, "UTC"),
+        queued_for(sent)
     )))
 }
 
 fn deadline(ctx: &Ctx<'_, '_>, written: &str, at: i64) -> Result<Done, Fail> {
     let (status, _) = game_state(ctx)?;
-    refuse_if_over(&status)?;
     refuse_if_paused(&status, "DEADLINE")?;
     let (id, number, _) = open_turn(ctx)?;
     if at <= ctx.now {
@@ -686,14 +699,13 @@ fn deadline(ctx: &Ctx<'_, '_>, written: &str, at: i64) -> Result<Done, Fail> {
     }
     let sent = move_deadline(ctx, id, number, at)?;
     Ok(Done::line(format!(
-        "turn {number}'s deadline set to {} ({written}); {sent} player(s) told",
-        format_local(at, "UTC")
+        "turn {number}'s deadline set to {} ({written}); {}",
+        format_local(at, "UTC"),
+        queued_for(sent)
     )))
 }
 
 fn process(ctx: &Ctx<'_, '_>) -> Result<Done, Fail> {
-    let (status, _) = game_state(ctx)?;
-    refuse_if_over(&status)?;
     open_turn(ctx)?;
     match process_turn_in(ctx.tx, ctx.game, ctx.mail, ctx.now) {
         Ok(t) => Ok(Done::line(format!(
@@ -739,8 +751,6 @@ fn find_player(ctx: &Ctx<'_, '_>, name: &str) -> Result<(i64, String, String, St
 }
 
 fn replace(ctx: &Ctx<'_, '_>, player: &str, address: &str) -> Result<Done, Fail> {
-    let (status, _) = game_state(ctx)?;
-    refuse_if_over(&status)?;
     let (pid, name, side, _) = find_player(ctx, player)?;
     let address = match principal::check_address(address) {
         Ok(a) => a,
@@ -827,8 +837,6 @@ fn replace(ctx: &Ctx<'_, '_>, player: &str, address: &str) -> Result<Done, Fail>
 }
 
 fn eject(ctx: &Ctx<'_, '_>, player: &str) -> Result<Done, Fail> {
-    let (status, _) = game_state(ctx)?;
-    refuse_if_over(&status)?;
     let (pid, name, _, pstatus) = find_player(ctx, player)?;
     if pstatus == "dropped" {
         return refuse(format!(
@@ -857,8 +865,6 @@ fn eject(ctx: &Ctx<'_, '_>, player: &str) -> Result<Done, Fail> {
 }
 
 fn broadcast(ctx: &Ctx<'_, '_>, text: &str) -> Result<Done, Fail> {
-    let (status, _) = game_state(ctx)?;
-    refuse_if_over(&status)?;
     let body = format!(
         "A message from the umpire of game {} to every player:\n\n{}\n",
         ctx.game,
@@ -878,12 +884,10 @@ fn broadcast(ctx: &Ctx<'_, '_>, text: &str) -> Result<Done, Fail> {
     if sent == 0 {
         return refuse("no active player can be reached by mail; nothing was sent");
     }
-    Ok(Done::line(format!("sent to {sent} player(s)")))
+    Ok(Done::line(format!("broadcast {}", queued_for(sent))))
 }
 
 fn orders_for(ctx: &Ctx<'_, '_>, player: &str, text: &str) -> Result<Done, Fail> {
-    let (status, _) = game_state(ctx)?;
-    refuse_if_over(&status)?;
     let (pid, name, side, _) = find_player(ctx, player)?;
     // The current turn, as intake finds it: orders entered while it is held
     // or processing count for the next one.
