@@ -18,6 +18,20 @@ use std::sync::atomic::{AtomicBool, Ordering};
 #[error("{0}")]
 pub struct UsageError(pub String);
 
+/// Some umpire commands were refused (exit code 2); the printed report
+/// (text or JSON) already says which and why.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct UmpireRefusals(pub String);
+
+/// Whether `err` is a result the command's own `--json` output already
+/// carries (the umpire's refusals, a replay mismatch): under `--json`
+/// nothing more is printed for it, so stdout stays one JSON document.
+pub fn already_in_json(err: &anyhow::Error) -> bool {
+    err.chain()
+        .any(|c| c.is::<UmpireRefusals>() || c.is::<ReplayMismatch>())
+}
+
 /// Set once standard output has been closed by its reader.
 static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
 
@@ -352,21 +366,32 @@ pub fn game_deadline(
     Ok(())
 }
 
+/// What `adjutant game create` was asked for.
+pub struct NewGame<'a> {
+    pub scenario: &'a Path,
+    pub name: &'a str,
+    pub deadlines: &'a DeadlineSettings,
+    pub umpire: Option<&'a str>,
+    pub roster: &'a adjutant::game::roster::Roster,
+}
+
 /// `adjutant game create`.
-pub fn game_create(
-    config: &Config,
-    scenario: &Path,
-    name: &str,
-    deadlines: &DeadlineSettings,
-    umpire: Option<&str>,
-    json: bool,
-) -> anyhow::Result<()> {
+pub fn game_create(config: &Config, new: &NewGame<'_>, json: bool) -> anyhow::Result<()> {
+    let NewGame {
+        scenario,
+        name,
+        deadlines,
+        umpire,
+        roster,
+    } = *new;
     let mut store = Store::open_existing(&config.database)?;
     // A bad umpire address is refused before the game exists.
     if let Some(u) = umpire {
         adjutant::umpire::principal::check_address(u)?;
     }
-    let created = adjutant::game::create_from_file_with(&mut store, scenario, name, deadlines)?;
+    let created = adjutant::game::create_from_file_with_roster(
+        &mut store, scenario, name, deadlines, roster,
+    )?;
     let umpire = match umpire {
         Some(address) => Some(adjutant::umpire::principal::set_umpire(
             &mut store,
@@ -414,6 +439,13 @@ pub fn game_create(
             "",
             u.address.as_deref().unwrap_or("-"),
             u.secret.as_deref().unwrap_or("-")
+        );
+    }
+    if !created.not_in_roster.is_empty() {
+        say!();
+        say!(
+            "note: the roster did not name {}; they keep the scenario's addresses above",
+            created.not_in_roster.join(", ")
         );
     }
     Ok(())
@@ -518,7 +550,7 @@ pub fn umpire(
         say!("{}", report.text().trim_end_matches('\n'));
     }
     if report.refused() > 0 {
-        return Err(UsageError(format!(
+        return Err(UmpireRefusals(format!(
             "{} of {} command(s) refused (nothing of those changed; the {} marked done took effect)",
             report.refused(),
             report.results.len(),
@@ -602,9 +634,17 @@ pub fn game_process(config: &Config, name: &str, json: bool) -> anyhow::Result<(
     let mail = adjutant::game::report_mail::ReportMail::from_intake(
         &adjutant::daemon::intake_settings(config, key),
     );
+    let waiting = match store.game_id(name)? {
+        Some(id) => adjutant::store::open_queries(store.conn(), id)?,
+        None => Vec::new(),
+    };
     let done = adjutant::game::turn::process_turn(&mut store, name, &mail, now)?;
     if json {
-        print_json(&done)?;
+        let mut v = serde_json::to_value(&done)?;
+        if let Some(obj) = v.as_object_mut() {
+            obj.insert("open_queries".into(), serde_json::to_value(&waiting)?);
+        }
+        print_json(&v)?;
     } else if !done.dice_wanted.is_empty() {
         say!(
             "game `{}`: turn {} waits for the umpire's dice ({} asked for: {}); nothing else was written",
@@ -623,6 +663,15 @@ pub fn game_process(config: &Config, name: &str, json: bool) -> anyhow::Result<(
         say!(
             "game `{}`: turn {} processed ({} events, {} dice rolls); turn {} is open (state {})",
             done.game, done.turn, done.events, done.rolls, done.next_turn, done.state_hash
+        );
+    }
+    if !json && !waiting.is_empty() && done.dice_wanted.is_empty() {
+        say!(
+            "warning: {} free-text order(s) still wait for the umpire and were NOT part of turn {}: {}; \
+             he can INTERPRET (or REJECT) them, then REDO the held turn to include them",
+            waiting.len(),
+            done.turn,
+            adjutant::store::open_queries_words(&waiting)
         );
     }
     Ok(())

@@ -21,3 +21,4 @@ pub mod secret;
 pub mod setup;
 pub mod store;
 pub mod umpire;
+pub mod zones;

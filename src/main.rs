@@ -88,6 +88,7 @@ enum Command {
 }
 
 #[derive(Debug, Args)]
+#[command(after_help = adjutant::umpire::command::HELP_TEXT)]
 struct UmpireArgs {
     /// The game's name.
     game: String,
@@ -254,6 +255,16 @@ struct CreateArgs {
     /// printed once with the players'.
     #[arg(long, value_name = "ADDRESS")]
     umpire: Option<String>,
+    /// The players' real addresses and time zones, from a roster file
+    /// (TOML `[[players]]` with name, address or addresses, time_zone);
+    /// the scenario file stays as it is (docs/scenario-format.md).
+    #[arg(long, value_name = "FILE")]
+    roster: Option<PathBuf>,
+    /// One player's real address and optional time zone, e.g.
+    /// `--player Gibbon=john@example.org,Europe/London` (repeat it; added
+    /// to the --roster file's entries).
+    #[arg(long = "player", value_name = "NAME=ADDRESS[,ZONE]")]
+    players: Vec<String>,
     /// Print the result as JSON.
     #[arg(long)]
     json: bool,
@@ -315,6 +326,9 @@ fn usage_error(e: &clap::Error) -> ! {
 /// object: `{"error": {"kind", "exit_code", "message", "causes"}}`
 /// (README, "Exit codes and JSON").
 fn report_error(err: &anyhow::Error, code: i32, json: bool) {
+    if json && commands::already_in_json(err) {
+        return;
+    }
     if json {
         let causes: Vec<String> = err.chain().skip(1).map(ToString::to_string).collect();
         print_json_error(&serde_json::json!({
@@ -384,12 +398,22 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 grace: f.grace.as_deref(),
                 remind: f.remind.as_deref(),
             })?;
+            let mut roster = match &a.roster {
+                Some(path) => adjutant::game::roster::Roster::from_file(path)?,
+                None => adjutant::game::roster::Roster::default(),
+            };
+            for p in &a.players {
+                roster.add_flag(p)?;
+            }
             commands::game_create(
                 &config()?,
-                &a.scenario,
-                &a.name,
-                &deadlines,
-                a.umpire.as_deref(),
+                &commands::NewGame {
+                    scenario: &a.scenario,
+                    name: &a.name,
+                    deadlines: &deadlines,
+                    umpire: a.umpire.as_deref(),
+                    roster: &roster,
+                },
                 a.json,
             )
         }
@@ -493,6 +517,9 @@ fn exit_code(err: &anyhow::Error) -> i32 {
         if let Some(e) = cause.downcast_ref::<adjutant::game::turn::TurnCycleError>() {
             return if e.is_user_error() { 2 } else { 1 };
         }
+        if cause.is::<adjutant::game::roster::RosterError>() {
+            return 2;
+        }
         if let Some(e) = cause.downcast_ref::<adjutant::game::GameError>() {
             return if e.is_user_error() { 2 } else { 1 };
         }
@@ -514,7 +541,7 @@ fn exit_code(err: &anyhow::Error) -> i32 {
         if let Some(e) = cause.downcast_ref::<adjutant::umpire::exec::ExecError>() {
             return if e.is_user_error() { 2 } else { 1 };
         }
-        if cause.is::<commands::UsageError>() {
+        if cause.is::<commands::UsageError>() || cause.is::<commands::UmpireRefusals>() {
             return 2;
         }
     }

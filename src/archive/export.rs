@@ -757,6 +757,7 @@ fn export_turn(
             // The turn page lists dispatches with their routes itself.
             dispatches: Vec::new(),
             mail_problems: Vec::new(),
+            open_queries: Vec::new(),
         },
     );
     let mut true_map = umpire.map.clone();

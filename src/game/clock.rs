@@ -17,9 +17,7 @@ use jiff::{Timestamp, ZonedDateTime};
 /// A time zone or local time that cannot be used.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum ClockError {
-    #[error(
-        "`{0}` is not a known IANA time zone; write e.g. \"America/New_York\", \"Europe/London\" or \"UTC\""
-    )]
+    #[error("{}", crate::zones::check(.0).err().map(|e| e.to_string()).unwrap_or_else(|| format!("`{}` is not a usable time zone", .0)))]
     UnknownZone(String),
     #[error(
         "`{0}` is not a date and time Adjutant can read; write e.g. \"2026-11-24 20:00\" (24-hour clock)"

@@ -10,6 +10,7 @@ pub mod dispatches;
 pub mod report_mail;
 pub mod reports;
 pub mod resend;
+pub mod roster;
 mod setup;
 pub mod snapshot;
 pub mod submit;
@@ -43,6 +44,8 @@ pub enum GameError {
     InvalidState(#[from] crate::rules::iron_brigade::state::StateError),
     #[error(transparent)]
     Deadline(#[from] DeadlineError),
+    #[error(transparent)]
+    Roster(#[from] roster::RosterError),
 }
 
 impl GameError {
@@ -52,6 +55,7 @@ impl GameError {
             GameError::BadName(_)
             | GameError::Scenario(_)
             | GameError::InvalidState(_)
+            | GameError::Roster(_)
             | GameError::Deadline(_) => true,
             GameError::Store(e) => e.is_user_error(),
             GameError::Secret(_) | GameError::State(_) => false,
@@ -94,17 +98,36 @@ pub fn create_from_file_with(
     name: &str,
     deadlines: &DeadlineSettings,
 ) -> Result<CreatedGame, GameError> {
+    create_from_file_with_roster(
+        store,
+        scenario_path,
+        name,
+        deadlines,
+        &roster::Roster::default(),
+    )
+}
+
+/// As [`create_from_file_with`], the players' addresses and time zones
+/// taken from `roster` (the scenario file itself is not changed).
+pub fn create_from_file_with_roster(
+    store: &mut Store,
+    scenario_path: &Path,
+    name: &str,
+    deadlines: &DeadlineSettings,
+    roster: &roster::Roster,
+) -> Result<CreatedGame, GameError> {
     let text = std::fs::read_to_string(scenario_path).map_err(|source| ScenarioError::Read {
         path: scenario_path.to_path_buf(),
         source,
     })?;
     let now = time::OffsetDateTime::now_utc().unix_timestamp();
-    create_from_text_at(
+    create_from_text_with_roster(
         store,
         &text,
         &scenario_path.display().to_string(),
         name,
         deadlines,
+        roster,
         now,
     )
 }
@@ -131,8 +154,35 @@ pub fn create_from_text_at(
     deadlines: &DeadlineSettings,
     now: i64,
 ) -> Result<CreatedGame, GameError> {
+    create_from_text_with_roster(
+        store,
+        text,
+        origin,
+        name,
+        deadlines,
+        &roster::Roster::default(),
+        now,
+    )
+}
+
+/// As [`create_from_text_at`], with the organiser's roster applied to the
+/// scenario's players ([`roster`]).
+pub fn create_from_text_with_roster(
+    store: &mut Store,
+    text: &str,
+    origin: &str,
+    name: &str,
+    deadlines: &DeadlineSettings,
+    roster: &roster::Roster,
+    now: i64,
+) -> Result<CreatedGame, GameError> {
     check_game_name(name)?;
-    let parsed = scenario::Scenario::from_toml_str(text, origin)?;
+    let mut parsed = scenario::Scenario::from_toml_str(text, origin)?;
+    let not_in_roster = if roster.is_empty() {
+        Vec::new()
+    } else {
+        roster.apply(&mut parsed)?
+    };
     let mut seed = [0u8; 32];
     getrandom::fill(&mut seed).map_err(|e| SecretError::Random(e.to_string()))?;
     let (mut game, created) = new_game(&parsed, text, name, seed, now, |_| {
@@ -144,7 +194,10 @@ pub fn create_from_text_at(
     game.first_deadline_at = deadlines.deadline_for(now)?;
     game.grace_secs = deadlines.grace_secs;
     store.create_game(&game)?;
-    Ok(created)
+    Ok(CreatedGame {
+        not_in_roster,
+        ..created
+    })
 }
 
 /// A plain-text description of a game for `adjutant game show`.
@@ -199,6 +252,19 @@ pub fn describe(d: &GameDetail) -> String {
             p.officers.join(", "),
             addrs.join(", ")
         );
+    }
+    if !d.open_queries.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nopen queries (free-text orders waiting for the umpire's INTERPRET or REJECT)"
+        );
+        for q in &d.open_queries {
+            let _ = writeln!(
+                out,
+                "  {:<8} {:<20} turn {:<4} \"{}\"",
+                q.id, q.player, q.turn, q.first_line
+            );
+        }
     }
     let _ = writeln!(out, "\nofficers");
     for o in &d.officers {

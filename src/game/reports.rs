@@ -280,6 +280,16 @@ pub fn issue_turn_reports(
         sightings,
         dispatches: super::dispatches::umpire_lines(tx, t.game_id)?,
         mail_problems: mail_problems(tx, t.game_id)?,
+        open_queries: crate::store::open_queries(tx, t.game_id)?
+            .iter()
+            .map(|q| {
+                format!(
+                    "{} from {} (written for turn {}): \"{}\" -- not part of this turn; \
+                     INTERPRET or REJECT it, then REDO to include it",
+                    q.id, q.player, q.turn, q.first_line
+                )
+            })
+            .collect(),
     };
     let mut report = reporter.umpire(&umpire_view(t.state, &uin))?;
     if let Some(hold) = t.hold {

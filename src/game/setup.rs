@@ -261,6 +261,10 @@ pub struct CreatedGame {
     pub name: String,
     pub scenario_name: String,
     pub players: Vec<PlayerSecret>,
+    /// With a roster: the players it did not name, who keep the scenario's
+    /// addresses.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub not_in_roster: Vec<String>,
 }
 
 /// The store's record of a new game. `secret_for` gives each player's
@@ -348,6 +352,7 @@ pub fn new_game(
             name: name.to_string(),
             scenario_name: s.name.clone(),
             players: secrets,
+            not_in_roster: Vec::new(),
         },
     ))
 }

@@ -703,6 +703,9 @@ pub struct UmpireInputs {
     /// refused for good (5xx), in words (APSoF has nothing to say; issue
     /// #4: "surfaced to the umpire").
     pub mail_problems: Vec<String>,
+    /// Free-text orders still waiting for INTERPRET or REJECT, in words:
+    /// they were not part of this turn (issue #17).
+    pub open_queries: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -754,6 +757,8 @@ pub struct UmpireView {
     pub dispatches: Vec<String>,
     /// From [`UmpireInputs::mail_problems`].
     pub mail_problems: Vec<String>,
+    /// From [`UmpireInputs::open_queries`].
+    pub open_queries: Vec<String>,
     /// Every messenger on the table: side, place, whom he rides for, what
     /// he carries.
     pub riders: Vec<String>,
@@ -924,6 +929,7 @@ pub fn umpire_view(state: &BattleState, inputs: &UmpireInputs) -> UmpireView {
         sightings,
         dispatches: inputs.dispatches.clone(),
         mail_problems: inputs.mail_problems.clone(),
+        open_queries: inputs.open_queries.clone(),
         riders,
         map: MapLayer {
             title: format!("{} — umpire — turn {}, {}", inputs.game, state.turn, clock),

@@ -164,6 +164,49 @@ pub struct GameDetail {
     pub officers: Vec<OfficerDetail>,
     pub units_per_side: Vec<SideUnits>,
     pub current_turn: Option<TurnDetail>,
+    /// Free-text paragraphs still waiting for the umpire's INTERPRET or
+    /// REJECT (umpired games).
+    pub open_queries: Vec<OpenQuery>,
+}
+
+/// A player's paragraph the parser could not read, sent to the umpire and
+/// not yet answered.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct OpenQuery {
+    /// "F<game>-<n>", as the umpire's mail gave it.
+    pub id: String,
+    pub player: String,
+    /// The turn the player's mail counted for.
+    pub turn: u32,
+    /// The paragraph's first line.
+    pub first_line: String,
+}
+
+/// The game's open queries, oldest first (index `interpretations_pending`).
+pub fn open_queries(conn: &Connection, game: GameId) -> Result<Vec<OpenQuery>, rusqlite::Error> {
+    conn.prepare_cached(
+        "SELECT i.public_id, p.name, i.turn, i.paragraph
+         FROM interpretations i JOIN players p ON p.id = i.player_id
+         WHERE i.game_id = ?1 AND i.status = 'pending' ORDER BY i.id",
+    )?
+    .query_map([game.0], |r| {
+        let paragraph: String = r.get(3)?;
+        Ok(OpenQuery {
+            id: r.get(0)?,
+            player: r.get(1)?,
+            turn: r.get(2)?,
+            first_line: paragraph.lines().next().unwrap_or_default().trim().to_string(),
+        })
+    })?
+    .collect()
+}
+
+/// One line naming open queries for a warning: "F1-3 (Pope, turn 2: \"...\")".
+pub fn open_queries_words(q: &[OpenQuery]) -> String {
+    q.iter()
+        .map(|q| format!("{} ({}, turn {}: \"{}\")", q.id, q.player, q.turn, q.first_line))
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -384,6 +427,7 @@ impl Store {
                 seed_commitment: t.seed_commitment,
                 opened_at: t.opened_at,
             }),
+            open_queries: open_queries(c, id)?,
         }))
     }
 }

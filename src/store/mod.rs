@@ -21,8 +21,8 @@ pub use audit::NewAudit;
 pub use error::StoreError;
 pub use games::{
     AddressDetail, CurrentTurn, GameDetail, GameId, GameStatus, GameSummary, NewGame, NewOfficer,
-    NewPlayer, NewUnit, OfficerDetail, PlayerAtAddress, PlayerDetail, PlayerStatus, SideUnits,
-    TurnDetail, TurnStatus,
+    NewPlayer, NewUnit, OfficerDetail, OpenQuery, PlayerAtAddress, PlayerDetail, PlayerStatus,
+    SideUnits, TurnDetail, TurnStatus, open_queries, open_queries_words,
 };
 pub use inbound::{
     ImapState, InboundInsert, InboundMail, InboundStatus, MailSource, NewInboundMail,

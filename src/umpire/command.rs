@@ -108,6 +108,8 @@ pub enum Command {
         player: String,
         text: String,
     },
+    /// The list of commands, each with one line ([`HELP_TEXT`]).
+    Help,
 }
 
 /// A command with the line it starts on (1-based).
@@ -163,7 +165,38 @@ const COMMANDS: &[&str] = &[
     "EJECT",
     "BROADCAST",
     "ORDERS",
+    "HELP",
 ];
+
+/// Every umpire command with one line on what it does: the answer to
+/// `HELP` (by mail or `adjutant umpire GAME HELP`) and the tail of
+/// `adjutant umpire --help`. docs/umpire.md and docs/umpire-turns.md say
+/// more of each.
+pub const HELP_TEXT: &str = "\
+Umpire commands, one a line (capitals or not; # starts a comment):
+  RELEASE                          send the held turn's reports to the players
+  REDO                             adjudicate the held turn again, same state and dice, with your SETs
+  SET <unit> <field> <value> BECAUSE \"<why>\"
+                                   correct a unit before a REDO: morale, castings, position x,y,
+                                   formation, facing
+  INTERPRET <id>: <order>          enter a player's unreadable paragraph as this order
+  REJECT <id>: \"<why>\"             refuse a player's unreadable paragraph, telling him why
+  DICE <n> <n> ...                 your real dice for the rolls asked for, in order
+  DICE MODE UMPIRE | STREAM        roll real dice yourself, or use Adjutant's seeded dice
+  PAUSE [FOR <duration>]           stop the clock (at most the game's maximum pause)
+  RESUME                           start the clock again; deadlines move back by the pause
+  EXTEND <duration>                move the open turn's deadline later, e.g. EXTEND 24h
+  DEADLINE <date> <time> <zone>    set the open turn's deadline, e.g. DEADLINE 2026-11-27 20:00 UTC
+  PROCESS                          adjudicate the open turn now
+  ROLLBACK <turn>                  set the turns from <turn> on aside and reopen <turn>
+  ROLLFORWARD                      undo the last ROLLBACK
+  REPLACE <player> <address>       hand a command to a new player (new secret mailed to him)
+  EJECT <player>                   drop a player; his units keep their standing orders
+  BROADCAST \"<text>\"               mail every player a notice
+  ORDERS FOR <player> ... END ORDERS
+                                   enter orders for a player, as he would write them
+  HELP                             this list
+";
 
 /// A word of a line and the character column it starts at (1-based).
 #[derive(Debug, Clone, Copy)]
@@ -359,6 +392,7 @@ fn command(line: &str, ws: &[Word<'_>], lines: &mut Lines<'_>) -> CResult {
     };
     let verb = first.text.trim_end_matches(':').to_ascii_lowercase();
     match verb.as_str() {
+        "help" | "?" => Ok(Command::Help),
         "release" => no_more(ws, 1, "RELEASE").map(|_| Command::Release),
         "redo" => no_more(ws, 1, "REDO").map(|_| Command::Redo),
         "resume" => no_more(ws, 1, "RESUME").map(|_| Command::Resume),
@@ -1102,6 +1136,18 @@ mod tests {
 mod props {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn help_lists_every_command() {
+        for c in COMMANDS {
+            assert!(
+                HELP_TEXT.contains(&format!("\n  {c}")),
+                "{c} is missing from HELP_TEXT"
+            );
+        }
+        let all = parse("help");
+        assert_eq!(all.commands.first().map(|l| &l.command), Some(&Command::Help));
+    }
 
     proptest! {
         /// Whatever an umpire (or a forger) writes, the parser answers every

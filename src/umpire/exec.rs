@@ -441,6 +441,7 @@ fn verb(c: &Command) -> &'static str {
         Command::Eject { .. } => "eject",
         Command::Broadcast { .. } => "broadcast",
         Command::OrdersFor { .. } => "orders-for",
+        Command::Help => "help",
     }
 }
 
@@ -472,6 +473,13 @@ fn turn_plane(
 }
 
 fn run(ctx: &Ctx<'_, '_>, located: &Located) -> Result<Done, Fail> {
+    if located.command == Command::Help {
+        return Ok(Done {
+            summary: "the umpire's commands are listed below".into(),
+            detail: Some(crate::umpire::command::HELP_TEXT.to_string()),
+            reason: None,
+        });
+    }
     // An ended game takes no more commands of any kind: no turn is released,
     // processed, corrected or rolled back, and nobody is told anything new.
     let (status, _) = game_state(ctx)?;
@@ -507,6 +515,7 @@ fn run(ctx: &Ctx<'_, '_>, located: &Located) -> Result<Done, Fail> {
         Command::Eject { player } => eject(ctx, player),
         Command::Broadcast { text } => broadcast(ctx, text),
         Command::OrdersFor { player, text } => orders_for(ctx, player, text),
+        Command::Help => Ok(Done::line("")),
     }
 }
 
@@ -707,11 +716,23 @@ fn deadline(ctx: &Ctx<'_, '_>, written: &str, at: i64) -> Result<Done, Fail> {
 
 fn process(ctx: &Ctx<'_, '_>) -> Result<Done, Fail> {
     open_turn(ctx)?;
+    let waiting = crate::store::open_queries(ctx.tx, ctx.game_id)?;
     match process_turn_in(ctx.tx, ctx.game, ctx.mail, ctx.now) {
-        Ok(t) => Ok(Done::line(format!(
-            "turn {} processed ({} events, {} dice rolls); turn {} is open",
-            t.turn, t.events, t.rolls, t.next_turn
-        ))),
+        Ok(t) => {
+            let mut line = format!(
+                "turn {} processed ({} events, {} dice rolls); turn {} is open",
+                t.turn, t.events, t.rolls, t.next_turn
+            );
+            if !waiting.is_empty() {
+                line.push_str(&format!(
+                    ". WARNING: {} free-text order(s) still wait for you and were NOT part of \
+                     this turn: {}. INTERPRET (or REJECT) them, then REDO the held turn to include them",
+                    waiting.len(),
+                    crate::store::open_queries_words(&waiting)
+                ));
+            }
+            Ok(Done::line(line))
+        }
         Err(TurnCycleError::Sql(e)) => Err(Fail::Internal(ExecError::Sql(e))),
         Err(TurnCycleError::Store(e)) => Err(Fail::Internal(ExecError::Store(e))),
         Err(e) => refuse(format!("the turn could not be processed: {e}")),

@@ -55,23 +55,11 @@ pub(super) fn parse_local(text: &str) -> Option<PrimitiveDateTime> {
         .ok()
 }
 
-/// IANA names look like `Area/Location` (or `UTC`); this catches the usual
-/// slips (an abbreviation such as `EST`, spaces) without a zone database.
+/// A zone must be in the bundled IANA database (`crate::zones`); a slip
+/// ("Europe/Londn", "EST") is refused with the nearest known name.
 pub(super) fn check_time_zone(c: &mut Checker, path: &str, tz: &str) {
-    let well_formed = tz == "UTC"
-        || (tz.contains('/')
-            && !tz.starts_with('/')
-            && !tz.ends_with('/')
-            && tz
-                .chars()
-                .all(|ch| ch.is_ascii_alphanumeric() || matches!(ch, '/' | '_' | '-' | '+')));
-    if !well_formed {
-        c.problem(
-            path,
-            format!(
-                "time zone `{tz}` is not an IANA zone name; write e.g. \"America/New_York\" or \"Europe/London\""
-            ),
-        );
+    if let Err(e) = crate::zones::check(tz) {
+        c.problem(path, e.to_string());
     }
 }
 

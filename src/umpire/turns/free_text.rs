@@ -272,13 +272,15 @@ struct Pending {
     player: String,
     side: String,
     paragraph: String,
+    /// The turn the player's mail counted for.
+    turn: u32,
 }
 
 fn pending(ctx: &UmpireCtx<'_, '_>, id: &str) -> Result<Pending, TurnPlaneError> {
-    let row: Option<(i64, String, i64, String, String, String, String)> = ctx
+    let row: Option<(i64, String, i64, String, String, String, String, u32)> = ctx
         .tx
         .query_row(
-            "SELECT i.id, i.public_id, i.player_id, p.name, s.name, i.paragraph, i.status
+            "SELECT i.id, i.public_id, i.player_id, p.name, s.name, i.paragraph, i.status, i.turn
              FROM interpretations i JOIN players p ON p.id = i.player_id
              JOIN sides s ON s.id = p.side_id
              WHERE i.game_id = ?1 AND i.public_id = ?2",
@@ -292,11 +294,12 @@ fn pending(ctx: &UmpireCtx<'_, '_>, id: &str) -> Result<Pending, TurnPlaneError>
                     r.get(4)?,
                     r.get(5)?,
                     r.get(6)?,
+                    r.get(7)?,
                 ))
             },
         )
         .optional()?;
-    let Some((row, public_id, player_id, player, side, paragraph, status)) = row else {
+    let Some((row, public_id, player_id, player, side, paragraph, status, turn)) = row else {
         return Err(TurnPlaneError::NoSuchInterpretation(id.to_string()));
     };
     if status != "pending" {
@@ -312,6 +315,7 @@ fn pending(ctx: &UmpireCtx<'_, '_>, id: &str) -> Result<Pending, TurnPlaneError>
         player,
         side,
         paragraph,
+        turn,
     })
 }
 
@@ -491,6 +495,17 @@ pub fn interpret(ctx: &UmpireCtx<'_, '_>, id: &str, order: &str) -> Result<Strin
     for l in &lines {
         let _ = writeln!(text, "  * {l}");
     }
+    // A query answered after its turn was processed cannot change that
+    // turn: it is entered for the open one, and both sides are told so.
+    let late = (p.turn < view.turn).then(|| {
+        format!(
+            "it was written for turn {}, which has been processed without it, so it is entered for turn {}",
+            p.turn, view.turn
+        )
+    });
+    if let Some(l) = &late {
+        let _ = writeln!(text, "\nNote: {l}.");
+    }
     let _ = writeln!(
         text,
         "\nIt counts for turn {} like any order of yours: the latest order to each unit wins.",
@@ -504,7 +519,7 @@ pub fn interpret(ctx: &UmpireCtx<'_, '_>, id: &str, order: &str) -> Result<Strin
         &text,
     )?;
     Ok(format!(
-        "{} entered as {}'s order for turn {}: {}; he has been told",
+        "{} entered as {}'s order for turn {}: {}; a notice to him is queued{}",
         p.public_id,
         p.player,
         view.turn,
@@ -512,7 +527,8 @@ pub fn interpret(ctx: &UmpireCtx<'_, '_>, id: &str, order: &str) -> Result<Strin
             .iter()
             .map(|l| l.lines().next().unwrap_or_default())
             .collect::<Vec<_>>()
-            .join("; ")
+            .join("; "),
+        late.map(|l| format!(" (NOTE: {l})")).unwrap_or_default()
     ))
 }
 
@@ -548,7 +564,7 @@ pub fn reject(ctx: &UmpireCtx<'_, '_>, id: &str, reason: &str) -> Result<String,
         &text,
     )?;
     Ok(format!(
-        "{} rejected; {} has been told why",
+        "{} rejected; a notice telling {} why is queued",
         p.public_id, p.player
     ))
 }
