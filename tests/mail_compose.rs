@@ -32,7 +32,7 @@ fn report(html: bool, png: bool) -> Outbound {
         attachments: if png {
             vec![Attachment {
                 filename: "map-turn-3.png".into(),
-                content_type: "image/png".into(),
+                content_type: adjutant::mail::compose::content_type("image/png").unwrap(),
                 data: (0u8..=255).cycle().take(3000).collect(),
             }]
         } else {

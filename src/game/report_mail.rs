@@ -168,12 +168,13 @@ fn compose_with_reply_to(
     let thread = compose::game_thread_id(letter.game, domain)?;
     let date = OffsetDateTime::from_unix_timestamp(letter.now)
         .map_err(|e| ComposeError::Date(e.to_string()))?;
+    let png_type = compose::content_type("image/png")?;
     let attachments = letter
         .png
         .filter(|p| !p.is_empty())
         .map(|p| Attachment {
             filename: "map.png".into(),
-            content_type: "image/png".into(),
+            content_type: png_type,
             data: p.to_vec(),
         })
         .into_iter()

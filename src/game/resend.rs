@@ -215,7 +215,7 @@ pub fn answer_requests(
                         if let Some(h) = &r.html {
                             attachments.push(Attachment {
                                 filename: format!("report-turn-{}.html", r.turn),
-                                content_type: "text/html; charset=utf-8".into(),
+                                content_type: crate::mail::compose::ContentType::TEXT_HTML,
                                 data: h.as_bytes().to_vec(),
                             });
                         }

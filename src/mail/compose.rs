@@ -1,8 +1,11 @@
-//! Building outbound mail (RFC 5322 + MIME) as bytes, by hand: a reply is a
-//! small, fixed shape and writing it here keeps it pure (no clock, no
-//! randomness, no I/O: the caller gives the Date and the Message-ID), so the
-//! same report composed twice is byte-identical and a resend is recognisable
-//! as a duplicate by its Message-ID.
+//! Building outbound mail (RFC 5322 + MIME) as bytes. Every header, of the
+//! message and of each MIME part, is built with `lettre`'s typed headers
+//! (`Date`, `From`, `ContentType`, `ContentDisposition`, ...) and written
+//! by its `Headers`, which quotes, encodes and folds them; only the body
+//! encodings are done here. Composing stays pure (no clock, no randomness,
+//! no I/O: the caller gives the Date, the Message-ID and the boundaries
+//! derive from it), so the same report composed twice is byte-identical and
+//! a resend is recognisable as a duplicate by its Message-ID.
 //!
 //! Every message carries `Auto-Submitted: auto-generated` (RFC 3834) so that
 //! well-behaved auto-responders never answer it, and `X-Auto-Response-
@@ -12,10 +15,15 @@
 //! which neither encoding can produce, so they can never clash with content.
 
 use crate::mail::address::Mailbox;
+use lettre::message::header::{
+    self as lh, ContentDisposition, ContentTransferEncoding, HeaderName, HeaderValue, Headers,
+};
 use sha2::{Digest, Sha256};
 use std::fmt::Write as _;
 use time::OffsetDateTime;
-use time::format_description::well_known::Rfc2822;
+
+/// A MIME type with its parameters, typed (e.g. `text/html; charset=utf-8`).
+pub use lettre::message::header::ContentType;
 
 /// A message could not be built from what the caller gave.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -32,16 +40,23 @@ pub enum ComposeError {
     BadMessageId(String),
     #[error("header name `{0}` is not allowed; use letters, digits and hyphens only")]
     BadHeaderName(String),
+    #[error("`{0}` is not a MIME type Adjutant can send, e.g. `image/png` or `text/html; charset=utf-8`")]
+    BadContentType(String),
     #[error("the date cannot be written in RFC 5322 form: {0}")]
     Date(String),
+}
+
+/// A MIME type as text, typed; an unusable one is an error of the caller.
+pub fn content_type(text: &str) -> Result<ContentType, ComposeError> {
+    ContentType::parse(text).map_err(|_| ComposeError::BadContentType(text.to_string()))
 }
 
 /// A file attached to a report (e.g. the PNG map).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Attachment {
     pub filename: String,
-    /// MIME type, e.g. `image/png`.
-    pub content_type: String,
+    /// MIME type with its parameters, typed ([`content_type`] reads one).
+    pub content_type: ContentType,
     pub data: Vec<u8>,
 }
 
@@ -122,28 +137,6 @@ fn check_address(a: &str) -> Result<(), ComposeError> {
     }
 }
 
-/// RFC 2047 encoded words (UTF-8, base64), each 64 characters at most so a
-/// line with a header name stays under 78,
-/// split on character boundaries and joined by folding whitespace.
-fn encoded_words(s: &str) -> String {
-    let mut words = Vec::new();
-    let mut chunk = String::new();
-    for c in s.chars() {
-        if chunk.len() + c.len_utf8() > 39 {
-            words.push(std::mem::take(&mut chunk));
-        }
-        chunk.push(c);
-    }
-    if !chunk.is_empty() {
-        words.push(chunk);
-    }
-    words
-        .iter()
-        .map(|w| format!("=?UTF-8?B?{}?=", data_encoding::BASE64.encode(w.as_bytes())))
-        .collect::<Vec<_>>()
-        .join("\r\n ")
-}
-
 /// Line breaks in a header value would let text inject headers.
 fn single_line(s: &str) -> String {
     s.chars()
@@ -153,57 +146,35 @@ fn single_line(s: &str) -> String {
         .to_string()
 }
 
-/// Unstructured header text (Subject): plain ASCII folded at spaces, or
-/// encoded words when it holds anything else.
-fn unstructured(s: &str) -> String {
-    let s = single_line(s);
-    if s.is_ascii() && !s.contains("=?") {
-        fold(&s)
-    } else {
-        encoded_words(&s)
-    }
-}
-
-/// Fold long ASCII text before a space so no line exceeds ~76 characters.
-fn fold(s: &str) -> String {
-    let mut out = String::new();
-    let mut line_len = 10; // room for the header name
-    for (i, word) in s.split(' ').enumerate() {
-        if i > 0 {
-            if line_len + 1 + word.len() > 76 {
-                out.push_str("\r\n");
-                line_len = 0;
-            }
-            out.push(' ');
-            line_len += 1;
-        }
-        out.push_str(word);
-        line_len += word.len();
-    }
-    out
-}
-
-fn display_name(name: &str) -> String {
-    let name = single_line(name);
-    if !name.is_ascii() {
-        return encoded_words(&name);
-    }
-    if name.chars().all(|c| is_atext(c) || c == ' ') {
-        return name;
-    }
-    let escaped = name.replace('\\', "\\\\").replace('"', "\\\"");
-    format!("\"{escaped}\"")
-}
-
-fn mailbox(m: &Mailbox) -> Result<String, ComposeError> {
+/// Our mailbox as lettre's typed one (the address checked first, so a bad
+/// one is our error with our wording).
+fn mailbox(m: &Mailbox) -> Result<lettre::message::Mailbox, ComposeError> {
     let addr = m.address.trim();
     check_address(addr)?;
-    Ok(
-        match m.name.as_deref().map(str::trim).filter(|n| !n.is_empty()) {
-            Some(n) => format!("{} <{addr}>", display_name(n)),
-            None => addr.to_string(),
-        },
-    )
+    let address: lettre::Address = addr
+        .parse()
+        .map_err(|_| ComposeError::BadAddress(addr.to_string()))?;
+    let name = m
+        .name
+        .as_deref()
+        .map(single_line)
+        .filter(|n| !n.is_empty());
+    Ok(lettre::message::Mailbox::new(name, address))
+}
+
+/// A header lettre has no type for, its value encoded by lettre as needed.
+fn raw_header(name: &str, value: &str) -> Result<HeaderValue, ComposeError> {
+    let name_ok = !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
+    let header = HeaderName::new_from_ascii(name.to_string())
+        .ok()
+        .filter(|_| name_ok)
+        .ok_or_else(|| ComposeError::BadHeaderName(name.to_string()))?;
+    Ok(HeaderValue::new(header, single_line(value)))
+}
+
+/// A Message-ID header value: one id in angle brackets.
+fn angle(id: &str) -> String {
+    format!("<{id}>")
 }
 
 /// Quoted-printable (RFC 2045 §6.7) of UTF-8 text with CRLF line ends.
@@ -265,9 +236,15 @@ fn text_part(subtype: &str, body: &str) -> String {
     if !qp.ends_with("\r\n") {
         qp.push_str("\r\n");
     }
-    format!(
-        "Content-Type: text/{subtype}; charset=utf-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n{qp}"
-    )
+    let mut h = Headers::new();
+    let ctype = if subtype == "html" {
+        ContentType::TEXT_HTML
+    } else {
+        ContentType::TEXT_PLAIN
+    };
+    h.set(ctype);
+    h.set(ContentTransferEncoding::QuotedPrintable);
+    format!("{h}\r\n{qp}")
 }
 
 fn ascii_filename(name: &str) -> String {
@@ -290,25 +267,21 @@ fn ascii_filename(name: &str) -> String {
 }
 
 fn attachment_part(a: &Attachment) -> String {
-    let ctype: String = a
-        .content_type
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric() || "/.+-".contains(*c))
-        .collect();
-    let ctype = if ctype.contains('/') {
-        ctype
-    } else {
-        "application/octet-stream".into()
-    };
     let name = ascii_filename(&a.filename);
-    format!(
-        "Content-Type: {ctype}; name=\"{name}\"\r\nContent-Transfer-Encoding: base64\r\nContent-Disposition: attachment; filename=\"{name}\"\r\n\r\n{}\r\n",
-        base64_lines(&a.data)
-    )
+    let mut h = Headers::new();
+    h.set(a.content_type.clone());
+    h.set(ContentTransferEncoding::Base64);
+    h.set(ContentDisposition::attachment(&name));
+    format!("{h}\r\n{}\r\n", base64_lines(&a.data))
 }
 
 fn multipart(subtype: &str, boundary: &str, parts: &[String]) -> String {
-    let mut out = format!("Content-Type: multipart/{subtype}; boundary=\"{boundary}\"\r\n\r\n");
+    let mut h = Headers::new();
+    // The boundary is ours ([`boundary`]): letters, digits, `=` and `_`.
+    let ctype = content_type(&format!("multipart/{subtype}; boundary=\"{boundary}\""))
+        .unwrap_or(ContentType::TEXT_PLAIN);
+    h.set(ctype);
+    let mut out = format!("{h}\r\n");
     for p in parts {
         let _ = write!(out, "--{boundary}\r\n{p}");
     }
@@ -322,42 +295,44 @@ pub fn compose(msg: &Outbound) -> Result<Vec<u8>, ComposeError> {
         return Err(ComposeError::NoRecipient);
     }
     check_message_id(&msg.message_id)?;
-    let mut h = String::new();
-    let date = msg
-        .date
-        .format(&Rfc2822)
-        .map_err(|e| ComposeError::Date(e.to_string()))?;
-    let _ = write!(h, "Date: {date}\r\n");
-    let _ = write!(h, "From: {}\r\n", mailbox(&msg.from)?);
-    let to = msg.to.iter().map(mailbox).collect::<Result<Vec<_>, _>>()?;
-    let _ = write!(h, "To: {}\r\n", to.join(",\r\n "));
+    let mut h = Headers::new();
+    let date = std::time::SystemTime::UNIX_EPOCH
+        .checked_add(std::time::Duration::from_secs(
+            u64::try_from(msg.date.unix_timestamp())
+                .map_err(|_| ComposeError::Date(msg.date.to_string()))?,
+        ))
+        .ok_or_else(|| ComposeError::Date(msg.date.to_string()))?;
+    h.set(lh::Date::new(date));
+    h.set(lh::From::from(lettre::message::Mailboxes::from(mailbox(&msg.from)?)));
+    let to = msg
+        .to
+        .iter()
+        .map(mailbox)
+        .collect::<Result<lettre::message::Mailboxes, _>>()?;
+    h.set(lh::To::from(to));
     if let Some(r) = &msg.reply_to {
-        let _ = write!(h, "Reply-To: {}\r\n", mailbox(r)?);
+        h.set(lh::ReplyTo::from(lettre::message::Mailboxes::from(mailbox(r)?)));
     }
-    let _ = write!(h, "Subject: {}\r\n", unstructured(&msg.subject));
-    let _ = write!(h, "Message-ID: <{}>\r\n", msg.message_id);
+    h.set(lh::Subject::from(single_line(&msg.subject)));
+    h.set(lh::MessageId::from(angle(&msg.message_id)));
     if let Some(irt) = &msg.in_reply_to {
         check_message_id(irt)?;
-        let _ = write!(h, "In-Reply-To: <{irt}>\r\n");
+        h.set(lh::InReplyTo::from(angle(irt)));
     }
     if !msg.references.is_empty() {
         for r in &msg.references {
             check_message_id(r)?;
         }
-        let refs: Vec<String> = msg.references.iter().map(|r| format!("<{r}>")).collect();
-        let _ = write!(h, "References: {}\r\n", refs.join("\r\n "));
+        let refs: Vec<String> = msg.references.iter().map(|r| angle(r)).collect();
+        h.set(lh::References::from(refs.join(" ")));
     }
     for (name, value) in &msg.extra_headers {
-        let name_ok =
-            !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
-        if !name_ok {
-            return Err(ComposeError::BadHeaderName(name.clone()));
-        }
-        let _ = write!(h, "{name}: {}\r\n", unstructured(value));
+        h.insert_raw(raw_header(name, value)?);
     }
-    h.push_str("MIME-Version: 1.0\r\n");
-    h.push_str("Auto-Submitted: auto-generated\r\n");
-    h.push_str("X-Auto-Response-Suppress: All\r\n");
+    h.set(lh::MIME_VERSION_1_0);
+    h.insert_raw(raw_header("Auto-Submitted", "auto-generated")?);
+    h.insert_raw(raw_header("X-Auto-Response-Suppress", "All")?);
+    let mut h = h.to_string();
 
     let body = match &msg.html {
         Some(html) => multipart(
@@ -402,9 +377,28 @@ mod tests {
 
     #[test]
     fn names_are_quoted_or_encoded() {
-        assert_eq!(display_name("John Gibbon"), "John Gibbon");
-        assert_eq!(display_name("Gibbon, John"), "\"Gibbon, John\"");
-        assert!(display_name("Frösche").starts_with("=?UTF-8?B?"));
+        let header = |name: &str| {
+            let mut h = Headers::new();
+            let m = mailbox(&Mailbox::named(name, "a@example.org".to_string())).unwrap();
+            h.set(lh::From::from(lettre::message::Mailboxes::from(m)));
+            h.to_string()
+        };
+        assert!(header("John Gibbon").contains("John Gibbon\" <a@example.org>"));
+        let comma = header("Gibbon, John");
+        assert!(comma.contains("Gibbon, John\" <") || comma.contains("=?utf-8?"), "{comma}");
+        assert!(header("Frösche").contains("=?utf-8?b?"), "{}", header("Frösche"));
+    }
+
+    #[test]
+    fn every_content_type_keeps_its_parameters() {
+        let a = Attachment {
+            filename: "history-turn-3.html".into(),
+            content_type: ContentType::TEXT_HTML,
+            data: b"<p>x</p>".to_vec(),
+        };
+        let part = attachment_part(&a);
+        assert!(part.starts_with("Content-Type: text/html; charset=utf-8\r\n"), "{part}");
+        assert!(content_type("not a type").is_err());
     }
 
     #[test]
