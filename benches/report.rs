@@ -69,6 +69,7 @@ fn one_turn(state: &BattleState, index: &SightIndex, reporter: &Reporter) -> usi
         sightings,
         dispatches: Vec::new(),
         mail_problems: Vec::new(),
+        open_queries: Vec::new(),
     };
     let r = reporter
         .umpire(&umpire_view(state, &uin))

@@ -493,7 +493,8 @@ pub fn game_umpire(
         Some(a) => say!("game `{}` umpire {a}", info.game),
         None => say!(
             "game `{}` has no umpire; name one with `adjutant game umpire {} --address ADDRESS`",
-            info.game, info.game
+            info.game,
+            info.game
         ),
     }
     say!(
@@ -570,14 +571,16 @@ pub fn game_list(config: &Config, json: bool) -> anyhow::Result<()> {
         return Ok(());
     }
     if games.is_empty() {
-        say!(
-            "no games yet; create one with `adjutant game create --scenario FILE --name NAME`"
-        );
+        say!("no games yet; create one with `adjutant game create --scenario FILE --name NAME`");
         return Ok(());
     }
     say!(
         "{:<24} {:<28} {:<10} {:>5} {:>8}",
-        "NAME", "SCENARIO", "STATUS", "TURN", "PLAYERS"
+        "NAME",
+        "SCENARIO",
+        "STATUS",
+        "TURN",
+        "PLAYERS"
     );
     for g in games {
         say!(
@@ -606,7 +609,10 @@ pub fn game_show(config: &Config, name: &str, json: bool) -> anyhow::Result<()> 
     if json {
         print_json(&detail)?;
     } else {
-        say!("{}", adjutant::game::describe(&detail).trim_end_matches('\n'));
+        say!(
+            "{}",
+            adjutant::game::describe(&detail).trim_end_matches('\n')
+        );
         let until: Option<i64> = store
             .conn()
             .query_row(
@@ -657,12 +663,21 @@ pub fn game_process(config: &Config, name: &str, json: bool) -> anyhow::Result<(
         say!(
             "game `{}`: turn {} processed ({} events, {} dice rolls) and HELD for the umpire's review: \
              nothing goes to the players until RELEASE (state {})",
-            done.game, done.turn, done.events, done.rolls, done.state_hash
+            done.game,
+            done.turn,
+            done.events,
+            done.rolls,
+            done.state_hash
         );
     } else {
         say!(
             "game `{}`: turn {} processed ({} events, {} dice rolls); turn {} is open (state {})",
-            done.game, done.turn, done.events, done.rolls, done.next_turn, done.state_hash
+            done.game,
+            done.turn,
+            done.events,
+            done.rolls,
+            done.next_turn,
+            done.state_hash
         );
     }
     if !json && !waiting.is_empty() && done.dice_wanted.is_empty() {

@@ -235,8 +235,12 @@ pub fn load_or_create_server_key(path: &Path) -> Result<Vec<u8>, DaemonError> {
         Ok(text) if text.trim().is_empty() => {
             tracing::warn!(path = %path.display(), "the reply-token key file is empty (an interrupted first start); making a new key");
             let key = new_server_key().map_err(err)?;
-            crate::fsutil::write_atomic(path, format!("{}\n", hex::encode(&key)).as_bytes(), Some(0o600))
-                .map_err(|e| err(e.to_string()))?;
+            crate::fsutil::write_atomic(
+                path,
+                format!("{}\n", hex::encode(&key)).as_bytes(),
+                Some(0o600),
+            )
+            .map_err(|e| err(e.to_string()))?;
             Ok(key)
         }
         Ok(text) => {

@@ -39,7 +39,12 @@ pub fn nearest(name: &str) -> Option<String> {
     jiff::tz::db()
         .available()
         .map(|z| z.as_str().to_string())
-        .map(|z| (strsim::damerau_levenshtein(&want, &z.to_ascii_lowercase()), z))
+        .map(|z| {
+            (
+                strsim::damerau_levenshtein(&want, &z.to_ascii_lowercase()),
+                z,
+            )
+        })
         .filter(|(d, _)| *d <= limit)
         .min()
         .map(|(_, z)| z)

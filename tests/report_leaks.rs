@@ -305,6 +305,7 @@ fn run(s: &Scenario, moves: &dyn Fn(&mut BattleState, u32)) -> Checked {
             sightings: sightings.clone(),
             dispatches: Vec::new(),
             mail_problems: Vec::new(),
+            open_queries: Vec::new(),
         };
         uin.orders.insert(
             UnitId(1),

@@ -42,7 +42,9 @@ pub enum RosterError {
     BadAddress { name: String, address: String },
     #[error("player `{0}` has no mail address in the roster")]
     NoAddress(String),
-    #[error("the address {address} is given to both {first} and {second}; each player needs his own")]
+    #[error(
+        "the address {address} is given to both {first} and {second}; each player needs his own"
+    )]
     SharedAddress {
         address: String,
         first: String,
@@ -232,8 +234,11 @@ mod tests {
         let mut s = training();
         let first = s.players[0].name.clone();
         let mut r = Roster::default();
-        r.add_flag(&format!("{}=real@example.org,Europe/London", first.to_lowercase()))
-            .unwrap();
+        r.add_flag(&format!(
+            "{}=real@example.org,Europe/London",
+            first.to_lowercase()
+        ))
+        .unwrap();
         let untouched = r.apply(&mut s).unwrap();
         assert_eq!(s.players[0].addresses, vec!["real@example.org".to_string()]);
         assert_eq!(s.players[0].time_zone.as_deref(), Some("Europe/London"));
@@ -243,7 +248,10 @@ mod tests {
             "[[players]]\nname = \"{first}\"\naddress = \"a@example.org\"\naddresses = [\"b@example.org\"]\n"
         );
         let mut s = training();
-        Roster::from_toml(&file, "r.toml").unwrap().apply(&mut s).unwrap();
+        Roster::from_toml(&file, "r.toml")
+            .unwrap()
+            .apply(&mut s)
+            .unwrap();
         assert_eq!(s.players[0].addresses.len(), 2);
     }
 
@@ -257,7 +265,8 @@ mod tests {
         assert!(e.contains("did you mean"), "{e}");
 
         let mut r = Roster::default();
-        r.add_flag(&format!("{first}=a@example.org,Europe/Londn")).unwrap();
+        r.add_flag(&format!("{first}=a@example.org,Europe/Londn"))
+            .unwrap();
         let e = r.apply(&mut training()).unwrap_err().to_string();
         assert!(e.contains("Europe/London"), "{e}");
 

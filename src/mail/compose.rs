@@ -40,7 +40,9 @@ pub enum ComposeError {
     BadMessageId(String),
     #[error("header name `{0}` is not allowed; use letters, digits and hyphens only")]
     BadHeaderName(String),
-    #[error("`{0}` is not a MIME type Adjutant can send, e.g. `image/png` or `text/html; charset=utf-8`")]
+    #[error(
+        "`{0}` is not a MIME type Adjutant can send, e.g. `image/png` or `text/html; charset=utf-8`"
+    )]
     BadContentType(String),
     #[error("the date cannot be written in RFC 5322 form: {0}")]
     Date(String),
@@ -154,11 +156,7 @@ fn mailbox(m: &Mailbox) -> Result<lettre::message::Mailbox, ComposeError> {
     let address: lettre::Address = addr
         .parse()
         .map_err(|_| ComposeError::BadAddress(addr.to_string()))?;
-    let name = m
-        .name
-        .as_deref()
-        .map(single_line)
-        .filter(|n| !n.is_empty());
+    let name = m.name.as_deref().map(single_line).filter(|n| !n.is_empty());
     Ok(lettre::message::Mailbox::new(name, address))
 }
 
@@ -303,7 +301,9 @@ pub fn compose(msg: &Outbound) -> Result<Vec<u8>, ComposeError> {
         ))
         .ok_or_else(|| ComposeError::Date(msg.date.to_string()))?;
     h.set(lh::Date::new(date));
-    h.set(lh::From::from(lettre::message::Mailboxes::from(mailbox(&msg.from)?)));
+    h.set(lh::From::from(lettre::message::Mailboxes::from(mailbox(
+        &msg.from,
+    )?)));
     let to = msg
         .to
         .iter()
@@ -311,7 +311,9 @@ pub fn compose(msg: &Outbound) -> Result<Vec<u8>, ComposeError> {
         .collect::<Result<lettre::message::Mailboxes, _>>()?;
     h.set(lh::To::from(to));
     if let Some(r) = &msg.reply_to {
-        h.set(lh::ReplyTo::from(lettre::message::Mailboxes::from(mailbox(r)?)));
+        h.set(lh::ReplyTo::from(lettre::message::Mailboxes::from(
+            mailbox(r)?,
+        )));
     }
     h.set(lh::Subject::from(single_line(&msg.subject)));
     h.set(lh::MessageId::from(angle(&msg.message_id)));
@@ -385,8 +387,15 @@ mod tests {
         };
         assert!(header("John Gibbon").contains("John Gibbon\" <a@example.org>"));
         let comma = header("Gibbon, John");
-        assert!(comma.contains("Gibbon, John\" <") || comma.contains("=?utf-8?"), "{comma}");
-        assert!(header("Frösche").contains("=?utf-8?b?"), "{}", header("Frösche"));
+        assert!(
+            comma.contains("Gibbon, John\" <") || comma.contains("=?utf-8?"),
+            "{comma}"
+        );
+        assert!(
+            header("Frösche").contains("=?utf-8?b?"),
+            "{}",
+            header("Frösche")
+        );
     }
 
     #[test]
@@ -397,7 +406,10 @@ mod tests {
             data: b"<p>x</p>".to_vec(),
         };
         let part = attachment_part(&a);
-        assert!(part.starts_with("Content-Type: text/html; charset=utf-8\r\n"), "{part}");
+        assert!(
+            part.starts_with("Content-Type: text/html; charset=utf-8\r\n"),
+            "{part}"
+        );
         assert!(content_type("not a type").is_err());
     }
 

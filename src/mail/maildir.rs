@@ -417,11 +417,20 @@ mod tests {
         assert!(first.iter().all(|r| matches!(r, Ok(Delivered::New))));
         // A reader moves `a` to cur/ with flags; a restarted daemon (a new
         // Maildir value) tries both again and writes neither.
-        let entry = md.list_new().unwrap().into_iter().find(|e| e.id == a).unwrap();
+        let entry = md
+            .list_new()
+            .unwrap()
+            .into_iter()
+            .find(|e| e.id == a)
+            .unwrap();
         md.mark_processed(&entry).unwrap();
         let again = Maildir::open(dir.path().join("out")).unwrap();
         let second = again.deliver_named_many(&[(&a, b"A"), (&b, b"B")]);
-        assert!(second.iter().all(|r| matches!(r, Ok(Delivered::AlreadyThere))));
+        assert!(
+            second
+                .iter()
+                .all(|r| matches!(r, Ok(Delivered::AlreadyThere)))
+        );
         assert_eq!(again.list_new().unwrap().len(), 1);
         assert_eq!(again.list_cur().unwrap().len(), 1);
         assert_eq!(fs::read_dir(dir.path().join("out/tmp")).unwrap().count(), 0);

@@ -195,7 +195,12 @@ pub fn open_queries(conn: &Connection, game: GameId) -> Result<Vec<OpenQuery>, r
             id: r.get(0)?,
             player: r.get(1)?,
             turn: r.get(2)?,
-            first_line: paragraph.lines().next().unwrap_or_default().trim().to_string(),
+            first_line: paragraph
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .to_string(),
         })
     })?
     .collect()
@@ -204,7 +209,12 @@ pub fn open_queries(conn: &Connection, game: GameId) -> Result<Vec<OpenQuery>, r
 /// One line naming open queries for a warning: "F1-3 (Pope, turn 2: \"...\")".
 pub fn open_queries_words(q: &[OpenQuery]) -> String {
     q.iter()
-        .map(|q| format!("{} ({}, turn {}: \"{}\")", q.id, q.player, q.turn, q.first_line))
+        .map(|q| {
+            format!(
+                "{} ({}, turn {}: \"{}\")",
+                q.id, q.player, q.turn, q.first_line
+            )
+        })
         .collect::<Vec<_>>()
         .join("; ")
 }

@@ -1146,7 +1146,10 @@ mod props {
             );
         }
         let all = parse("help");
-        assert_eq!(all.commands.first().map(|l| &l.command), Some(&Command::Help));
+        assert_eq!(
+            all.commands.first().map(|l| &l.command),
+            Some(&Command::Help)
+        );
     }
 
     proptest! {

@@ -277,7 +277,7 @@ struct Pending {
 }
 
 fn pending(ctx: &UmpireCtx<'_, '_>, id: &str) -> Result<Pending, TurnPlaneError> {
-    let row: Option<(i64, String, i64, String, String, String, String, u32)> = ctx
+    let row: Option<(Pending, String)> = ctx
         .tx
         .query_row(
             "SELECT i.id, i.public_id, i.player_id, p.name, s.name, i.paragraph, i.status, i.turn
@@ -287,36 +287,30 @@ fn pending(ctx: &UmpireCtx<'_, '_>, id: &str) -> Result<Pending, TurnPlaneError>
             params![ctx.game_id.0, id.trim()],
             |r| {
                 Ok((
-                    r.get(0)?,
-                    r.get(1)?,
-                    r.get(2)?,
-                    r.get(3)?,
-                    r.get(4)?,
-                    r.get(5)?,
+                    Pending {
+                        row: r.get(0)?,
+                        public_id: r.get(1)?,
+                        player_id: r.get(2)?,
+                        player: r.get(3)?,
+                        side: r.get(4)?,
+                        paragraph: r.get(5)?,
+                        turn: r.get(7)?,
+                    },
                     r.get(6)?,
-                    r.get(7)?,
                 ))
             },
         )
         .optional()?;
-    let Some((row, public_id, player_id, player, side, paragraph, status, turn)) = row else {
+    let Some((found, status)) = row else {
         return Err(TurnPlaneError::NoSuchInterpretation(id.to_string()));
     };
     if status != "pending" {
         return Err(TurnPlaneError::AlreadyAnswered {
-            id: public_id,
+            id: found.public_id,
             status,
         });
     }
-    Ok(Pending {
-        row,
-        public_id,
-        player_id,
-        player,
-        side,
-        paragraph,
-        turn,
-    })
+    Ok(found)
 }
 
 /// What a player's orders are parsed against now: the open turn's state
