@@ -45,7 +45,17 @@ backports=()
 if [[ " ${need[*]} " == *" opensmtpd "* ]] && grep -q 'VERSION_CODENAME=bookworm' /etc/os-release; then
     list=/etc/apt/sources.list.d/adjutant-backports.sources
     if ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
-        printf 'Types: deb\nURIs: http://deb.debian.org/debian\nSuites: bookworm-backports\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' >"$list"
+        # Backports come from wherever this machine already gets bookworm:
+        # the same mirror (and keyring) as its configured main archive, so
+        # the script works behind any proxy or local mirror.
+        mirror=$(bash "$(dirname "$0")/debian-mirror.sh" bookworm)
+        if [ -z "$mirror" ]; then
+            echo "install-test-deps: no configured apt source serves bookworm, so bookworm-backports cannot be added; add it by hand and run again" >&2
+            exit 1
+        fi
+        keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+        printf 'Types: deb\nURIs: %s\nSuites: bookworm-backports\nComponents: main\nSigned-By: %s\n' "$mirror" "$keyring" >"$list"
+        echo "install-test-deps: added bookworm-backports from $mirror"
     fi
     backports=(-t bookworm-backports)
 fi
