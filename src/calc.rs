@@ -179,8 +179,10 @@ pub struct DelayArgs {
 
 #[derive(Debug, Clone, Args)]
 pub struct RallyArgs {
+    /// The unit's base morale, 1-6 (APSoF VI.B.1).
     #[arg(long)]
     pub base_morale: u8,
+    /// Its combat morale now, 0 up to the base (APSoF VI.B.4).
     #[arg(long)]
     pub current_morale: u8,
     /// Best officer in contact: hero, good, normal, poor, bad.
@@ -199,15 +201,19 @@ pub struct PanicArgs {
     /// Castings in the broken, retreating unit.
     #[arg(long)]
     pub broken: u32,
+    /// The broken unit's arm: infantry, cavalry or artillery.
     #[arg(long, default_value = "infantry")]
     pub broken_arm: String,
+    /// The broken unit's dice, e.g. `4,2,6` (rolled for you if left out).
     #[arg(long, value_delimiter = ',', allow_negative_numbers = true)]
     pub broken_dice: Option<Vec<i64>>,
     /// Castings in the unit checking morale.
     #[arg(long)]
     pub checking: u32,
+    /// The checking unit's arm: infantry, cavalry or artillery.
     #[arg(long, default_value = "infantry")]
     pub checking_arm: String,
+    /// The checking unit's dice, e.g. `3,5` (rolled for you if left out).
     #[arg(long, value_delimiter = ',', allow_negative_numbers = true)]
     pub checking_dice: Option<Vec<i64>>,
 }
@@ -217,17 +223,20 @@ pub struct ContactArgs {
     /// Castings engaged on side a.
     #[arg(long)]
     pub side_a: u32,
+    /// Side a's dice, e.g. `4,4,1` (rolled for you if left out).
     #[arg(long, value_delimiter = ',', allow_negative_numbers = true)]
     pub dice_a: Option<Vec<i64>>,
     /// Castings engaged on side b.
     #[arg(long)]
     pub side_b: u32,
+    /// Side b's dice, e.g. `2,6` (rolled for you if left out).
     #[arg(long, value_delimiter = ',', allow_negative_numbers = true)]
     pub dice_b: Option<Vec<i64>>,
 }
 
 #[derive(Debug, Clone, Args)]
 pub struct DoubleQuickArgs {
+    /// The unit's base morale, 4-6: the table's columns (APSoF VI.D.4).
     #[arg(long)]
     pub base_morale: u8,
     /// The die for the double-quick table.

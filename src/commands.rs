@@ -287,9 +287,7 @@ impl ScheduleChange<'_> {
         }
         if base.schedule.is_none() && (base.grace_secs > 0 || base.remind_secs > 0) {
             return Err(UsageError(
-                "--grace and --remind need a deadline: add --deadline-every or --deadline-at \
-                 (`--every`/`--at` for `game deadline`)"
-                    .into(),
+                "--grace and --remind need a deadline: add --every or --at".into(),
             )
             .into());
         }

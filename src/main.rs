@@ -91,6 +91,7 @@ enum Command {
 #[command(after_help = adjutant::umpire::command::HELP_TEXT)]
 struct UmpireArgs {
     /// The game's name.
+    #[arg(value_name = "GAME")]
     game: String,
     /// One command, e.g. `PAUSE for 2d` (quote texts: `BROADCAST '"Rain"'`).
     #[arg(
@@ -118,6 +119,7 @@ enum ArchiveCommand {
     /// events, dice, reports; after the game, the fog lifted.
     Export {
         /// The game's name.
+        #[arg(value_name = "GAME")]
         name: String,
         /// The directory to write into (made if missing).
         #[arg(long, value_name = "DIR")]
@@ -154,6 +156,7 @@ enum GameCommand {
 #[derive(Debug, Args)]
 struct GameUmpireArgs {
     /// The game's name.
+    #[arg(value_name = "GAME")]
     name: String,
     /// The umpire's mail address; a new secret is made and shown once.
     #[arg(long, value_name = "ADDRESS")]
@@ -173,6 +176,7 @@ struct GameUmpireArgs {
 #[derive(Debug, Args)]
 struct EndArgs {
     /// The game's name.
+    #[arg(value_name = "GAME")]
     name: String,
     /// Why it ended, for the audit log and the archive
     /// (e.g. "Jackson withdrew at dusk").
@@ -187,13 +191,18 @@ struct EndArgs {
 #[derive(Debug, Args)]
 struct ScheduleFlags {
     /// Each turn closes this long after it opens, e.g. `48h`, `2d`, `1h30m`.
-    #[arg(long, value_name = "DURATION", conflicts_with = "deadline_at")]
-    deadline_every: Option<String>,
+    #[arg(
+        long,
+        visible_alias = "deadline-every",
+        value_name = "DURATION",
+        conflicts_with = "at"
+    )]
+    every: Option<String>,
     /// Turns close at fixed weekly times: days, a 24-hour time and an IANA
     /// zone, e.g. "tue,fri 20:00 America/New_York" (daylight saving
     /// followed).
-    #[arg(long, value_name = "WHEN")]
-    deadline_at: Option<String>,
+    #[arg(long, visible_alias = "deadline-at", value_name = "WHEN")]
+    at: Option<String>,
     /// Mail arriving up to this long after the deadline still counts for
     /// the turn (default none).
     #[arg(long, value_name = "DURATION")]
@@ -207,12 +216,19 @@ struct ScheduleFlags {
 #[derive(Debug, Args)]
 struct DeadlineArgs {
     /// The game's name.
+    #[arg(value_name = "GAME")]
     name: String,
-    /// Each turn closes this long after it opens, e.g. `48h`.
-    #[arg(long, value_name = "DURATION", conflicts_with_all = ["at", "none"])]
+    /// Each turn closes this long after it opens, e.g. `48h`, `2d`, `1h30m`.
+    #[arg(long, visible_alias = "deadline-every", value_name = "DURATION", conflicts_with_all = ["at", "none"])]
     every: Option<String>,
-    /// Fixed weekly times, e.g. "tue,fri 20:00 America/New_York".
-    #[arg(long, value_name = "WHEN", conflicts_with = "none")]
+    /// Fixed weekly times: days, a 24-hour time and an IANA zone, e.g.
+    /// "tue,fri 20:00 America/New_York" (daylight saving followed).
+    #[arg(
+        long,
+        visible_alias = "deadline-at",
+        value_name = "WHEN",
+        conflicts_with = "none"
+    )]
     at: Option<String>,
     /// No deadlines: a turn runs when every player is READY.
     #[arg(long)]
@@ -247,7 +263,7 @@ struct CreateArgs {
     #[arg(long, value_name = "FILE")]
     scenario: PathBuf,
     /// A short unique name for the game, used in commands and mail.
-    #[arg(long)]
+    #[arg(long, value_name = "GAME")]
     name: String,
     #[command(flatten)]
     schedule: ScheduleFlags,
@@ -280,6 +296,7 @@ struct JsonFlag {
 #[derive(Debug, Args)]
 struct ShowArgs {
     /// The game's name.
+    #[arg(value_name = "GAME")]
     name: String,
     /// Print the result as JSON.
     #[arg(long)]
@@ -330,19 +347,41 @@ fn report_error(err: &anyhow::Error, code: i32, json: bool) {
         return;
     }
     if json {
-        let causes: Vec<String> = err.chain().skip(1).map(ToString::to_string).collect();
+        let message = err.to_string();
+        let causes: Vec<String> = err
+            .chain()
+            .skip(1)
+            .map(ToString::to_string)
+            .filter(|c| !message.contains(c.as_str()))
+            .collect();
         print_json_error(&serde_json::json!({
             "error": {
                 "kind": if code == 2 { "usage" } else { "internal" },
                 "exit_code": code,
-                "message": err.to_string(),
+                "message": message,
                 "causes": causes,
             }
         }));
     } else {
         let mut stderr = std::io::stderr().lock();
-        let _ = writeln!(stderr, "adjutant: error: {err:#}");
+        let _ = writeln!(stderr, "adjutant: error: {}", error_text(err));
     }
+}
+
+/// The error and its causes on one line, each cause added only when the
+/// text so far does not already say it (library errors often quote their
+/// source, e.g. "cannot read x: No such file ... (os error 2)", and the
+/// chain would repeat it).
+fn error_text(err: &anyhow::Error) -> String {
+    let mut text = err.to_string();
+    for cause in err.chain().skip(1) {
+        let c = cause.to_string();
+        if !text.contains(&c) {
+            text.push_str(": ");
+            text.push_str(&c);
+        }
+    }
+    text
 }
 
 fn print_json_error(v: &serde_json::Value) {
@@ -392,8 +431,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Game(GameCommand::Create(a)) => {
             let f = &a.schedule;
             let deadlines = commands::schedule(&commands::ScheduleChange {
-                every: f.deadline_every.as_deref(),
-                at: f.deadline_at.as_deref(),
+                every: f.every.as_deref(),
+                at: f.at.as_deref(),
                 none: false,
                 grace: f.grace.as_deref(),
                 remind: f.remind.as_deref(),

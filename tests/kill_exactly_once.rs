@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 
 /// Mails in each trial's burst: each player writes this many (the last
 /// with READY, so the turn runs in the same cycle).
-const PER_PLAYER: usize = 12;
+const PER_PLAYER: usize = 6;
 
 fn bin() -> PathBuf {
     assert_cmd::cargo::cargo_bin("adjutant")
@@ -194,7 +194,7 @@ fn killed_at_random_through_intake_turns_and_outbox_nothing_is_lost_or_doubled()
     for trial in 0..trials {
         let dir = root.path().join(format!("t{trial}"));
         copy_dir(&template, &dir);
-        let kills = 1 + rng.next() % 3;
+        let kills = 1 + rng.next() % 2;
         for k in 0..kills {
             let at = Duration::from_micros(rng.next() % span_us);
             let mut child = run_once(&dir).spawn().unwrap();
@@ -211,15 +211,13 @@ fn killed_at_random_through_intake_turns_and_outbox_nothing_is_lost_or_doubled()
                 "trial {trial}, kill {k}: exited {status:?}"
             );
         }
-        // Then it runs to the end: twice, so a flush cut short completes.
-        for _ in 0..2 {
-            let o = run_once(&dir).output().unwrap();
-            assert!(
-                o.status.success(),
-                "trial {trial}: restart failed: {}",
-                String::from_utf8_lossy(&o.stderr)
-            );
-        }
+        // Then one whole cycle: it finishes whatever the kills cut short.
+        let o = run_once(&dir).output().unwrap();
+        assert!(
+            o.status.success(),
+            "trial {trial}: restart failed: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
         let got = check(&dir, &format!("trial {trial} ({kills} kills)"));
         assert_eq!(got.inbound, want.inbound);
         assert_eq!(got.outbox_files, want.outbox_files, "trial {trial}");

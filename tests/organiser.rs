@@ -452,3 +452,50 @@ fn check_parts(m: &mailparse::ParsedMail<'_>, html_attachments: &mut usize) {
         }
     }
 }
+
+#[test]
+fn one_convention_for_names_options_and_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    for args in [
+        vec!["game", "show", "--help"],
+        vec!["game", "process", "--help"],
+        vec!["game", "deadline", "--help"],
+        vec!["game", "end", "--help"],
+        vec!["game", "umpire", "--help"],
+        vec!["replay", "--help"],
+        vec!["archive", "export", "--help"],
+        vec!["umpire", "--help"],
+    ] {
+        let (_, help, _) = out(adjutant(dir.path()).args(&args));
+        let usage = help.lines().find(|l| l.starts_with("Usage:")).unwrap();
+        assert!(usage.contains("<GAME>"), "{args:?}: {usage}");
+        assert!(!usage.contains("<NAME>"), "{args:?}: {usage}");
+    }
+    // The same deadline options on create and deadline, old names kept.
+    for args in [
+        vec!["game", "create", "--help"],
+        vec!["game", "deadline", "--help"],
+    ] {
+        let (_, help, _) = out(adjutant(dir.path()).args(&args));
+        assert!(help.contains("--every <DURATION>"), "{help}");
+        assert!(help.contains("--at <WHEN>"), "{help}");
+        assert!(help.contains("--deadline-every"), "{help}");
+    }
+    // Every calc option says what it is.
+    use clap::CommandFactory as _;
+    let calc = adjutant::calc::CalcArgs::command();
+    for sub in calc.get_subcommands() {
+        for arg in sub.get_arguments() {
+            assert!(
+                arg.get_help().is_some() || arg.get_id() == "help",
+                "calc {} --{} has no help text",
+                sub.get_name(),
+                arg.get_id()
+            );
+        }
+    }
+    // An OS error is said once.
+    let (code, _, err) = out(adjutant(dir.path()).args(["scenario", "check", "missing.toml"]));
+    assert_eq!(code, 2);
+    assert_eq!(err.matches("os error 2").count(), 1, "{err}");
+}
