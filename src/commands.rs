@@ -168,6 +168,7 @@ pub fn demo(dir: &Path, json: bool) -> anyhow::Result<()> {
         }
     })?;
     printed?;
+    say!();
     say!("  config    {}", run.config_path.display());
     say!("  database  {}", run.config.database.display());
     match run.deadline_at {
@@ -185,7 +186,7 @@ pub fn demo(dir: &Path, json: bool) -> anyhow::Result<()> {
         run.dir.display()
     );
     say!(
-        "  {}/var/outbox/new  every mail Adjutant sent: receipts (one says LATE), the reminder, and after each turn every player's report (report.*, map attached)",
+        "  {}/var/outbox/new  every mail Adjutant sent, in the order it was queued: receipts (one says LATE), the reminder, and after each turn every player's report (map attached)",
         run.dir.display()
     );
     say!();

@@ -76,9 +76,53 @@ fn template(root: &Path) -> PathBuf {
     dir
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Checked {
     inbound: i64,
     outbox_files: usize,
+}
+
+/// One trial: a fresh copy, killed once or twice at random, then run to
+/// the end and checked. Returns how many runs the kills cut short.
+fn trial_run(
+    root: &Path,
+    template: &Path,
+    trial: usize,
+    rng: &mut Rng,
+    span_us: u64,
+    want: &Checked,
+) -> usize {
+    let dir = root.join(format!("t{trial}"));
+    copy_dir(template, &dir);
+    let mut killed = 0;
+    let kills = 1 + rng.next() % 2;
+    for k in 0..kills {
+        let at = Duration::from_micros(rng.next() % span_us);
+        let mut child = run_once(&dir).spawn().unwrap();
+        std::thread::sleep(at);
+        let finished = child.try_wait().unwrap().is_some();
+        let _ = child.kill();
+        let status = child.wait().unwrap();
+        if !finished && !status.success() {
+            killed += 1;
+        }
+        // A run either finished cleanly or died of the signal.
+        assert!(
+            status.success() || status.code().is_none(),
+            "trial {trial}, kill {k}: exited {status:?}"
+        );
+    }
+    // Then one whole cycle: it finishes whatever the kills cut short.
+    let o = run_once(&dir).output().unwrap();
+    assert!(
+        o.status.success(),
+        "trial {trial}: restart failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let got = check(&dir, &format!("trial {trial} ({kills} kills)"));
+    assert_eq!(&got, want, "trial {trial}");
+    std::fs::remove_dir_all(&dir).unwrap();
+    killed
 }
 
 fn check(dir: &Path, why: &str) -> Checked {
@@ -189,40 +233,26 @@ fn killed_at_random_through_intake_turns_and_outbox_nothing_is_lost_or_doubled()
         * 5
         / 4;
 
-    let mut rng = Rng(0x2545_f491_4f6c_dd1d ^ u64::from(std::process::id()));
-    let mut killed_runs = 0;
-    for trial in 0..trials {
-        let dir = root.path().join(format!("t{trial}"));
-        copy_dir(&template, &dir);
-        let kills = 1 + rng.next() % 2;
-        for k in 0..kills {
-            let at = Duration::from_micros(rng.next() % span_us);
-            let mut child = run_once(&dir).spawn().unwrap();
-            std::thread::sleep(at);
-            let finished = child.try_wait().unwrap().is_some();
-            let _ = child.kill();
-            let status = child.wait().unwrap();
-            if !finished && !status.success() {
-                killed_runs += 1;
-            }
-            // A killed run must never leave the next one unable to start.
-            assert!(
-                finished || status.code().is_none() || status.success(),
-                "trial {trial}, kill {k}: exited {status:?}"
-            );
-        }
-        // Then one whole cycle: it finishes whatever the kills cut short.
-        let o = run_once(&dir).output().unwrap();
-        assert!(
-            o.status.success(),
-            "trial {trial}: restart failed: {}",
-            String::from_utf8_lossy(&o.stderr)
-        );
-        let got = check(&dir, &format!("trial {trial} ({kills} kills)"));
-        assert_eq!(got.inbound, want.inbound);
-        assert_eq!(got.outbox_files, want.outbox_files, "trial {trial}");
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
+    // Two workers (the machine has two cores), each with its own trials.
+    let killed_runs: usize = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..2u64)
+            .map(|w| {
+                let (root, template) = (root.path(), template.as_path());
+                scope.spawn(move || {
+                    let mut rng = Rng(
+                        (0x2545_f491_4f6c_dd1d ^ u64::from(std::process::id())).wrapping_add(w)
+                    );
+                    let mut killed = 0;
+                    let mine = (0..trials).filter(|t| *t as u64 % 2 == w);
+                    for trial in mine {
+                        killed += trial_run(root, template, trial, &mut rng, span_us, &want);
+                    }
+                    killed
+                })
+            })
+            .collect();
+        workers.into_iter().map(|h| h.join().unwrap()).sum()
+    });
     eprintln!(
         "{trials} trials, {killed_runs} runs killed mid-way; an uninterrupted cycle took {took:?}"
     );
