@@ -344,6 +344,10 @@ fn usage_error(e: &clap::Error) -> ! {
 /// (README, "Exit codes and JSON").
 fn report_error(err: &anyhow::Error, code: i32, json: bool) {
     if json && commands::already_in_json(err) {
+        // Stdout already holds the one JSON result that says it; a person
+        // watching stderr still gets the line.
+        let mut stderr = std::io::stderr().lock();
+        let _ = writeln!(stderr, "adjutant: error: {}", error_text(err));
         return;
     }
     if json {

@@ -393,11 +393,17 @@ fn open_queries_are_listed_and_warned_about_when_the_turn_runs_without_them() {
 #[test]
 fn every_kind_of_mail_parses_back_with_typed_content_types() {
     let g = GameDir::training("mime");
+    set_umpire(&g, "ump@example.test");
+    let (code, _, err) =
+        out(adjutant(g.dir.path()).args(["game", "deadline", "mime", "--every", "48h"]));
+    assert_eq!(code, 0, "{err}");
+    // Receipts, a free-text query for the umpire, a refusal (wrong password).
     g.order_mail(
         "blue1",
         "blue@example.test",
         "Blue",
-        "10th Ohio: advance to the crossroads.\n12th Ohio: fire at the moon.\nREADY",
+        "10th Ohio: advance to the crossroads.\n12th Ohio: fire at the moon.\n\n\
+         14th Ohio is to make a great show of force toward the rebels yonder.\nREADY",
     );
     g.order_mail(
         "grey1",
@@ -405,12 +411,56 @@ fn every_kind_of_mail_parses_back_with_typed_content_types() {
         "Grey",
         "3rd Tennessee: hold.\nREADY",
     );
+    g.drop_mail(
+        "forged",
+        b"From: Grey <grey@example.test>\r\nTo: adjutant@example.test\r\nSubject: orders\r\n\
+          Message-ID: <forged@example.test>\r\n\r\nPASSWORD wrong-wrong-wrong\r\n3rd Tennessee: retire.\r\n",
+    );
     g.run_once();
+    // Umpire notices, a replacement player's secret, the held turn's
+    // preview and report, then its release.
+    for cmd in [
+        vec!["EXTEND", "24h"],
+        vec!["BROADCAST", "\"Rain.\""],
+        vec!["REPLACE", "Grey", "grey2@example.test"],
+        vec!["REJECT", "F1-1:", "\"Write it as an order.\""],
+    ] {
+        let (code, said, _) = out(adjutant(g.dir.path()).args(["umpire", "mime"]).args(&cmd));
+        assert_eq!(code, 0, "{cmd:?}: {said}");
+    }
+    // Both players were READY: the first cycle ran turn 1, held for review.
+    let (code, said, _) = out(adjutant(g.dir.path()).args(["umpire", "mime", "RELEASE"]));
+    assert_eq!(code, 0, "{said}");
     g.run_once();
+    // REPORT and HISTORY: the report again, and HTML reports attached.
     g.order_mail("blue2", "blue@example.test", "Blue", "REPORT\n\nHISTORY");
     g.run_once();
+
+    let kinds: Vec<String> = {
+        let db = g.db();
+        let mut st = db
+            .prepare("SELECT DISTINCT kind FROM outbound_mail ORDER BY kind")
+            .unwrap();
+        st.query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+    };
+    for kind in [
+        "receipt",
+        "refusal",
+        "report",
+        "history",
+        "umpire-report",
+        "umpire-preview",
+        "needs-interpretation",
+    ] {
+        assert!(
+            kinds.iter().any(|k| k == kind),
+            "no {kind} mail among {kinds:?}"
+        );
+    }
     let all = mails(&g);
-    assert!(all.len() >= 5, "receipts, reports, resends: {}", all.len());
     let mut html_attachments = 0;
     for (raw, _) in &all {
         let m = mailparse::parse_mail(raw).unwrap();
@@ -423,6 +473,10 @@ fn every_kind_of_mail_parses_back_with_typed_content_types() {
             Some("auto-generated")
         );
         assert_eq!(h.get_first_value("MIME-Version").as_deref(), Some("1.0"));
+        assert!(
+            mailparse::addrparse_header(h.get_first_header("To").unwrap()).is_ok(),
+            "unreadable To"
+        );
     }
     assert!(
         html_attachments > 0,
