@@ -613,12 +613,22 @@ fn answer_game_over(
     } else {
         "was abandoned"
     };
+    // The organiser's reason, as `game end --because` recorded it.
+    let reason: Option<String> = tx
+        .prepare_cached(
+            "SELECT reason FROM audit_log WHERE game_id = ?1 AND action = 'game-ended'
+             ORDER BY id DESC LIMIT 1",
+        )?
+        .query_row([player.game.0], |r| r.get(0))
+        .optional()?
+        .flatten();
     let text = format!(
-        "Game {} {how}; Adjutant takes no more orders for it, and nothing in your \
+        "Game {} {how}{}; Adjutant takes no more orders for it, and nothing in your \
          mail \"{}\" was used.\n\nYour reports stay in the game's archive; ask the \
          organiser for it. If you meant another game of yours, name that game in \
          the Subject or reply to one of its mails.\n",
         player.game_name,
+        reason.map(|r| format!(" ({r})")).unwrap_or_default(),
         parsed.subject.as_deref().unwrap_or("(no subject)"),
     );
     let answer = match player.addresses.first() {
