@@ -97,7 +97,7 @@ fn an_ended_game_processes_nothing_takes_no_orders_and_says_so() {
         .find(|(_, t)| t.contains("has ended"))
         .expect("the player is told the game ended");
     assert!(told.1.contains("nothing in your"), "{}", told.1);
-    assert!(told.1.contains("(Pryor withdrew at dusk)"), "{}", told.1);
+    assert!(told.1.contains("(Pryor withdrew)"), "{}", told.1);
     assert_eq!(g.count("SELECT count(*) FROM orders"), 0);
     assert_eq!(g.count("SELECT count(*) FROM turns"), turns_before);
     assert!(
