@@ -11,6 +11,7 @@ pub mod daemon;
 pub mod demo;
 pub mod dice;
 pub mod game;
+pub mod identity;
 pub mod mail;
 pub mod orders;
 pub mod report;
