@@ -178,14 +178,16 @@ impl EnemyNames {
     }
 
     /// The short label for a designated enemy unit when identities are
-    /// hidden: "enemy regiment B", "enemy battery C".
-    pub fn hidden_label(&self, unit: UnitId, arm: Arm) -> Option<String> {
-        self.designation(unit)
-            .map(|d| format!("enemy {} {d}", kind_noun(arm)))
+    /// hidden: "enemy B". Not "enemy battery B": real batteries are called
+    /// "Battery B", and a label must never read like a real name. (The
+    /// kind is in the report's list of enemies, and may be written in
+    /// orders: "fire at enemy battery B".)
+    pub fn hidden_label(&self, unit: UnitId) -> Option<String> {
+        self.designation(unit).map(|d| format!("enemy {d}"))
     }
 
     /// How a player of this side is told of an enemy unit: its real name
-    /// when identities are known, else its label ("enemy regiment B"), or,
+    /// when identities are known, else its label ("enemy B"), or,
     /// for a unit the side has not designated, only what could be seen of
     /// it ("an enemy battery"). Never the real name under the hidden
     /// policy.
@@ -196,7 +198,7 @@ impl EnemyNames {
         if self.known() {
             return u.name.clone();
         }
-        self.hidden_label(unit, u.arm)
+        self.hidden_label(unit)
             .unwrap_or_else(|| format!("an enemy {}", kind_noun(u.arm)))
     }
 }
@@ -251,7 +253,7 @@ mod tests {
         let st = state();
         let mut n = EnemyNames::default();
         n.record_seen(&st, SideId(0), 1, [UnitId(2)]);
-        assert_eq!(n.call(&st, UnitId(2)), "enemy regiment A");
+        assert_eq!(n.call(&st, UnitId(2)), "enemy A");
         assert_eq!(n.call(&st, UnitId(3)), "an enemy regiment");
         n.policy = IdentityPolicy::Known;
         assert_eq!(n.call(&st, UnitId(2)), "4th Virginia");

@@ -131,7 +131,7 @@ impl<'a> ParseContext<'a> {
     }
 
     /// How a player of this side is told of a unit: his own side's by
-    /// name, an enemy as the identity policy says ("enemy regiment B", or
+    /// name, an enemy as the identity policy says ("enemy B", or
     /// its name when identities are known).
     pub fn call_unit(&self, id: UnitId) -> String {
         match self.state.unit(id) {

@@ -27,7 +27,7 @@ fn place(p: Pos, ctx: &ParseContext) -> String {
 }
 
 /// A unit as the receipt names it: his own by name, an enemy as the
-/// identity policy says (`crate::identity`: "enemy regiment B").
+/// identity policy says (`crate::identity`: "enemy B").
 fn unit_name(id: UnitId, ctx: &ParseContext) -> String {
     ctx.call_unit(id)
 }

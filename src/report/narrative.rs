@@ -46,7 +46,7 @@ pub fn side_narrative(
 /// What `side` is told of the turn, enemies called as the identity policy
 /// says (`crate::identity`): by real name when identities are known; else
 /// an enemy the side sees at the end of the turn by its designation
-/// ("enemy regiment B") and any other by what could be seen of it ("a
+/// ("enemy B") and any other by what could be seen of it ("a
 /// Confederate battery"). Order numbers are the side's own
 /// (`order_numbers`: engine order id → the number its side knows it by),
 /// so a number never tells how many orders the enemy wrote; an order not
@@ -145,9 +145,9 @@ fn rename_enemies(
                         // Only an enemy in sight now is called by its
                         // designation: naming one seen only in the past
                         // would tell the side it is the same unit.
-                        let label = id.filter(|id| vis.seen.contains_key(id)).and_then(|id| {
-                            state.unit(id).and_then(|u| names.hidden_label(id, u.arm))
-                        });
+                        let label = id
+                            .filter(|id| vis.seen.contains_key(id))
+                            .and_then(|id| names.hidden_label(id));
                         label.unwrap_or_else(|| enemy_words(state, side, id))
                     };
                     map.insert("name".into(), Value::String(name));

@@ -44,7 +44,7 @@ pub fn decode(file: &str, raw: &[u8]) -> Mail {
             continue;
         }
         if p.ctype.mimetype.starts_with("text/") {
-            body.push_str(&p.get_body().unwrap());
+            body.push_str(&p.get_body().unwrap().replace("\r\n", "\n"));
             body.push('\n');
         }
     }
@@ -294,6 +294,17 @@ impl Play {
             let may_name = known && id.is_some_and(|id| seen.contains(&id));
             if !may_name {
                 for name in std::iter::once(&u.name).chain(u.aliases.iter()) {
+                    // A bare alias such as "2nd" is also part of his own
+                    // units' names ("2nd Virginia"): not a sign of a leak.
+                    let own_word = self
+                        .scenario
+                        .units
+                        .iter()
+                        .filter(|o| o.side == player.side_name)
+                        .any(|o| contains_word(&o.name, name));
+                    if own_word {
+                        continue;
+                    }
                     assert!(
                         !contains_word(&mail.body, name),
                         "{}'s mail `{}` names the enemy {name}:\n{}",
