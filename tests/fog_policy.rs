@@ -55,7 +55,12 @@ fn check_all(play: &mut Play, states: &[&BattleState]) -> Vec<fog_support::Mail>
 #[test]
 fn designations_name_the_enemy_in_reports_receipts_and_orders() {
     let mut play = Play::new("mill", "scenarios/training.toml");
-    let blue = play.players.iter().find(|p| p.name == "Blue").unwrap().clone();
+    let blue = play
+        .players
+        .iter()
+        .find(|p| p.name == "Blue")
+        .unwrap()
+        .clone();
     let (enemy, letter) = until_in_sight(&mut play, &blue);
     let state = play.open_state();
     let label = format!("enemy {letter}");
@@ -88,14 +93,23 @@ fn designations_name_the_enemy_in_reports_receipts_and_orders() {
     let r = &fog_support::scrub_echo(&receipt.body);
     // The letter is understood, and written back as the report calls it.
     assert!(r.contains(&format!("{}: fire at {label}", own[0])), "{r}");
-    assert!(r.contains(&format!("{}: face toward enemy ", own[2])), "{r}");
-    assert!(r.contains(&format!("{}: advance to (", own[3 % own.len()])), "{r}");
+    assert!(
+        r.contains(&format!("{}: face toward enemy ", own[2])),
+        "{r}"
+    );
+    assert!(
+        r.contains(&format!("{}: advance to (", own[3 % own.len()])),
+        "{r}"
+    );
     // The real name of an enemy in sight is refused like a word that
     // names nothing, with no real name suggested.
     assert!(r.contains("no enemy unit in sight is called"), "{r}");
     assert!(!r.contains(&hidden_name), "{r}");
     if !unseen.is_empty() {
-        assert!(r.contains("is not a landmark, feature or unit you know of"), "{r}");
+        assert!(
+            r.contains("is not a landmark, feature or unit you know of"),
+            "{r}"
+        );
     }
 
     // The report for the next turn uses the same letter for the same unit
@@ -122,7 +136,11 @@ fn designations_name_the_enemy_in_reports_receipts_and_orders() {
         "{}",
         report.body
     );
-    assert_eq!(play.designations(blue.side)[&enemy], letter, "never re-assigned");
+    assert_eq!(
+        play.designations(blue.side)[&enemy],
+        letter,
+        "never re-assigned"
+    );
     // Letters are unique per side and stay with their units.
     let letters: BTreeMap<UnitId, String> = play.designations(blue.side);
     let mut distinct: Vec<&String> = letters.values().collect();
@@ -134,13 +152,22 @@ fn designations_name_the_enemy_in_reports_receipts_and_orders() {
 #[test]
 fn known_identities_use_real_names_in_reports_and_receipts_alike() {
     let text = std::fs::read_to_string(common::repo("scenarios/training.toml")).unwrap();
-    let text = text.replacen("last_turn = 24", "last_turn = 24\nidentities = \"known\"", 1);
+    let text = text.replacen(
+        "last_turn = 24",
+        "last_turn = 24\nidentities = \"known\"",
+        1,
+    );
     let mut play = Play::from_text("mill", &text);
     assert_eq!(
         play.scenario.identities,
         adjutant::identity::IdentityPolicy::Known
     );
-    let blue = play.players.iter().find(|p| p.name == "Blue").unwrap().clone();
+    let blue = play
+        .players
+        .iter()
+        .find(|p| p.name == "Blue")
+        .unwrap()
+        .clone();
     let (enemy, letter) = until_in_sight(&mut play, &blue);
     let state = play.open_state();
     let real = state.unit(enemy).unwrap().name.clone();
@@ -236,7 +263,11 @@ fn probes_by_every_player_of_both_scenarios_learn_nothing_hidden() {
 #[test]
 fn a_scenario_with_an_unknown_identity_policy_is_refused() {
     let text = std::fs::read_to_string(common::repo("scenarios/training.toml")).unwrap();
-    let bad = text.replacen("last_turn = 24", "last_turn = 24\nidentities = \"secret\"", 1);
+    let bad = text.replacen(
+        "last_turn = 24",
+        "last_turn = 24\nidentities = \"secret\"",
+        1,
+    );
     let e = adjutant::scenario::Scenario::from_toml_str(&bad, "bad.toml")
         .unwrap_err()
         .to_string();

@@ -229,7 +229,7 @@ pub fn issue_turn_reports(
             Some(numbers),
         );
         inputs.refused_mail = refused_since_last_report(tx, t.game_id, &reader)?;
-        inputs.dispatches = super::dispatches::report_entries(
+        inputs.dispatches = super::dispatches::report_entries_named(
             t.state,
             reader.side,
             &inputs.officers,
@@ -242,6 +242,7 @@ pub fn issue_turn_reports(
                     turn,
                 )
             },
+            &inputs.enemy_names,
         );
         let view = side_view(t.state, reader.side, vis, lk, &inputs)?;
         let report = reporter.player(&view)?;

@@ -1191,6 +1191,19 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         Some(id)
     }
 
+    /// Whether the word `k` tokens ahead is one of the side's designations
+    /// (lower-case "a" excepted: the article).
+    fn designation_at(&self, k: usize) -> bool {
+        let Some(t) = self.toks.get(self.pos + k) else {
+            return false;
+        };
+        let Some(w) = t.word() else {
+            return false;
+        };
+        let written = self.text.get(t.start..t.end).unwrap_or(w);
+        written != "a" && self.ctx.enemy_names.by_designation(w).is_some()
+    }
+
     /// An enemy described as a player would (issue #14 §1): "the enemy",
     /// "the nearest enemy", "the enemy battery", "the nearest regiment",
     /// "the regiment to our front", "the enemy in front of us". Consumes
@@ -1205,6 +1218,12 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 "enemy", "enemies", "enemys", "rebel", "rebels", "yankee", "yankees",
             ])
             .is_some();
+        // "enemy B", "the enemy battery C": a designation, for the name
+        // lookup.
+        if self.designation_at(0) {
+            self.pos = save;
+            return None;
+        }
         let arm = match self.word_at(0) {
             Some("battery" | "batteries" | "guns" | "gun" | "artillery" | "cannon") => {
                 Some(Arm::Artillery)
@@ -1215,10 +1234,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         };
         if arm.is_some() {
             self.pos += 1;
-            let letter = self
-                .word_at(0)
-                .is_some_and(|w| self.ctx.enemy_names.by_designation(w).is_some());
-            if letter {
+            if self.designation_at(0) {
                 self.pos = save;
                 return None;
             }
@@ -2022,11 +2038,16 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         }
         self.eat_any(&["the", "any"]);
         let nearest = self.eat_any(&["nearest", "closest"]).is_some();
-        if self
+        let enemy = self
             .eat_any(&["enemy", "enemies", "rebel", "rebels", "yankee", "yankees"])
-            .is_some()
-            || nearest
-        {
+            .is_some();
+        // "enemy B", "enemy battery C": a designation, read as a name below.
+        let lettered = enemy
+            && (self.designation_at(0)
+                || (self.word_at(0).is_some_and(|w| {
+                    matches!(w, "battery" | "regiment" | "cavalry" | "infantry" | "horse")
+                }) && self.designation_at(1)));
+        if !lettered && (enemy || nearest) {
             let arm = match self.word_at(0) {
                 Some("battery" | "batteries" | "guns" | "gun" | "artillery" | "cannon") => {
                     Some(Arm::Artillery)

@@ -224,9 +224,7 @@ impl Play {
             .collect();
         state
             .units_of(player.side)
-            .filter(|u| {
-                u.castings > 0 && !u.marks.left_field && u.marks.combined_into.is_none()
-            })
+            .filter(|u| u.castings > 0 && !u.marks.left_field && u.marks.combined_into.is_none())
             .filter(|u| {
                 officers.is_empty() || officers.iter().any(|o| state.in_chain_of_command(u.id, *o))
             })
@@ -250,7 +248,8 @@ impl Play {
     pub fn send(&mut self, player: &Player, body: &str) {
         self.written += 1;
         let file = format!("m{:05}-{}", self.written, player.name);
-        self.g.order_mail(&file, &player.address, &player.name, body);
+        self.g
+            .order_mail(&file, &player.address, &player.name, body);
     }
 
     /// Mails in the outbox not yet checked, oldest first.
@@ -283,8 +282,17 @@ impl Play {
             body,
             ..mail.clone()
         };
-        let seen = self.seen_ever.get(&player.side).cloned().unwrap_or_default();
-        for u in self.scenario.units.iter().filter(|u| u.side != player.side_name) {
+        let seen = self
+            .seen_ever
+            .get(&player.side)
+            .cloned()
+            .unwrap_or_default();
+        for u in self
+            .scenario
+            .units
+            .iter()
+            .filter(|u| u.side != player.side_name)
+        {
             let id = states
                 .first()
                 .and_then(|s| s.units.iter().find(|x| x.name == u.name))
