@@ -1711,13 +1711,14 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     /// A unit's name in a message: "the 12th Ohio" (a numbered regiment,
     /// as the head-of-order messages write it), "Ridley's Battery".
     fn unit_called(&self, id: UnitId) -> String {
-        if self
-            .ctx
-            .state
-            .unit(id)
-            .is_some_and(|u| u.side != self.ctx.side)
+        if !self.ctx.enemy_names.known()
+            && self
+                .ctx
+                .state
+                .unit(id)
+                .is_some_and(|u| u.side != self.ctx.side)
         {
-            // An enemy: as the identity policy calls it.
+            // An enemy whose name is hidden: as the policy calls it.
             return self.ctx.call_unit(id);
         }
         let name = self

@@ -124,6 +124,8 @@ impl Play {
             written: 0,
             mails: Vec::new(),
         };
+        // The first run makes the reply-token key `send` needs.
+        play.g.run_once();
         let state = play.open_state();
         play.players = play
             .scenario
@@ -244,12 +246,24 @@ impl Play {
             .unwrap()
     }
 
-    /// Sends `player` an order mail (with READY when `ready`).
+    /// Mails `body` as `player`'s orders, answering his reply address for
+    /// the open turn (as a reply to his report would: a PASSWORD line would
+    /// cost an Argon2 hash per mail, most of a debug build's time).
     pub fn send(&mut self, player: &Player, body: &str) {
         self.written += 1;
         let file = format!("m{:05}-{}", self.written, player.name);
-        self.g
-            .order_mail(&file, &player.address, &player.name, body);
+        let to = self
+            .g
+            .token_address(&player.name, self.open_turn().unwrap_or(1));
+        let raw = format!(
+            "From: {} <{}>\r\nTo: {to}\r\nSubject: Re: orders\r\n\
+             Message-ID: <{file}@example.test>\r\nDate: Sun, 22 Nov 2026 10:00:00 +0000\r\n\
+             Content-Type: text/plain; charset=utf-8\r\n\r\n{}\r\n",
+            player.name,
+            player.address,
+            body.replace('\n', "\r\n")
+        );
+        self.g.drop_mail(&file, raw.as_bytes());
     }
 
     /// Mails in the outbox not yet checked, oldest first.
@@ -496,7 +510,7 @@ pub fn orders_for(play: &Play, state: &BattleState, player: &Player, turn: u32) 
             _ => format!("advance to {far} in line; then fire at will"),
         };
         // Early on, most units march so that the sides meet.
-        let order = if turn < 8 && (turn + k32) % 3 != 0 {
+        let order = if turn < 8 && !(turn + k32).is_multiple_of(3) {
             format!("advance to {far}; then fire at will")
         } else {
             order
