@@ -274,3 +274,48 @@ fn a_scenario_with_an_unknown_identity_policy_is_refused() {
     assert!(e.contains("scenario.identities"), "{e}");
     assert!(e.contains("\"known\""), "{e}");
 }
+
+/// Issue #14 §4: the order numbers a player sees count his own side's
+/// orders, so they never tell how many the enemy wrote. Grey writes three
+/// orders before Blue writes his one; Blue's report calls his order #1.
+#[test]
+fn order_numbers_a_player_sees_count_only_his_sides_orders() {
+    let mut play = Play::new("mill", "scenarios/training.toml");
+    let blue = play
+        .players
+        .iter()
+        .find(|p| p.name == "Blue")
+        .unwrap()
+        .clone();
+    let grey = play
+        .players
+        .iter()
+        .find(|p| p.name == "Grey")
+        .unwrap()
+        .clone();
+    play.send(
+        &grey,
+        "3rd Tennessee: advance to the ford.\n\n5th Tennessee: advance to the ford.\n\n\
+         7th Tennessee: advance to the ford.\n\nREADY",
+    );
+    play.g.run_once();
+    play.send(&blue, "10th Ohio: advance to the Miller farm.\n\nREADY");
+    play.g.run_once();
+    assert_eq!(play.open_turn(), Some(2));
+    let blue_order: i64 = play.g.count(
+        "SELECT o.id FROM orders o JOIN units u ON u.id = o.unit_id WHERE u.name = '10th Ohio'",
+    );
+    assert_eq!(blue_order, 4, "the row id counts Grey's three orders");
+    let mails = play.new_mails();
+    let report = mails
+        .iter()
+        .find(|m| m.to.contains(&blue.address) && m.body.contains("\nYOUR UNITS\n"))
+        .expect("Blue's report");
+    let text = section(&report.body, "THIS TURN").join(" ");
+    assert!(text.contains("Order #1 "), "{}", report.body);
+    assert!(
+        !report.body.to_lowercase().contains("order #4"),
+        "{}",
+        report.body
+    );
+}
