@@ -5,7 +5,8 @@
 //! descriptions), every turn advances on READY, and after every turn:
 //! nothing sent to a player leaks (§1), every order is understood or
 //! refused with a reason, no unit is both gone and shown alive; at the end
-//! `adjutant replay` agrees with every turn.
+//! `adjutant replay` agrees with every turn, and the exported archive's
+//! side pages name no enemy either.
 //!
 //! Time per turn is a benchmark's business (`benches/turn.rs`), not an
 //! assertion here. Measured on a loaded 2-core machine, debug build: both
@@ -64,6 +65,8 @@ fn play_to_the_last_turn(name: &str, path: &str) {
         }
     }
     play.assert_replay_agrees();
+    // The archive's side pages keep the same policy.
+    assert!(play.assert_archive_side_pages_keep_the_policy() >= last as usize);
 }
 
 #[test]

@@ -599,3 +599,55 @@ pub fn assert_gone_not_alive(play: &Play, mail: &Mail, player: &Player, state: &
         );
     }
 }
+
+impl Play {
+    /// `adjutant archive export`: every side page (`turn-NNN-side-S.html`)
+    /// calls the enemy as its players were told — no real name under the
+    /// hidden policy. Returns how many side pages were checked.
+    pub fn assert_archive_side_pages_keep_the_policy(&self) -> usize {
+        let out = self.g.path("site");
+        let status = adjutant(self.g.dir.path())
+            .args(["archive", "export", &self.g.name, "--out"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(
+            status.status.success(),
+            "{}",
+            String::from_utf8_lossy(&status.stderr)
+        );
+        if self.scenario.identities == adjutant::identity::IdentityPolicy::Known {
+            return 0;
+        }
+        let mut checked = 0;
+        for entry in std::fs::read_dir(&out).unwrap() {
+            let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+            let Some(side) = name
+                .strip_suffix(".html")
+                .and_then(|n| n.rsplit_once("-side-"))
+                .and_then(|(_, s)| s.parse::<usize>().ok())
+            else {
+                continue;
+            };
+            let side_name = &self.scenario.sides[side].name;
+            let page = std::fs::read_to_string(out.join(&name)).unwrap();
+            for u in self.scenario.units.iter().filter(|u| &u.side != side_name) {
+                let own_word = |n: &str| {
+                    self.scenario
+                        .units
+                        .iter()
+                        .filter(|o| &o.side == side_name)
+                        .any(|o| contains_word(&o.name, n))
+                };
+                for n in std::iter::once(&u.name).chain(u.aliases.iter()) {
+                    assert!(
+                        own_word(n) || !contains_word(&page, n),
+                        "side page {name} names the enemy {n}"
+                    );
+                }
+            }
+            checked += 1;
+        }
+        checked
+    }
+}
