@@ -72,6 +72,8 @@ fn letters_name_the_enemy_wherever_a_unit_can_be_named() {
     let (a, text) = steps(&ctx, &format!("10th Ohio: fire at {l5}."));
     assert_eq!(a, vec![Action::Fire(FireTarget::Unit(fifth))]);
     assert_eq!(text, format!("10th Ohio: fire at enemy {l5}"));
+    let (a, _) = steps(&ctx, &format!("10th Ohio: fire at target {l5}."));
+    assert_eq!(a, vec![Action::Fire(FireTarget::Unit(fifth))]);
     let (a, _) = steps(&ctx, &format!("10th Ohio: fire at enemy battery {lr}."));
     assert_eq!(a, vec![Action::Fire(FireTarget::Unit(ridley))]);
     let (a, _) = steps(&ctx, &format!("10th Ohio: charge enemy regiment {l5}."));

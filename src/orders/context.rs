@@ -142,15 +142,21 @@ impl<'a> ParseContext<'a> {
     }
 
     /// The names a designated enemy may be written by: "enemy B", "enemy
-    /// regiment B", "regiment B" and the bare letter "B" (but not "A",
+    /// regiment B", "regiment B", "target B" and the bare letter "B" (not "A",
     /// the article: `Parser` reads a capital "A" itself).
     fn designation_candidates<T: Clone>(&self, id: UnitId, target: T) -> Vec<Candidate<T>> {
         let (Some(d), Some(u)) = (self.enemy_names.designation(id), self.state.unit(id)) else {
             return Vec::new();
         };
         let noun = crate::identity::kind_noun(u.arm);
-        let display = format!("enemy {noun} {d}");
-        let mut spellings = vec![format!("enemy {d}"), display.clone(), format!("{noun} {d}")];
+        // Shown in suggestions as the report and receipts call it.
+        let display = format!("enemy {d}");
+        let mut spellings = vec![
+            display.clone(),
+            format!("enemy {noun} {d}"),
+            format!("{noun} {d}"),
+            format!("target {d}"),
+        ];
         if !d.eq_ignore_ascii_case("a") {
             spellings.push(d.to_string());
         }

@@ -286,6 +286,74 @@ mod tests {
         assert!(own[0].contains("6th Virginia"), "{}", own[0]);
     }
 
+    /// Issue #14: an enemy in sight is told by the side's designation, or
+    /// by its name when identities are known; an order's number is the
+    /// reader side's own, never the game-wide id.
+    #[test]
+    fn designations_and_the_sides_own_order_numbers() {
+        let mut vis = Visibility::default();
+        vis.seen.insert(
+            UnitId(2),
+            SeenBy {
+                observer: Observer::Unit(UnitId(1)),
+                from: Pos::new(0.0, 0.5),
+                distance: 9.0,
+            },
+        );
+        let st = state();
+        let moved = Event::Moved {
+            unit: r(2, 1, "6th Virginia"),
+            from: Pos::new(0.0, 12.0),
+            to: Pos::new(0.0, 10.0),
+            distance: 2.0,
+            half: false,
+            stop: "arrived".into(),
+        };
+        let mut names = EnemyNames::new(IdentityPolicy::Hidden);
+        names.record_seen(&st, SideId(0), 1, [UnitId(2)]);
+        let told = side_narrative_named(
+            &st,
+            SideId(0),
+            std::slice::from_ref(&moved),
+            &vis,
+            &names,
+            None,
+        );
+        assert!(told[0].starts_with("Enemy A "), "{}", told[0]);
+        assert!(!told[0].contains("Virginia"), "{}", told[0]);
+        names.policy = IdentityPolicy::Known;
+        let told = side_narrative_named(&st, SideId(0), &[moved], &vis, &names, None);
+        assert!(told[0].contains("6th Virginia"), "{}", told[0]);
+
+        let booked = Event::OrderBooked {
+            unit: r(1, 0, "2nd Wisconsin"),
+            order: 17,
+            issued_by: crate::rules::iron_brigade::events::OfficerRef {
+                id: crate::rules::iron_brigade::state::OfficerId(1),
+                side: SideId(0),
+                name: "Gibbon".into(),
+            },
+            distance: 3.0,
+            effective_turn: 2,
+            obedience_roll: None,
+            follows_previous: false,
+            replaced: Vec::new(),
+        };
+        let numbers: BTreeMap<u64, u32> = [(17, 2)].into_iter().collect();
+        let told = side_narrative_named(
+            &st,
+            SideId(0),
+            std::slice::from_ref(&booked),
+            &vis,
+            &names,
+            Some(&numbers),
+        );
+        assert!(told[0].starts_with("Order #2 from Gibbon"), "{}", told[0]);
+        let told = side_narrative_named(&st, SideId(0), &[booked], &vis, &names, None);
+        assert!(told[0].starts_with("An order from Gibbon"), "{}", told[0]);
+        assert!(!told[0].contains("17"), "{}", told[0]);
+    }
+
     /// An exchange of fire told to each side: his own numbers in full, the
     /// enemy's castings, dice and morale left out (only that it was hit).
     #[test]
