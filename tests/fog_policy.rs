@@ -147,6 +147,17 @@ fn designations_name_the_enemy_in_reports_receipts_and_orders() {
     distinct.sort();
     distinct.dedup();
     assert_eq!(distinct.len(), letters.len());
+    // The store keeps them so: a letter is never changed nor deleted.
+    let db = play.g.db();
+    assert!(
+        db.execute("UPDATE enemy_designations SET designation = 'ZZ'", [])
+            .is_err()
+    );
+    assert!(db.execute("DELETE FROM enemy_designations", []).is_err());
+    assert!(
+        db.execute("UPDATE enemy_designations SET last_turn = last_turn", [])
+            .is_ok()
+    );
 }
 
 #[test]

@@ -75,6 +75,10 @@ pub fn record_sightings(
     if seen.is_empty() {
         return Ok(());
     }
+    // Start from what is stored now, not from a copy that may be older
+    // (another process may have lettered a unit since): the next letter
+    // is always the store's next.
+    *names = load(conn, game, side, names.policy)?;
     names.record_seen(state, side, turn, seen.iter().copied());
     let mut st = conn.prepare_cached(
         "INSERT INTO enemy_designations
