@@ -12,6 +12,7 @@ pub mod demo;
 pub mod dice;
 pub mod fsutil;
 pub mod game;
+pub mod identity;
 pub mod mail;
 pub mod orders;
 pub mod report;

@@ -604,27 +604,32 @@ fn volley_turn(name: &str, blue: &str) -> (GameDir, String) {
 }
 
 /// Through the binary, by mail: Blue orders the 10th Ohio to fire at the
-/// 3rd Tennessee together with the 12th Ohio. The receipt reads the order
-/// back; Blue's report gives his own numbers, Grey's says only that two
-/// Union regiments fired together, never their names.
+/// 3rd Tennessee together with the 12th Ohio. Identities are hidden (the
+/// default), so Blue names it by its letter: the two Tennessee regiments
+/// in sight are lettered west to east, A the 3rd (x 11), B the 5th (x 17).
+/// The receipt reads the order back; Blue's report gives his own numbers,
+/// Grey's says only that two Union regiments fired together, never their
+/// names.
 #[test]
 fn combined_fire_by_mail() {
     let (g, receipts) = volley_turn(
         "volley",
-        "10th Ohio: fire at the 3rd Tennessee together with the 12th Ohio.",
+        "10th Ohio: fire at A together with the 12th Ohio.",
     );
     assert!(
-        receipts.contains("fire at 3rd Tennessee together with 12th Ohio"),
+        receipts.contains("fire at enemy A together with 12th Ohio"),
         "{receipts}"
     );
     let blue = report(&g, "Blue");
     assert!(
-        blue.contains("10th Ohio and 12th Ohio combine their fire on a Confederate infantry regiment (10th Ohio 18 castings at"),
+        blue.contains(
+            "10th Ohio and 12th Ohio combine their fire on enemy A (10th Ohio 18 castings at"
+        ),
         "{blue}"
     );
     let grey = report(&g, "Grey");
     assert!(
-        grey.contains("A Union infantry regiment and a Union infantry regiment combine their fire on 3rd Tennessee"),
+        grey.contains("combine their fire on 3rd Tennessee"),
         "{grey}"
     );
     assert!(
@@ -639,10 +644,10 @@ fn combined_fire_by_mail() {
 fn split_fire_by_mail() {
     let (g, receipts) = volley_turn(
         "volley",
-        "10th Ohio: fire 8 castings at the 3rd Tennessee and the rest at the 5th Tennessee.",
+        "10th Ohio: fire 8 castings at A and the rest at enemy B.",
     );
     assert!(
-        receipts.contains("split fire: 8 castings at 3rd Tennessee, the rest at 5th Tennessee"),
+        receipts.contains("split fire: 8 castings at enemy A, the rest at enemy B"),
         "{receipts}"
     );
     let blue = report(&g, "Blue");

@@ -49,6 +49,8 @@ fn the_order_parser_corpus_parses_without_panic() {
         side: SideId(0),
         player_officers: vec![OfficerId(1)],
         visible_enemies: [UnitId(6), UnitId(8)].into_iter().collect::<BTreeSet<_>>(),
+        // The grammar's tests name the enemy: identities known.
+        enemy_names: adjutant::identity::EnemyNames::new(adjutant::identity::IdentityPolicy::Known),
         yards_per_inch: scenario.yards_per_inch,
         turn: 3,
         aliases,

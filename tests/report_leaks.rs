@@ -406,7 +406,7 @@ fn identities_shown_only_when_known() {
             .iter()
             .any(|e| e.description == "a Confederate infantry regiment")
     );
-    inputs.identities_known = true;
+    inputs.enemy_names.policy = adjutant::identity::IdentityPolicy::Known;
     let known = side_view(&state, side, &vis, &LastKnown::default(), &inputs).unwrap();
     assert!(
         known

@@ -48,6 +48,8 @@ fuzz_target!(|data: &[u8]| {
         side: SideId(0),
         player_officers: vec![OfficerId(1)],
         visible_enemies: [UnitId(6), UnitId(8)].into_iter().collect::<BTreeSet<_>>(),
+        // Identities known: every name the grammar reads is in play.
+        enemy_names: adjutant::identity::EnemyNames::new(adjutant::identity::IdentityPolicy::Known),
         yards_per_inch: g.yards_per_inch,
         turn: 3,
         aliases: g.aliases.clone(),

@@ -73,6 +73,7 @@ struct Scale {
     minutes_per_turn: f64,
     yards_per_inch: f64,
     table: Option<(f64, f64)>,
+    identities: crate::identity::IdentityPolicy,
 }
 
 impl Scale {
@@ -83,12 +84,14 @@ impl Scale {
                 minutes_per_turn: s.minutes_per_turn,
                 yards_per_inch: s.yards_per_inch,
                 table: Some((s.table.width, s.table.height)),
+                identities: s.identities,
             },
             Err(_) => Scale {
                 start: time::macros::datetime!(1862-01-01 0:00),
                 minutes_per_turn: 2.5,
                 yards_per_inch: 25.0,
                 table: None,
+                identities: crate::identity::IdentityPolicy::Hidden,
             },
         }
     }
@@ -718,6 +721,11 @@ fn export_turn(
         inputs.minutes_per_turn = scale.minutes_per_turn;
         inputs.yards_per_inch = scale.yards_per_inch;
         inputs.table = scale.table;
+        inputs.enemy_names = archive
+            .enemy_names
+            .get(&side.id)
+            .cloned()
+            .unwrap_or_else(|| crate::identity::EnemyNames::new(scale.identities));
         inputs.orders = orders_in_words
             .iter()
             .filter(|(id, _)| truth.unit(**id).is_some_and(|u| u.side == side.id))

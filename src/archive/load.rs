@@ -123,6 +123,10 @@ pub struct GameArchive {
     pub mails: i64,
     /// The audit log: umpire and organiser actions, refused mail, in order.
     pub audit: Vec<AuditRecord>,
+    /// Each side's designations of the enemy (`crate::identity`), under
+    /// the game's policy: the side pages call enemies as the players were.
+    pub enemy_names:
+        BTreeMap<crate::rules::iron_brigade::state::SideId, crate::identity::EnemyNames>,
 }
 
 /// One row of `audit_log`: who did what to the game, when and why.
@@ -219,6 +223,11 @@ pub fn load_archive(store: &Store, name: &str) -> Result<GameArchive, ArchiveErr
             |r| r.get(0),
         )?,
         audit: audit(conn, game_id)?,
+        enemy_names: crate::game::identity::load_all(
+            conn,
+            crate::store::GameId(game_id),
+            crate::game::identity::policy_of(conn, crate::store::GameId(game_id))?,
+        )?,
     })
 }
 

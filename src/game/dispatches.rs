@@ -426,6 +426,9 @@ fn name_of(state: &BattleState, id: OfficerId) -> String {
 /// - read this turn (`played`): the text, with when written and received;
 /// - written by his officers this turn: that a messenger carries it, or
 ///   why it was not sent.
+///
+/// Enemy units named in a captured paper are called as with identities
+/// known; a report uses [`report_entries_named`].
 pub fn report_entries(
     state: &BattleState,
     side: crate::rules::iron_brigade::state::SideId,
@@ -433,6 +436,23 @@ pub fn report_entries(
     events: &[Event],
     played: u32,
     clock: &dyn Fn(u32) -> String,
+) -> Vec<crate::report::Dispatch> {
+    let known = crate::identity::EnemyNames::new(crate::identity::IdentityPolicy::Known);
+    report_entries_named(state, side, his_officers, events, played, clock, &known)
+}
+
+/// [`report_entries`], an enemy unit named in a captured paper called as
+/// the game's identity policy says (`crate::identity`): under the hidden
+/// policy by the captors' designation ("enemy B") or what they could see
+/// of it ("an enemy regiment"), never its real name.
+pub fn report_entries_named(
+    state: &BattleState,
+    side: crate::rules::iron_brigade::state::SideId,
+    his_officers: &[OfficerId],
+    events: &[Event],
+    played: u32,
+    clock: &dyn Fn(u32) -> String,
+    names: &crate::identity::EnemyNames,
 ) -> Vec<crate::report::Dispatch> {
     let his = |o: OfficerId| {
         state.officer(o).is_some_and(|x| x.side == side)
@@ -478,10 +498,10 @@ pub fn report_entries(
                 ..
             } if *by_side == side => {
                 for o in orders {
-                    let unit = |u: crate::rules::iron_brigade::state::UnitId| {
-                        state
-                            .unit(u)
-                            .map_or_else(|| format!("unit {}", u.0), |u| u.name.clone())
+                    let unit = |u: crate::rules::iron_brigade::state::UnitId| match state.unit(u) {
+                        Some(x) if x.side == side => x.name.clone(),
+                        Some(_) => names.call(state, u),
+                        None => format!("unit {}", u.0),
                     };
                     out.push(crate::report::Dispatch {
                         from: format!(

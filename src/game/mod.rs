@@ -7,6 +7,7 @@ pub mod clock;
 pub mod cycle;
 pub mod deadline;
 pub mod dispatches;
+pub mod identity;
 pub mod report_mail;
 pub mod reports;
 pub mod resend;

@@ -27,7 +27,7 @@ use super::report_mail::{
 use super::snapshot::Snapshot;
 use crate::dice::Roll;
 use crate::mail::token;
-use crate::report::narrative::{side_narrative, umpire_narrative};
+use crate::report::narrative::{side_narrative_named, umpire_narrative};
 use crate::report::view::PendingOrder;
 use crate::report::{
     LastKnown, RefusedMail, ReportError, ReportInputs, Reporter, SideSighting, UmpireInputs,
@@ -166,6 +166,28 @@ pub fn issue_turn_reports(
     let empty_vis = Visibility::default();
     let empty_memory = LastKnown::default();
     let mut done = ReportsIssued::default();
+    // The identity policy (`crate::identity`): each side's designations,
+    // given to what it saw at the end of this turn before any report is
+    // written, so every report, receipt and resend calls a unit alike.
+    let policy = scenario.identities;
+    let mut enemy_names: BTreeMap<SideId, crate::identity::EnemyNames> = BTreeMap::new();
+    for side in &t.state.sides {
+        let mut names = super::identity::load(tx, t.game_id, side.id, policy)?;
+        if let Some(vis) = t.visibility.get(&side.id) {
+            super::identity::record_sightings(
+                tx,
+                t.game_id,
+                side.id,
+                t.state,
+                t.state.turn,
+                vis.seen.keys().copied(),
+                &mut names,
+            )?;
+        }
+        enemy_names.insert(side.id, names);
+    }
+    let order_numbers = super::identity::side_order_numbers(tx, t.game_id, t.state)?;
+    let no_numbers = BTreeMap::new();
 
     for reader in readers(tx, t.game_id, t.state)? {
         let vis = t.visibility.get(&reader.side).unwrap_or(&empty_vis);
@@ -188,9 +210,26 @@ pub fn issue_turn_reports(
             .filter(|(id, _)| t.state.unit(**id).is_some_and(|u| u.side == reader.side))
             .map(|(id, o)| (*id, o.clone()))
             .collect();
-        inputs.narrative = side_narrative(t.state, reader.side, t.events, vis, false);
+        inputs.enemy_names = enemy_names
+            .get(&reader.side)
+            .cloned()
+            .unwrap_or_else(|| crate::identity::EnemyNames::new(policy));
+        let numbers = order_numbers.get(&reader.side).unwrap_or(&no_numbers);
+        inputs.orders = inputs
+            .orders
+            .into_iter()
+            .map(|(id, o)| (id, renumber(o, numbers)))
+            .collect();
+        inputs.narrative = side_narrative_named(
+            t.state,
+            reader.side,
+            t.events,
+            vis,
+            &inputs.enemy_names,
+            Some(numbers),
+        );
         inputs.refused_mail = refused_since_last_report(tx, t.game_id, &reader)?;
-        inputs.dispatches = super::dispatches::report_entries(
+        inputs.dispatches = super::dispatches::report_entries_named(
             t.state,
             reader.side,
             &inputs.officers,
@@ -203,6 +242,7 @@ pub fn issue_turn_reports(
                     turn,
                 )
             },
+            &inputs.enemy_names,
         );
         let view = side_view(t.state, reader.side, vis, lk, &inputs)?;
         let report = reporter.player(&view)?;
@@ -422,6 +462,30 @@ fn order_words(b: &BookedOrder, texts: &HashMap<u64, String>) -> String {
         .map(|t| t.split_whitespace().collect::<Vec<_>>().join(" "))
         .filter(|t| !t.is_empty())
         .unwrap_or_else(|| format!("order #{}", b.order.id))
+}
+
+/// A player's copy of his units' orders: an order with no written text
+/// is shown by the number his side knows it by (never the game-wide row
+/// id, which counts the enemy's orders too).
+fn renumber(mut o: UnitOrders, numbers: &BTreeMap<u64, u32>) -> UnitOrders {
+    let fix = |text: &mut String| {
+        if let Some(id) = text
+            .strip_prefix("order #")
+            .and_then(|n| n.parse::<u64>().ok())
+        {
+            *text = match numbers.get(&id) {
+                Some(n) => format!("order #{n}"),
+                None => "an order".to_string(),
+            };
+        }
+    };
+    if let Some(a) = o.active.as_mut() {
+        fix(a);
+    }
+    for p in &mut o.pending {
+        fix(&mut p.text);
+    }
+    o
 }
 
 /// Each unit's order in force on `turn` and those pending, with the turn

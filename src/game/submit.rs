@@ -31,6 +31,8 @@ use std::fmt::Write as _;
 struct GameNames {
     place_aliases: BTreeMap<String, Pos>,
     yards_per_inch: f64,
+    /// The game's enemy identity policy (`crate::identity`).
+    identities: crate::identity::IdentityPolicy,
 }
 
 /// What every mail written against one turn is read with: the turn's
@@ -49,6 +51,9 @@ struct TurnView {
     aliases: BTreeMap<String, UnitId>,
     /// Per player: the officers he writes orders for.
     officers: HashMap<i64, Vec<OfficerId>>,
+    /// Per side: its designations of the enemy, every enemy it sees in
+    /// this turn's state designated (`game::identity`).
+    enemy_names: HashMap<SideId, crate::identity::EnemyNames>,
 }
 
 /// The submission handler that reads orders. Caches each game's scenario
@@ -105,6 +110,7 @@ impl OrdersHandler {
         let names = GameNames {
             place_aliases,
             yards_per_inch: scenario.yards_per_inch,
+            identities: scenario.identities,
         };
         self.names.insert(game, names.clone());
         Ok(names)
@@ -150,6 +156,7 @@ impl OrdersHandler {
                 battle,
                 visible,
                 officers: HashMap::new(),
+                enemy_names: HashMap::new(),
             };
             self.turns.insert(game, view);
         }
@@ -238,14 +245,38 @@ impl SubmissionHandler for OrdersHandler {
         if let std::collections::hash_map::Entry::Vacant(e) = view.officers.entry(ctx.player_id) {
             e.insert(player_officers(tx, ctx.game, ctx.player_id)?);
         }
-        let view = &*view;
-        let battle = &view.battle;
-        let side = battle
+        let side = view
+            .battle
             .sides
             .iter()
             .find(|s| s.name.eq_ignore_ascii_case(ctx.side))
             .map(|s| s.id)
             .unwrap_or(SideId(u8::MAX));
+        // The side's designations, with any enemy it sees now and has not
+        // been told of yet given its letter (and kept) before the mail is
+        // read, so "fire at C" works for whatever the report or map shows.
+        if !view.enemy_names.contains_key(&side) {
+            let mut names =
+                super::identity::load(tx, ctx.game, side, names.identities).map_err(sql)?;
+            let seen: Vec<UnitId> = view
+                .visible
+                .get(&side)
+                .map(|v| v.iter().copied().collect())
+                .unwrap_or_default();
+            super::identity::record_sightings(
+                tx,
+                ctx.game,
+                side,
+                &view.battle,
+                view.battle.turn,
+                seen,
+                &mut names,
+            )
+            .map_err(sql)?;
+            view.enemy_names.insert(side, names);
+        }
+        let view = &*view;
+        let battle = &view.battle;
         // What his side can see now: the only enemies he may name.
         let pctx = ParseContext {
             state: battle,
@@ -256,6 +287,11 @@ impl SubmissionHandler for OrdersHandler {
                 .cloned()
                 .unwrap_or_default(),
             visible_enemies: view.visible.get(&side).cloned().unwrap_or_default(),
+            enemy_names: view
+                .enemy_names
+                .get(&side)
+                .cloned()
+                .unwrap_or_else(|| crate::identity::EnemyNames::new(names.identities)),
             yards_per_inch: names.yards_per_inch,
             turn: ctx.counts_for_turn,
             aliases: view.aliases.clone(),

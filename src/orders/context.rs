@@ -19,8 +19,13 @@ pub struct ParseContext<'a> {
     pub side: SideId,
     /// The officers this player writes orders for (scenario `players`).
     pub player_officers: Vec<OfficerId>,
-    /// Enemy units his side can see now; the only enemies he may name.
+    /// Enemy units his side can see now; the only enemies he may name
+    /// (and, by designation, those it saw before, as places).
     pub visible_enemies: BTreeSet<UnitId>,
+    /// How his side may call the enemy: the game's identity policy and the
+    /// side's designations (`crate::identity`). Under the hidden policy an
+    /// enemy's real name is never a candidate, in a match or a suggestion.
+    pub enemy_names: crate::identity::EnemyNames,
     pub yards_per_inch: f64,
     /// The turn whose orders these are.
     pub turn: u32,
@@ -125,7 +130,49 @@ impl<'a> ParseContext<'a> {
         out
     }
 
-    /// Enemy units the player's side can see, by name and alias.
+    /// How a player of this side is told of a unit: his own side's by
+    /// name, an enemy as the identity policy says ("enemy B", or
+    /// its name when identities are known).
+    pub fn call_unit(&self, id: UnitId) -> String {
+        match self.state.unit(id) {
+            Some(u) if u.side == self.side => u.name.clone(),
+            Some(_) => self.enemy_names.call(self.state, id),
+            None => format!("unit {}", id.0),
+        }
+    }
+
+    /// The names a designated enemy may be written by: "enemy B", "enemy
+    /// regiment B", "regiment B", "target B" and the bare letter "B" (not "A",
+    /// the article: `Parser` reads a capital "A" itself).
+    fn designation_candidates<T: Clone>(&self, id: UnitId, target: T) -> Vec<Candidate<T>> {
+        let (Some(d), Some(u)) = (self.enemy_names.designation(id), self.state.unit(id)) else {
+            return Vec::new();
+        };
+        let noun = crate::identity::kind_noun(u.arm);
+        // Shown in suggestions as the report and receipts call it.
+        let display = format!("enemy {d}");
+        let mut spellings = vec![
+            display.clone(),
+            format!("enemy {noun} {d}"),
+            format!("{noun} {d}"),
+            format!("target {d}"),
+        ];
+        if !d.eq_ignore_ascii_case("a") {
+            spellings.push(d.to_string());
+        }
+        spellings
+            .into_iter()
+            .map(|s| {
+                let mut c = Candidate::new(&s, target.clone());
+                c.display = display.clone();
+                c
+            })
+            .collect()
+    }
+
+    /// Enemy units the player's side can see, by the names the identity
+    /// policy lets him use: their designations, and when identities are
+    /// known their names and aliases too.
     pub fn visible_enemy_units(&self) -> Vec<Candidate<UnitId>> {
         self.cache
             .enemy_units
@@ -142,8 +189,17 @@ impl<'a> ParseContext<'a> {
             .state
             .enemies_of(self.side)
             .filter(|u| visible(&u.id))
-            .map(|u| Candidate::new(&u.name, u.id))
+            .flat_map(|u| self.designation_candidates(u.id, u.id))
             .collect();
+        if !self.enemy_names.known() {
+            return out;
+        }
+        out.extend(
+            self.state
+                .enemies_of(self.side)
+                .filter(|u| visible(&u.id))
+                .map(|u| Candidate::new(&u.name, u.id)),
+        );
         for (alias, id) in &self.aliases {
             if visible(id) {
                 let mut c = Candidate::new(alias, *id);
@@ -211,6 +267,13 @@ impl<'a> ParseContext<'a> {
                 words: c.words,
                 target: PlaceRef::Unit(c.target),
             });
+        }
+        // Enemies seen before and out of sight now: by designation, at
+        // their last-known place (never where they really are).
+        for (id, d) in &self.enemy_names.units {
+            if !self.visible_enemies.contains(id) {
+                out.extend(self.designation_candidates(*id, PlaceRef::Point(d.last_at)));
+            }
         }
         // A landmark often shares its name with the feature it marks ("Round
         // Hill" the landmark and the hill): the first (the landmark) wins.

@@ -121,6 +121,14 @@ const TAILS: &[&[&str]] = &[
     &["in", "good", "order"],
 ];
 
+/// An enemy described rather than named ("the enemy battery", "the
+/// regiment to our front"): the kind, and whether it must be in front.
+#[derive(Debug, Clone, Copy)]
+struct EnemyDescription {
+    arm: Option<Arm>,
+    front: bool,
+}
+
 /// Compass points, 16-wind, by their letters.
 const COMPASS: &[(&str, f64)] = &[
     ("n", 0.0),
@@ -1103,13 +1111,16 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     // ------------------------------------------------------------ clauses
 
     fn attack(&mut self, steps: &mut Vec<Step>, verb: &str) -> PResult<()> {
-        let mut target = None;
-        if self.eat_words(&["the", "enemy"]) {
-            target = self.nearest_enemy();
-        } else {
-            let enemies = self.ctx.visible_enemy_units();
-            if let Lookup::Found(t) = self.name(&enemies) {
-                target = Some(t);
+        let at = self.here();
+        let mut target = self.designation_a();
+        if target.is_none() {
+            if let Some(d) = self.enemy_description() {
+                target = Some(self.described_enemy(&d, at)?);
+            } else {
+                let enemies = self.ctx.visible_enemy_units();
+                if let Lookup::Found(t) = self.name(&enemies) {
+                    target = Some(t);
+                }
             }
         }
         let mut m = self.move_phrase(Gait::March, verb)?;
@@ -1135,9 +1146,12 @@ impl<'c, 'a> OrderParser<'c, 'a> {
 
     fn charge(&mut self, steps: &mut Vec<Step>) -> PResult<()> {
         self.eat_any(&["at", "into", "on", "upon"]);
-        let mut target = None;
-        if self.eat_words(&["the", "enemy"]) || self.eat_word("enemy") {
-            target = self.nearest_enemy();
+        let at = self.here();
+        let mut target = self.designation_a();
+        if target.is_some() {
+            // Named by the capital letter A.
+        } else if let Some(d) = self.enemy_description() {
+            target = Some(self.described_enemy(&d, at)?);
         } else if self.peek().and_then(|t| t.word()).is_some_and(|w| {
             !matches!(
                 w,
@@ -1161,21 +1175,130 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         Ok(())
     }
 
-    /// The nearest enemy the side can see, from the ordered unit.
-    fn nearest_enemy(&self) -> Option<UnitId> {
-        let at = self.at;
-        self.ctx
+    /// A capital "A" standing alone: the designation A (the bare letter
+    /// is not a candidate name, since "a" is the article), when his side
+    /// sees the unit it stands for.
+    fn designation_a(&mut self) -> Option<UnitId> {
+        let t = self.peek()?;
+        if self.text.get(t.start..t.end) != Some("A") {
+            return None;
+        }
+        let id = self.ctx.enemy_names.by_designation("A")?;
+        if !self.ctx.visible_enemies.contains(&id) {
+            return None;
+        }
+        self.pos += 1;
+        Some(id)
+    }
+
+    /// Whether the word `k` tokens ahead is one of the side's designations
+    /// (lower-case "a" excepted: the article).
+    fn designation_at(&self, k: usize) -> bool {
+        let Some(t) = self.toks.get(self.pos + k) else {
+            return false;
+        };
+        let Some(w) = t.word() else {
+            return false;
+        };
+        let written = self.text.get(t.start..t.end).unwrap_or(w);
+        written != "a" && self.ctx.enemy_names.by_designation(w).is_some()
+    }
+
+    /// An enemy described as a player would (issue #14 §1): "the enemy",
+    /// "the nearest enemy", "the enemy battery", "the nearest regiment",
+    /// "the regiment to our front", "the enemy in front of us". Consumes
+    /// the words only when they are such a description; a designation
+    /// after the kind ("the enemy battery C") is left for the name lookup.
+    fn enemy_description(&mut self) -> Option<EnemyDescription> {
+        let save = self.pos;
+        self.eat_any(&["the", "that", "any"]);
+        let nearest = self.eat_any(&["nearest", "closest"]).is_some();
+        let enemy = self
+            .eat_any(&[
+                "enemy", "enemies", "enemys", "rebel", "rebels", "yankee", "yankees",
+            ])
+            .is_some();
+        // "enemy B", "the enemy battery C": a designation, for the name
+        // lookup.
+        if self.designation_at(0) {
+            self.pos = save;
+            return None;
+        }
+        let arm = match self.word_at(0) {
+            Some("battery" | "batteries" | "guns" | "gun" | "artillery" | "cannon") => {
+                Some(Arm::Artillery)
+            }
+            Some("regiment" | "infantry" | "foot" | "line") => Some(Arm::Infantry),
+            Some("cavalry" | "horse" | "horsemen" | "troopers") => Some(Arm::Cavalry),
+            _ => None,
+        };
+        if arm.is_some() {
+            self.pos += 1;
+            if self.designation_at(0) {
+                self.pos = save;
+                return None;
+            }
+        }
+        let front = self.eat_words(&["to", "our", "front"])
+            || self.eat_words(&["to", "your", "front"])
+            || self.eat_words(&["to", "its", "front"])
+            || self.eat_words(&["to", "their", "front"])
+            || self.eat_words(&["to", "the", "front"])
+            || self.eat_words(&["in", "front", "of", "us"])
+            || self.eat_words(&["in", "front"])
+            || self.eat_words(&["before", "us"])
+            || self.eat_words(&["ahead"]);
+        if enemy || (arm.is_some() && (nearest || front)) {
+            Some(EnemyDescription { arm, front })
+        } else {
+            self.pos = save;
+            None
+        }
+    }
+
+    /// The enemy unit a description stands for: of those his side sees
+    /// now, of the kind named, in front of the ordered unit's line if so
+    /// written, the nearest. Nothing unseen is ever chosen or mentioned.
+    fn described_enemy(&self, d: &EnemyDescription, at: usize) -> PResult<UnitId> {
+        let here = self.at;
+        let found = self
+            .ctx
             .visible_enemies
             .iter()
             .filter_map(|id| self.ctx.state.unit(*id))
             .filter(|u| u.side != self.ctx.side)
+            .filter(|u| match d.arm {
+                None => true,
+                Some(Arm::Artillery) => u.arm.is_artillery(),
+                Some(Arm::Cavalry) => u.arm == Arm::Cavalry,
+                Some(a) => u.arm == a,
+            })
+            .filter(|u| {
+                // In front: ahead of the line the unit faces along.
+                !d.front
+                    || geometry::angle_between(self.facing, geometry::bearing(here, u.position))
+                        < 90.0
+            })
             .min_by(|a, b| {
                 a.position
-                    .distance(at)
-                    .total_cmp(&b.position.distance(at))
+                    .distance(here)
+                    .total_cmp(&b.position.distance(here))
                     .then(a.id.cmp(&b.id))
-            })
-            .map(|u| u.id)
+            });
+        found.map(|u| u.id).ok_or_else(|| PErr {
+            at,
+            message: format!(
+                "no enemy {}is in sight{}; name an enemy your report shows by its letter, as in 'fire at B'",
+                match d.arm {
+                    Some(Arm::Artillery) => "battery ",
+                    Some(Arm::Cavalry) => "cavalry ",
+                    Some(_) => "regiment ",
+                    None => "",
+                },
+                if d.front { " to your front" } else { "" }
+            ),
+            suggestions: Vec::new(),
+        })
     }
 
     fn form(&mut self, steps: &mut Vec<Step>, verb: &str) -> PResult<()> {
@@ -1310,12 +1433,20 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             return Ok(Direction::Degrees(normalize_deg(self.facing + 90.0)));
         }
         self.eat_any(&["toward", "towards", "to"]);
-        if self.eat_words(&["the", "enemy"]) || self.eat_word("enemy") {
-            return match self.nearest_enemy() {
-                Some(u) => Ok(Direction::TowardUnit(u)),
-                None => Err(self.err(
-                    "no enemy is in sight to face; give a compass direction such as 'north-west' or '270'",
-                )),
+        if let Some(u) = self.designation_a() {
+            return Ok(Direction::TowardUnit(u));
+        }
+        let at = self.here();
+        if let Some(d) = self.enemy_description() {
+            return match self.described_enemy(&d, at) {
+                Ok(u) => Ok(Direction::TowardUnit(u)),
+                Err(mut e) => {
+                    e.message = format!(
+                        "{}; or give a compass direction such as 'north-west' or '270'",
+                        e.message
+                    );
+                    Err(e)
+                }
             };
         }
         let enemies = self.ctx.visible_enemy_units();
@@ -1580,6 +1711,16 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     /// A unit's name in a message: "the 12th Ohio" (a numbered regiment,
     /// as the head-of-order messages write it), "Ridley's Battery".
     fn unit_called(&self, id: UnitId) -> String {
+        if !self.ctx.enemy_names.known()
+            && self
+                .ctx
+                .state
+                .unit(id)
+                .is_some_and(|u| u.side != self.ctx.side)
+        {
+            // An enemy whose name is hidden: as the policy calls it.
+            return self.ctx.call_unit(id);
+        }
         let name = self
             .ctx
             .state
@@ -1884,14 +2025,30 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         if self.eat_word("will") || self.eat_word("anything") || self.eat_word("them") {
             return Ok(FireTarget::AtWill);
         }
+        if let Some(u) = self.designation_a() {
+            return Ok(FireTarget::Unit(u));
+        }
+        // "the regiment to our front": one unit, chosen now.
         let save = self.pos;
+        let at = self.here();
+        if let Some(d) = self.enemy_description() {
+            if d.front {
+                return Ok(FireTarget::Unit(self.described_enemy(&d, at)?));
+            }
+            self.pos = save;
+        }
         self.eat_any(&["the", "any"]);
         let nearest = self.eat_any(&["nearest", "closest"]).is_some();
-        if self
+        let enemy = self
             .eat_any(&["enemy", "enemies", "rebel", "rebels", "yankee", "yankees"])
-            .is_some()
-            || nearest
-        {
+            .is_some();
+        // "enemy B", "enemy battery C": a designation, read as a name below.
+        let lettered = enemy
+            && (self.designation_at(0)
+                || (self.word_at(0).is_some_and(|w| {
+                    matches!(w, "battery" | "regiment" | "cavalry" | "infantry" | "horse")
+                }) && self.designation_at(1)));
+        if !lettered && (enemy || nearest) {
             let arm = match self.word_at(0) {
                 Some("battery" | "batteries" | "guns" | "gun" | "artillery" | "cannon") => {
                     Some(Arm::Artillery)
@@ -2121,6 +2278,14 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         }
         if let Some(p) = self.relative_place()? {
             return Ok(p);
+        }
+        if let Some(u) = self.designation_a() {
+            return Ok(self.ctx.locate(PlaceRef::Unit(u), from, false));
+        }
+        let at = self.here();
+        if let Some(d) = self.enemy_description() {
+            let u = self.described_enemy(&d, at)?;
+            return Ok(self.ctx.locate(PlaceRef::Unit(u), from, false));
         }
         let edge = self.eat_words(&["the", "edge", "of"])
             || self.eat_words(&["edge", "of"])

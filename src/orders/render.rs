@@ -26,11 +26,10 @@ fn place(p: Pos, ctx: &ParseContext) -> String {
     }
 }
 
+/// A unit as the receipt names it: his own by name, an enemy as the
+/// identity policy says (`crate::identity`: "enemy B").
 fn unit_name(id: UnitId, ctx: &ParseContext) -> String {
-    ctx.state
-        .unit(id)
-        .map(|u| u.name.clone())
-        .unwrap_or_else(|| format!("unit {}", id.0))
+    ctx.call_unit(id)
 }
 
 const POINTS: &[&str] = &[

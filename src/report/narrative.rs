@@ -12,11 +12,13 @@
 //! unit or officer is always an object with `id`, `side` and `name`, so a
 //! new event kind is covered without touching this file.
 
+use crate::identity::{EnemyNames, IdentityPolicy};
 use crate::rules::iron_brigade::events::{Event, visible_to};
 use crate::rules::iron_brigade::kinds::Arm;
 use crate::rules::iron_brigade::sight::Visibility;
 use crate::rules::iron_brigade::state::{BattleState, SideId, UnitId};
 use serde_json::Value;
+use std::collections::BTreeMap;
 
 /// Event fields that hold an officer (`OfficerRef`); every other
 /// `{id, side, name}` object in an event is a unit (`UnitRef`).
@@ -24,7 +26,8 @@ const OFFICER_FIELDS: &[&str] = &["officer", "issued_by"];
 
 /// What `side` is told of the turn, one sentence per event, in the order
 /// the engine decided them. Events `side` may not be told are left out;
-/// enemies are never named unless `identities_known`.
+/// enemies are never named unless `identities_known`. (Without the side's
+/// designations: see [`side_narrative_named`].)
 pub fn side_narrative(
     state: &BattleState,
     side: SideId,
@@ -32,36 +35,94 @@ pub fn side_narrative(
     vis: &Visibility,
     identities_known: bool,
 ) -> Vec<String> {
+    let names = EnemyNames::new(if identities_known {
+        IdentityPolicy::Known
+    } else {
+        IdentityPolicy::Hidden
+    });
+    side_narrative_named(state, side, events, vis, &names, None)
+}
+
+/// What `side` is told of the turn, enemies called as the identity policy
+/// says (`crate::identity`): by real name when identities are known; else
+/// an enemy the side sees at the end of the turn by its designation
+/// ("enemy B") and any other by what could be seen of it ("a
+/// Confederate battery"). Order numbers are the side's own
+/// (`order_numbers`: engine order id → the number its side knows it by),
+/// so a number never tells how many orders the enemy wrote; an order not
+/// in the map is told without a number.
+pub fn side_narrative_named(
+    state: &BattleState,
+    side: SideId,
+    events: &[Event],
+    vis: &Visibility,
+    names: &EnemyNames,
+    order_numbers: Option<&BTreeMap<u64, u32>>,
+) -> Vec<String> {
     events
         .iter()
         // Correspondence is told in the report's own dispatches section,
         // with names, from the state (`game::reports`).
         .filter(|e| !matches!(e, Event::Sfrm { .. }) && visible_to(side, e, vis))
-        .map(|e| {
-            if identities_known {
-                e.describe()
-            } else {
-                describe_anonymised(state, side, e)
-            }
-        })
+        .map(|e| describe_for(state, side, e, vis, names, order_numbers))
         .collect()
 }
 
-/// `event` described with enemy names replaced. An event that cannot be
-/// rebuilt after renaming (which would be a bug) is told as "Something
-/// happened out of sight." rather than risk its true words.
-fn describe_anonymised(state: &BattleState, reader: SideId, event: &Event) -> String {
+/// `event` described with enemy names replaced and order numbers made the
+/// reader's own. An event that cannot be rebuilt after renaming (which
+/// would be a bug) is told as "Something happened out of sight." rather
+/// than risk its true words.
+fn describe_for(
+    state: &BattleState,
+    reader: SideId,
+    event: &Event,
+    vis: &Visibility,
+    names: &EnemyNames,
+    order_numbers: Option<&BTreeMap<u64, u32>>,
+) -> String {
+    const UNSURE: &str = "Something happened out of sight.";
     let Ok(mut value) = serde_json::to_value(event) else {
-        return "Something happened out of sight.".to_string();
+        return UNSURE.to_string();
     };
-    rename_enemies(state, reader, &mut value, None);
-    match serde_json::from_value::<Event>(value) {
-        Ok(e) => capitalise(&e.describe_as(&|s| s == reader)),
-        Err(_) => "Something happened out of sight.".to_string(),
+    if !names.known() {
+        rename_enemies(state, reader, &mut value, None, vis, names);
+    }
+    let mut unnumbered = false;
+    if let Some(order) = value.as_object_mut().and_then(|m| m.get_mut("order"))
+        && let Some(id) = order.as_u64()
+    {
+        match order_numbers.and_then(|m| m.get(&id)) {
+            Some(n) => *order = Value::from(*n),
+            None => {
+                *order = Value::from(0u32);
+                unnumbered = true;
+            }
+        }
+    }
+    let Ok(e) = serde_json::from_value::<Event>(value) else {
+        return UNSURE.to_string();
+    };
+    let text = if names.known() {
+        e.describe()
+    } else {
+        capitalise(&e.describe_as(&|s| s == reader))
+    };
+    if unnumbered {
+        text.replace("Order #0 ", "An order ")
+            .replace("order #0", "its order")
+    } else {
+        text
     }
 }
 
-fn rename_enemies(state: &BattleState, reader: SideId, v: &mut Value, field: Option<&str>) {
+fn rename_enemies(
+    state: &BattleState,
+    reader: SideId,
+    v: &mut Value,
+    field: Option<&str>,
+    vis: &Visibility,
+    names: &EnemyNames,
+) {
     match v {
         Value::Object(map) => {
             let is_ref = map.contains_key("id") && map.contains_key("name");
@@ -81,19 +142,25 @@ fn rename_enemies(state: &BattleState, reader: SideId, v: &mut Value, field: Opt
                             .and_then(Value::as_u64)
                             .and_then(|i| u32::try_from(i).ok())
                             .map(UnitId);
-                        enemy_words(state, side, id)
+                        // Only an enemy in sight now is called by its
+                        // designation: naming one seen only in the past
+                        // would tell the side it is the same unit.
+                        let label = id
+                            .filter(|id| vis.seen.contains_key(id))
+                            .and_then(|id| names.hidden_label(id));
+                        label.unwrap_or_else(|| enemy_words(state, side, id))
                     };
                     map.insert("name".into(), Value::String(name));
                 }
                 return;
             }
             for (k, child) in map.iter_mut() {
-                rename_enemies(state, reader, child, Some(k.as_str()));
+                rename_enemies(state, reader, child, Some(k.as_str()), vis, names);
             }
         }
         Value::Array(items) => {
             for child in items {
-                rename_enemies(state, reader, child, field);
+                rename_enemies(state, reader, child, field, vis, names);
             }
         }
         _ => {}
@@ -217,6 +284,74 @@ mod tests {
         // His own side is told by name.
         let own = side_narrative(&st, SideId(1), &[ev], &Visibility::default(), false);
         assert!(own[0].contains("6th Virginia"), "{}", own[0]);
+    }
+
+    /// Issue #14: an enemy in sight is told by the side's designation, or
+    /// by its name when identities are known; an order's number is the
+    /// reader side's own, never the game-wide id.
+    #[test]
+    fn designations_and_the_sides_own_order_numbers() {
+        let mut vis = Visibility::default();
+        vis.seen.insert(
+            UnitId(2),
+            SeenBy {
+                observer: Observer::Unit(UnitId(1)),
+                from: Pos::new(0.0, 0.5),
+                distance: 9.0,
+            },
+        );
+        let st = state();
+        let moved = Event::Moved {
+            unit: r(2, 1, "6th Virginia"),
+            from: Pos::new(0.0, 12.0),
+            to: Pos::new(0.0, 10.0),
+            distance: 2.0,
+            half: false,
+            stop: "arrived".into(),
+        };
+        let mut names = EnemyNames::new(IdentityPolicy::Hidden);
+        names.record_seen(&st, SideId(0), 1, [UnitId(2)]);
+        let told = side_narrative_named(
+            &st,
+            SideId(0),
+            std::slice::from_ref(&moved),
+            &vis,
+            &names,
+            None,
+        );
+        assert!(told[0].starts_with("Enemy A "), "{}", told[0]);
+        assert!(!told[0].contains("Virginia"), "{}", told[0]);
+        names.policy = IdentityPolicy::Known;
+        let told = side_narrative_named(&st, SideId(0), &[moved], &vis, &names, None);
+        assert!(told[0].contains("6th Virginia"), "{}", told[0]);
+
+        let booked = Event::OrderBooked {
+            unit: r(1, 0, "2nd Wisconsin"),
+            order: 17,
+            issued_by: crate::rules::iron_brigade::events::OfficerRef {
+                id: crate::rules::iron_brigade::state::OfficerId(1),
+                side: SideId(0),
+                name: "Gibbon".into(),
+            },
+            distance: 3.0,
+            effective_turn: 2,
+            obedience_roll: None,
+            follows_previous: false,
+            replaced: Vec::new(),
+        };
+        let numbers: BTreeMap<u64, u32> = [(17, 2)].into_iter().collect();
+        let told = side_narrative_named(
+            &st,
+            SideId(0),
+            std::slice::from_ref(&booked),
+            &vis,
+            &names,
+            Some(&numbers),
+        );
+        assert!(told[0].starts_with("Order #2 from Gibbon"), "{}", told[0]);
+        let told = side_narrative_named(&st, SideId(0), &[booked], &vis, &names, None);
+        assert!(told[0].starts_with("An order from Gibbon"), "{}", told[0]);
+        assert!(!told[0].contains("17"), "{}", told[0]);
     }
 
     /// An exchange of fire told to each side: his own numbers in full, the

@@ -76,9 +76,11 @@ pub struct ReportInputs {
     pub yards_per_inch: f64,
     /// Table size in inches (width, height); `None`: fit to what is shown.
     pub table: Option<(f64, f64)>,
-    /// Whether enemy regiments are known by name (scenario option; default
-    /// hidden).
-    pub identities_known: bool,
+    /// How this side may call the enemy: the game's identity policy and
+    /// the side's designations (`crate::identity`). Enemies shown without
+    /// a designation here get the next letters, as `game::identity` would
+    /// give them.
+    pub enemy_names: crate::identity::EnemyNames,
     /// Orders by unit. Only the player's own units' orders are copied.
     pub orders: BTreeMap<UnitId, UnitOrders>,
     /// What his units did and suffered, already filtered to what his side
@@ -102,7 +104,7 @@ impl ReportInputs {
             reply_to: String::new(),
             yards_per_inch: DEFAULT_YARDS_PER_INCH,
             table: None,
-            identities_known: false,
+            enemy_names: crate::identity::EnemyNames::default(),
             orders: BTreeMap::new(),
             narrative: Vec::new(),
             dispatches: Vec::new(),
@@ -156,7 +158,8 @@ pub struct OwnOfficer {
 /// identities are known), no castings, no morale.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct EnemyUnit {
-    /// Map letter: "A", "B", …
+    /// The side's designation of the unit, which names it on the map and
+    /// in orders: "A", "B", … (`crate::identity`).
     pub mark: String,
     /// "a Confederate infantry regiment" (or its name if identities are
     /// known).
@@ -277,17 +280,6 @@ fn enemy_description(side: &str, arm: Arm) -> String {
 
 fn place_of(p: Pos, state: &BattleState, ypi: f64) -> String {
     relative_to_landmark(p, &state.terrain.landmarks, ypi).unwrap_or_else(|| coords(p))
-}
-
-fn mark_letter(i: usize) -> String {
-    let letters = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ";
-    let n = letters.len();
-    let first = letters.get(i % n).copied().unwrap_or(b'A') as char;
-    if i < n {
-        first.to_string()
-    } else {
-        format!("{first}{}", i / n)
-    }
 }
 
 /// The player's units: those whose chain of command includes one of his
@@ -487,16 +479,27 @@ pub fn side_view(
             .unwrap_or(std::cmp::Ordering::Equal)
     });
     let seen_ids: BTreeSet<UnitId> = seen.iter().map(|(u, _)| u.id).collect();
+    // Every enemy shown has the side's designation; one not yet given
+    // (a caller that kept none) gets the next letter here, by the policy's
+    // own rule.
+    let mut names = inputs.enemy_names.clone();
+    names.record_seen(state, side, state.turn, seen_ids.iter().copied());
+    for id in last_known.units.keys() {
+        if !names.units.contains_key(id) {
+            names.record_seen(state, side, state.turn, [*id]);
+        }
+    }
+    let mark_of = |id: UnitId| names.designation(id).unwrap_or("?").to_string();
     let describe = |enemy_side: SideId, arm: Arm, name: &str| {
-        if inputs.identities_known {
+        if names.known() {
             name.to_string()
         } else {
             enemy_description(&side_name(state, enemy_side), arm)
         }
     };
     let mut enemies_seen = Vec::new();
-    for (i, (u, yards)) in seen.iter().enumerate() {
-        let mark = mark_letter(i);
+    for (u, yards) in &seen {
+        let mark = mark_of(u.id);
         shown_points.push(u.position);
         map_units.push(MapUnit::from_footprint(
             mark.clone(),
@@ -535,8 +538,8 @@ pub fn side_view(
         )
     });
     let mut enemies_last_known = Vec::new();
-    for (j, (id, ls)) in remembered.into_iter().enumerate() {
-        let mark = mark_letter(seen.len() + j);
+    for (id, ls) in remembered {
+        let mark = mark_of(*id);
         let age = state.turn.saturating_sub(ls.turn);
         let name = state.unit(*id).map(|u| u.name.clone()).unwrap_or_default();
         let fp = Footprint {
@@ -970,13 +973,6 @@ mod tests {
             enemy_description("Army of Virginia", Arm::Cavalry),
             "an Army of Virginia cavalry regiment"
         );
-    }
-
-    #[test]
-    fn map_letters() {
-        assert_eq!(mark_letter(0), "A");
-        assert_eq!(mark_letter(25), "Z");
-        assert_eq!(mark_letter(26), "A1");
     }
 
     #[test]

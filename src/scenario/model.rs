@@ -372,6 +372,9 @@ pub struct Scenario {
     pub options: Options,
     /// Address of the umpire, if the game has one.
     pub umpire: Option<String>,
+    /// Whether enemies are known by name (`identities`, default hidden;
+    /// `crate::identity`).
+    pub identities: crate::identity::IdentityPolicy,
 }
 
 fn same(a: &str, b: &str) -> bool {

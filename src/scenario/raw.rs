@@ -36,6 +36,7 @@ pub struct RawHeader {
     pub utc_offset: Option<String>,
     pub last_turn: Option<i64>,
     pub umpire: Option<String>,
+    pub identities: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -35,6 +35,7 @@ fn known_keys(shape: &str) -> Option<&'static [&'static str]> {
             "utc_offset",
             "last_turn",
             "umpire",
+            "identities",
         ],
         "table" => &["width", "height"],
         "terrain" => &["areas", "lines", "contours"],

@@ -78,6 +78,10 @@ impl Game {
                 .iter()
                 .map(|v| self.unit(v))
                 .collect::<BTreeSet<_>>(),
+            // The grammar's tests name the enemy: identities known.
+            enemy_names: adjutant::identity::EnemyNames::new(
+                adjutant::identity::IdentityPolicy::Known,
+            ),
             yards_per_inch: self.scenario.yards_per_inch,
             turn: 3,
             aliases: self.aliases.clone(),

@@ -65,6 +65,16 @@ pub fn validate(raw: &RawScenario) -> Result<Scenario, Vec<Problem>> {
     if let Some(u) = &h.umpire {
         check_address(&mut c, "scenario.umpire", u);
     }
+    let identities = match h.identities.as_deref() {
+        None => crate::identity::IdentityPolicy::Hidden,
+        Some(v) => crate::identity::IdentityPolicy::parse(v).unwrap_or_else(|| {
+            c.problem(
+                "scenario.identities",
+                format!("identities must be \"hidden\" (the default: enemies are known by letter) or \"known\" (both sides know whom they face), got \"{v}\""),
+            );
+            crate::identity::IdentityPolicy::Hidden
+        }),
+    };
 
     let table = check_table(&mut c, &raw.table);
     let sides = check_sides(&mut c, &raw.sides);
@@ -144,6 +154,7 @@ pub fn validate(raw: &RawScenario) -> Result<Scenario, Vec<Problem>> {
             objectives,
             options,
             umpire: h.umpire.clone(),
+            identities,
         }),
         _ => {
             if c.problems.is_empty() {

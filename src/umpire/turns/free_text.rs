@@ -325,6 +325,8 @@ struct PlayerView {
     aliases: BTreeMap<String, UnitId>,
     place_aliases: BTreeMap<String, Pos>,
     yards_per_inch: f64,
+    /// His side's designations under the game's policy (`crate::identity`).
+    enemy_names: crate::identity::EnemyNames,
 }
 
 fn player_view(ctx: &UmpireCtx<'_, '_>, p: &Pending) -> Result<PlayerView, TurnPlaneError> {
@@ -350,7 +352,7 @@ fn player_view(ctx: &UmpireCtx<'_, '_>, p: &Pending) -> Result<PlayerView, TurnP
         .unwrap_or(SideId(u8::MAX));
     let index = SightIndex::new(&state.terrain);
     let none = BTreeSet::new();
-    let visible = side_visibility(
+    let visible: BTreeSet<UnitId> = side_visibility(
         &state,
         &index,
         side,
@@ -397,6 +399,16 @@ fn player_view(ctx: &UmpireCtx<'_, '_>, p: &Pending) -> Result<PlayerView, TurnP
             place_aliases.insert(a.clone(), Pos::new(l.at.x, l.at.y));
         }
     }
+    let mut enemy_names = crate::game::identity::load(tx, ctx.game_id, side, scenario.identities)?;
+    crate::game::identity::record_sightings(
+        tx,
+        ctx.game_id,
+        side,
+        &state,
+        turn,
+        visible.iter().copied().collect::<Vec<_>>(),
+        &mut enemy_names,
+    )?;
     Ok(PlayerView {
         turn_id,
         turn,
@@ -407,6 +419,7 @@ fn player_view(ctx: &UmpireCtx<'_, '_>, p: &Pending) -> Result<PlayerView, TurnP
         aliases,
         place_aliases,
         yards_per_inch: scenario.yards_per_inch,
+        enemy_names,
     })
 }
 
@@ -414,18 +427,30 @@ fn player_view(ctx: &UmpireCtx<'_, '_>, p: &Pending) -> Result<PlayerView, TurnP
 pub fn interpret(ctx: &UmpireCtx<'_, '_>, id: &str, order: &str) -> Result<String, TurnPlaneError> {
     let p = pending(ctx, id)?;
     let view = player_view(ctx, &p)?;
+    // The umpire may write the enemy's real names (he knows them) as well
+    // as the player's designations; what the player is told back is in
+    // the player's own terms (`pctx`, the game's identity policy).
     let pctx = ParseContext {
         state: &view.state,
         side: view.side,
         player_officers: view.officers.clone(),
         visible_enemies: view.visible.clone(),
+        enemy_names: view.enemy_names.clone(),
         yards_per_inch: view.yards_per_inch,
         turn: view.turn,
         aliases: view.aliases.clone(),
         place_aliases: view.place_aliases.clone(),
         cache: Default::default(),
     };
-    let parsed = orders::parse_mail(order, &pctx);
+    let umpire_ctx = ParseContext {
+        enemy_names: crate::identity::EnemyNames {
+            policy: crate::identity::IdentityPolicy::Known,
+            ..view.enemy_names.clone()
+        },
+        cache: Default::default(),
+        ..pctx.clone()
+    };
+    let parsed = orders::parse_mail(order, &umpire_ctx);
     if let Some(e) = parsed.errors.first() {
         return Err(TurnPlaneError::Interpretation(format!(
             "`{}` does not read as {}'s order: {e}",
