@@ -35,10 +35,12 @@ fn sha(s: &str) -> String {
 /// as of commit 8941ea8 (before any optimisation). Visibility re-pinned
 /// when units with no castings left (destroyed, off the table, combined)
 /// stopped seeing and being seen; state, book, events and dice unchanged.
+/// Re-pinned when APSoF V.B target protection came from the terrain: a
+/// target behind a fence (+1) or a wall (+3) on the firer's side.
 const PINNED: [(&str, &str); 5] = [
     (
         "state",
-        "80b1e37ddd444ac7e76af8d8583f86a8b7a769c6fc1356fbd142bf496aa95bed",
+        "400d8a67cc503341698e30bb75c813abe327b465b28d0816c972e00ae234f57f",
     ),
     (
         "book",
@@ -46,15 +48,15 @@ const PINNED: [(&str, &str); 5] = [
     ),
     (
         "events",
-        "cf6f918e3a6fd22806be49f7ac877db562f14f61fa970109bec6f66a15387492",
+        "3cabaf35898fb81ac1e7a7f952ae247131ac8e046209b77d3a4d37f81b0889e5",
     ),
     (
         "visibility",
-        "eb8397f5a5036ad2732e57bebd7ab1dc179d6ffcaaa1e1bb02c7b9750e7e40cd",
+        "8f2a754212a0608943d69d93e6e7fc3c2149052aac64ea8646c83fe7543631d0",
     ),
     (
         "dice",
-        "2d4b4573774e88f40dab7fe951a353e5f196e638e05742584358148338c12c27",
+        "1c61cd2dfec043c7a3dd04bd7b672e68f89a0c72cd5d3a10e4d070da57d8e4d3",
     ),
 ];
 

@@ -7,7 +7,7 @@
 
 pub mod alternate;
 
-use super::kinds::{Arm, OfficerRating, Weapon};
+use super::kinds::{Arm, LineKind, OfficerRating, Weapon};
 use crate::dice::{DiceError, DiceSource, RollKind, RollPurpose};
 use serde::Serialize;
 use std::fmt;
@@ -47,12 +47,17 @@ pub enum FireError {
 pub enum Protection {
     #[default]
     None,
-    /// Woods or a wooden fence, +1.
+    /// Woods, +1.
     Woods,
+    /// A wood fence (worm, rail or board), +1.
+    WoodFence,
     /// Target lying down, +2.
     LyingDown,
-    /// Hasty works or a high wall, +3.
+    /// Hasty works, +3. A low stone wall protects as hasty works (our
+    /// ruling, docs/rulings.md).
     HastyWorks,
+    /// A high wall, +3.
+    HighWall,
     /// Entrenchments, +4.
     Entrenchments,
 }
@@ -63,8 +68,10 @@ impl Protection {
         match self {
             Protection::None => "none",
             Protection::Woods => "woods",
+            Protection::WoodFence => "wood-fence",
             Protection::LyingDown => "lying-down",
             Protection::HastyWorks => "hasty-works",
+            Protection::HighWall => "high-wall",
             Protection::Entrenchments => "entrenchments",
         }
     }
@@ -72,10 +79,26 @@ impl Protection {
     pub fn modifier(self) -> i32 {
         match self {
             Protection::None => 0,
-            Protection::Woods => 1,
+            Protection::Woods | Protection::WoodFence => 1,
             Protection::LyingDown => 2,
-            Protection::HastyWorks => 3,
+            Protection::HastyWorks | Protection::HighWall => 3,
             Protection::Entrenchments => 4,
+        }
+    }
+}
+
+impl Protection {
+    /// The protection a fence, wall or works gives a unit behind it (APSoF
+    /// V.B table "Target protection"); `None` for lines that give none.
+    pub fn of_line(kind: LineKind) -> Protection {
+        match kind {
+            LineKind::Fence => Protection::WoodFence,
+            // Our ruling: a low stone wall is a breastwork of stone, not a
+            // wood fence (docs/rulings.md).
+            LineKind::Wall | LineKind::HastyWorks => Protection::HastyWorks,
+            LineKind::HighWall => Protection::HighWall,
+            LineKind::Entrenchments => Protection::Entrenchments,
+            LineKind::Road | LineKind::Stream | LineKind::Moat => Protection::None,
         }
     }
 }
@@ -90,12 +113,14 @@ impl FromStr for Protection {
             .as_str()
         {
             "none" | "open" => Ok(Protection::None),
-            "woods" | "wood-fence" => Ok(Protection::Woods),
+            "woods" => Ok(Protection::Woods),
+            "wood-fence" | "fence" | "worm-fence" | "rail-fence" => Ok(Protection::WoodFence),
             "lying-down" | "laying-down" => Ok(Protection::LyingDown),
-            "hasty-works" | "high-wall" => Ok(Protection::HastyWorks),
+            "hasty-works" | "breastworks" | "stone-wall" | "wall" => Ok(Protection::HastyWorks),
+            "high-wall" => Ok(Protection::HighWall),
             "entrenchments" | "trenches" => Ok(Protection::Entrenchments),
             _ => Err(format!(
-                "unknown cover `{s}`; expected one of: woods, hasty-works, entrenchments, lying-down"
+                "unknown cover `{s}`; expected one of: woods, wood-fence, lying-down, hasty-works, high-wall, entrenchments"
             )),
         }
     }

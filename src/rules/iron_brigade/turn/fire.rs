@@ -20,8 +20,8 @@ use crate::rules::iron_brigade::fire::{
     resolve_fire, roll_replacement, who_fires_first,
 };
 use crate::rules::iron_brigade::geometry::{
-    FireLine, FireZone, UnitFootprints, attack_aspect, fire_line_with, footprint, formation_size,
-    in_contact, officer_in_contact, range_inches,
+    CONTACT_GAP, FireLine, FireZone, UnitFootprints, attack_aspect, fire_line_with, footprint,
+    formation_size, in_contact, officer_in_contact, range_inches,
 };
 use crate::rules::iron_brigade::kinds::{Arm, Formation};
 use crate::rules::iron_brigade::morale;
@@ -818,13 +818,24 @@ fn share_of(
     };
     let front = footprint(u).front_centre();
     let tfp = footprint(t);
-    // V.B table, target protection: the best that applies.
+    // V.B table, target protection: the best that applies (our ruling,
+    // protections do not add). A fence, wall or works protects a target in
+    // contact with it on the firer's side: it lies across the line of fire
+    // within CONTACT_GAP of the target.
     let mut protection = Protection::None;
+    let behind = ctx
+        .index
+        .cover_between(front, &tfp, CONTACT_GAP)
+        .into_iter()
+        .map(|k| (true, Protection::of_line(k)));
     for p in [
         (t.entrenched, Protection::Entrenchments),
         (t.lying_down, Protection::LyingDown),
         (ctx.index.in_woods(&tfp), Protection::Woods),
-    ] {
+    ]
+    .into_iter()
+    .chain(behind)
+    {
         if p.0 && p.1.modifier() > protection.modifier() {
             protection = p.1;
         }
