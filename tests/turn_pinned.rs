@@ -35,6 +35,9 @@ fn sha(s: &str) -> String {
 /// as of commit 8941ea8 (before any optimisation). Visibility re-pinned
 /// when units with no castings left (destroyed, off the table, combined)
 /// stopped seeing and being seen; state, book, events and dice unchanged.
+/// Re-pinned when APSoF VI.C.6 pinned every unit whose morale fell to 1
+/// at once (panic, contact, double quick, moving through friends; the
+/// Pinned event now follows the loss that caused it).
 /// Re-pinned when APSoF V.B target protection came from the terrain: a
 /// target behind a fence (+1) or a wall (+3) on the firer's side.
 const PINNED: [(&str, &str); 5] = [
@@ -48,7 +51,7 @@ const PINNED: [(&str, &str); 5] = [
     ),
     (
         "events",
-        "3cabaf35898fb81ac1e7a7f952ae247131ac8e046209b77d3a4d37f81b0889e5",
+        "22821d145bded3927136532e53e1f3da6a46ef524093d3040dd505f1529d7d8f",
     ),
     (
         "visibility",

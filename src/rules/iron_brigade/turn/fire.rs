@@ -203,23 +203,10 @@ pub(crate) fn fire_phase(
         }
         officers_in_line(ctx, target, firers, &mut rolled)?;
     }
-    // VI.C.6: morale 1 pins.
+    // VI.C.6: morale 1 pins (set as each loss is taken; this catches any
+    // other way morale changed in the phase).
     for id in ctx.unit_ids() {
-        let Some(u) = ctx.state.unit(id) else {
-            continue;
-        };
-        let pinned = u.castings > 0 && !u.broken && u.combat_morale == 1;
-        let was = u.marks.pinned;
-        if let Some(m) = ctx.state.unit_mut(id) {
-            m.marks.pinned = pinned;
-        }
-        if pinned && !was {
-            let unit = ctx.uref(id);
-            ctx.events.push(Event::Pinned {
-                unit,
-                went_prone: false,
-            });
-        }
+        ctx.mark_pinned(id);
     }
     Ok(())
 }
@@ -474,6 +461,7 @@ fn regimental_command(ctx: &mut Ctx<'_>, id: UnitId, levels: u32) -> Result<(), 
         m.base_morale = base_to;
         m.combat_morale = m.combat_morale.min(base_to);
     }
+    ctx.mark_pinned(id);
     let unit = ctx.uref(id);
     ctx.events.push(Event::RegimentalCommand {
         unit,

@@ -120,6 +120,11 @@ pub fn resolve_turn(
 ) -> Result<TurnOutcome, TurnError> {
     orders::validate(state, orders)?;
     let mut ctx = Ctx::new(state.clone(), book.clone(), dice);
+    // VI.C.6: morale 1 pins, however the unit came to it (a scenario's
+    // rabble, an umpire's SET).
+    for id in ctx.unit_ids() {
+        ctx.mark_pinned(id);
+    }
     ctx.replacements_arrive();
     orders::order_phase(&mut ctx, orders)?;
     sfrm_phase::write_dispatches(&mut ctx, &orders.dispatches);
@@ -345,6 +350,28 @@ impl<'d> Ctx<'d> {
         u.combat_morale = super::morale::apply_loss(u.combat_morale, loss, u.base_morale);
         if u.combat_morale == 0 && !u.broken {
             self.break_unit(id, cause);
+        }
+        self.mark_pinned(id);
+    }
+
+    /// APSoF VI.C.6, VI.F "No Advance***": a unit is pinned exactly while
+    /// its combat morale is 1 and it is not broken, at once whatever lowered
+    /// it (fire, panic, contact, double quick, moving through friends) —
+    /// and from the start for rabble, whose base is 1 (VI.B.1.vi: "subject
+    /// to the pinned rule when they are not broken"). A unit newly pinned
+    /// is told so.
+    pub fn mark_pinned(&mut self, id: UnitId) {
+        let Some(u) = self.state.unit_mut(id) else {
+            return;
+        };
+        let pinned = u.castings > 0 && !u.broken && u.combat_morale == 1;
+        let was = std::mem::replace(&mut u.marks.pinned, pinned);
+        if pinned && !was {
+            let unit = self.uref(id);
+            self.events.push(Event::Pinned {
+                unit,
+                went_prone: false,
+            });
         }
     }
 

@@ -518,7 +518,7 @@ fn move_decision(
         d.completion = Completion::Never;
         return;
     }
-    if u.marks.pinned && !retreat {
+    if u.marks.pinned && !retreat && !m.backwards {
         d.held = Some("it is pinned and may not advance (VI.C.6)".into());
         d.completion = Completion::Never;
         return;
@@ -854,6 +854,7 @@ fn change_morale(ctx: &mut Ctx<'_>, id: UnitId, delta: i32, reason: &str) {
     if to == 0 {
         ctx.break_unit(id, reason);
     }
+    ctx.mark_pinned(id);
 }
 
 /// Steps of orders advance (I.C.2 "then", "upon arrival").
