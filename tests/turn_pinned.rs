@@ -35,6 +35,8 @@ fn sha(s: &str) -> String {
 /// as of commit 8941ea8 (before any optimisation). Visibility re-pinned
 /// when units with no castings left (destroyed, off the table, combined)
 /// stopped seeing and being seen; state, book, events and dice unchanged.
+/// Re-pinned when APSoF V.B.2 compared the target's one roll with every
+/// unit firing at it, not only with the unit it fires back at.
 /// Re-pinned when APSoF VI.C.6 pinned every unit whose morale fell to 1
 /// at once (panic, contact, double quick, moving through friends; the
 /// Pinned event now follows the loss that caused it).
@@ -43,7 +45,7 @@ fn sha(s: &str) -> String {
 const PINNED: [(&str, &str); 5] = [
     (
         "state",
-        "400d8a67cc503341698e30bb75c813abe327b465b28d0816c972e00ae234f57f",
+        "b055e5e234a6ae8d18f2ac7014665ef93fd94bec8ac2770578f87bb4e3ae30ad",
     ),
     (
         "book",
@@ -51,15 +53,15 @@ const PINNED: [(&str, &str); 5] = [
     ),
     (
         "events",
-        "22821d145bded3927136532e53e1f3da6a46ef524093d3040dd505f1529d7d8f",
+        "cf4b7de96958719f222db73ad6f0f588d0e867f876baac998439e1a6943f6b16",
     ),
     (
         "visibility",
-        "8f2a754212a0608943d69d93e6e7fc3c2149052aac64ea8646c83fe7543631d0",
+        "6e0a26928e122ed5f718fbe6810a64604545220b8ff155256b6a8aac77f2c1af",
     ),
     (
         "dice",
-        "1c61cd2dfec043c7a3dd04bd7b672e68f89a0c72cd5d3a10e4d070da57d8e4d3",
+        "9658c3aa6a548c08564813092b551ca26954f369b64a8600c28be6a4496502c1",
     ),
 ];
 

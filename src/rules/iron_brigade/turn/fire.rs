@@ -63,12 +63,6 @@ struct Shot {
     split_fire: bool,
 }
 
-impl Shot {
-    fn has(&self, unit: UnitId) -> bool {
-        self.firers.iter().any(|f| f.unit == unit)
-    }
-}
-
 /// Losses waiting to be applied at the end of simultaneous fire.
 #[derive(Debug, Default, Clone)]
 struct Pending {
@@ -114,83 +108,112 @@ pub(crate) fn fire_phase(
         .map(|(id, _)| *id)
         .collect();
     let shots = choose_shots(ctx, plans, &shooting)?;
-    // V.B.2: exchanges of fire. Two fires are an exchange when each is
-    // aimed at a unit firing the other; the units so engaged roll, each
-    // once a turn however many exchanges it is in ("the target only rolls
-    // once"). A combined fire rolls with the unit the enemy fires at, less
-    // 2 if any of its units made a split move.
+    // V.B.2, units receiving and firing in the same turn: a unit that fires
+    // and is fired on rolls one die for the turn, and so does every unit
+    // firing at a unit that fires ("the target only rolls once and this
+    // single result is compared to the rolls of all opposing units"). A
+    // fire is timed by its firer's roll, less 2 for a split move: higher
+    // fires first and its target takes the losses before its own fire;
+    // equal rolls fire together. A combined fire rolls with the unit the
+    // enemy is firing at (else its lead), less 2 if any of its units made
+    // a split move. Fires no roll concerns come last, together.
     let mut by_firer: BTreeMap<UnitId, Vec<usize>> = BTreeMap::new();
     for (i, s) in shots.iter().enumerate() {
         for f in &s.firers {
             by_firer.entry(f.unit).or_default().push(i);
         }
     }
+    let fired_on: BTreeSet<UnitId> = shots.iter().map(|s| s.target).collect();
+    let split = |s: &Shot| s.firers.iter().any(|f| split_moving.contains(&f.unit));
     let mut rolls: BTreeMap<UnitId, u8> = BTreeMap::new();
-    let mut first: Vec<usize> = Vec::new();
-    for (i, si) in shots.iter().enumerate() {
-        let Some(candidates) = by_firer.get(&si.target) else {
+    let mut told: BTreeSet<(UnitId, UnitId)> = BTreeSet::new();
+    for si in &shots {
+        let Some(target_shots) = by_firer.get(&si.target) else {
             continue;
         };
-        for &j in candidates.iter().filter(|&&j| j > i) {
-            let Some(sj) = shots.get(j) else { continue };
-            if !si.has(sj.target) {
-                continue;
-            }
-            // `a` fires in shot i and is fired on by shot j; `b` the reverse.
-            let (a, b) = (sj.target, si.target);
-            let roll_a = precedence_roll(ctx, &mut rolls, a)?;
-            let roll_b = precedence_roll(ctx, &mut rolls, b)?;
-            let split = |s: &Shot| s.firers.iter().any(|f| split_moving.contains(&f.unit));
-            let winner = match who_fires_first(roll_a, split(si), roll_b, split(sj)) {
-                Precedence::FirerFirst => Some((i, a)),
-                Precedence::TargetFirst => Some((j, b)),
-                Precedence::Simultaneous => None,
-            };
-            let (ra, rb) = (ctx.uref(a), ctx.uref(b));
-            ctx.events.push(Event::FireOrder {
-                a: ra,
-                b: rb,
-                roll_a,
-                roll_b,
-                first: winner.map(|(_, u)| ctx.uref(u)),
-            });
-            if let Some((w, _)) = winner
-                && !first.contains(&w)
-            {
-                first.push(w);
-            }
-        }
-    }
-    let mut so_far = FiredSoFar::default();
-    let mut hit: BTreeMap<UnitId, Vec<UnitId>> = BTreeMap::new();
-    // Winners of exchanges fire first; their targets take losses at once.
-    for &i in &first {
-        let Some(shot) = shots.get(i) else { continue };
-        if let Some(p) = fire(ctx, shot, &split_moving, &BTreeMap::new(), &mut so_far)? {
-            apply(ctx, shot.target, p)?;
-            hit.entry(shot.target)
-                .or_default()
-                .extend(shot.firers.iter().map(|f| f.unit));
-        }
-    }
-    // Everyone else fires together.
-    let mut pending: BTreeMap<UnitId, Pending> = BTreeMap::new();
-    for (i, shot) in shots.iter().enumerate() {
-        if first.contains(&i) {
+        // The unit the target fires at, if it is one of this fire's units.
+        let engaged = si.firers.iter().map(|f| f.unit).find(|&u| {
+            target_shots
+                .iter()
+                .any(|&j| shots.get(j).is_some_and(|sj| sj.target == u))
+        });
+        let Some(a) = engaged.or_else(|| si.firers.first().map(|f| f.unit)) else {
+            continue;
+        };
+        let b = si.target;
+        let roll_a = precedence_roll(ctx, &mut rolls, a)?;
+        let roll_b = precedence_roll(ctx, &mut rolls, b)?;
+        if told.contains(&(b, a)) || !told.insert((a, b)) {
             continue;
         }
-        if let Some(p) = fire(ctx, shot, &split_moving, &pending, &mut so_far)? {
-            let e = pending.entry(shot.target).or_default();
-            e.casualties += p.casualties;
-            e.morale += p.morale;
-            e.checks.extend(p.checks);
-            hit.entry(shot.target)
-                .or_default()
-                .extend(shot.firers.iter().map(|f| f.unit));
-        }
+        let first = match who_fires_first(roll_a, split(si), roll_b, split_moving.contains(&b)) {
+            Precedence::FirerFirst => Some(ctx.uref(a)),
+            Precedence::TargetFirst => Some(ctx.uref(b)),
+            Precedence::Simultaneous => None,
+        };
+        let (ra, rb) = (ctx.uref(a), ctx.uref(b));
+        ctx.events.push(Event::FireOrder {
+            a: ra,
+            b: rb,
+            roll_a,
+            roll_b,
+            first,
+        });
     }
-    for (target, p) in pending {
-        apply(ctx, target, p)?;
+    // Each fire's time: the roll of the unit it rolls with, if any.
+    let time = |s: &Shot| -> Option<i32> {
+        let engaged = s.firers.iter().map(|f| f.unit).find(|u| {
+            by_firer.get(&s.target).is_some_and(|js| {
+                js.iter()
+                    .any(|&j| shots.get(j).is_some_and(|sj| sj.target == *u))
+            })
+        });
+        let rolled = engaged
+            .or_else(|| {
+                s.firers
+                    .iter()
+                    .map(|f| f.unit)
+                    .find(|u| fired_on.contains(u) && rolls.contains_key(u))
+            })
+            .or_else(|| s.firers.first().map(|f| f.unit))?;
+        let roll = rolls.get(&rolled)?;
+        Some(i32::from(*roll) - if split(s) { 2 } else { 0 })
+    };
+    let mut order: Vec<(Option<i32>, usize)> = shots
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (time(s), i))
+        .collect();
+    // Highest roll first, fires without a roll last; shot order within.
+    order.sort_by(|x, y| y.0.cmp(&x.0).then(x.1.cmp(&y.1)));
+    let mut so_far = FiredSoFar::default();
+    let mut hit: BTreeMap<UnitId, Vec<UnitId>> = BTreeMap::new();
+    let mut k = 0;
+    while k < order.len() {
+        let key = order.get(k).map(|o| o.0);
+        let group: Vec<usize> = order[k..]
+            .iter()
+            .take_while(|o| Some(o.0) == key)
+            .map(|o| o.1)
+            .collect();
+        k += group.len().max(1);
+        // Fires at one time are simultaneous: losses are taken together.
+        let mut pending: BTreeMap<UnitId, Pending> = BTreeMap::new();
+        for i in group {
+            let Some(shot) = shots.get(i) else { continue };
+            if let Some(p) = fire(ctx, shot, &split_moving, &pending, &mut so_far)? {
+                let e = pending.entry(shot.target).or_default();
+                e.casualties += p.casualties;
+                e.morale += p.morale;
+                e.checks.extend(p.checks);
+                hit.entry(shot.target)
+                    .or_default()
+                    .extend(shot.firers.iter().map(|f| f.unit));
+            }
+        }
+        for (target, p) in pending {
+            apply(ctx, target, p)?;
+        }
     }
     let mut rolled = BTreeSet::new();
     for (&target, firers) in &hit {
