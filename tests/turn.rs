@@ -551,3 +551,58 @@ fn generated_corps_battle_turn_resolves() {
         d.draws()
     );
 }
+
+/// I.B.3 with IV.E.1: the double-quick move is a move like the movement
+/// phase's. The 12th Ohio in column at the double tries to cross Miller's
+/// Run where the water (made 60" deep here) is over the 51" infantry may
+/// ford in a weak current: the crossing is aborted with one casualty and
+/// one level lost, on top of the double quick's own roll (6: nothing).
+#[test]
+fn i_b_3_double_quick_pays_a_failed_ford_like_a_march() {
+    let mut s = keep(training(), &[TWELFTH_OHIO]);
+    for l in &mut s.terrain.lines {
+        if let Some(w) = l.water.as_mut() {
+            w.depth_in = 60.0;
+        }
+    }
+    s.unit_mut(TWELFTH_OHIO).unwrap().position = Pos::new(15.0, 22.0);
+    // Colonel Hale beside it: the order acts this turn (I.C.1).
+    s.officers
+        .iter_mut()
+        .find(|o| o.name == "Colonel Hale")
+        .unwrap()
+        .position = Pos::new(13.0, 20.0);
+    let orders = TurnOrders {
+        unit_orders: vec![move_to(
+            3,
+            TWELFTH_OHIO,
+            Pos::new(15.0, 32.0),
+            Gait::DoubleQuick,
+        )],
+        officer_moves: vec![],
+        dispatches: vec![],
+    };
+    let mut d = dice(&[6, 3, 3, 3, 3]);
+    let out = run(&s, &OrderBook::default(), &orders, &mut d);
+    let dq = out
+        .events
+        .iter()
+        .position(|e| matches!(e, Event::DoubleQuick { roll: 6, .. }))
+        .unwrap_or_else(|| panic!("a double-quick move: {:#?}", out.events));
+    let next = out.events.get(dq + 1..).unwrap_or_default();
+    assert!(
+        matches!(
+            next.first(),
+            Some(Event::Casualties { castings: 1, reason, .. }) if reason.contains("IV.E.1")
+        ),
+        "{:#?}",
+        out.events
+    );
+    let u = out.state.unit(TWELFTH_OHIO).unwrap();
+    assert!(
+        u.position.y < 27.0,
+        "still on the near bank: {:?}",
+        u.position
+    );
+    assert!(u.castings <= 15, "{}", u.castings);
+}
