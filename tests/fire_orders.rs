@@ -777,3 +777,66 @@ fn v_b_2_third_party_by_mail() {
         );
     }
 }
+
+/// V.B note *: the 5th Tennessee stands in support 3" behind the 3rd, so the
+/// 3rd counts 3 ranks deep (17 + 15 castings on a 4.25" front): rifled
+/// musket at 5", base 5, less 1 = 4. The 10th Ohio's 6+6+6+6 = 24 / 4 = 6
+/// casualties are split in proportion, 17 : 15 → 3.19 and 2.81 → 3 and 3
+/// (the odd one to the larger remainder). Each saves on its own castings:
+/// the 3rd's 14 roll 6+6+6 = 18 against 15 (no loss); the 5th's 12 roll
+/// 4+4+4 = 12 against 15: 3 levels.
+#[test]
+fn v_b_note_star_casualties_are_split_with_the_support() {
+    let mut s = field();
+    let fifth = s.unit_mut(FIFTH_TENN).unwrap();
+    fifth.position = Pos::new(11.0, 25.0);
+    let orders = [
+        (TENTH_OHIO, Action::Fire(FireTarget::Unit(THIRD_TENN))),
+        (TWELFTH_OHIO, Action::HoldFire),
+        (THIRD_TENN, Action::HoldFire),
+        (FIFTH_TENN, Action::HoldFire),
+    ];
+    let dice = [6, 6, 6, 6, 6, 6, 6, 4, 4, 4]
+        .into_iter()
+        .chain(std::iter::repeat_n(3, 50));
+    let mut d = ScriptedDice::new(dice).unwrap();
+    let out = resolve_turn(&s, &book(&orders), &TurnOrders::default(), &mut d).unwrap();
+    let f = fires(&out);
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(
+        (f[0].1, f[0].2, f[0].4, f[0].5),
+        (THIRD_TENN, 4, 24, 3),
+        "{f:?}"
+    );
+    let third = out.state.unit(THIRD_TENN).unwrap();
+    assert_eq!((third.castings, third.combat_morale), (14, 5));
+    let fifth = out.state.unit(FIFTH_TENN).unwrap();
+    assert_eq!((fifth.castings, fifth.combat_morale), (12, 2));
+    assert!(out.events.iter().any(|e| matches!(
+        e,
+        Event::Casualties { unit, castings: 3, reason } if unit.id == FIFTH_TENN && reason.contains("V.B note *")
+    )));
+    assert!(fifth.marks.been_under_fire);
+}
+
+/// Without the support the 3rd is 2 ranks deep: 24 / 5 = 4 casualties, all
+/// its own.
+#[test]
+fn v_b_note_star_no_support_no_split() {
+    let s = field();
+    let orders = [
+        (TENTH_OHIO, Action::Fire(FireTarget::Unit(THIRD_TENN))),
+        (TWELFTH_OHIO, Action::HoldFire),
+        (THIRD_TENN, Action::HoldFire),
+        (FIFTH_TENN, Action::HoldFire),
+    ];
+    let dice = [6, 6, 6, 6, 6, 6, 6]
+        .into_iter()
+        .chain(std::iter::repeat_n(3, 50));
+    let mut d = ScriptedDice::new(dice).unwrap();
+    let out = resolve_turn(&s, &book(&orders), &TurnOrders::default(), &mut d).unwrap();
+    let f = fires(&out);
+    assert_eq!((f[0].1, f[0].2, f[0].5), (THIRD_TENN, 5, 4), "{f:?}");
+    assert_eq!(out.state.unit(THIRD_TENN).unwrap().castings, 13);
+    assert_eq!(out.state.unit(FIFTH_TENN).unwrap().castings, 15);
+}

@@ -561,6 +561,75 @@ pub fn allot_fire_shares(firing: u32, shares: &[super::orders::FireShare]) -> Ve
     out
 }
 
+/// One of the units a fire falls on when the target counts 3 ranks deep
+/// with its supports (APSoF V.B note *).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StackedTarget<'a> {
+    pub name: &'a str,
+    pub arm: Arm,
+    pub castings: u32,
+}
+
+/// What one unit of a stacked target took (APSoF V.B note *).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct StackedShare {
+    pub casualties: u32,
+    pub save_dice: Vec<u8>,
+    pub save_total: u32,
+    pub morale_loss: u32,
+}
+
+/// A fire (one unit's, or a combined fire's, V.F.1) at a target counted 3
+/// ranks deep because other units stand in support behind it (APSoF V.B
+/// table "3 Ranks Deep, Subtract 1*"; note *: "If there are multiple units
+/// involved split the casualties among the units. Both units independantly
+/// roll to save morale levels due to casualties"). One attack, divided by
+/// `divisor`, its casualties capped at all the units' castings; they are
+/// split by [`split_casualties`] (in proportion, the front unit listed
+/// first), and each unit that took casualties saves on its own castings
+/// left, in the order listed. Returns the attack dice, their total and
+/// each unit's share.
+pub fn resolve_fire_on_stack(
+    firers: &[CombinedFirer<'_>],
+    divisor: u8,
+    targets: &[StackedTarget<'_>],
+    perilous: bool,
+    dice: &mut dyn DiceSource,
+) -> Result<(Vec<u8>, u32, Vec<StackedShare>), FireError> {
+    let mut attack_dice = Vec::new();
+    let mut attack_total = 0;
+    for f in firers {
+        let pool = fire_dice(f.arm, f.castings);
+        let (rolled, total) = pool.roll(dice, &RollPurpose::new(RollKind::Fire, f.name))?;
+        attack_dice.extend(rolled);
+        attack_total += total;
+    }
+    if attack_dice.is_empty() {
+        return Err(FireError::NoFirers);
+    }
+    let castings: Vec<u32> = targets.iter().map(|t| t.castings).collect();
+    let all = castings.iter().sum();
+    let cas = casualties(attack_total, divisor, all);
+    let split = split_casualties(cas, &castings)?;
+    let mut shares = Vec::new();
+    for (t, c) in targets.iter().zip(split) {
+        let pool = if c == 0 {
+            DicePool::None
+        } else {
+            fire_dice(t.arm, t.castings - c)
+        };
+        let (save_dice, save_total) =
+            pool.roll(dice, &RollPurpose::new(RollKind::MoraleSave, t.name))?;
+        shares.push(StackedShare {
+            casualties: c,
+            save_dice,
+            save_total,
+            morale_loss: morale_loss_from_fire(c, save_total, perilous),
+        });
+    }
+    Ok((attack_dice, attack_total, shares))
+}
+
 /// The divisor of combined fire (APSoF V.F.1): the highest of any unit involved.
 pub fn combined_divisor(divisors: &[u8]) -> Option<u8> {
     divisors.iter().copied().max()

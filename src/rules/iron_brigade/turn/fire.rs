@@ -16,12 +16,13 @@ use crate::rules::iron_brigade::events::Event;
 use crate::rules::iron_brigade::events::FiredWith;
 use crate::rules::iron_brigade::fire::{
     CombinedFirer, FireInput, FireModifiers, FirerWeaponClass, Precedence, Protection,
-    Ranks as FireRanks, allot_fire_shares, modified_effectiveness, resolve_combined_fire,
-    resolve_fire, roll_replacement, who_fires_first,
+    Ranks as FireRanks, StackedTarget, allot_fire_shares, modified_effectiveness,
+    resolve_combined_fire, resolve_fire, resolve_fire_on_stack, roll_replacement, who_fires_first,
 };
 use crate::rules::iron_brigade::geometry::{
     CONTACT_GAP, FireLine, FireZone, UnitFootprints, attack_aspect, fire_line_with, footprint,
-    formation_size, in_contact, officer_in_contact, range_inches,
+    formation_size, in_contact, officer_in_contact, own_ranks, range_inches, ranks_deep,
+    supports_behind,
 };
 use crate::rules::iron_brigade::kinds::{Arm, Formation};
 use crate::rules::iron_brigade::morale;
@@ -201,12 +202,12 @@ pub(crate) fn fire_phase(
         let mut pending: BTreeMap<UnitId, Pending> = BTreeMap::new();
         for i in group {
             let Some(shot) = shots.get(i) else { continue };
-            if let Some(p) = fire(ctx, shot, &split_moving, &pending, &mut so_far)? {
-                let e = pending.entry(shot.target).or_default();
+            for (target, p) in fire(ctx, shot, &split_moving, &pending, &mut so_far)? {
+                let e = pending.entry(target).or_default();
                 e.casualties += p.casualties;
                 e.morale += p.morale;
                 e.checks.extend(p.checks);
-                hit.entry(shot.target)
+                hit.entry(target)
                     .or_default()
                     .extend(shot.firers.iter().map(|f| f.unit));
             }
@@ -643,14 +644,17 @@ fn fire(
     split_moving: &BTreeSet<UnitId>,
     pending: &BTreeMap<UnitId, Pending>,
     so_far: &mut FiredSoFar,
-) -> Result<Option<Pending>, TurnError> {
+) -> Result<Vec<(UnitId, Pending)>, TurnError> {
     let Some(t) = ctx.state.unit(shot.target) else {
-        return Ok(None);
+        return Ok(Vec::new());
     };
-    let already = pending.get(&shot.target).map_or(0, |p| p.casualties);
-    let target_castings = t.castings.saturating_sub(already);
+    let left = |u: &Unit| {
+        u.castings
+            .saturating_sub(pending.get(&u.id).map_or(0, |p| p.casualties))
+    };
+    let target_castings = left(t);
     if target_castings == 0 {
-        return Ok(None);
+        return Ok(Vec::new());
     }
     let mut shares: Vec<Share> = Vec::new();
     for f in &shot.firers {
@@ -659,7 +663,7 @@ fn fire(
         }
     }
     let Some((lead, others)) = shares.split_first() else {
-        return Ok(None);
+        return Ok(Vec::new());
     };
     let t = ctx
         .state
@@ -673,7 +677,88 @@ fn fire(
     let divisor = shares.iter().map(|s| s.eff.divisor).max().unwrap_or(1);
     let raw = shares.iter().map(|s| s.eff.raw).max().unwrap_or(1);
     let perilous = shares.iter().all(|s| s.perilous);
-    let out = if let [one] = shares.as_slice() {
+    // V.B note *: a target counted 3 ranks deep only because units stand
+    // in support behind it shares the casualties with them, and each saves
+    // on its own castings. (Not under the X tables, which have no such
+    // rule.)
+    let seen_from = ctx
+        .state
+        .unit(lead.unit)
+        .map(|u| footprint(u).front_centre());
+    let stack: Vec<(UnitId, String, Arm, u32)> = if ctx.state.options.alternate_fire
+        || ranks_deep(&ctx.state, t, seen_from) != Ranks::Three
+        || own_ranks(t, seen_from) == Ranks::Three
+    {
+        Vec::new()
+    } else {
+        supports_behind(&ctx.state, t, seen_from)
+            .into_iter()
+            .filter_map(|id| ctx.state.unit(id))
+            .map(|u| (u.id, u.name.clone(), u.arm, left(u)))
+            .filter(|s| s.3 > 0)
+            .collect()
+    };
+    let mut support_losses: Vec<(UnitId, Pending)> = Vec::new();
+    let out = if !stack.is_empty() {
+        let names: Vec<String> = shares.iter().map(|s| ctx.uref(s.unit).name).collect();
+        let firers: Vec<CombinedFirer<'_>> = shares
+            .iter()
+            .zip(&names)
+            .map(|(s, name)| CombinedFirer {
+                name,
+                arm: s.arm,
+                castings: s.castings,
+                divisor: s.eff.divisor,
+            })
+            .collect();
+        let mut targets = vec![StackedTarget {
+            name: &tname,
+            arm: target_arm,
+            castings: target_castings,
+        }];
+        targets.extend(stack.iter().map(|(_, name, arm, castings)| StackedTarget {
+            name,
+            arm: *arm,
+            castings: *castings,
+        }));
+        let (attack_dice, attack_total, taken) =
+            resolve_fire_on_stack(&firers, divisor, &targets, perilous, &mut *ctx.dice)?;
+        let mut taken = taken.into_iter();
+        let front = taken
+            .next()
+            .ok_or_else(|| TurnError::Internal("a stacked fire without its target".into()))?;
+        for ((id, _, _, _), share) in stack.iter().zip(taken) {
+            if share.casualties == 0 {
+                continue;
+            }
+            let unit = ctx.uref(*id);
+            ctx.events.push(Event::Casualties {
+                unit,
+                castings: share.casualties,
+                reason: format!(
+                    "in support behind the unit under fire, it shares the casualties (V.B note *): save {}, {} morale level(s) lost",
+                    share.save_total, share.morale_loss
+                ),
+            });
+            support_losses.push((
+                *id,
+                Pending {
+                    casualties: share.casualties,
+                    morale: share.morale_loss,
+                    checks: vec![share.morale_loss],
+                },
+            ));
+        }
+        crate::rules::iron_brigade::fire::FireOutcome {
+            attack_dice,
+            attack_total,
+            casualties: front.casualties,
+            target_remaining: target_castings - front.casualties,
+            save_dice: front.save_dice,
+            save_total: front.save_total,
+            morale_loss: front.morale_loss,
+        }
+    } else if let [one] = shares.as_slice() {
         let input = FireInput {
             firer_arm: one.arm,
             firer_castings: one.castings,
@@ -793,11 +878,16 @@ fn fire(
         with,
         split_fire: shot.split_fire,
     });
-    Ok(Some(Pending {
-        casualties: out.casualties,
-        morale: out.morale_loss,
-        checks: vec![out.morale_loss],
-    }))
+    let mut losses = vec![(
+        shot.target,
+        Pending {
+            casualties: out.casualties,
+            morale: out.morale_loss,
+            checks: vec![out.morale_loss],
+        },
+    )];
+    losses.extend(support_losses);
+    Ok(losses)
 }
 
 /// One unit's figures for a fire at `target` (V.B.1.i–iii and the V.B
