@@ -183,8 +183,8 @@ fn v_b_scenario_fence_and_wall_names() {
 /// Through the binary: the 3rd Tennessee, behind the worm fence, fires at
 /// the 10th Ohio (which holds its fire); Battery A fires at the 3rd across
 /// the fence. Nothing fires at the battery, so whatever the dice its fire
-/// carries the fence's +1; the 3rd's fire at the 10th has no protection to
-/// count.
+/// carries the fence's +1; the 3rd's fire at the 10th (if the battery has
+/// not broken it first, V.B.2) has no protection to count.
 #[test]
 fn v_b_protection_through_the_binary() {
     let g = GameDir::with_scenario("cover", FIXTURE);
@@ -223,6 +223,96 @@ fn v_b_protection_through_the_binary() {
         battery.contains(&"target protection: wood-fence +1".to_string()),
         "{battery:?}"
     );
-    let third = mods("3rd Tennessee", "10th Ohio");
-    assert!(third.iter().all(|m| !m.contains("protection")), "{third:?}");
+    // The 3rd fires too unless the battery won the V.B.2 roll and broke it.
+    if fired.iter().any(|e| e["unit"]["name"] == "3rd Tennessee") {
+        let third = mods("3rd Tennessee", "10th Ohio");
+        assert!(third.iter().all(|m| !m.contains("protection")), "{third:?}");
+    }
+}
+
+/// APSoF V.G.2 and the V.B table by the umpire's hand: `SET <unit>
+/// protection ...` and `SET <unit> perilous yes` mark the unit for the
+/// turn; the fire at it takes them, and they are gone when the turn ends.
+#[test]
+fn v_g_2_umpire_declarations_last_one_turn() {
+    use adjutant::rules::iron_brigade::fire::Protection;
+    // In the open (the fence made a road), declared behind hasty works:
+    // 20 / 8 = 2.
+    let mut s = behind(LineKind::Road);
+    s.unit_mut(THIRD_TENN).unwrap().marks.declared_protection = Some(Protection::HastyWorks);
+    let out = run(&s);
+    let (eff, mods, cas) = tenths_fire(&out);
+    assert_eq!((eff, cas), (8, 2), "{mods:?}");
+    assert!(mods.contains(&"target protection: hasty-works +3".to_string()));
+    assert_eq!(
+        out.state
+            .unit(THIRD_TENN)
+            .unwrap()
+            .marks
+            .declared_protection,
+        None
+    );
+    // Declared perilous: 5 - 2 = 3, 20 / 3 = 6 casualties.
+    let mut s = behind(LineKind::Road);
+    s.unit_mut(THIRD_TENN).unwrap().marks.declared_perilous = true;
+    let out = run(&s);
+    let (eff, mods, cas) = tenths_fire(&out);
+    assert_eq!((eff, cas), (3, 6), "{mods:?}");
+    assert!(mods.contains(&"defender in perilous situation -2".to_string()));
+    assert!(!out.state.unit(THIRD_TENN).unwrap().marks.declared_perilous);
+}
+
+/// Through the binary: the umpire's `SET 3rd Tennessee protection
+/// entrenchments` on the open turn (audited as a correction) gives the 3rd
+/// +4 against Battery A's fire that turn, better than its fence's +1.
+#[test]
+fn v_g_2_umpire_protection_by_the_cli() {
+    let g = GameDir::with_scenario("cover", FIXTURE);
+    let out = common::adjutant(g.dir.path())
+        .args([
+            "umpire",
+            "cover",
+            "SET 3rd Tennessee protection entrenchments BECAUSE \"they dug in overnight\"",
+        ])
+        .env("USER", "alice")
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("protection set to \"entrenchments\""),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert_eq!(
+        g.count("SELECT count(*) FROM corrections WHERE field = 'protection'"),
+        1
+    );
+    g.order_mail(
+        "blue1",
+        "blue@example.test",
+        "Blue",
+        "10th Ohio: hold fire.\n\nREADY",
+    );
+    g.order_mail("grey1", "grey@example.test", "Grey", "READY");
+    g.run_once();
+    assert_eq!(g.open_turn(), 2, "turn 1 was played");
+    let json: String = g
+        .db()
+        .query_row(
+            "SELECT data_json FROM events WHERE kind = 'fired'
+             AND json_extract(data_json, '$.unit.name') = 'Battery A, 1st Ohio Light Artillery'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(
+        json.contains("target protection: entrenchments +4"),
+        "{json}"
+    );
 }

@@ -42,7 +42,7 @@ pub enum FireError {
 ///
 /// Ruling: protections do not stack; the umpire gives the best one that
 /// applies (see docs/rulings.md).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Protection {
     #[default]

@@ -936,6 +936,7 @@ fn share_of(
     ]
     .into_iter()
     .chain(behind)
+    .chain(t.marks.declared_protection.map(|p| (true, p)))
     {
         if p.0 && p.1.modifier() > protection.modifier() {
             protection = p.1;
@@ -951,7 +952,7 @@ fn share_of(
     // fire at troops never under fire (ii), first fire from repeaters at
     // troops never under repeater fire (iii), a target that crossed a ford
     // or went into abatis this turn (iv), a target changing formation this
-    // turn (v).
+    // turn (v); or the umpire declared it so this turn (V.G.2).
     let aim = tfp.centre;
     let prior = so_far
         .prior_aim
@@ -966,7 +967,8 @@ fn share_of(
         || !t.marks.been_under_fire
         || (u.weapon.is_repeater() && !t.marks.been_under_repeater_fire)
         || ctx.crossing.contains(&target)
-        || ctx.changed_formation.contains(&target);
+        || ctx.changed_formation.contains(&target)
+        || t.marks.declared_perilous;
     let split_move = split_moving.contains(&f.unit);
     let mods = FireModifiers {
         protection,

@@ -406,6 +406,11 @@ impl<'d> Ctx<'d> {
     /// leave the book.
     fn advance(&mut self) {
         let turn = self.turn;
+        // The umpire's declarations (V.G.2, V.B protection) last one turn.
+        for u in &mut self.state.units {
+            u.marks.declared_perilous = false;
+            u.marks.declared_protection = None;
+        }
         for list in self.book.units.values_mut() {
             if let Some(i) = active_index(list, turn) {
                 list.drain(..i);
