@@ -112,3 +112,31 @@ fn x_alternate_fire_tables_replace_the_dice_sum() {
     assert_eq!((third.castings, third.combat_morale), (14, 2));
     assert_eq!((tenth.castings, tenth.combat_morale), (15, 3));
 }
+
+/// V.G.1.v: "not in normal battlefield formation". A battery limbered up
+/// cannot fight: fire at it is perilous. The same battery unlimbered is not.
+#[test]
+fn v_g_1_v_a_limbered_battery_is_not_in_battlefield_formation() {
+    use adjutant::rules::iron_brigade::state::UnitId;
+    const RIDLEY: UnitId = UnitId(8);
+    let sc = adjutant::scenario::load(Path::new("scenarios/training.toml")).unwrap();
+    let base = battle_state_from_scenario(&sc);
+    for (formation, perilous) in [(Formation::Limbered, true), (Formation::Unlimbered, false)] {
+        let mut s = base.clone();
+        s.units.retain(|u| [TENTH_OHIO, RIDLEY].contains(&u.id));
+        for u in &mut s.units {
+            u.first_fire_done = true;
+            u.marks.been_under_fire = true;
+        }
+        let t = s.unit_mut(TENTH_OHIO).unwrap();
+        t.formation = Formation::Line;
+        t.position = Pos::new(24.0, 16.0);
+        t.facing = 0.0;
+        let r = s.unit_mut(RIDLEY).unwrap();
+        r.formation = formation;
+        r.position = Pos::new(24.0, 22.0);
+        r.facing = 180.0;
+        let f = fires(&run(&s));
+        assert!(f.contains(&(TENTH_OHIO, perilous)), "{formation}: {f:?}");
+    }
+}

@@ -952,7 +952,8 @@ fn share_of(
     // fire at troops never under fire (ii), first fire from repeaters at
     // troops never under repeater fire (iii), a target that crossed a ford
     // or went into abatis this turn (iv), a target changing formation this
-    // turn (v); or the umpire declared it so this turn (V.G.2).
+    // turn or not in normal battlefield formation — a battery limbered up
+    // (v); or the umpire declared it so this turn (V.G.2).
     let aim = tfp.centre;
     let prior = so_far
         .prior_aim
@@ -968,6 +969,7 @@ fn share_of(
         || (u.weapon.is_repeater() && !t.marks.been_under_repeater_fire)
         || ctx.crossing.contains(&target)
         || ctx.changed_formation.contains(&target)
+        || (t.arm.is_artillery() && t.formation == Formation::Limbered)
         || t.marks.declared_perilous;
     let split_move = split_moving.contains(&f.unit);
     let mods = FireModifiers {
