@@ -840,3 +840,69 @@ fn v_b_note_star_no_support_no_split() {
     assert_eq!(out.state.unit(THIRD_TENN).unwrap().castings, 13);
     assert_eq!(out.state.unit(FIFTH_TENN).unwrap().castings, 15);
 }
+
+/// Through the binary: the support fixture puts the 5th Tennessee 3" behind
+/// the 3rd; both hold their fire and the 12th Ohio too. The 10th Ohio's
+/// fire at the 3rd is at 5", rifled musket base 5, 3 ranks deep −1, first
+/// fire −1, never under fire (perilous) −2: divisor 1, so at least 4
+/// casualties whatever the dice, split 17 : 15 — the 5th takes at least
+/// one and saves for it on its own.
+#[test]
+fn v_b_note_star_by_mail() {
+    let g = GameDir::with_scenario("support", "tests/fixtures/scenarios/support.toml");
+    g.order_mail(
+        "blue1",
+        "blue@example.test",
+        "Blue",
+        "10th Ohio: fire at the 3rd Tennessee.\n\n12th Ohio: hold fire.\n\nREADY",
+    );
+    g.order_mail(
+        "grey1",
+        "grey@example.test",
+        "Grey",
+        "3rd Tennessee: hold fire.\n\n5th Tennessee: hold fire.\n\nREADY",
+    );
+    g.run_once();
+    assert_eq!(g.open_turn(), 2, "turn 1 was played");
+    let db = g.db();
+    let fired: String = db
+        .query_row(
+            "SELECT data_json FROM events WHERE kind = 'fired'
+             AND json_extract(data_json, '$.unit.name') = '10th Ohio'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let fired: serde_json::Value = serde_json::from_str(&fired).unwrap();
+    assert_eq!(fired["target"]["name"], "3rd Tennessee");
+    assert_eq!(fired["effectiveness"], 1, "{fired}");
+    let front = fired["casualties"].as_u64().unwrap();
+    let support: String = db
+        .query_row(
+            "SELECT data_json FROM events WHERE kind = 'casualties'
+             AND json_extract(data_json, '$.unit.name') = '5th Tennessee'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let support: serde_json::Value = serde_json::from_str(&support).unwrap();
+    let behind = support["castings"].as_u64().unwrap();
+    assert!(behind >= 1, "{support}");
+    assert!(
+        support["reason"].as_str().unwrap().contains("V.B note *"),
+        "{support}"
+    );
+    // In proportion to 17 : 15, largest remainder first.
+    let split = adjutant::rules::iron_brigade::fire::split_casualties(
+        u32::try_from(front + behind).unwrap(),
+        &[17, 15],
+    )
+    .unwrap();
+    assert_eq!(
+        split,
+        vec![
+            u32::try_from(front).unwrap(),
+            u32::try_from(behind).unwrap()
+        ]
+    );
+}
