@@ -140,3 +140,69 @@ fn v_g_1_v_a_limbered_battery_is_not_in_battlefield_formation() {
         assert!(f.contains(&(TENTH_OHIO, perilous)), "{formation}: {f:?}");
     }
 }
+
+/// VII.H: two sharpshooters (the 10th Ohio cut down to 2 castings, armed
+/// with the sniper chart) fire at will at Colonel Pryor, mounted, whose
+/// disc is 5" beyond their front: range 5, sniper base 1, an officer 1/3 rank deep +3:
+/// divisor 4. Two castings roll one die less 2 (V.B.3). A 6 gives 4 / 4 = 1
+/// casualty: he is hit, and his replacement's delay die 1 (start of next
+/// turn) and quality die 2 (good) follow. A 5 gives 3 / 4 = 0: unhurt.
+#[test]
+fn vii_h_snipers_shoot_at_a_mounted_officer() {
+    use adjutant::dice::ScriptedDice;
+    use adjutant::rules::iron_brigade::state::{OfficerId, OfficerStatus};
+    const PRYOR: OfficerId = OfficerId(2);
+    let sc = adjutant::scenario::load(Path::new("scenarios/training.toml")).unwrap();
+    let mut s = battle_state_from_scenario(&sc);
+    s.units.retain(|u| u.id == TENTH_OHIO);
+    let t = s.unit_mut(TENTH_OHIO).unwrap();
+    t.weapon = Weapon::Sniper;
+    t.castings = 2;
+    t.formation = Formation::Line;
+    t.position = Pos::new(24.0, 16.0);
+    t.facing = 0.0;
+    t.first_fire_done = true;
+    let p = s.officers.iter_mut().find(|o| o.id == PRYOR).unwrap();
+    p.position = Pos::new(24.0, 22.0);
+    p.mounted = true;
+    for (die, hit) in [(6u8, true), (5u8, false)] {
+        let mut d = ScriptedDice::new([die, 1, 2]).unwrap();
+        let out = resolve_turn(&s, &OrderBook::default(), &TurnOrders::default(), &mut d).unwrap();
+        let shot = out
+            .events
+            .iter()
+            .find_map(|e| match e {
+                Event::SniperFired {
+                    officer,
+                    range,
+                    effectiveness,
+                    dice_total,
+                    hit,
+                    ..
+                } => Some((officer.id, *range, *effectiveness, *dice_total, *hit)),
+                _ => None,
+            })
+            .unwrap_or_else(|| panic!("no sniper fire: {:#?}", out.events));
+        assert_eq!(shot, (PRYOR, 5, 4, u32::from(die) - 2, hit));
+        let status = out.state.officer(PRYOR).unwrap().status;
+        if hit {
+            assert_eq!(status, OfficerStatus::Wounded);
+            assert_eq!(d.remaining(), 0);
+        } else {
+            assert_eq!(status, OfficerStatus::Active);
+        }
+        // The snipers fired at no unit.
+        assert!(fires(&out).is_empty());
+        // Fog of war: Pryor's side hears of the shot, not the regiment's name.
+        let grey = adjutant::rules::iron_brigade::state::SideId(1);
+        let vis = out.visibility.get(&grey).cloned().unwrap_or_default();
+        let told =
+            adjutant::report::narrative::side_narrative(&out.state, grey, &out.events, &vis, false)
+                .join("\n");
+        assert!(
+            told.contains("sharpshooters fire at Colonel Pryor"),
+            "{told}"
+        );
+        assert!(!told.contains("10th Ohio"), "{told}");
+    }
+}

@@ -98,6 +98,13 @@ pub(crate) fn fire_phase(
     for o in &mut ctx.state.officers {
         o.hit_this_turn = false;
     }
+    let sniped = snipers(ctx, plans)?;
+    let kept: BTreeMap<UnitId, FirePlan> = plans
+        .iter()
+        .filter(|(id, _)| !sniped.contains(id))
+        .map(|(id, p)| (*id, p.clone()))
+        .collect();
+    let plans = &kept;
     let shooting: BTreeSet<UnitId> = plans
         .iter()
         .filter(|(_, p)| p.mode != FireMode::None)
@@ -233,6 +240,103 @@ pub(crate) fn fire_phase(
         ctx.mark_pinned(id);
     }
     Ok(())
+}
+
+/// APSoF VII.H: units armed with the sniper chart "are allowed to shoot
+/// specifically at mounted personality figures instead of normal fire
+/// combat". Ruling (docs/rulings.md): a sniper unit firing at will shoots
+/// at the nearest mounted enemy officer on the field that it can see, in
+/// its 45° zone (V.C.1) and within the chart's range; with none, or with
+/// orders naming a unit, it fires as any unit does. The officer counts 1/3
+/// rank deep (VII.H); the fire is worked as V.B (one die less the shortage
+/// for 1–3 castings, V.B.3) and one casualty or more hits him, who is then
+/// replaced as V.H.3 says. Returns the units that fired so.
+fn snipers(
+    ctx: &mut Ctx<'_>,
+    plans: &BTreeMap<UnitId, FirePlan>,
+) -> Result<BTreeSet<UnitId>, TurnError> {
+    use crate::rules::iron_brigade::fire::{casualties, fire_dice};
+    use crate::rules::iron_brigade::geometry::{OFFICER_RADIUS, angle_between, bearing};
+    use crate::rules::iron_brigade::kinds::Weapon;
+    use crate::rules::iron_brigade::sight::sees_point;
+    let mut done = BTreeSet::new();
+    for (&id, plan) in plans {
+        if plan.mode == FireMode::None || !matches!(plan.aim, Aim::One(FireTarget::AtWill)) {
+            continue;
+        }
+        let Some(u) = ctx.state.unit(id) else {
+            continue;
+        };
+        if u.weapon != Weapon::Sniper || u.castings == 0 || u.broken || u.combat_morale == 0 {
+            continue;
+        }
+        let front = footprint(u).front_centre();
+        let reach = f64::from(max_range(u.weapon));
+        let mut target: Option<(u32, OfficerId)> = None;
+        for o in ctx
+            .state
+            .officers
+            .iter()
+            .filter(|o| o.side != u.side && o.status == OfficerStatus::Active && o.mounted)
+        {
+            let d = (front.distance(o.position) - OFFICER_RADIUS).max(0.0);
+            if d > reach || angle_between(u.facing, bearing(front, o.position)) > 45.0 {
+                continue;
+            }
+            if !sees_point(&ctx.index, front, o.position) {
+                continue;
+            }
+            let range = (d - 1e-9).ceil().max(0.0) as u32;
+            if target.is_none_or(|t| (range, o.id) < t) {
+                target = Some((range, o.id));
+            }
+        }
+        let Some((range, oid)) = target else {
+            continue;
+        };
+        let Ok(base) = base_effectiveness(u.weapon, f64::from(range)) else {
+            continue;
+        };
+        let mods = FireModifiers {
+            protection: Protection::None,
+            target_ranks: FireRanks::Third,
+            firer_morale: u.combat_morale,
+            split_move: plan.mode == FireMode::Split,
+            firer_lying_down: u.lying_down,
+            first_fire: !u.first_fire_done,
+            acquired: false,
+            perilous: false,
+        };
+        let eff = modified_effectiveness(base, FirerWeaponClass::of(u.weapon), &mods)?;
+        let (arm, castings, name) = (u.arm, u.castings, u.name.clone());
+        let oname = ctx.oref(oid).name;
+        let (_, total) = fire_dice(arm, castings).roll(
+            &mut *ctx.dice,
+            &RollPurpose::new(RollKind::Fire, name).with_note(format!("sniper at {oname}")),
+        )?;
+        let hit = casualties(total, eff.divisor, 1) >= 1;
+        if let Some(m) = ctx.state.unit_mut(id) {
+            m.first_fire_done = true;
+        }
+        ctx.fired.insert(id);
+        done.insert(id);
+        let replacement_turn = if hit {
+            Some(remove_general(ctx, oid, OfficerStatus::Wounded)?.0)
+        } else {
+            None
+        };
+        let (unit, officer) = (ctx.uref(id), ctx.oref(oid));
+        ctx.events.push(Event::SniperFired {
+            unit,
+            officer,
+            range,
+            effectiveness: eff.divisor,
+            dice_total: total,
+            hit,
+            replacement_turn,
+        });
+    }
+    Ok(done)
 }
 
 /// A unit's V.B.2 die for the turn, rolled the first time it is needed.
