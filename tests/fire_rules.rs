@@ -206,3 +206,65 @@ fn vii_h_snipers_shoot_at_a_mounted_officer() {
         assert!(!told.contains("10th Ohio"), "{told}");
     }
 }
+
+/// III.G.5 under the X tables: a unit en masse "when checking morale,
+/// check on the next highest results table". The 10th Ohio fires at the
+/// 3rd Tennessee (armed here with pistols, which cannot reply at 6"); every
+/// die a 2. Its casualties are read on the fire's table, its morale on the
+/// next one up; in line, both on the fire's own.
+#[test]
+fn iii_g_5_en_masse_reads_morale_on_the_next_table() {
+    use adjutant::rules::iron_brigade::fire::alternate::{AlternateFire, MoraleResult};
+    use adjutant::rules::iron_brigade::kinds::Arm;
+    for en_masse in [true, false] {
+        let mut s = exchange();
+        s.options.alternate_fire = true;
+        s.unit_mut(TENTH_OHIO).unwrap().weapon = Weapon::RifledMusket;
+        let r = s.unit_mut(THIRD_TENN).unwrap();
+        r.weapon = Weapon::PistolsOrShotguns;
+        if en_masse {
+            r.formation = Formation::EnMasse;
+        }
+        let mut d = adjutant::dice::ScriptedDice::new(std::iter::repeat_n(2, 40)).unwrap();
+        let out = resolve_turn(&s, &OrderBook::default(), &TurnOrders::default(), &mut d).unwrap();
+        let (eff, firing) = out
+            .events
+            .iter()
+            .find_map(|e| match e {
+                Event::Fired {
+                    unit,
+                    effectiveness,
+                    castings_firing,
+                    ..
+                } if unit.id == TENTH_OHIO => Some((*effectiveness, *castings_firing)),
+                _ => None,
+            })
+            .unwrap();
+        let fire = |table: u8| AlternateFire {
+            effectiveness: i32::from(table),
+            firer_arm: Arm::Infantry,
+            firer_castings: firing,
+            target_arm: Arm::Infantry,
+            target_castings: 17,
+            perilous: false,
+        };
+        let casualties = fire(eff).resolve(2, Some(2)).unwrap().casualties;
+        let morale_table = if en_masse { (eff + 1).min(10) } else { eff };
+        let levels = match fire(morale_table).resolve(2, Some(2)).unwrap().morale {
+            MoraleResult::Levels(n) => n,
+            MoraleResult::Rout => 5,
+        };
+        if en_masse {
+            // The two tables differ here, so the test tells them apart.
+            let own = fire(eff).resolve(2, Some(2)).unwrap().morale;
+            assert_ne!(own, MoraleResult::Levels(levels), "table {eff}");
+        }
+        let third = out.state.unit(THIRD_TENN).unwrap();
+        assert_eq!(third.castings, 17 - casualties, "en masse {en_masse}");
+        assert_eq!(
+            u32::from(third.combat_morale),
+            5u32.saturating_sub(levels),
+            "en masse {en_masse}, table {eff}"
+        );
+    }
+}

@@ -774,6 +774,7 @@ fn fire(
         .unit(shot.target)
         .ok_or_else(|| TurnError::Internal("the target left the state".into()))?;
     let (tname, target_arm, target_morale) = (t.name.clone(), t.arm, t.combat_morale);
+    let target_en_masse = t.formation == Formation::EnMasse;
     let fname = ctx.uref(lead.unit).name;
     // The combined fire is taken as its least effective unit gives it: the
     // highest divisor (V.F.1), and perilous only when it is for every unit
@@ -876,6 +877,7 @@ fn fire(
                 &input,
                 one.eff.raw,
                 target_morale,
+                target_en_masse,
                 &mut *ctx.dice,
                 &fname,
                 &tname,
@@ -904,7 +906,15 @@ fn fire(
             divisor,
             perilous,
         };
-        alternate(&input, raw, target_morale, &mut *ctx.dice, &fname, &tname)?
+        alternate(
+            &input,
+            raw,
+            target_morale,
+            target_en_masse,
+            &mut *ctx.dice,
+            &fname,
+            &tname,
+        )?
     } else {
         let names: Vec<String> = shares.iter().map(|s| ctx.uref(s.unit).name).collect();
         let firers: Vec<CombinedFirer<'_>> = shares
@@ -1113,10 +1123,19 @@ fn share_of(
 /// dice total, the defender's die (if the cell asked for one) as the save.
 /// `R`, the target routs outright, takes every level it has left
 /// (`target_morale`, at least 1), so it breaks (VI.C).
+///
+/// APSoF III.G.5: a unit en masse, "when checking morale, check on the
+/// next highest results table": its morale result is read on the table one
+/// above the fire's (the same row and column; table 10 stays 10), its
+/// casualties on the fire's own. The results tables are X's: the text
+/// says the dice-sum fire of V "gone is the need for the results tables",
+/// so under V the sentence has nothing to act on (docs/rulings.md).
+#[allow(clippy::too_many_arguments)]
 fn alternate(
     input: &FireInput,
     raw: i32,
     target_morale: u8,
+    target_en_masse: bool,
     dice: &mut dyn crate::dice::DiceSource,
     firer: &str,
     target: &str,
@@ -1136,7 +1155,15 @@ fn alternate(
         AlternateError::Dice(d) => TurnError::Dice(d),
         other => TurnError::Internal(other.to_string()),
     };
-    let (table, row, column) = fire.locate().map_err(internal)?;
+    let morale_fire = AlternateFire {
+        effectiveness: if target_en_masse {
+            raw.saturating_add(1)
+        } else {
+            raw
+        },
+        ..fire
+    };
+    let (table, row, column) = morale_fire.locate().map_err(internal)?;
     let (_, morale_cell) = lookup(table, row, column)
         .ok_or_else(|| TurnError::Internal(format!("no cell {row}, {column} in table {table}")))?;
     let attacker = dice.d6(&RollPurpose::new(RollKind::Fire, firer).with_note("alternate fire"))?;
@@ -1145,7 +1172,21 @@ fn alternate(
     } else {
         None
     };
-    let out = fire.resolve(attacker, defender).map_err(internal)?;
+    let out = morale_fire.resolve(attacker, defender).map_err(internal)?;
+    // Casualties always from the fire's own table.
+    let casualties = if target_en_masse {
+        let (t0, r0, c0) = fire.locate().map_err(internal)?;
+        let (cell, _) = lookup(t0, r0, c0)
+            .ok_or_else(|| TurnError::Internal(format!("no cell {r0}, {c0} in table {t0}")))?;
+        use crate::rules::iron_brigade::fire::alternate::Cell;
+        match cell {
+            Cell::Roll { base, beat } => u32::from(base) + u32::from(attacker > beat),
+            Cell::Dash | Cell::Rout => 0,
+        }
+        .min(input.target_castings)
+    } else {
+        out.casualties
+    };
     let morale_loss = match out.morale {
         MoraleResult::Levels(n) => n,
         MoraleResult::Rout => u32::from(target_morale.max(1)),
@@ -1153,8 +1194,8 @@ fn alternate(
     Ok(crate::rules::iron_brigade::fire::FireOutcome {
         attack_dice: vec![attacker],
         attack_total: u32::from(attacker),
-        casualties: out.casualties,
-        target_remaining: input.target_castings.saturating_sub(out.casualties),
+        casualties,
+        target_remaining: input.target_castings.saturating_sub(casualties),
         save_dice: defender.into_iter().collect(),
         save_total: defender.map_or(0, u32::from),
         morale_loss,
