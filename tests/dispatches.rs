@@ -137,7 +137,9 @@ fn a_dispatch_is_sent_carried_delivered_read_and_answered() {
     );
     assert!(!green.contains("Send the reserve"), "not read yet: {green}");
 
-    // Read rolls from turn 3 on, until the d6 comes up 5 or less.
+    // Read rolls once an SFRM turn of 30 minutes, 12 turns of 2.5 minutes
+    // (docs/rulings-sfrm.md): on turn 14, then 26..., until the d6 comes
+    // up 5 or less.
     let mut turn = 3;
     loop {
         play(&g, turn, "", "");
@@ -151,15 +153,16 @@ fn a_dispatch_is_sent_carried_delivered_read_and_answered() {
             );
             break;
         }
-        assert!(turn < 22, "General Reed never read the dispatch");
+        assert!(turn < 2 + 12 * 6, "General Reed never read the dispatch");
         turn += 1;
     }
     let rolls = g
         .count("SELECT COUNT(*) FROM dice_rolls WHERE purpose LIKE '%SFRM read roll, dispatch 1%'");
+    assert_eq!((turn - 2) % 12, 0, "read on an SFRM turn: {turn}");
     assert_eq!(
         rolls,
-        i64::from(turn - 2),
-        "one read roll a turn until read"
+        i64::from((turn - 2) / 12),
+        "one read roll an SFRM turn until read"
     );
 
     // Reed answers; the answer rides back and reaches Hale unread.

@@ -657,3 +657,257 @@ fn split_fire_by_mail() {
         "{blue}"
     );
 }
+
+/// The third unit of V.B.2: the 10th Ohio fires at the 3rd Tennessee, which
+/// fires at the 12th Ohio (holding its own fire). "If multiple units are
+/// firing at one target, the target only rolls once and this single result
+/// is compared to the rolls of all opposing units": the 10th and the 3rd
+/// roll. The 10th's fire-order die 6 beats the 3rd's 1, so the 10th fires
+/// first: 2+2+2+2 = 8 / 5 = 1 casualty (save 6+6+6+6, no morale lost); the
+/// 3rd then fires at the 12th with the 16 castings it has left.
+fn third_party(rolls: [u8; 2]) -> TurnOutcome {
+    let s = field();
+    let orders = [
+        (TENTH_OHIO, Action::Fire(FireTarget::Unit(THIRD_TENN))),
+        (TWELFTH_OHIO, Action::HoldFire),
+        (THIRD_TENN, Action::Fire(FireTarget::Unit(TWELFTH_OHIO))),
+        (FIFTH_TENN, Action::HoldFire),
+    ];
+    let dice = rolls
+        .into_iter()
+        .chain([2, 2, 2, 2, 6, 6, 6, 6])
+        .chain(std::iter::repeat_n(3, 100));
+    let mut d = ScriptedDice::new(dice).unwrap();
+    resolve_turn(&s, &book(&orders), &TurnOrders::default(), &mut d).unwrap()
+}
+
+fn fire_order(out: &TurnOutcome) -> Vec<(UnitId, UnitId, u8, u8, Option<UnitId>)> {
+    out.events
+        .iter()
+        .filter_map(|e| match e {
+            Event::FireOrder {
+                a,
+                b,
+                roll_a,
+                roll_b,
+                first,
+            } => Some((a.id, b.id, *roll_a, *roll_b, first.as_ref().map(|f| f.id))),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn v_b_2_a_third_unit_lands_its_casualties_first() {
+    let out = third_party([6, 1]);
+    assert_eq!(
+        fire_order(&out),
+        vec![(TENTH_OHIO, THIRD_TENN, 6, 1, Some(TENTH_OHIO))]
+    );
+    let f = fires(&out);
+    assert_eq!(f[0].0, TENTH_OHIO, "the 10th fires first: {f:?}");
+    assert_eq!((f[0].1, f[0].5), (THIRD_TENN, 1), "{f:?}");
+    let third = f.iter().find(|r| r.0 == THIRD_TENN).unwrap();
+    assert_eq!((third.1, third.3), (TWELFTH_OHIO, 16), "{f:?}");
+}
+
+/// The same with the dice the other way: the 3rd Tennessee's 6 beats the
+/// 10th's 1, so it fires at the 12th with all 17 castings before the 10th's
+/// fire lands.
+#[test]
+fn v_b_2_the_target_that_wins_fires_first_elsewhere() {
+    let out = third_party([1, 6]);
+    assert_eq!(
+        fire_order(&out),
+        vec![(TENTH_OHIO, THIRD_TENN, 1, 6, Some(THIRD_TENN))]
+    );
+    let f = fires(&out);
+    assert_eq!(
+        (f[0].0, f[0].1, f[0].3),
+        (THIRD_TENN, TWELFTH_OHIO, 17),
+        "{f:?}"
+    );
+}
+
+/// Through the binary: the same orders by mail. Whatever the dice, the 10th
+/// and the 3rd roll for who fires first, and the 3rd fires with all its
+/// castings only if it won (or tied).
+#[test]
+fn v_b_2_third_party_by_mail() {
+    let g = GameDir::with_scenario("volley", "tests/fixtures/scenarios/volley.toml");
+    g.order_mail(
+        "blue1",
+        "blue@example.test",
+        "Blue",
+        "10th Ohio: fire at the 3rd Tennessee.\n\n12th Ohio: hold fire.\n\nREADY",
+    );
+    g.order_mail(
+        "grey1",
+        "grey@example.test",
+        "Grey",
+        "3rd Tennessee: fire at the 12th Ohio.\n\n5th Tennessee: hold fire.\n\nREADY",
+    );
+    g.run_once();
+    assert_eq!(g.open_turn(), 2, "turn 1 was played");
+    let db = g.db();
+    let events = |kind: &str| -> Vec<serde_json::Value> {
+        let mut q = db
+            .prepare("SELECT data_json FROM events WHERE kind = ?1 ORDER BY seq")
+            .unwrap();
+        q.query_map([kind], |r| r.get::<_, String>(0))
+            .unwrap()
+            .map(|j| serde_json::from_str(&j.unwrap()).unwrap())
+            .collect()
+    };
+    let order = events("fire-order");
+    assert_eq!(order.len(), 1, "{order:?}");
+    assert_eq!(order[0]["a"]["name"], "10th Ohio");
+    assert_eq!(order[0]["b"]["name"], "3rd Tennessee");
+    let fired = events("fired");
+    let tenth = fired
+        .iter()
+        .find(|e| e["unit"]["name"] == "10th Ohio")
+        .unwrap();
+    if let Some(third) = fired.iter().find(|e| e["unit"]["name"] == "3rd Tennessee") {
+        let lost = tenth["casualties"].as_u64().unwrap();
+        let expected = if order[0]["first"]["name"] == "10th Ohio" {
+            17 - lost
+        } else {
+            17
+        };
+        assert_eq!(
+            third["castings_firing"].as_u64().unwrap(),
+            expected,
+            "{fired:?}"
+        );
+    }
+}
+
+/// V.B note *: the 5th Tennessee stands in support 3" behind the 3rd, so the
+/// 3rd counts 3 ranks deep (17 + 15 castings on a 4.25" front): rifled
+/// musket at 5", base 5, less 1 = 4. The 10th Ohio's 6+6+6+6 = 24 / 4 = 6
+/// casualties are split in proportion, 17 : 15 → 3.19 and 2.81 → 3 and 3
+/// (the odd one to the larger remainder). Each saves on its own castings:
+/// the 3rd's 14 roll 6+6+6 = 18 against 15 (no loss); the 5th's 12 roll
+/// 4+4+4 = 12 against 15: 3 levels.
+#[test]
+fn v_b_note_star_casualties_are_split_with_the_support() {
+    let mut s = field();
+    let fifth = s.unit_mut(FIFTH_TENN).unwrap();
+    fifth.position = Pos::new(11.0, 25.0);
+    let orders = [
+        (TENTH_OHIO, Action::Fire(FireTarget::Unit(THIRD_TENN))),
+        (TWELFTH_OHIO, Action::HoldFire),
+        (THIRD_TENN, Action::HoldFire),
+        (FIFTH_TENN, Action::HoldFire),
+    ];
+    let dice = [6, 6, 6, 6, 6, 6, 6, 4, 4, 4]
+        .into_iter()
+        .chain(std::iter::repeat_n(3, 50));
+    let mut d = ScriptedDice::new(dice).unwrap();
+    let out = resolve_turn(&s, &book(&orders), &TurnOrders::default(), &mut d).unwrap();
+    let f = fires(&out);
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(
+        (f[0].1, f[0].2, f[0].4, f[0].5),
+        (THIRD_TENN, 4, 24, 3),
+        "{f:?}"
+    );
+    let third = out.state.unit(THIRD_TENN).unwrap();
+    assert_eq!((third.castings, third.combat_morale), (14, 5));
+    let fifth = out.state.unit(FIFTH_TENN).unwrap();
+    assert_eq!((fifth.castings, fifth.combat_morale), (12, 2));
+    assert!(out.events.iter().any(|e| matches!(
+        e,
+        Event::Casualties { unit, castings: 3, reason } if unit.id == FIFTH_TENN && reason.contains("V.B note *")
+    )));
+    assert!(fifth.marks.been_under_fire);
+}
+
+/// Without the support the 3rd is 2 ranks deep: 24 / 5 = 4 casualties, all
+/// its own.
+#[test]
+fn v_b_note_star_no_support_no_split() {
+    let s = field();
+    let orders = [
+        (TENTH_OHIO, Action::Fire(FireTarget::Unit(THIRD_TENN))),
+        (TWELFTH_OHIO, Action::HoldFire),
+        (THIRD_TENN, Action::HoldFire),
+        (FIFTH_TENN, Action::HoldFire),
+    ];
+    let dice = [6, 6, 6, 6, 6, 6, 6]
+        .into_iter()
+        .chain(std::iter::repeat_n(3, 50));
+    let mut d = ScriptedDice::new(dice).unwrap();
+    let out = resolve_turn(&s, &book(&orders), &TurnOrders::default(), &mut d).unwrap();
+    let f = fires(&out);
+    assert_eq!((f[0].1, f[0].2, f[0].5), (THIRD_TENN, 5, 4), "{f:?}");
+    assert_eq!(out.state.unit(THIRD_TENN).unwrap().castings, 13);
+    assert_eq!(out.state.unit(FIFTH_TENN).unwrap().castings, 15);
+}
+
+/// Through the binary: the support fixture puts the 5th Tennessee 3" behind
+/// the 3rd; both hold their fire and the 12th Ohio too. The 10th Ohio's
+/// fire at the 3rd is at 5", rifled musket base 5, 3 ranks deep −1, first
+/// fire −1, never under fire (perilous) −2: divisor 1, so at least 4
+/// casualties whatever the dice, split 17 : 15 — the 5th takes at least
+/// one and saves for it on its own.
+#[test]
+fn v_b_note_star_by_mail() {
+    let g = GameDir::with_scenario("support", "tests/fixtures/scenarios/support.toml");
+    g.order_mail(
+        "blue1",
+        "blue@example.test",
+        "Blue",
+        "10th Ohio: fire at the 3rd Tennessee.\n\n12th Ohio: hold fire.\n\nREADY",
+    );
+    g.order_mail(
+        "grey1",
+        "grey@example.test",
+        "Grey",
+        "3rd Tennessee: hold fire.\n\n5th Tennessee: hold fire.\n\nREADY",
+    );
+    g.run_once();
+    assert_eq!(g.open_turn(), 2, "turn 1 was played");
+    let db = g.db();
+    let fired: String = db
+        .query_row(
+            "SELECT data_json FROM events WHERE kind = 'fired'
+             AND json_extract(data_json, '$.unit.name') = '10th Ohio'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let fired: serde_json::Value = serde_json::from_str(&fired).unwrap();
+    assert_eq!(fired["target"]["name"], "3rd Tennessee");
+    assert_eq!(fired["effectiveness"], 1, "{fired}");
+    let front = fired["casualties"].as_u64().unwrap();
+    let support: String = db
+        .query_row(
+            "SELECT data_json FROM events WHERE kind = 'casualties'
+             AND json_extract(data_json, '$.unit.name') = '5th Tennessee'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let support: serde_json::Value = serde_json::from_str(&support).unwrap();
+    let behind = support["castings"].as_u64().unwrap();
+    assert!(behind >= 1, "{support}");
+    assert!(
+        support["reason"].as_str().unwrap().contains("V.B note *"),
+        "{support}"
+    );
+    // In proportion to 17 : 15, largest remainder first.
+    let split = adjutant::rules::iron_brigade::fire::split_casualties(
+        u32::try_from(front + behind).unwrap(),
+        &[17, 15],
+    )
+    .unwrap();
+    assert_eq!(
+        split,
+        vec![
+            u32::try_from(front).unwrap(),
+            u32::try_from(behind).unwrap()
+        ]
+    );
+}

@@ -112,3 +112,159 @@ fn x_alternate_fire_tables_replace_the_dice_sum() {
     assert_eq!((third.castings, third.combat_morale), (14, 2));
     assert_eq!((tenth.castings, tenth.combat_morale), (15, 3));
 }
+
+/// V.G.1.v: "not in normal battlefield formation". A battery limbered up
+/// cannot fight: fire at it is perilous. The same battery unlimbered is not.
+#[test]
+fn v_g_1_v_a_limbered_battery_is_not_in_battlefield_formation() {
+    use adjutant::rules::iron_brigade::state::UnitId;
+    const RIDLEY: UnitId = UnitId(8);
+    let sc = adjutant::scenario::load(Path::new("scenarios/training.toml")).unwrap();
+    let base = battle_state_from_scenario(&sc);
+    for (formation, perilous) in [(Formation::Limbered, true), (Formation::Unlimbered, false)] {
+        let mut s = base.clone();
+        s.units.retain(|u| [TENTH_OHIO, RIDLEY].contains(&u.id));
+        for u in &mut s.units {
+            u.first_fire_done = true;
+            u.marks.been_under_fire = true;
+        }
+        let t = s.unit_mut(TENTH_OHIO).unwrap();
+        t.formation = Formation::Line;
+        t.position = Pos::new(24.0, 16.0);
+        t.facing = 0.0;
+        let r = s.unit_mut(RIDLEY).unwrap();
+        r.formation = formation;
+        r.position = Pos::new(24.0, 22.0);
+        r.facing = 180.0;
+        let f = fires(&run(&s));
+        assert!(f.contains(&(TENTH_OHIO, perilous)), "{formation}: {f:?}");
+    }
+}
+
+/// VII.H: two sharpshooters (the 10th Ohio cut down to 2 castings, armed
+/// with the sniper chart) fire at will at Colonel Pryor, mounted, whose
+/// disc is 5" beyond their front: range 5, sniper base 1, an officer 1/3 rank deep +3:
+/// divisor 4. Two castings roll one die less 2 (V.B.3). A 6 gives 4 / 4 = 1
+/// casualty: he is hit, and his replacement's delay die 1 (start of next
+/// turn) and quality die 2 (good) follow. A 5 gives 3 / 4 = 0: unhurt.
+#[test]
+fn vii_h_snipers_shoot_at_a_mounted_officer() {
+    use adjutant::dice::ScriptedDice;
+    use adjutant::rules::iron_brigade::state::{OfficerId, OfficerStatus};
+    const PRYOR: OfficerId = OfficerId(2);
+    let sc = adjutant::scenario::load(Path::new("scenarios/training.toml")).unwrap();
+    let mut s = battle_state_from_scenario(&sc);
+    s.units.retain(|u| u.id == TENTH_OHIO);
+    let t = s.unit_mut(TENTH_OHIO).unwrap();
+    t.weapon = Weapon::Sniper;
+    t.castings = 2;
+    t.formation = Formation::Line;
+    t.position = Pos::new(24.0, 16.0);
+    t.facing = 0.0;
+    t.first_fire_done = true;
+    let p = s.officers.iter_mut().find(|o| o.id == PRYOR).unwrap();
+    p.position = Pos::new(24.0, 22.0);
+    p.mounted = true;
+    for (die, hit) in [(6u8, true), (5u8, false)] {
+        let mut d = ScriptedDice::new([die, 1, 2]).unwrap();
+        let out = resolve_turn(&s, &OrderBook::default(), &TurnOrders::default(), &mut d).unwrap();
+        let shot = out
+            .events
+            .iter()
+            .find_map(|e| match e {
+                Event::SniperFired {
+                    officer,
+                    range,
+                    effectiveness,
+                    dice_total,
+                    hit,
+                    ..
+                } => Some((officer.id, *range, *effectiveness, *dice_total, *hit)),
+                _ => None,
+            })
+            .unwrap_or_else(|| panic!("no sniper fire: {:#?}", out.events));
+        assert_eq!(shot, (PRYOR, 5, 4, u32::from(die) - 2, hit));
+        let status = out.state.officer(PRYOR).unwrap().status;
+        if hit {
+            assert_eq!(status, OfficerStatus::Wounded);
+            assert_eq!(d.remaining(), 0);
+        } else {
+            assert_eq!(status, OfficerStatus::Active);
+        }
+        // The snipers fired at no unit.
+        assert!(fires(&out).is_empty());
+        // Fog of war: Pryor's side hears of the shot, not the regiment's name.
+        let grey = adjutant::rules::iron_brigade::state::SideId(1);
+        let vis = out.visibility.get(&grey).cloned().unwrap_or_default();
+        let told =
+            adjutant::report::narrative::side_narrative(&out.state, grey, &out.events, &vis, false)
+                .join("\n");
+        assert!(
+            told.contains("sharpshooters fire at Colonel Pryor"),
+            "{told}"
+        );
+        assert!(!told.contains("10th Ohio"), "{told}");
+    }
+}
+
+/// III.G.5 under the X tables: a unit en masse "when checking morale,
+/// check on the next highest results table". The 10th Ohio fires at the
+/// 3rd Tennessee (armed here with pistols, which cannot reply at 6"); every
+/// die a 2. Its casualties are read on the fire's table, its morale on the
+/// next one up; in line, both on the fire's own.
+#[test]
+fn iii_g_5_en_masse_reads_morale_on_the_next_table() {
+    use adjutant::rules::iron_brigade::fire::alternate::{AlternateFire, MoraleResult};
+    use adjutant::rules::iron_brigade::kinds::Arm;
+    for en_masse in [true, false] {
+        let mut s = exchange();
+        s.options.alternate_fire = true;
+        s.unit_mut(TENTH_OHIO).unwrap().weapon = Weapon::RifledMusket;
+        let r = s.unit_mut(THIRD_TENN).unwrap();
+        r.weapon = Weapon::PistolsOrShotguns;
+        if en_masse {
+            r.formation = Formation::EnMasse;
+        }
+        let mut d = adjutant::dice::ScriptedDice::new(std::iter::repeat_n(2, 40)).unwrap();
+        let out = resolve_turn(&s, &OrderBook::default(), &TurnOrders::default(), &mut d).unwrap();
+        let (eff, firing) = out
+            .events
+            .iter()
+            .find_map(|e| match e {
+                Event::Fired {
+                    unit,
+                    effectiveness,
+                    castings_firing,
+                    ..
+                } if unit.id == TENTH_OHIO => Some((*effectiveness, *castings_firing)),
+                _ => None,
+            })
+            .unwrap();
+        let fire = |table: u8| AlternateFire {
+            effectiveness: i32::from(table),
+            firer_arm: Arm::Infantry,
+            firer_castings: firing,
+            target_arm: Arm::Infantry,
+            target_castings: 17,
+            perilous: false,
+        };
+        let casualties = fire(eff).resolve(2, Some(2)).unwrap().casualties;
+        let morale_table = if en_masse { (eff + 1).min(10) } else { eff };
+        let levels = match fire(morale_table).resolve(2, Some(2)).unwrap().morale {
+            MoraleResult::Levels(n) => n,
+            MoraleResult::Rout => 5,
+        };
+        if en_masse {
+            // The two tables differ here, so the test tells them apart.
+            let own = fire(eff).resolve(2, Some(2)).unwrap().morale;
+            assert_ne!(own, MoraleResult::Levels(levels), "table {eff}");
+        }
+        let third = out.state.unit(THIRD_TENN).unwrap();
+        assert_eq!(third.castings, 17 - casualties, "en masse {en_masse}");
+        assert_eq!(
+            u32::from(third.combat_morale),
+            5u32.saturating_sub(levels),
+            "en masse {en_masse}, table {eff}"
+        );
+    }
+}

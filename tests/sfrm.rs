@@ -150,14 +150,14 @@ fn read_roll_succeeds_on_ability_and_fails_one_above() {
             .unwrap();
         // Turn 1: delivered on the spot; no read roll the turn it arrives.
         let mut d = dice(&[ability + 1, ability]);
-        let (s, ev) = turn(&s, &mut b, Scale::IRON_BRIGADE, &mut d);
+        let (s, ev) = turn(&s, &mut b, Scale::SFRM, &mut d);
         assert_eq!(delivered_turn(&s, id), Some(1));
         assert!(
             !ev.iter()
                 .any(|e| matches!(e, DispatchEvent::NotRead { .. }))
         );
         // Turn 2: ability + 1 fails.
-        let (s, ev) = turn(&s, &mut b, Scale::IRON_BRIGADE, &mut d);
+        let (s, ev) = turn(&s, &mut b, Scale::SFRM, &mut d);
         assert!(
             ev.iter().any(|e| matches!(e,
                 DispatchEvent::NotRead { roll, ability: a, .. } if *roll == ability + 1 && *a == ability)),
@@ -165,7 +165,7 @@ fn read_roll_succeeds_on_ability_and_fails_one_above() {
         );
         assert_eq!(delivered_turn(&s, id), Some(1));
         // Turn 3: exactly the ability reads it.
-        let (s, ev) = turn(&s, &mut b, Scale::IRON_BRIGADE, &mut d);
+        let (s, ev) = turn(&s, &mut b, Scale::SFRM, &mut d);
         assert_eq!(s.dispatches[&id].status, DispatchStatus::Read { turn: 3 });
         assert!(ev.iter().any(|e| matches!(e,
             DispatchEvent::Read { text, by, .. } if text == "Attack at dawn." && *by == OfficerId(2))));
@@ -187,13 +187,13 @@ fn a_wound_lowers_the_read_ability() {
         .write_dispatch(&b, OfficerId(1), OfficerId(2), "x")
         .unwrap();
     let mut d = dice(&[3, 2]);
-    let (s, _) = turn(&s, &mut b, Scale::IRON_BRIGADE, &mut d);
-    let (s, ev) = turn(&s, &mut b, Scale::IRON_BRIGADE, &mut d);
+    let (s, _) = turn(&s, &mut b, Scale::SFRM, &mut d);
+    let (s, ev) = turn(&s, &mut b, Scale::SFRM, &mut d);
     assert!(
         ev.iter()
             .any(|e| matches!(e, DispatchEvent::NotRead { ability: 2, .. }))
     );
-    let (s, _) = turn(&s, &mut b, Scale::IRON_BRIGADE, &mut d);
+    let (s, _) = turn(&s, &mut b, Scale::SFRM, &mut d);
     assert!(matches!(
         s.dispatches[&id].status,
         DispatchStatus::Read { .. }
@@ -222,7 +222,17 @@ fn one_dispatch_per_player_per_turn() {
     s.write_dispatch(&b, OfficerId(2), OfficerId(1), "reply")
         .unwrap();
     // And the sender again next turn.
-    b.turn = 2;
+    // At Iron Brigade's 2.5 minutes an SFRM turn is 12 table turns: not
+    // again until turn 13.
+    b.turn = 12;
+    let e = s
+        .write_dispatch(&b, OfficerId(1), OfficerId(2), "too soon")
+        .unwrap_err();
+    assert!(
+        matches!(e, DispatchError::SecondThisTurn { next: 13, .. }),
+        "{e}"
+    );
+    b.turn = 13;
     s.write_dispatch(&b, OfficerId(1), OfficerId(2), "next")
         .unwrap();
     assert_eq!(s.dispatches.len(), 3);
@@ -271,11 +281,12 @@ fn table_3_capture_in_contact_and_the_enemy_reads_the_dispatch() {
         .write_dispatch(&b, OfficerId(1), OfficerId(2), "Pope is at Centreville.")
         .unwrap();
     // Turn 1 rides 12". Turn 2 runs into the Virginians: 2d6 = 2 + 3 = 5,
-    // captured. Turn 3: a Confederate rider takes it to Jackson. Turn 4:
-    // Jackson (corps regular, ability 3) rolls 3 and reads it.
+    // captured. Turn 3: a Confederate rider takes it to Jackson. Turn 15,
+    // an SFRM turn (12 table turns) later: Jackson (corps regular,
+    // ability 3) rolls 3 and reads it.
     let mut d = dice(&[2, 3, 3]);
     let mut all = Vec::new();
-    for _ in 0..4 {
+    for _ in 0..15 {
         let (next, ev) = turn(&s, &mut b, Scale::IRON_BRIGADE, &mut d);
         s = next;
         all.extend(ev);
@@ -299,10 +310,10 @@ fn table_3_capture_in_contact_and_the_enemy_reads_the_dispatch() {
     assert!(all.iter().any(|e| matches!(e,
         DispatchEvent::PassedToEnemyGeneral { officer, side, turn: 3, .. } if *officer == OfficerId(3) && *side == REBEL)));
     assert!(all.iter().any(|e| matches!(e,
-        DispatchEvent::Read { by, side, text, turn: 4, .. }
+        DispatchEvent::Read { by, side, text, turn: 15, .. }
             if *by == OfficerId(3) && *side == REBEL && text == "Pope is at Centreville.")));
     let dispatch = &s.dispatches[&id];
-    assert_eq!(dispatch.status, DispatchStatus::Read { turn: 4 });
+    assert_eq!(dispatch.status, DispatchStatus::Read { turn: 15 });
     assert_eq!(dispatch.holder, Holder::Officer(OfficerId(3)));
     assert_eq!(dispatch.captured.map(|c| c.by_side), Some(REBEL));
     assert_eq!(d.remaining(), 0);
@@ -637,7 +648,7 @@ fn a_captured_generals_unread_dispatches_are_read_by_the_enemy() {
     let (unread, _) = s
         .write_dispatch(&b, OfficerId(1), OfficerId(2), "Secret.")
         .unwrap();
-    let (s1, _) = turn(&s, &mut b, Scale::IRON_BRIGADE, &mut dice(&[]));
+    let (s1, _) = turn(&s, &mut b, Scale::SFRM, &mut dice(&[]));
     let mut s = s1;
     assert_eq!(delivered_turn(&s, unread), Some(1));
     // King is taken on turn 2 (Table 3 roll 5 in contact, alone). Before
@@ -651,10 +662,10 @@ fn a_captured_generals_unread_dispatches_are_read_by_the_enemy() {
     assert!(DispatchEvent::filter_for(&ev, UNION).is_empty());
     assert_eq!(s.dispatches[&unread].holder, Holder::Officer(OfficerId(3)));
     // Rest of turn 2: no read roll for a dispatch received this turn.
-    let (s, ev) = turn(&s, &mut b, Scale::IRON_BRIGADE, &mut dice(&[]));
+    let (s, ev) = turn(&s, &mut b, Scale::SFRM, &mut dice(&[]));
     assert!(ev.is_empty(), "{ev:?}");
     // Turn 3: Jackson (ability 3) rolls a 1 and reads it.
-    let (s, ev) = turn(&s, &mut b, Scale::IRON_BRIGADE, &mut dice(&[1]));
+    let (s, ev) = turn(&s, &mut b, Scale::SFRM, &mut dice(&[1]));
     assert!(matches!(
         s.dispatches[&unread].status,
         DispatchStatus::Read { turn: 3 }
@@ -704,12 +715,42 @@ fn rolls_name_the_messenger_and_the_reader() {
         .unwrap();
     s.mark_fired_upon(s.dispatches[&id].carried_by, REBEL);
     let mut d = dice(&[4, 4, 1]);
-    let (s, _) = turn(&s, &mut b, Scale::IRON_BRIGADE, &mut d);
-    let (_, _) = turn(&s, &mut b, Scale::IRON_BRIGADE, &mut d);
+    let (s, _) = turn(&s, &mut b, Scale::SFRM, &mut d);
+    let (_, _) = turn(&s, &mut b, Scale::SFRM, &mut d);
     let log = d.log();
     assert_eq!(log.len(), 3);
     assert_eq!(log[0].purpose.subject, "messenger 0");
     assert!(log[0].purpose.note.contains("SFRM Table 3"));
     assert_eq!(log[2].purpose.subject, "King");
     assert!(log[2].purpose.note.contains("read roll"));
+}
+
+/// SFRM's read roll is once an SFRM turn (30 minutes): at Iron Brigade's
+/// 2.5 minutes, 12 table turns. A dispatch delivered on turn 1 is rolled
+/// for on turn 13 (a 6 fails for King, division regular, ability 2), then
+/// turn 25 (a 2 reads it); no die is rolled in between.
+#[test]
+fn the_read_roll_comes_once_an_sfrm_turn_at_iron_brigade_scale() {
+    let mut b = field();
+    b.officers[1].position = Pos::new(0.0, 0.5);
+    let mut s = DispatchState::default();
+    let (id, _) = s
+        .write_dispatch(&b, OfficerId(1), OfficerId(2), "Hold the ford.")
+        .unwrap();
+    let mut d = dice(&[6, 2]);
+    let mut reads = Vec::new();
+    for _ in 1..=25 {
+        let (next, ev) = turn(&s, &mut b, Scale::IRON_BRIGADE, &mut d);
+        s = next;
+        for e in ev {
+            match e {
+                DispatchEvent::NotRead { turn, roll, .. } => reads.push((turn, roll, false)),
+                DispatchEvent::Read { turn, roll, .. } => reads.push((turn, roll, true)),
+                _ => {}
+            }
+        }
+    }
+    assert_eq!(reads, vec![(13, 6, false), (25, 2, true)]);
+    assert_eq!(s.dispatches[&id].status, DispatchStatus::Read { turn: 25 });
+    assert_eq!(d.remaining(), 0);
 }

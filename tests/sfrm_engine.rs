@@ -207,6 +207,9 @@ fn read_with(level: OfficerLevel, class: CommandClass, die: u8) -> TurnOutcome {
     b.officers[1].position = Pos::new(0.0, 0.5);
     b.officers[1].level = level;
     b.officers[1].command_class = class;
+    // At SFRM's own turn length the read roll comes every turn (at Iron
+    // Brigade's 2.5 minutes, every 12th: docs/rulings-sfrm.md).
+    b.scale = Some(Scale::SFRM);
     let mut d = dice(&[die]);
     let one = resolve_turn(&b, &OrderBook::default(), &letter(1, 2, SECRET), &mut d).unwrap();
     assert_eq!(status(&one.state), DispatchStatus::Delivered { turn: 1 });
@@ -287,9 +290,10 @@ fn table_3_capture_and_the_enemy_reads_the_captured_dispatch() {
     // Turn 1 rides 12". Turn 2 runs into the Virginians at about 18.5":
     // Table 3 2d6 = 1 + 2 = 3, in contact with the enemy and no friends:
     // captured. Jackson is 5" off, so a Confederate rider takes it to him:
-    // delivered turn 3. Turn 4: Jackson (corps regular, ability 3) rolls 3.
+    // delivered turn 3. Turn 15, an SFRM turn (12 table turns) later:
+    // Jackson (corps regular, ability 3) rolls 3.
     let mut d = dice(&[1, 2, 3]);
-    let outs = play(ambush(), letter(1, 2, SECRET), &mut d, 6, |s| {
+    let outs = play(ambush(), letter(1, 2, SECRET), &mut d, 16, |s| {
         matches!(status(s), DispatchStatus::Read { .. })
     });
     assert_eq!(d.remaining(), 0);
@@ -302,14 +306,14 @@ fn table_3_capture_and_the_enemy_reads_the_captured_dispatch() {
             RollKind::SfrmRead
         ]
     );
-    assert_eq!(outs.len(), 4);
+    assert_eq!(outs.len(), 15);
     let caught = sfrm(&outs[1]);
     assert!(caught.iter().any(|e| matches!(e,
         DispatchEvent::Captured { by_side, from_side, dispatches, turn: 2, .. }
             if *by_side == REBEL && *from_side == UNION && dispatches == &vec![DispatchId(1)])));
     let last = outs.last().unwrap();
     let d1 = &last.state.sfrm.dispatches[&DispatchId(1)];
-    assert_eq!(d1.status, DispatchStatus::Read { turn: 4 });
+    assert_eq!(d1.status, DispatchStatus::Read { turn: 15 });
     assert_eq!(d1.holder, Holder::Officer(OfficerId(3)));
     assert_eq!(d1.captured.map(|c| c.by_side), Some(REBEL));
 
@@ -329,7 +333,8 @@ fn table_3_capture_and_the_enemy_reads_the_captured_dispatch() {
         rebel(&outs[2]).is_empty(),
         "delivered to Jackson but unread"
     );
-    let read = rebel(&outs[3]);
+    assert!(rebel(&outs[13]).is_empty(), "still unread on turn 14");
+    let read = rebel(&outs[14]);
     assert_eq!(read.len(), 1);
     assert_eq!(read[0].text, SECRET);
     assert!(

@@ -90,7 +90,8 @@ proptest! {
         let mut events = Vec::new();
         for (t, fire) in fire_on.iter().enumerate() {
             b.turn = u32::try_from(t).unwrap() + 1;
-            if t % 3 == 0 {
+            // One dispatch an SFRM turn: every 12 turns at Iron Brigade scale.
+            if t % 12 == 0 {
                 let (_, ev) = s
                     .write_dispatch(&b, OfficerId(1), OfficerId(2), "orders")
                     .unwrap();

@@ -551,3 +551,173 @@ fn generated_corps_battle_turn_resolves() {
         d.draws()
     );
 }
+
+/// I.B.3 with IV.E.1: the double-quick move is a move like the movement
+/// phase's. The 12th Ohio in column at the double tries to cross Miller's
+/// Run where the water (made 60" deep here) is over the 51" infantry may
+/// ford in a weak current: the crossing is aborted with one casualty and
+/// one level lost, on top of the double quick's own roll (6: nothing).
+#[test]
+fn i_b_3_double_quick_pays_a_failed_ford_like_a_march() {
+    let mut s = keep(training(), &[TWELFTH_OHIO]);
+    for l in &mut s.terrain.lines {
+        if let Some(w) = l.water.as_mut() {
+            w.depth_in = 60.0;
+        }
+    }
+    s.unit_mut(TWELFTH_OHIO).unwrap().position = Pos::new(15.0, 22.0);
+    // Colonel Hale beside it: the order acts this turn (I.C.1).
+    s.officers
+        .iter_mut()
+        .find(|o| o.name == "Colonel Hale")
+        .unwrap()
+        .position = Pos::new(13.0, 20.0);
+    let orders = TurnOrders {
+        unit_orders: vec![move_to(
+            3,
+            TWELFTH_OHIO,
+            Pos::new(15.0, 32.0),
+            Gait::DoubleQuick,
+        )],
+        officer_moves: vec![],
+        dispatches: vec![],
+    };
+    let mut d = dice(&[6, 3, 3, 3, 3]);
+    let out = run(&s, &OrderBook::default(), &orders, &mut d);
+    let dq = out
+        .events
+        .iter()
+        .position(|e| matches!(e, Event::DoubleQuick { roll: 6, .. }))
+        .unwrap_or_else(|| panic!("a double-quick move: {:#?}", out.events));
+    let next = out.events.get(dq + 1..).unwrap_or_default();
+    assert!(
+        matches!(
+            next.first(),
+            Some(Event::Casualties { castings: 1, reason, .. }) if reason.contains("IV.E.1")
+        ),
+        "{:#?}",
+        out.events
+    );
+    let u = out.state.unit(TWELFTH_OHIO).unwrap();
+    assert!(
+        u.position.y < 27.0,
+        "still on the near bank: {:?}",
+        u.position
+    );
+    assert!(u.castings <= 15, "{}", u.castings);
+}
+
+/// IV.D: "An officer can not double time and in the same turn, give
+/// orders": Colonel Hale, asked to double time, issues an order this turn
+/// and so moves at normal speed (the event says why).
+#[test]
+fn iv_d_an_officer_giving_orders_does_not_double_time() {
+    use adjutant::rules::iron_brigade::orders::OfficerMove;
+    let s = keep(training(), &[TWELFTH_OHIO]);
+    let at = s.officer(HALE).unwrap().position;
+    let orders = TurnOrders {
+        unit_orders: vec![move_to(3, TWELFTH_OHIO, Pos::new(17.0, 20.0), Gait::March)],
+        officer_moves: vec![OfficerMove {
+            officer: HALE,
+            waypoints: vec![Pos::new(at.x, at.y + 40.0)],
+            double_time: true,
+        }],
+        dispatches: vec![],
+    };
+    let out = run(&s, &OrderBook::default(), &orders, &mut dice(&[3; 20]));
+    let moved = out
+        .events
+        .iter()
+        .find_map(|e| match e {
+            Event::OfficerMoved {
+                double_time, note, ..
+            } => Some((*double_time, note.clone())),
+            _ => None,
+        })
+        .unwrap();
+    assert!(!moved.0, "{moved:?}");
+    assert!(moved.1.contains("IV.D"), "{moved:?}");
+}
+
+/// III.J: a unit lying down ordered to move stands up as part of the move
+/// and moves its full distance.
+#[test]
+fn iii_j_a_unit_lying_down_stands_to_move() {
+    let mut s = keep(training(), &[TWELFTH_OHIO]);
+    let u = s.unit_mut(TWELFTH_OHIO).unwrap();
+    u.lying_down = true;
+    u.position = Pos::new(21.0, 5.0);
+    u.formation = Formation::Column;
+    let orders = TurnOrders {
+        unit_orders: vec![move_to(3, TWELFTH_OHIO, Pos::new(21.0, 30.0), Gait::March)],
+        officer_moves: vec![],
+        dispatches: vec![],
+    };
+    // Colonel Hale beside it: the order acts this turn (I.C.1).
+    s.officers
+        .iter_mut()
+        .find(|o| o.id == HALE)
+        .unwrap()
+        .position = Pos::new(19.0, 5.0);
+    let out = run(&s, &OrderBook::default(), &orders, &mut dice(&[3; 20]));
+    let u = out.state.unit(TWELFTH_OHIO).unwrap();
+    assert!(!u.lying_down);
+    // Column: 7 + 1 = 8".
+    assert!(near(u.position, 21.0, 13.0), "{:?}", u.position);
+}
+
+/// V.D.1: a battery firing at the same point on consecutive turns gets
+/// the acquired-fire bonus on the second; "the same point" is the target's
+/// centre within 2" of last turn's aim (our ruling).
+#[test]
+fn v_d_1_acquired_fire_on_the_second_turn() {
+    let mut s = keep(training(), &[BATTERY_A, THIRD_TENN]);
+    for u in &mut s.units {
+        u.first_fire_done = true;
+        u.marks.been_under_fire = true;
+    }
+    // The battery faces north at (24, 10); the 3rd Tennessee 14" north,
+    // holding its fire, out of its muskets' range.
+    let b = s.unit_mut(BATTERY_A).unwrap();
+    b.position = Pos::new(24.0, 10.0);
+    b.facing = 0.0;
+    let r = s.unit_mut(THIRD_TENN).unwrap();
+    r.position = Pos::new(24.0, 24.0);
+    r.facing = 180.0;
+    r.formation = Formation::Line;
+    let acquired = |out: &TurnOutcome| {
+        out.events.iter().find_map(|e| match e {
+            Event::Fired {
+                unit, modifiers, ..
+            } if unit.id == BATTERY_A => {
+                Some(modifiers.iter().any(|m| m == "artillery acquired fire -1"))
+            }
+            _ => None,
+        })
+    };
+    let t1 = run(
+        &s,
+        &OrderBook::default(),
+        &TurnOrders::default(),
+        &mut dice(&[1; 40]),
+    );
+    assert_eq!(acquired(&t1), Some(false));
+    // Same target, same place: acquired.
+    let t2 = run(
+        &t1.state,
+        &t1.book,
+        &TurnOrders::default(),
+        &mut dice(&[1; 40]),
+    );
+    assert_eq!(acquired(&t2), Some(true));
+    // The target 3" to the side: a new point.
+    let mut moved = t1.state.clone();
+    moved.unit_mut(THIRD_TENN).unwrap().position.x += 3.0;
+    let t2b = run(
+        &moved,
+        &t1.book,
+        &TurnOrders::default(),
+        &mut dice(&[1; 40]),
+    );
+    assert_eq!(acquired(&t2b), Some(false));
+}

@@ -35,10 +35,19 @@ fn sha(s: &str) -> String {
 /// as of commit 8941ea8 (before any optimisation). Visibility re-pinned
 /// when units with no castings left (destroyed, off the table, combined)
 /// stopped seeing and being seen; state, book, events and dice unchanged.
+/// Re-pinned when APSoF V.B note * split the casualties of a fire at a
+/// unit counted 3 ranks deep with its supports among it and them.
+/// Re-pinned when APSoF V.B.2 compared the target's one roll with every
+/// unit firing at it, not only with the unit it fires back at.
+/// Re-pinned when APSoF VI.C.6 pinned every unit whose morale fell to 1
+/// at once (panic, contact, double quick, moving through friends; the
+/// Pinned event now follows the loss that caused it).
+/// Re-pinned when APSoF V.B target protection came from the terrain: a
+/// target behind a fence (+1) or a wall (+3) on the firer's side.
 const PINNED: [(&str, &str); 5] = [
     (
         "state",
-        "80b1e37ddd444ac7e76af8d8583f86a8b7a769c6fc1356fbd142bf496aa95bed",
+        "004384cb68d643cccf94e14f3199376bb17a2751c1fbcd4d2d3ec7e74bf3ea7c",
     ),
     (
         "book",
@@ -46,15 +55,15 @@ const PINNED: [(&str, &str); 5] = [
     ),
     (
         "events",
-        "cf6f918e3a6fd22806be49f7ac877db562f14f61fa970109bec6f66a15387492",
+        "5f5f9154d378e8856be02efc9bce33ea2c5181fe769bd97ab1db554073a88874",
     ),
     (
         "visibility",
-        "eb8397f5a5036ad2732e57bebd7ab1dc179d6ffcaaa1e1bb02c7b9750e7e40cd",
+        "63a8f60125538bb3461b02d7915303ba78d9a119f520104cc6746f4e38b947ab",
     ),
     (
         "dice",
-        "2d4b4573774e88f40dab7fe951a353e5f196e638e05742584358148338c12c27",
+        "8f8cea631815374555eaf45e1b98aad5fd58332f09095e424601b325ea7cb49c",
     ),
 ];
 

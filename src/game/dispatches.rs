@@ -50,21 +50,28 @@ fn officer_row(
         .optional()
 }
 
-/// The dispatch `from` already wrote for `turn`, if any (its row id).
+/// The dispatch `from` already wrote within the SFRM turn that `turn` is
+/// in — the `every` table turns up to and including it (SFRM "one message
+/// per turn" of 30 minutes, `Scale::turns_per_sfrm_turn`) — if any: its
+/// row id and the turn it was written for.
 pub fn already_written(
     tx: &Transaction<'_>,
     game: GameId,
     from: OfficerId,
     turn: u32,
-) -> Result<Option<i64>, rusqlite::Error> {
+    every: u32,
+) -> Result<Option<(i64, u32)>, rusqlite::Error> {
     let Some(row) = officer_row(tx, game, from)? else {
         return Ok(None);
     };
+    let since = turn.saturating_sub(every.max(1) - 1);
     tx.prepare_cached(
-        "SELECT id FROM dispatches WHERE game_id = ?1 AND from_officer_id = ?2
-         AND written_turn = ?3 ORDER BY id LIMIT 1",
+        "SELECT id, written_turn FROM dispatches WHERE game_id = ?1 AND from_officer_id = ?2
+         AND written_turn BETWEEN ?3 AND ?4 ORDER BY written_turn DESC, id LIMIT 1",
     )?
-    .query_row(params![game.0, row, turn], |r| r.get(0))
+    .query_row(params![game.0, row, since, turn], |r| {
+        Ok((r.get(0)?, r.get(1)?))
+    })
     .optional()
 }
 
@@ -391,9 +398,11 @@ pub fn take_dispatches(
             )));
             continue;
         }
-        if already_written(tx, game, from, turn)?.is_some() {
+        let every = state.scale().turns_per_sfrm_turn();
+        if let Some((_, written)) = already_written(tx, game, from, turn, every)? {
+            let next = written.saturating_add(every);
             lines.push(Err(format!(
-                "{head}\n    not sent: {} has already written a dispatch for turn {turn}, and a general may send only one message a turn (SFRM); send this one next turn",
+                "{head}\n    not sent: {} has already written a dispatch for turn {written}, and a general may send only one message a turn (SFRM), a turn of 30 minutes being {every} turn(s) here; send this one on turn {next}",
                 name_of(state, from)
             )));
             continue;

@@ -226,8 +226,8 @@ fn options(o: &scenario::Options) -> st::Options {
         horse_vs_mounted_artillery: o.is_on("horse-vs-mounted-artillery"),
         skirmishers: o.is_on("skirmishers"),
         // VII.H snipers have no scenario key: the sniper chart is a weapon
-        // (XIII), available to any scenario; shooting at officers is not
-        // modelled.
+        // (XIII), available to any scenario, and a unit armed with it
+        // shoots at mounted officers when firing at will (turn::fire).
         snipers: false,
         alternate_fire: o.is_on("alternate-fire-tables"),
         sfrm_officer_casualties: o.is_on("sfrm-officer-casualties"),

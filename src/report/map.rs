@@ -159,6 +159,9 @@ fn line_style(kind: LineKind) -> &'static str {
         LineKind::Fence => "stroke:#7a5a30;stroke-width:1.5;stroke-dasharray:5 3",
         LineKind::Wall => "stroke:#6b6b6b;stroke-width:2.5",
         LineKind::Moat => "stroke:#3f5f7f;stroke-width:3;stroke-dasharray:1 2",
+        LineKind::HighWall => "stroke:#4f4f4f;stroke-width:3.5",
+        LineKind::HastyWorks => "stroke:#8a6a3a;stroke-width:3",
+        LineKind::Entrenchments => "stroke:#6d4c2a;stroke-width:4",
     }
 }
 

@@ -410,7 +410,7 @@ pub fn side_view(
                 place: place_of(u.position, state, ypi),
                 castings: u.castings,
                 men: u.castings.saturating_mul(MEN_PER_CASTING),
-                guns: if u.arm.is_artillery() { u.castings } else { 0 },
+                guns: guns_served(u),
                 combat_morale: u.combat_morale,
                 base_morale: u.base_morale,
                 condition: unit_condition(u),
@@ -946,10 +946,41 @@ pub fn umpire_view(state: &BattleState, inputs: &UmpireInputs) -> UmpireView {
     }
 }
 
+/// Guns a battery still serves: one per crew casting (APSoF II.E.1: "each
+/// time a loss is taken from that battery, it is reduced in strength by one
+/// gun"), none once its guns are lost in contact (VI.C.4: the crew then
+/// fight with pistols).
+fn guns_served(u: &Unit) -> u32 {
+    if u.arm.is_artillery() && u.weapon.is_artillery() {
+        u.castings
+    } else {
+        0
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use time::macros::datetime;
+
+    #[test]
+    fn ii_e_guns_go_with_their_crew_and_with_a_lost_battery() {
+        use crate::rules::iron_brigade::kinds::{Formation, Weapon};
+        use crate::rules::iron_brigade::state::Pos;
+        let mut b = Unit::infantry(4, "Battery A", 0, 4, Pos::new(0.0, 0.0), 0.0);
+        b.arm = Arm::Artillery;
+        b.weapon = Weapon::TwelvePdrGun;
+        b.formation = Formation::Unlimbered;
+        b.guns = 4;
+        assert_eq!(guns_served(&b), 4);
+        b.castings = 2;
+        assert_eq!(guns_served(&b), 2, "two crew lost, two guns lost (II.E.1)");
+        b.guns = 0;
+        b.weapon = Weapon::PistolsOrShotguns;
+        assert_eq!(guns_served(&b), 0, "guns lost in contact (VI.C.4)");
+        let r = Unit::infantry(1, "2nd Wisconsin", 0, 20, Pos::new(0.0, 0.0), 0.0);
+        assert_eq!(guns_served(&r), 0);
+    }
 
     #[test]
     fn clock_advances_by_minutes_per_turn() {

@@ -36,6 +36,10 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
         "0006_enemy_designations",
         include_str!("../../migrations/0006_enemy_designations.sql"),
     ),
+    (
+        "0007_umpire_declarations",
+        include_str!("../../migrations/0007_umpire_declarations.sql"),
+    ),
 ];
 
 /// The schema version this build writes and understands.
@@ -180,7 +184,7 @@ mod tests {
 
     #[test]
     fn the_real_schema_is_current_and_well_formed() {
-        assert_eq!(SCHEMA_VERSION, 6);
+        assert_eq!(SCHEMA_VERSION, 7);
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("db");
         let mut c = Connection::open(&path).unwrap();

@@ -22,6 +22,7 @@
 
 use crate::game::clock::{self, ClockError};
 use crate::orders::compass_degrees;
+use crate::rules::iron_brigade::fire::Protection;
 use crate::rules::iron_brigade::kinds::Formation;
 use serde::Serialize;
 
@@ -42,6 +43,11 @@ pub enum SetValue {
     Formation(Formation),
     /// Degrees clockwise from north (written as degrees or a compass point).
     Facing(f64),
+    /// APSoF V.G.2: the unit is (or is not) in a perilous situation this
+    /// turn, by the umpire's declaration.
+    Perilous(bool),
+    /// A protection of the APSoF V.B table the unit has this turn.
+    Protection(Protection),
 }
 
 /// Whether the turn's dice come from the seeded stream or from the umpire.
@@ -178,7 +184,8 @@ Umpire commands, one a line (capitals or not; # starts a comment):
   REDO                             adjudicate the held turn again, same state and dice, with your SETs
   SET <unit> <field> <value> BECAUSE \"<why>\"
                                    correct a unit before a REDO: morale, castings, position x,y,
-                                   formation, facing
+                                   formation, facing; or for one turn: perilous yes|no,
+                                   protection <row> (APSoF V.G.2, V.B)
   INTERPRET <id>: <order>          enter a player's unreadable paragraph as this order
   REJECT <id>: \"<why>\"             refuse a player's unreadable paragraph, telling him why
   DICE <n> <n> ...                 your real dice for the rolls asked for, in order
@@ -686,8 +693,7 @@ fn deadline(line: &str, ws: &[Word<'_>]) -> CResult {
 }
 
 fn set(line: &str, ws: &[Word<'_>]) -> CResult {
-    let form =
-        "write `SET <unit> morale|castings|position|formation|facing <value> BECAUSE \"<reason>\"`";
+    let form = "write `SET <unit> morale|castings|position|formation|facing|perilous|protection <value> BECAUSE \"<reason>\"`";
     let Some(because) = ws
         .iter()
         .position(|w| w.text.eq_ignore_ascii_case("because"))
@@ -704,7 +710,15 @@ fn set(line: &str, ws: &[Word<'_>]) -> CResult {
             format!("the reason after BECAUSE is empty: {form}"),
         ));
     }
-    const FIELDS: &[&str] = &["morale", "castings", "position", "formation", "facing"];
+    const FIELDS: &[&str] = &[
+        "morale",
+        "castings",
+        "position",
+        "formation",
+        "facing",
+        "perilous",
+        "protection",
+    ];
     let Some(field_at) = (1..because)
         .rev()
         .find(|&i| FIELDS.iter().any(|f| ws[i].text.eq_ignore_ascii_case(f)))
@@ -768,6 +782,20 @@ fn set(line: &str, ws: &[Word<'_>]) -> CResult {
                 }
             }
         }
+        "perilous" => match value_text.to_ascii_lowercase().as_str() {
+            "yes" | "true" | "on" => SetValue::Perilous(true),
+            "no" | "false" | "off" => SetValue::Perilous(false),
+            _ => {
+                return Err((
+                    col,
+                    format!("`{value_text}` is not yes or no; write `perilous yes` to declare a perilous situation for this turn (APSoF V.G.2), `perilous no` to withdraw it"),
+                ));
+            }
+        },
+        "protection" => value_text
+            .parse::<Protection>()
+            .map(SetValue::Protection)
+            .map_err(|e| (col, format!("{e} (APSoF V.B table; `none` withdraws it)")))?,
         "formation" => {
             let f = value_text.replace(' ', "-").to_ascii_lowercase();
             f.parse::<Formation>().map(SetValue::Formation).map_err(|_| {
@@ -886,6 +914,26 @@ mod tests {
 
     #[test]
     fn set_without_reason_or_with_bad_values_is_explained() {
+        assert_eq!(
+            one("SET 2nd Wisconsin perilous yes BECAUSE \"caught in the corn\""),
+            Command::Set {
+                unit: "2nd Wisconsin".into(),
+                value: SetValue::Perilous(true),
+                reason: "caught in the corn".into(),
+            }
+        );
+        assert_eq!(
+            one("SET 2nd Wisconsin protection hasty works BECAUSE \"rails piled up\""),
+            Command::Set {
+                unit: "2nd Wisconsin".into(),
+                value: SetValue::Protection(Protection::HastyWorks),
+                reason: "rails piled up".into(),
+            }
+        );
+        let e = err("SET 2nd Wisconsin perilous maybe BECAUSE \"x\"");
+        assert!(e.message.contains("V.G.2"), "{}", e.message);
+        let e = err("SET 2nd Wisconsin protection moat BECAUSE \"x\"");
+        assert!(e.message.contains("entrenchments"), "{}", e.message);
         let e = err("SET 2nd Wisconsin morale 3");
         assert!(e.message.contains("needs its reason"), "{e}");
         let e = err("SET 2nd Wisconsin morale 9 BECAUSE \"x\"");

@@ -300,6 +300,18 @@ pub enum Event {
         unit: UnitRef,
         went_prone: bool,
     },
+    /// Snipers shoot at a mounted officer instead of normal fire (APSoF
+    /// VII.H): the officer counts 1/3 rank deep; one casualty hits him.
+    SniperFired {
+        unit: UnitRef,
+        officer: OfficerRef,
+        range: u32,
+        effectiveness: u8,
+        dice_total: u32,
+        hit: bool,
+        /// When hit: the turn his replacement arrives (V.H.3).
+        replacement_turn: Option<u32>,
+    },
     /// An officer in the line of fire is hit (APSoF V.H).
     OfficerHit {
         officer: OfficerRef,
@@ -357,6 +369,7 @@ impl Event {
                 unit, issued_by, ..
             } => vec![u(unit), o(issued_by)],
             Event::OfficerMoved { officer, .. } => vec![o(officer)],
+            Event::SniperFired { unit, officer, .. } => vec![u(unit), o(officer)],
             Event::Contact { a, b, .. } | Event::Met { a, b } | Event::FireOrder { a, b, .. } => {
                 vec![u(a), u(b)]
             }
@@ -897,6 +910,31 @@ impl Event {
                     ""
                 }
             ),
+            Event::SniperFired {
+                unit,
+                officer,
+                range,
+                effectiveness,
+                dice_total,
+                hit,
+                replacement_turn,
+            } => {
+                let shot = if k(unit) {
+                    format!(
+                        "{}'s sharpshooters fire at {} at {range}\" (effectiveness {effectiveness}, dice {dice_total})",
+                        unit.name, officer.name
+                    )
+                } else {
+                    format!("{}'s sharpshooters fire at {}", unit.name, officer.name)
+                };
+                match (hit, replacement_turn) {
+                    (true, Some(t)) if knows(officer.side) => {
+                        format!("{shot}: he is hit; a replacement arrives on turn {t}.")
+                    }
+                    (true, _) => format!("{shot}: he is hit."),
+                    (false, _) => format!("{shot}: he is unhurt."),
+                }
+            }
             Event::OfficerHit {
                 officer,
                 with_unit,

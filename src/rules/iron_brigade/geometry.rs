@@ -257,7 +257,27 @@ pub fn own_ranks(unit: &Unit, seen_from: Option<Pos>) -> Ranks {
     ranks_counting(None, unit, seen_from)
 }
 
+/// The friendly units standing in support behind `unit` as seen from
+/// `seen_from`: those [`ranks_deep`] counts in its ranks (APSoF III.C.1),
+/// in id order. A fire at a unit counted 3 ranks deep with them falls on
+/// them too (V.B note *).
+pub fn supports_behind(state: &BattleState, unit: &Unit, seen_from: Option<Pos>) -> Vec<UnitId> {
+    let mut ids = Vec::new();
+    ranks_collecting(Some(state), unit, seen_from, Some(&mut ids));
+    ids.sort_unstable();
+    ids
+}
+
 fn ranks_counting(state: Option<&BattleState>, unit: &Unit, seen_from: Option<Pos>) -> Ranks {
+    ranks_collecting(state, unit, seen_from, None)
+}
+
+fn ranks_collecting(
+    state: Option<&BattleState>,
+    unit: &Unit,
+    seen_from: Option<Pos>,
+    mut collect: Option<&mut Vec<UnitId>>,
+) -> Ranks {
     if unit.arm.is_artillery() {
         return Ranks::One;
     }
@@ -311,6 +331,9 @@ fn ranks_counting(state: Option<&BattleState>, unit: &Unit, seen_from: Option<Po
         if behind && onear - front <= SUPPORT_DISTANCE && overlap > 0.0 {
             let share = (overlap / (omax - omin).max(1e-9)).min(1.0);
             count += f64::from(other.castings_in_line()) * share;
+            if let Some(ids) = collect.as_deref_mut() {
+                ids.push(other.id);
+            }
         }
     }
     let divisor = if unit.on_foot() {

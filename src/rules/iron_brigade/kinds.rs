@@ -246,13 +246,70 @@ named_enum!(
     /// Kinds of linear terrain (polylines) (APSoF IV.G, IV.E).
     LineKind, "linear terrain", {
         Road => "road",
+        /// A wood fence: worm (snake-rail), post-and-rail or board
+        /// (APSoF IV.G "Fence"; V.B "Wood Fence", +1).
         Fence => "fence",
+        /// A field wall of stone, low enough to cross (APSoF IV.G "Wall";
+        /// protects as hasty works, +3: docs/rulings.md).
         Wall => "wall",
         Stream => "stream",
         /// A moat or ditch (APSoF VIII.E, option `moats`).
         Moat => "moat",
+        /// A high wall (APSoF V.B "High Wall", +3; moved over as a wall,
+        /// IV.G).
+        HighWall => "high-wall",
+        /// Hasty works: breastworks of rails, logs and earth (APSoF V.B
+        /// "Hasty Works", +3; crossed as a wall, IV.G).
+        HastyWorks => "hasty-works",
+        /// Entrenchments: dug trenches with parapets (APSoF V.B
+        /// "Entrenchments", +4; crossed as a wall, IV.G).
+        Entrenchments => "entrenchments",
     }
 );
+
+impl LineKind {
+    /// The other names a scenario may give a kind: the wood fences and stone
+    /// walls of the period by their common names.
+    pub const ALIASES: &'static [(&'static str, LineKind)] = &[
+        ("worm-fence", LineKind::Fence),
+        ("snake-fence", LineKind::Fence),
+        ("rail-fence", LineKind::Fence),
+        ("wood-fence", LineKind::Fence),
+        ("board-fence", LineKind::Fence),
+        ("stone-wall", LineKind::Wall),
+        ("low-wall", LineKind::Wall),
+        ("breastworks", LineKind::HastyWorks),
+        ("trenches", LineKind::Entrenchments),
+    ];
+
+    /// The kind for a scenario's name, its aliases included.
+    pub fn parse_with_aliases(s: &str) -> Option<LineKind> {
+        let wanted = s.trim().to_ascii_lowercase().replace(['_', ' '], "-");
+        Self::ALL
+            .iter()
+            .copied()
+            .find(|v| v.as_str() == wanted)
+            .or_else(|| {
+                Self::ALIASES
+                    .iter()
+                    .find(|(n, _)| *n == wanted)
+                    .map(|(_, k)| *k)
+            })
+    }
+
+    /// Fences, walls and works: they hide a unit behind them (APSoF
+    /// V.C.3) and protect it from fire (V.B table).
+    pub fn is_cover(self) -> bool {
+        matches!(
+            self,
+            LineKind::Fence
+                | LineKind::Wall
+                | LineKind::HighWall
+                | LineKind::HastyWorks
+                | LineKind::Entrenchments
+        )
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -1296,7 +1296,11 @@ fn terrain_touched(
             continue;
         }
         match l.kind {
-            LineKind::Wall => push_unique(&mut types, TerrainType::Wall),
+            // IV.G has one wall row; high walls and works are crossed by it.
+            LineKind::Wall
+            | LineKind::HighWall
+            | LineKind::HastyWorks
+            | LineKind::Entrenchments => push_unique(&mut types, TerrainType::Wall),
             LineKind::Fence => push_unique(&mut types, TerrainType::Fence),
             LineKind::Stream => {
                 push_unique(&mut types, TerrainType::Ford);

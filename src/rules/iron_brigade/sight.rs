@@ -100,7 +100,8 @@ pub struct SightIndex {
     towns_tree: RTree<Boxed>,
     hills: Vec<(f64, geo::Polygon<f64>)>,
     hills_tree: RTree<Boxed>,
-    cover: Vec<geo::LineString<f64>>,
+    /// Fences, walls and works, with their kinds.
+    cover: Vec<(LineKind, geo::LineString<f64>)>,
     cover_tree: RTree<Boxed>,
 }
 
@@ -206,13 +207,16 @@ impl SightIndex {
         let mut cover = Vec::new();
         let mut cover_boxes = Vec::new();
         for l in terrain.lines.iter().filter(|l| finite(&l.path)) {
-            if matches!(l.kind, LineKind::Wall | LineKind::Fence) {
+            if l.kind.is_cover() {
                 cover_boxes.push(bbox(&l.path, cover.len()));
-                cover.push(geo::LineString::from(
-                    l.path
-                        .iter()
-                        .map(|p| geo::Coord::from(*p))
-                        .collect::<Vec<_>>(),
+                cover.push((
+                    l.kind,
+                    geo::LineString::from(
+                        l.path
+                            .iter()
+                            .map(|p| geo::Coord::from(*p))
+                            .collect::<Vec<_>>(),
+                    ),
                 ));
             }
         }
@@ -321,7 +325,30 @@ impl SightIndex {
                 b: target.centre,
             })
             .filter_map(|bx| self.cover.get(bx.data))
-            .any(|ls| ls.intersects(&line) && Euclidean.distance(ls, &poly) <= COVER_REACH)
+            .any(|(_, ls)| ls.intersects(&line) && Euclidean.distance(ls, &poly) <= COVER_REACH)
+    }
+
+    /// The fences, walls and works the target is behind as seen from `eye`
+    /// (APSoF V.B table "Target protection"): each one that lies across the
+    /// line from `eye` to the target's centre within `reach` of the target's
+    /// footprint, so on the side facing `eye`. A line behind the target, or
+    /// far in front of it, is not its cover.
+    pub fn cover_between(&self, eye: Pos, target: &Footprint, reach: f64) -> Vec<LineKind> {
+        let line = segment(eye, target.centre);
+        let poly = target.polygon();
+        let mut kinds: Vec<LineKind> = self
+            .cover_tree
+            .locate_with_selection_function(SegmentSel {
+                a: eye,
+                b: target.centre,
+            })
+            .filter_map(|bx| self.cover.get(bx.data))
+            .filter(|(_, ls)| ls.intersects(&line) && Euclidean.distance(ls, &poly) <= reach)
+            .map(|(k, _)| *k)
+            .collect();
+        kinds.sort_unstable();
+        kinds.dedup();
+        kinds
     }
 
     /// Whether any wall or fence is near enough to the target to hide it from
@@ -337,7 +364,7 @@ impl SightIndex {
         self.cover_tree
             .locate_in_envelope_intersecting(&b)
             .filter_map(|bx| self.cover.get(bx.data))
-            .any(|ls| Euclidean.distance(ls, &poly) <= COVER_REACH)
+            .any(|(_, ls)| Euclidean.distance(ls, &poly) <= COVER_REACH)
     }
 }
 

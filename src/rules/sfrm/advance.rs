@@ -36,7 +36,7 @@ pub fn advance(
 ) -> Result<(DispatchState, Vec<DispatchEvent>), DispatchError> {
     let mut s = state.clone();
     let mut events = Vec::new();
-    read_rolls(&mut s, battle, dice, &mut events)?;
+    read_rolls(&mut s, battle, scale, dice, &mut events)?;
     let ids: Vec<MessengerId> = s.messengers.keys().copied().collect();
     for id in ids {
         ride(&mut s, battle, scale, id, dice, &mut events)?;
@@ -46,22 +46,26 @@ pub fn advance(
 }
 
 /// SFRM "Discussions…": a general reads each message he holds on a d6 equal
-/// to or under his command ability (Table 2, less Table 3 penalties). An
-/// officer off the field makes no roll; his papers wait.
+/// to or under his command ability (Table 2, less Table 3 penalties), once
+/// an SFRM turn (30 minutes, [`Scale::turns_per_sfrm_turn`] table turns):
+/// first when a whole SFRM turn has passed since delivery, then every SFRM
+/// turn after. An officer off the field makes no roll; his papers wait.
 fn read_rolls(
     s: &mut DispatchState,
     battle: &BattleState,
+    scale: Scale,
     dice: &mut dyn DiceSource,
     events: &mut Vec<DispatchEvent>,
 ) -> Result<(), DispatchError> {
     let turn = battle.turn;
+    let every = scale.turns_per_sfrm_turn();
     let mut rolls = Vec::new();
     for d in s.dispatches.values() {
         let (DispatchStatus::Delivered { turn: got }, Holder::Officer(o)) = (d.status, d.holder)
         else {
             continue;
         };
-        if got >= turn {
+        if got >= turn || !(turn - got).is_multiple_of(every) {
             continue;
         }
         let Some(officer) = battle.officer(o) else {

@@ -13,6 +13,9 @@ use serde::{Deserialize, Serialize};
 /// turn at 100 yd/in and 30 min/turn = 3,600 yd / 30 min.
 pub const MESSENGER_YARDS_PER_MINUTE: f64 = 3_600.0 / 30.0;
 
+/// An SFRM turn, in minutes ("Scale & Game Play": 1 turn = 30 minutes).
+pub const SFRM_TURN_MINUTES: f64 = 30.0;
+
 /// A messenger within this many table inches of the officer (or of the
 /// unit's footprint) he rides to has reached him (SFRM: elements in
 /// contact; our ruling is 1", see docs/rulings-sfrm.md).
@@ -70,6 +73,24 @@ impl Scale {
         MESSENGER_YARDS_PER_MINUTE * self.minutes_per_turn / self.yards_per_inch
     }
 
+    /// Table turns in one SFRM turn of 30 minutes ("1 turn = 30 minutes"),
+    /// rounded to the nearest whole turn and never less than one: 12 at
+    /// Iron Brigade's 2.5 minutes, 1 at SFRM's own scale. SFRM's "one
+    /// message per turn" and its read roll for "each message previously
+    /// received" are made once in that many table turns, as the
+    /// messenger's speed is converted (docs/rulings-sfrm.md).
+    pub fn turns_per_sfrm_turn(self) -> u32 {
+        let n = (SFRM_TURN_MINUTES / self.minutes_per_turn).round();
+        if !n.is_finite() || n < 1.0 {
+            1
+        } else if n >= f64::from(u32::MAX) {
+            u32::MAX
+        } else {
+            // A whole number from 1 below u32::MAX, checked above.
+            n as u32
+        }
+    }
+
     /// Whole turns a messenger needs to come within [`DELIVERY_RADIUS`] of a
     /// target that stays `distance` table inches away at the start: 0 when
     /// he is already there. A target that moves changes the answer; this is
@@ -98,6 +119,14 @@ mod tests {
     fn speeds_at_both_scales() {
         assert_eq!(Scale::IRON_BRIGADE.messenger_inches_per_turn(), 12.0);
         assert_eq!(Scale::SFRM.messenger_inches_per_turn(), 36.0);
+    }
+
+    #[test]
+    fn sfrm_turns_in_table_turns() {
+        assert_eq!(Scale::IRON_BRIGADE.turns_per_sfrm_turn(), 12);
+        assert_eq!(Scale::SFRM.turns_per_sfrm_turn(), 1);
+        assert_eq!(Scale::new(25.0, 5.0).unwrap().turns_per_sfrm_turn(), 6);
+        assert_eq!(Scale::new(25.0, 60.0).unwrap().turns_per_sfrm_turn(), 1);
     }
 
     #[test]

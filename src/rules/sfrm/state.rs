@@ -161,12 +161,14 @@ pub struct DispatchState {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum DispatchError {
     #[error(
-        "{officer} has already sent a dispatch this turn (dispatch {existing}); SFRM allows one a turn — add to it next turn"
+        "{officer} has already sent a dispatch within this SFRM turn of 30 minutes (dispatch {existing}); SFRM allows one a turn — add to it on turn {next}"
     )]
     SecondThisTurn {
         officer: String,
         turn: u32,
         existing: u32,
+        /// The first table turn he may write again.
+        next: u32,
     },
     #[error("there is no officer {0} in this battle; check the officer's name")]
     UnknownOfficer(u32),
@@ -292,15 +294,19 @@ impl DispatchState {
                 to: recipient.name.clone(),
             });
         }
+        // SFRM "one message per turn": one per SFRM turn of 30 minutes, so
+        // one in `every` table turns since the last he wrote.
+        let every = battle.scale().turns_per_sfrm_turn();
         if let Some(d) = self
             .dispatches
             .values()
-            .find(|d| d.from == from && d.written_turn == turn)
+            .find(|d| d.from == from && d.written_turn <= turn && turn - d.written_turn < every)
         {
             return Err(DispatchError::SecondThisTurn {
                 officer: sender.name.clone(),
                 turn,
                 existing: d.id.0,
+                next: d.written_turn.saturating_add(every),
             });
         }
         let side = sender.side;

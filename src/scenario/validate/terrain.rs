@@ -67,13 +67,18 @@ pub(super) fn check_terrain(c: &mut Checker, raw: &RawTerrain) -> Terrain {
 
 /// A polyline; streams carry depth, current and fords (APSoF IV.E.1).
 pub(super) fn check_line(c: &mut Checker, path: &str, l: &RawLine) -> Option<Line> {
-    let kind = c.vocab(
-        &format!("{path}.kind"),
-        &l.kind,
-        "linear terrain",
-        LineKind::ALL,
-        LineKind::as_str,
-    );
+    // The period's names for fences and walls (`worm-fence`, `stone-wall`)
+    // are accepted beside the kinds themselves.
+    let kind = match l.kind.as_deref().and_then(LineKind::parse_with_aliases) {
+        Some(k) => Some(k),
+        None => c.vocab(
+            &format!("{path}.kind"),
+            &l.kind,
+            "linear terrain",
+            LineKind::ALL,
+            LineKind::as_str,
+        ),
+    };
     let points = c.points(&format!("{path}.points"), &l.points, 2, "line");
     let kind = kind?;
     if kind != LineKind::Stream {

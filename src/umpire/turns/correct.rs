@@ -16,7 +16,14 @@
 //! - position: on the table;
 //! - formation: one the unit's arm may take (limbered/unlimbered for
 //!   batteries only, the others for the rest: APSoF III, IX);
-//! - facing: any compass bearing (the parser gives 0 ≤ degrees < 360).
+//! - facing: any compass bearing (the parser gives 0 ≤ degrees < 360);
+//! - perilous: yes or no — the umpire declares a perilous situation for
+//!   the unit this turn (APSoF V.G.2: "through an umpire ... other
+//!   situations may be declared to be perilous situations");
+//! - protection: a row of the APSoF V.B "Target protection" table the
+//!   unit has this turn (works dug in the night, cover the map lacks);
+//!   `none` withdraws it. Both last the one turn they are made for: the
+//!   engine clears them when the turn ends.
 
 use crate::game::snapshot::Snapshot;
 use crate::rules::iron_brigade::state::{BattleState, Pos, UnitId};
@@ -38,6 +45,8 @@ pub fn field_name(value: &SetValue) -> &'static str {
         SetValue::Position { .. } => "position",
         SetValue::Formation(_) => "formation",
         SetValue::Facing(_) => "facing",
+        SetValue::Perilous(_) => "perilous",
+        SetValue::Protection(_) => "protection",
     }
 }
 
@@ -123,6 +132,16 @@ pub fn apply(
         SetValue::Facing(d) => {
             let was = u.facing;
             u.facing = *d;
+            serde_json::json!(was)
+        }
+        SetValue::Perilous(p) => {
+            let was = u.marks.declared_perilous;
+            u.marks.declared_perilous = *p;
+            serde_json::json!(was)
+        }
+        SetValue::Protection(p) => {
+            let was = u.marks.declared_protection.unwrap_or_default();
+            u.marks.declared_protection = Some(*p).filter(|p| *p != Default::default());
             serde_json::json!(was)
         }
     })

@@ -7,7 +7,7 @@
 
 pub mod alternate;
 
-use super::kinds::{Arm, OfficerRating, Weapon};
+use super::kinds::{Arm, LineKind, OfficerRating, Weapon};
 use crate::dice::{DiceError, DiceSource, RollKind, RollPurpose};
 use serde::Serialize;
 use std::fmt;
@@ -42,17 +42,22 @@ pub enum FireError {
 ///
 /// Ruling: protections do not stack; the umpire gives the best one that
 /// applies (see docs/rulings.md).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Protection {
     #[default]
     None,
-    /// Woods or a wooden fence, +1.
+    /// Woods, +1.
     Woods,
+    /// A wood fence (worm, rail or board), +1.
+    WoodFence,
     /// Target lying down, +2.
     LyingDown,
-    /// Hasty works or a high wall, +3.
+    /// Hasty works, +3. A low stone wall protects as hasty works (our
+    /// ruling, docs/rulings.md).
     HastyWorks,
+    /// A high wall, +3.
+    HighWall,
     /// Entrenchments, +4.
     Entrenchments,
 }
@@ -63,8 +68,10 @@ impl Protection {
         match self {
             Protection::None => "none",
             Protection::Woods => "woods",
+            Protection::WoodFence => "wood-fence",
             Protection::LyingDown => "lying-down",
             Protection::HastyWorks => "hasty-works",
+            Protection::HighWall => "high-wall",
             Protection::Entrenchments => "entrenchments",
         }
     }
@@ -72,10 +79,26 @@ impl Protection {
     pub fn modifier(self) -> i32 {
         match self {
             Protection::None => 0,
-            Protection::Woods => 1,
+            Protection::Woods | Protection::WoodFence => 1,
             Protection::LyingDown => 2,
-            Protection::HastyWorks => 3,
+            Protection::HastyWorks | Protection::HighWall => 3,
             Protection::Entrenchments => 4,
+        }
+    }
+}
+
+impl Protection {
+    /// The protection a fence, wall or works gives a unit behind it (APSoF
+    /// V.B table "Target protection"); `None` for lines that give none.
+    pub fn of_line(kind: LineKind) -> Protection {
+        match kind {
+            LineKind::Fence => Protection::WoodFence,
+            // Our ruling: a low stone wall is a breastwork of stone, not a
+            // wood fence (docs/rulings.md).
+            LineKind::Wall | LineKind::HastyWorks => Protection::HastyWorks,
+            LineKind::HighWall => Protection::HighWall,
+            LineKind::Entrenchments => Protection::Entrenchments,
+            LineKind::Road | LineKind::Stream | LineKind::Moat => Protection::None,
         }
     }
 }
@@ -90,12 +113,14 @@ impl FromStr for Protection {
             .as_str()
         {
             "none" | "open" => Ok(Protection::None),
-            "woods" | "wood-fence" => Ok(Protection::Woods),
+            "woods" => Ok(Protection::Woods),
+            "wood-fence" | "fence" | "worm-fence" | "rail-fence" => Ok(Protection::WoodFence),
             "lying-down" | "laying-down" => Ok(Protection::LyingDown),
-            "hasty-works" | "high-wall" => Ok(Protection::HastyWorks),
+            "hasty-works" | "breastworks" | "stone-wall" | "wall" => Ok(Protection::HastyWorks),
+            "high-wall" => Ok(Protection::HighWall),
             "entrenchments" | "trenches" => Ok(Protection::Entrenchments),
             _ => Err(format!(
-                "unknown cover `{s}`; expected one of: woods, hasty-works, entrenchments, lying-down"
+                "unknown cover `{s}`; expected one of: woods, wood-fence, lying-down, hasty-works, high-wall, entrenchments"
             )),
         }
     }
@@ -534,6 +559,75 @@ pub fn allot_fire_shares(firing: u32, shares: &[super::orders::FireShare]) -> Ve
         }
     }
     out
+}
+
+/// One of the units a fire falls on when the target counts 3 ranks deep
+/// with its supports (APSoF V.B note *).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StackedTarget<'a> {
+    pub name: &'a str,
+    pub arm: Arm,
+    pub castings: u32,
+}
+
+/// What one unit of a stacked target took (APSoF V.B note *).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct StackedShare {
+    pub casualties: u32,
+    pub save_dice: Vec<u8>,
+    pub save_total: u32,
+    pub morale_loss: u32,
+}
+
+/// A fire (one unit's, or a combined fire's, V.F.1) at a target counted 3
+/// ranks deep because other units stand in support behind it (APSoF V.B
+/// table "3 Ranks Deep, Subtract 1*"; note *: "If there are multiple units
+/// involved split the casualties among the units. Both units independantly
+/// roll to save morale levels due to casualties"). One attack, divided by
+/// `divisor`, its casualties capped at all the units' castings; they are
+/// split by [`split_casualties`] (in proportion, the front unit listed
+/// first), and each unit that took casualties saves on its own castings
+/// left, in the order listed. Returns the attack dice, their total and
+/// each unit's share.
+pub fn resolve_fire_on_stack(
+    firers: &[CombinedFirer<'_>],
+    divisor: u8,
+    targets: &[StackedTarget<'_>],
+    perilous: bool,
+    dice: &mut dyn DiceSource,
+) -> Result<(Vec<u8>, u32, Vec<StackedShare>), FireError> {
+    let mut attack_dice = Vec::new();
+    let mut attack_total = 0;
+    for f in firers {
+        let pool = fire_dice(f.arm, f.castings);
+        let (rolled, total) = pool.roll(dice, &RollPurpose::new(RollKind::Fire, f.name))?;
+        attack_dice.extend(rolled);
+        attack_total += total;
+    }
+    if attack_dice.is_empty() {
+        return Err(FireError::NoFirers);
+    }
+    let castings: Vec<u32> = targets.iter().map(|t| t.castings).collect();
+    let all = castings.iter().sum();
+    let cas = casualties(attack_total, divisor, all);
+    let split = split_casualties(cas, &castings)?;
+    let mut shares = Vec::new();
+    for (t, c) in targets.iter().zip(split) {
+        let pool = if c == 0 {
+            DicePool::None
+        } else {
+            fire_dice(t.arm, t.castings - c)
+        };
+        let (save_dice, save_total) =
+            pool.roll(dice, &RollPurpose::new(RollKind::MoraleSave, t.name))?;
+        shares.push(StackedShare {
+            casualties: c,
+            save_dice,
+            save_total,
+            morale_loss: morale_loss_from_fire(c, save_total, perilous),
+        });
+    }
+    Ok((attack_dice, attack_total, shares))
 }
 
 /// The divisor of combined fire (APSoF V.F.1): the highest of any unit involved.

@@ -206,6 +206,17 @@ pub struct UnitMarks {
     /// an officer). Omitted from snapshots while the command stands.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command_lost: Option<u8>,
+    /// APSoF V.G.2: the umpire declared the unit in a perilous situation
+    /// for this turn (`SET <unit> perilous yes`); cleared when the turn
+    /// ends. Omitted while false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub declared_perilous: bool,
+    /// A protection of the APSoF V.B table the umpire gave the unit for
+    /// this turn (`SET <unit> protection hasty-works`): works dug or
+    /// cover the map does not show. Cleared when the turn ends. Omitted
+    /// while `None`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub declared_protection: Option<crate::rules::iron_brigade::fire::Protection>,
 }
 
 impl Unit {

@@ -7,7 +7,10 @@
 //! two moves in the turn, paid for in morale. The move is cross-country in
 //! the unit's present formation and facing (formation and facing changes
 //! belong to the movement and fire phase). All double-quick moves are
-//! planned from the same state, then applied.
+//! planned from the same state, then applied. The move is planned and paid
+//! for as the movement phase's move is (`movement::move_effects`): moving
+//! through friendly ranks (IV.C.5–6), fords (IV.E.1) and the perilous
+//! crossing of a ford or abatis (V.G.1.iv).
 //!
 //! APSoF VIII.B (optional rule): foot ("mounted") artillery may double
 //! quick only once its crews ride the limbers and caissons, a formation
@@ -117,6 +120,8 @@ pub(crate) fn double_quick_phase(ctx: &mut Ctx<'_>) -> Result<(), TurnError> {
             morale_lost: lost,
         });
         ctx.lose_morale(id, u32::from(lost), "exhausted by double quick");
+        // IV.C.5–6, IV.E.1, V.G.1.iv: the same as the movement phase's move.
+        super::movement::move_effects(ctx, id, &out);
         let arrived =
             out.stop == StopReason::Arrived || charge.is_some_and(|t| contact(ctx, id, t));
         if arrived {

@@ -16,12 +16,13 @@ use crate::rules::iron_brigade::events::Event;
 use crate::rules::iron_brigade::events::FiredWith;
 use crate::rules::iron_brigade::fire::{
     CombinedFirer, FireInput, FireModifiers, FirerWeaponClass, Precedence, Protection,
-    Ranks as FireRanks, allot_fire_shares, modified_effectiveness, resolve_combined_fire,
-    resolve_fire, roll_replacement, who_fires_first,
+    Ranks as FireRanks, StackedTarget, allot_fire_shares, modified_effectiveness,
+    resolve_combined_fire, resolve_fire, resolve_fire_on_stack, roll_replacement, who_fires_first,
 };
 use crate::rules::iron_brigade::geometry::{
-    FireLine, FireZone, UnitFootprints, attack_aspect, fire_line_with, footprint, formation_size,
-    in_contact, officer_in_contact, range_inches,
+    CONTACT_GAP, FireLine, FireZone, UnitFootprints, attack_aspect, fire_line_with, footprint,
+    formation_size, in_contact, officer_in_contact, own_ranks, range_inches, ranks_deep,
+    supports_behind,
 };
 use crate::rules::iron_brigade::kinds::{Arm, Formation};
 use crate::rules::iron_brigade::morale;
@@ -63,12 +64,6 @@ struct Shot {
     split_fire: bool,
 }
 
-impl Shot {
-    fn has(&self, unit: UnitId) -> bool {
-        self.firers.iter().any(|f| f.unit == unit)
-    }
-}
-
 /// Losses waiting to be applied at the end of simultaneous fire.
 #[derive(Debug, Default, Clone)]
 struct Pending {
@@ -103,6 +98,13 @@ pub(crate) fn fire_phase(
     for o in &mut ctx.state.officers {
         o.hit_this_turn = false;
     }
+    let sniped = snipers(ctx, plans)?;
+    let kept: BTreeMap<UnitId, FirePlan> = plans
+        .iter()
+        .filter(|(id, _)| !sniped.contains(id))
+        .map(|(id, p)| (*id, p.clone()))
+        .collect();
+    let plans = &kept;
     let shooting: BTreeSet<UnitId> = plans
         .iter()
         .filter(|(_, p)| p.mode != FireMode::None)
@@ -114,83 +116,112 @@ pub(crate) fn fire_phase(
         .map(|(id, _)| *id)
         .collect();
     let shots = choose_shots(ctx, plans, &shooting)?;
-    // V.B.2: exchanges of fire. Two fires are an exchange when each is
-    // aimed at a unit firing the other; the units so engaged roll, each
-    // once a turn however many exchanges it is in ("the target only rolls
-    // once"). A combined fire rolls with the unit the enemy fires at, less
-    // 2 if any of its units made a split move.
+    // V.B.2, units receiving and firing in the same turn: a unit that fires
+    // and is fired on rolls one die for the turn, and so does every unit
+    // firing at a unit that fires ("the target only rolls once and this
+    // single result is compared to the rolls of all opposing units"). A
+    // fire is timed by its firer's roll, less 2 for a split move: higher
+    // fires first and its target takes the losses before its own fire;
+    // equal rolls fire together. A combined fire rolls with the unit the
+    // enemy is firing at (else its lead), less 2 if any of its units made
+    // a split move. Fires no roll concerns come last, together.
     let mut by_firer: BTreeMap<UnitId, Vec<usize>> = BTreeMap::new();
     for (i, s) in shots.iter().enumerate() {
         for f in &s.firers {
             by_firer.entry(f.unit).or_default().push(i);
         }
     }
+    let fired_on: BTreeSet<UnitId> = shots.iter().map(|s| s.target).collect();
+    let split = |s: &Shot| s.firers.iter().any(|f| split_moving.contains(&f.unit));
     let mut rolls: BTreeMap<UnitId, u8> = BTreeMap::new();
-    let mut first: Vec<usize> = Vec::new();
-    for (i, si) in shots.iter().enumerate() {
-        let Some(candidates) = by_firer.get(&si.target) else {
+    let mut told: BTreeSet<(UnitId, UnitId)> = BTreeSet::new();
+    for si in &shots {
+        let Some(target_shots) = by_firer.get(&si.target) else {
             continue;
         };
-        for &j in candidates.iter().filter(|&&j| j > i) {
-            let Some(sj) = shots.get(j) else { continue };
-            if !si.has(sj.target) {
-                continue;
-            }
-            // `a` fires in shot i and is fired on by shot j; `b` the reverse.
-            let (a, b) = (sj.target, si.target);
-            let roll_a = precedence_roll(ctx, &mut rolls, a)?;
-            let roll_b = precedence_roll(ctx, &mut rolls, b)?;
-            let split = |s: &Shot| s.firers.iter().any(|f| split_moving.contains(&f.unit));
-            let winner = match who_fires_first(roll_a, split(si), roll_b, split(sj)) {
-                Precedence::FirerFirst => Some((i, a)),
-                Precedence::TargetFirst => Some((j, b)),
-                Precedence::Simultaneous => None,
-            };
-            let (ra, rb) = (ctx.uref(a), ctx.uref(b));
-            ctx.events.push(Event::FireOrder {
-                a: ra,
-                b: rb,
-                roll_a,
-                roll_b,
-                first: winner.map(|(_, u)| ctx.uref(u)),
-            });
-            if let Some((w, _)) = winner
-                && !first.contains(&w)
-            {
-                first.push(w);
-            }
-        }
-    }
-    let mut so_far = FiredSoFar::default();
-    let mut hit: BTreeMap<UnitId, Vec<UnitId>> = BTreeMap::new();
-    // Winners of exchanges fire first; their targets take losses at once.
-    for &i in &first {
-        let Some(shot) = shots.get(i) else { continue };
-        if let Some(p) = fire(ctx, shot, &split_moving, &BTreeMap::new(), &mut so_far)? {
-            apply(ctx, shot.target, p)?;
-            hit.entry(shot.target)
-                .or_default()
-                .extend(shot.firers.iter().map(|f| f.unit));
-        }
-    }
-    // Everyone else fires together.
-    let mut pending: BTreeMap<UnitId, Pending> = BTreeMap::new();
-    for (i, shot) in shots.iter().enumerate() {
-        if first.contains(&i) {
+        // The unit the target fires at, if it is one of this fire's units.
+        let engaged = si.firers.iter().map(|f| f.unit).find(|&u| {
+            target_shots
+                .iter()
+                .any(|&j| shots.get(j).is_some_and(|sj| sj.target == u))
+        });
+        let Some(a) = engaged.or_else(|| si.firers.first().map(|f| f.unit)) else {
+            continue;
+        };
+        let b = si.target;
+        let roll_a = precedence_roll(ctx, &mut rolls, a)?;
+        let roll_b = precedence_roll(ctx, &mut rolls, b)?;
+        if told.contains(&(b, a)) || !told.insert((a, b)) {
             continue;
         }
-        if let Some(p) = fire(ctx, shot, &split_moving, &pending, &mut so_far)? {
-            let e = pending.entry(shot.target).or_default();
-            e.casualties += p.casualties;
-            e.morale += p.morale;
-            e.checks.extend(p.checks);
-            hit.entry(shot.target)
-                .or_default()
-                .extend(shot.firers.iter().map(|f| f.unit));
-        }
+        let first = match who_fires_first(roll_a, split(si), roll_b, split_moving.contains(&b)) {
+            Precedence::FirerFirst => Some(ctx.uref(a)),
+            Precedence::TargetFirst => Some(ctx.uref(b)),
+            Precedence::Simultaneous => None,
+        };
+        let (ra, rb) = (ctx.uref(a), ctx.uref(b));
+        ctx.events.push(Event::FireOrder {
+            a: ra,
+            b: rb,
+            roll_a,
+            roll_b,
+            first,
+        });
     }
-    for (target, p) in pending {
-        apply(ctx, target, p)?;
+    // Each fire's time: the roll of the unit it rolls with, if any.
+    let time = |s: &Shot| -> Option<i32> {
+        let engaged = s.firers.iter().map(|f| f.unit).find(|u| {
+            by_firer.get(&s.target).is_some_and(|js| {
+                js.iter()
+                    .any(|&j| shots.get(j).is_some_and(|sj| sj.target == *u))
+            })
+        });
+        let rolled = engaged
+            .or_else(|| {
+                s.firers
+                    .iter()
+                    .map(|f| f.unit)
+                    .find(|u| fired_on.contains(u) && rolls.contains_key(u))
+            })
+            .or_else(|| s.firers.first().map(|f| f.unit))?;
+        let roll = rolls.get(&rolled)?;
+        Some(i32::from(*roll) - if split(s) { 2 } else { 0 })
+    };
+    let mut order: Vec<(Option<i32>, usize)> = shots
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (time(s), i))
+        .collect();
+    // Highest roll first, fires without a roll last; shot order within.
+    order.sort_by(|x, y| y.0.cmp(&x.0).then(x.1.cmp(&y.1)));
+    let mut so_far = FiredSoFar::default();
+    let mut hit: BTreeMap<UnitId, Vec<UnitId>> = BTreeMap::new();
+    let mut k = 0;
+    while k < order.len() {
+        let key = order.get(k).map(|o| o.0);
+        let group: Vec<usize> = order[k..]
+            .iter()
+            .take_while(|o| Some(o.0) == key)
+            .map(|o| o.1)
+            .collect();
+        k += group.len().max(1);
+        // Fires at one time are simultaneous: losses are taken together.
+        let mut pending: BTreeMap<UnitId, Pending> = BTreeMap::new();
+        for i in group {
+            let Some(shot) = shots.get(i) else { continue };
+            for (target, p) in fire(ctx, shot, &split_moving, &pending, &mut so_far)? {
+                let e = pending.entry(target).or_default();
+                e.casualties += p.casualties;
+                e.morale += p.morale;
+                e.checks.extend(p.checks);
+                hit.entry(target)
+                    .or_default()
+                    .extend(shot.firers.iter().map(|f| f.unit));
+            }
+        }
+        for (target, p) in pending {
+            apply(ctx, target, p)?;
+        }
     }
     let mut rolled = BTreeSet::new();
     for (&target, firers) in &hit {
@@ -203,25 +234,109 @@ pub(crate) fn fire_phase(
         }
         officers_in_line(ctx, target, firers, &mut rolled)?;
     }
-    // VI.C.6: morale 1 pins.
+    // VI.C.6: morale 1 pins (set as each loss is taken; this catches any
+    // other way morale changed in the phase).
     for id in ctx.unit_ids() {
+        ctx.mark_pinned(id);
+    }
+    Ok(())
+}
+
+/// APSoF VII.H: units armed with the sniper chart "are allowed to shoot
+/// specifically at mounted personality figures instead of normal fire
+/// combat". Ruling (docs/rulings.md): a sniper unit firing at will shoots
+/// at the nearest mounted enemy officer on the field that it can see, in
+/// its 45° zone (V.C.1) and within the chart's range; with none, or with
+/// orders naming a unit, it fires as any unit does. The officer counts 1/3
+/// rank deep (VII.H); the fire is worked as V.B (one die less the shortage
+/// for 1–3 castings, V.B.3) and one casualty or more hits him, who is then
+/// replaced as V.H.3 says. Returns the units that fired so.
+fn snipers(
+    ctx: &mut Ctx<'_>,
+    plans: &BTreeMap<UnitId, FirePlan>,
+) -> Result<BTreeSet<UnitId>, TurnError> {
+    use crate::rules::iron_brigade::fire::{casualties, fire_dice};
+    use crate::rules::iron_brigade::geometry::{OFFICER_RADIUS, angle_between, bearing};
+    use crate::rules::iron_brigade::kinds::Weapon;
+    use crate::rules::iron_brigade::sight::sees_point;
+    let mut done = BTreeSet::new();
+    for (&id, plan) in plans {
+        if plan.mode == FireMode::None || !matches!(plan.aim, Aim::One(FireTarget::AtWill)) {
+            continue;
+        }
         let Some(u) = ctx.state.unit(id) else {
             continue;
         };
-        let pinned = u.castings > 0 && !u.broken && u.combat_morale == 1;
-        let was = u.marks.pinned;
+        if u.weapon != Weapon::Sniper || u.castings == 0 || u.broken || u.combat_morale == 0 {
+            continue;
+        }
+        let front = footprint(u).front_centre();
+        let reach = f64::from(max_range(u.weapon));
+        let mut target: Option<(u32, OfficerId)> = None;
+        for o in ctx
+            .state
+            .officers
+            .iter()
+            .filter(|o| o.side != u.side && o.status == OfficerStatus::Active && o.mounted)
+        {
+            let d = (front.distance(o.position) - OFFICER_RADIUS).max(0.0);
+            if d > reach || angle_between(u.facing, bearing(front, o.position)) > 45.0 {
+                continue;
+            }
+            if !sees_point(&ctx.index, front, o.position) {
+                continue;
+            }
+            let range = (d - 1e-9).ceil().max(0.0) as u32;
+            if target.is_none_or(|t| (range, o.id) < t) {
+                target = Some((range, o.id));
+            }
+        }
+        let Some((range, oid)) = target else {
+            continue;
+        };
+        let Ok(base) = base_effectiveness(u.weapon, f64::from(range)) else {
+            continue;
+        };
+        let mods = FireModifiers {
+            protection: Protection::None,
+            target_ranks: FireRanks::Third,
+            firer_morale: u.combat_morale,
+            split_move: plan.mode == FireMode::Split,
+            firer_lying_down: u.lying_down,
+            first_fire: !u.first_fire_done,
+            acquired: false,
+            perilous: false,
+        };
+        let eff = modified_effectiveness(base, FirerWeaponClass::of(u.weapon), &mods)?;
+        let (arm, castings, name) = (u.arm, u.castings, u.name.clone());
+        let oname = ctx.oref(oid).name;
+        let (_, total) = fire_dice(arm, castings).roll(
+            &mut *ctx.dice,
+            &RollPurpose::new(RollKind::Fire, name).with_note(format!("sniper at {oname}")),
+        )?;
+        let hit = casualties(total, eff.divisor, 1) >= 1;
         if let Some(m) = ctx.state.unit_mut(id) {
-            m.marks.pinned = pinned;
+            m.first_fire_done = true;
         }
-        if pinned && !was {
-            let unit = ctx.uref(id);
-            ctx.events.push(Event::Pinned {
-                unit,
-                went_prone: false,
-            });
-        }
+        ctx.fired.insert(id);
+        done.insert(id);
+        let replacement_turn = if hit {
+            Some(remove_general(ctx, oid, OfficerStatus::Wounded)?.0)
+        } else {
+            None
+        };
+        let (unit, officer) = (ctx.uref(id), ctx.oref(oid));
+        ctx.events.push(Event::SniperFired {
+            unit,
+            officer,
+            range,
+            effectiveness: eff.divisor,
+            dice_total: total,
+            hit,
+            replacement_turn,
+        });
     }
-    Ok(())
+    Ok(done)
 }
 
 /// A unit's V.B.2 die for the turn, rolled the first time it is needed.
@@ -474,6 +589,7 @@ fn regimental_command(ctx: &mut Ctx<'_>, id: UnitId, levels: u32) -> Result<(), 
         m.base_morale = base_to;
         m.combat_morale = m.combat_morale.min(base_to);
     }
+    ctx.mark_pinned(id);
     let unit = ctx.uref(id);
     ctx.events.push(Event::RegimentalCommand {
         unit,
@@ -632,14 +748,17 @@ fn fire(
     split_moving: &BTreeSet<UnitId>,
     pending: &BTreeMap<UnitId, Pending>,
     so_far: &mut FiredSoFar,
-) -> Result<Option<Pending>, TurnError> {
+) -> Result<Vec<(UnitId, Pending)>, TurnError> {
     let Some(t) = ctx.state.unit(shot.target) else {
-        return Ok(None);
+        return Ok(Vec::new());
     };
-    let already = pending.get(&shot.target).map_or(0, |p| p.casualties);
-    let target_castings = t.castings.saturating_sub(already);
+    let left = |u: &Unit| {
+        u.castings
+            .saturating_sub(pending.get(&u.id).map_or(0, |p| p.casualties))
+    };
+    let target_castings = left(t);
     if target_castings == 0 {
-        return Ok(None);
+        return Ok(Vec::new());
     }
     let mut shares: Vec<Share> = Vec::new();
     for f in &shot.firers {
@@ -648,13 +767,14 @@ fn fire(
         }
     }
     let Some((lead, others)) = shares.split_first() else {
-        return Ok(None);
+        return Ok(Vec::new());
     };
     let t = ctx
         .state
         .unit(shot.target)
         .ok_or_else(|| TurnError::Internal("the target left the state".into()))?;
     let (tname, target_arm, target_morale) = (t.name.clone(), t.arm, t.combat_morale);
+    let target_en_masse = t.formation == Formation::EnMasse;
     let fname = ctx.uref(lead.unit).name;
     // The combined fire is taken as its least effective unit gives it: the
     // highest divisor (V.F.1), and perilous only when it is for every unit
@@ -662,7 +782,88 @@ fn fire(
     let divisor = shares.iter().map(|s| s.eff.divisor).max().unwrap_or(1);
     let raw = shares.iter().map(|s| s.eff.raw).max().unwrap_or(1);
     let perilous = shares.iter().all(|s| s.perilous);
-    let out = if let [one] = shares.as_slice() {
+    // V.B note *: a target counted 3 ranks deep only because units stand
+    // in support behind it shares the casualties with them, and each saves
+    // on its own castings. (Not under the X tables, which have no such
+    // rule.)
+    let seen_from = ctx
+        .state
+        .unit(lead.unit)
+        .map(|u| footprint(u).front_centre());
+    let stack: Vec<(UnitId, String, Arm, u32)> = if ctx.state.options.alternate_fire
+        || ranks_deep(&ctx.state, t, seen_from) != Ranks::Three
+        || own_ranks(t, seen_from) == Ranks::Three
+    {
+        Vec::new()
+    } else {
+        supports_behind(&ctx.state, t, seen_from)
+            .into_iter()
+            .filter_map(|id| ctx.state.unit(id))
+            .map(|u| (u.id, u.name.clone(), u.arm, left(u)))
+            .filter(|s| s.3 > 0)
+            .collect()
+    };
+    let mut support_losses: Vec<(UnitId, Pending)> = Vec::new();
+    let out = if !stack.is_empty() {
+        let names: Vec<String> = shares.iter().map(|s| ctx.uref(s.unit).name).collect();
+        let firers: Vec<CombinedFirer<'_>> = shares
+            .iter()
+            .zip(&names)
+            .map(|(s, name)| CombinedFirer {
+                name,
+                arm: s.arm,
+                castings: s.castings,
+                divisor: s.eff.divisor,
+            })
+            .collect();
+        let mut targets = vec![StackedTarget {
+            name: &tname,
+            arm: target_arm,
+            castings: target_castings,
+        }];
+        targets.extend(stack.iter().map(|(_, name, arm, castings)| StackedTarget {
+            name,
+            arm: *arm,
+            castings: *castings,
+        }));
+        let (attack_dice, attack_total, taken) =
+            resolve_fire_on_stack(&firers, divisor, &targets, perilous, &mut *ctx.dice)?;
+        let mut taken = taken.into_iter();
+        let front = taken
+            .next()
+            .ok_or_else(|| TurnError::Internal("a stacked fire without its target".into()))?;
+        for ((id, _, _, _), share) in stack.iter().zip(taken) {
+            if share.casualties == 0 {
+                continue;
+            }
+            let unit = ctx.uref(*id);
+            ctx.events.push(Event::Casualties {
+                unit,
+                castings: share.casualties,
+                reason: format!(
+                    "in support behind the unit under fire, it shares the casualties (V.B note *): save {}, {} morale level(s) lost",
+                    share.save_total, share.morale_loss
+                ),
+            });
+            support_losses.push((
+                *id,
+                Pending {
+                    casualties: share.casualties,
+                    morale: share.morale_loss,
+                    checks: vec![share.morale_loss],
+                },
+            ));
+        }
+        crate::rules::iron_brigade::fire::FireOutcome {
+            attack_dice,
+            attack_total,
+            casualties: front.casualties,
+            target_remaining: target_castings - front.casualties,
+            save_dice: front.save_dice,
+            save_total: front.save_total,
+            morale_loss: front.morale_loss,
+        }
+    } else if let [one] = shares.as_slice() {
         let input = FireInput {
             firer_arm: one.arm,
             firer_castings: one.castings,
@@ -676,6 +877,7 @@ fn fire(
                 &input,
                 one.eff.raw,
                 target_morale,
+                target_en_masse,
                 &mut *ctx.dice,
                 &fname,
                 &tname,
@@ -704,7 +906,15 @@ fn fire(
             divisor,
             perilous,
         };
-        alternate(&input, raw, target_morale, &mut *ctx.dice, &fname, &tname)?
+        alternate(
+            &input,
+            raw,
+            target_morale,
+            target_en_masse,
+            &mut *ctx.dice,
+            &fname,
+            &tname,
+        )?
     } else {
         let names: Vec<String> = shares.iter().map(|s| ctx.uref(s.unit).name).collect();
         let firers: Vec<CombinedFirer<'_>> = shares
@@ -782,11 +992,16 @@ fn fire(
         with,
         split_fire: shot.split_fire,
     });
-    Ok(Some(Pending {
-        casualties: out.casualties,
-        morale: out.morale_loss,
-        checks: vec![out.morale_loss],
-    }))
+    let mut losses = vec![(
+        shot.target,
+        Pending {
+            casualties: out.casualties,
+            morale: out.morale_loss,
+            checks: vec![out.morale_loss],
+        },
+    )];
+    losses.extend(support_losses);
+    Ok(losses)
 }
 
 /// One unit's figures for a fire at `target` (V.B.1.i–iii and the V.B
@@ -818,13 +1033,25 @@ fn share_of(
     };
     let front = footprint(u).front_centre();
     let tfp = footprint(t);
-    // V.B table, target protection: the best that applies.
+    // V.B table, target protection: the best that applies (our ruling,
+    // protections do not add). A fence, wall or works protects a target in
+    // contact with it on the firer's side: it lies across the line of fire
+    // within CONTACT_GAP of the target.
     let mut protection = Protection::None;
+    let behind = ctx
+        .index
+        .cover_between(front, &tfp, CONTACT_GAP)
+        .into_iter()
+        .map(|k| (true, Protection::of_line(k)));
     for p in [
         (t.entrenched, Protection::Entrenchments),
         (t.lying_down, Protection::LyingDown),
         (ctx.index.in_woods(&tfp), Protection::Woods),
-    ] {
+    ]
+    .into_iter()
+    .chain(behind)
+    .chain(t.marks.declared_protection.map(|p| (true, p)))
+    {
         if p.0 && p.1.modifier() > protection.modifier() {
             protection = p.1;
         }
@@ -839,7 +1066,8 @@ fn share_of(
     // fire at troops never under fire (ii), first fire from repeaters at
     // troops never under repeater fire (iii), a target that crossed a ford
     // or went into abatis this turn (iv), a target changing formation this
-    // turn (v).
+    // turn or not in normal battlefield formation — a battery limbered up
+    // (v); or the umpire declared it so this turn (V.G.2).
     let aim = tfp.centre;
     let prior = so_far
         .prior_aim
@@ -854,7 +1082,9 @@ fn share_of(
         || !t.marks.been_under_fire
         || (u.weapon.is_repeater() && !t.marks.been_under_repeater_fire)
         || ctx.crossing.contains(&target)
-        || ctx.changed_formation.contains(&target);
+        || ctx.changed_formation.contains(&target)
+        || (t.arm.is_artillery() && t.formation == Formation::Limbered)
+        || t.marks.declared_perilous;
     let split_move = split_moving.contains(&f.unit);
     let mods = FireModifiers {
         protection,
@@ -893,10 +1123,19 @@ fn share_of(
 /// dice total, the defender's die (if the cell asked for one) as the save.
 /// `R`, the target routs outright, takes every level it has left
 /// (`target_morale`, at least 1), so it breaks (VI.C).
+///
+/// APSoF III.G.5: a unit en masse, "when checking morale, check on the
+/// next highest results table": its morale result is read on the table one
+/// above the fire's (the same row and column; table 10 stays 10), its
+/// casualties on the fire's own. The results tables are X's: the text
+/// says the dice-sum fire of V "gone is the need for the results tables",
+/// so under V the sentence has nothing to act on (docs/rulings.md).
+#[allow(clippy::too_many_arguments)]
 fn alternate(
     input: &FireInput,
     raw: i32,
     target_morale: u8,
+    target_en_masse: bool,
     dice: &mut dyn crate::dice::DiceSource,
     firer: &str,
     target: &str,
@@ -916,7 +1155,15 @@ fn alternate(
         AlternateError::Dice(d) => TurnError::Dice(d),
         other => TurnError::Internal(other.to_string()),
     };
-    let (table, row, column) = fire.locate().map_err(internal)?;
+    let morale_fire = AlternateFire {
+        effectiveness: if target_en_masse {
+            raw.saturating_add(1)
+        } else {
+            raw
+        },
+        ..fire
+    };
+    let (table, row, column) = morale_fire.locate().map_err(internal)?;
     let (_, morale_cell) = lookup(table, row, column)
         .ok_or_else(|| TurnError::Internal(format!("no cell {row}, {column} in table {table}")))?;
     let attacker = dice.d6(&RollPurpose::new(RollKind::Fire, firer).with_note("alternate fire"))?;
@@ -925,7 +1172,21 @@ fn alternate(
     } else {
         None
     };
-    let out = fire.resolve(attacker, defender).map_err(internal)?;
+    let out = morale_fire.resolve(attacker, defender).map_err(internal)?;
+    // Casualties always from the fire's own table.
+    let casualties = if target_en_masse {
+        let (t0, r0, c0) = fire.locate().map_err(internal)?;
+        let (cell, _) = lookup(t0, r0, c0)
+            .ok_or_else(|| TurnError::Internal(format!("no cell {r0}, {c0} in table {t0}")))?;
+        use crate::rules::iron_brigade::fire::alternate::Cell;
+        match cell {
+            Cell::Roll { base, beat } => u32::from(base) + u32::from(attacker > beat),
+            Cell::Dash | Cell::Rout => 0,
+        }
+        .min(input.target_castings)
+    } else {
+        out.casualties
+    };
     let morale_loss = match out.morale {
         MoraleResult::Levels(n) => n,
         MoraleResult::Rout => u32::from(target_morale.max(1)),
@@ -933,8 +1194,8 @@ fn alternate(
     Ok(crate::rules::iron_brigade::fire::FireOutcome {
         attack_dice: vec![attacker],
         attack_total: u32::from(attacker),
-        casualties: out.casualties,
-        target_remaining: input.target_castings.saturating_sub(out.casualties),
+        casualties,
+        target_remaining: input.target_castings.saturating_sub(casualties),
         save_dice: defender.into_iter().collect(),
         save_total: defender.map_or(0, u32::from),
         morale_loss,

@@ -120,6 +120,11 @@ pub fn resolve_turn(
 ) -> Result<TurnOutcome, TurnError> {
     orders::validate(state, orders)?;
     let mut ctx = Ctx::new(state.clone(), book.clone(), dice);
+    // VI.C.6: morale 1 pins, however the unit came to it (a scenario's
+    // rabble, an umpire's SET).
+    for id in ctx.unit_ids() {
+        ctx.mark_pinned(id);
+    }
     ctx.replacements_arrive();
     orders::order_phase(&mut ctx, orders)?;
     sfrm_phase::write_dispatches(&mut ctx, &orders.dispatches);
@@ -346,6 +351,28 @@ impl<'d> Ctx<'d> {
         if u.combat_morale == 0 && !u.broken {
             self.break_unit(id, cause);
         }
+        self.mark_pinned(id);
+    }
+
+    /// APSoF VI.C.6, VI.F "No Advance***": a unit is pinned exactly while
+    /// its combat morale is 1 and it is not broken, at once whatever lowered
+    /// it (fire, panic, contact, double quick, moving through friends) —
+    /// and from the start for rabble, whose base is 1 (VI.B.1.vi: "subject
+    /// to the pinned rule when they are not broken"). A unit newly pinned
+    /// is told so.
+    pub fn mark_pinned(&mut self, id: UnitId) {
+        let Some(u) = self.state.unit_mut(id) else {
+            return;
+        };
+        let pinned = u.castings > 0 && !u.broken && u.combat_morale == 1;
+        let was = std::mem::replace(&mut u.marks.pinned, pinned);
+        if pinned && !was {
+            let unit = self.uref(id);
+            self.events.push(Event::Pinned {
+                unit,
+                went_prone: false,
+            });
+        }
     }
 
     /// Replacement officers due this turn take the field (APSoF V.H.3): the
@@ -379,6 +406,11 @@ impl<'d> Ctx<'d> {
     /// leave the book.
     fn advance(&mut self) {
         let turn = self.turn;
+        // The umpire's declarations (V.G.2, V.B protection) last one turn.
+        for u in &mut self.state.units {
+            u.marks.declared_perilous = false;
+            u.marks.declared_protection = None;
+        }
         for list in self.book.units.values_mut() {
             if let Some(i) = active_index(list, turn) {
                 list.drain(..i);

@@ -173,8 +173,8 @@ pub(crate) fn rally(ctx: &mut Ctx<'_>) -> Result<(), TurnError> {
                 u.broken = false;
                 u.retreating = false;
             }
-            u.marks.pinned = out.new_morale == 1;
         }
+        ctx.mark_pinned(id);
         if current == 0 && out.new_morale > 0 {
             for other in &mut ctx.state.units {
                 other.marks.panic_checked.retain(|&b| b != id);

@@ -518,7 +518,7 @@ fn move_decision(
         d.completion = Completion::Never;
         return;
     }
-    if u.marks.pinned && !retreat {
+    if u.marks.pinned && !retreat && !m.backwards {
         d.held = Some("it is pinned and may not advance (VI.C.6)".into());
         d.completion = Completion::Never;
         return;
@@ -753,18 +753,6 @@ fn plan_and_apply_moves(
         if out.distance > 1e-9 {
             ctx.moved.insert(id);
         }
-        // V.G.1.iv: caught crossing a ford or an abatis.
-        if out.entered.iter().any(|e| {
-            matches!(
-                e.terrain,
-                crate::rules::iron_brigade::movement::TerrainType::Ford
-                    | crate::rules::iron_brigade::movement::TerrainType::Area(
-                        crate::rules::iron_brigade::kinds::AreaKind::Abatis
-                    )
-            )
-        }) {
-            ctx.crossing.insert(id);
-        }
         let unit = ctx.uref(id);
         ctx.events.push(Event::Moved {
             unit,
@@ -798,35 +786,56 @@ fn plan_and_apply_moves(
             }
         }
     }
-    // IV.C.5–6 and IV.E.1.
     for (&id, out) in &outcomes {
-        if out.mover_morale != 0 {
-            change_morale(
-                ctx,
-                id,
-                i32::from(out.mover_morale),
-                "moved through other ranks",
-            );
-        }
-        for &t in &out.through_ranks_bonus {
-            if !ctx.moved.contains(&t) {
-                change_morale(ctx, t, 1, "steady while others passed through its ranks");
-            }
-        }
-        if let Some(f) = out.ford_failure {
-            if let Some(m) = ctx.state.unit_mut(id) {
-                m.castings = m.castings.saturating_sub(f.casualties);
-            }
-            let unit = ctx.uref(id);
-            ctx.events.push(Event::Casualties {
-                unit,
-                castings: f.casualties,
-                reason: "a failed crossing of water too deep (IV.E.1)".into(),
-            });
-            change_morale(ctx, id, -i32::from(f.morale_loss), "a failed crossing");
-        }
+        move_effects(ctx, id, out);
     }
     outcomes
+}
+
+/// What a move costs beyond its ground, the same for the movement phase's
+/// move and the double-quick move (I.B.3 is a move like any other):
+/// V.G.1.iv, a unit caught crossing a ford or going into abatis is in a
+/// perilous situation for this turn's fire; IV.C.5–6, the mover through
+/// friendly ranks loses a level and a unit it passed through that has not
+/// moved gains one; IV.E.1, a failed crossing of water too deep costs a
+/// casualty and a level.
+pub(crate) fn move_effects(ctx: &mut Ctx<'_>, id: UnitId, out: &MoveOutcome) {
+    if out.entered.iter().any(|e| {
+        matches!(
+            e.terrain,
+            crate::rules::iron_brigade::movement::TerrainType::Ford
+                | crate::rules::iron_brigade::movement::TerrainType::Area(
+                    crate::rules::iron_brigade::kinds::AreaKind::Abatis
+                )
+        )
+    }) {
+        ctx.crossing.insert(id);
+    }
+    if out.mover_morale != 0 {
+        change_morale(
+            ctx,
+            id,
+            i32::from(out.mover_morale),
+            "moved through other ranks",
+        );
+    }
+    for &t in &out.through_ranks_bonus {
+        if !ctx.moved.contains(&t) {
+            change_morale(ctx, t, 1, "steady while others passed through its ranks");
+        }
+    }
+    if let Some(f) = out.ford_failure {
+        if let Some(m) = ctx.state.unit_mut(id) {
+            m.castings = m.castings.saturating_sub(f.casualties);
+        }
+        let unit = ctx.uref(id);
+        ctx.events.push(Event::Casualties {
+            unit,
+            castings: f.casualties,
+            reason: "a failed crossing of water too deep (IV.E.1)".into(),
+        });
+        change_morale(ctx, id, -i32::from(f.morale_loss), "a failed crossing");
+    }
 }
 
 fn change_morale(ctx: &mut Ctx<'_>, id: UnitId, delta: i32, reason: &str) {
@@ -854,6 +863,7 @@ fn change_morale(ctx: &mut Ctx<'_>, id: UnitId, delta: i32, reason: &str) {
     if to == 0 {
         ctx.break_unit(id, reason);
     }
+    ctx.mark_pinned(id);
 }
 
 /// Steps of orders advance (I.C.2 "then", "upon arrival").
