@@ -3,6 +3,7 @@
 //! describing it, reading orders, processing turns when due.
 
 pub mod book;
+pub mod briefing;
 pub mod clock;
 pub mod cycle;
 pub mod deadline;
@@ -43,6 +44,8 @@ pub enum GameError {
     InvalidState(#[from] crate::rules::iron_brigade::state::StateError),
     #[error(transparent)]
     Deadline(#[from] DeadlineError),
+    #[error("the game is created, but its briefings could not be made: {0}")]
+    Briefing(#[from] reports::ReportsError),
 }
 
 impl GameError {
@@ -54,7 +57,7 @@ impl GameError {
             | GameError::InvalidState(_)
             | GameError::Deadline(_) => true,
             GameError::Store(e) => e.is_user_error(),
-            GameError::Secret(_) | GameError::State(_) => false,
+            GameError::Secret(_) | GameError::State(_) | GameError::Briefing(_) => false,
         }
     }
 }
@@ -145,6 +148,27 @@ pub fn create_from_text_at(
     game.grace_secs = deadlines.grace_secs;
     store.create_game(&game)?;
     Ok(created)
+}
+
+/// Queues every player's briefing of the new game `name` (issue #14; see
+/// [`briefing`]) in one transaction, stored as his report of turn 1.
+/// Returns how many mails were queued.
+pub fn brief_players(
+    store: &mut Store,
+    name: &str,
+    mail: &report_mail::ReportMail,
+    now: i64,
+) -> Result<usize, GameError> {
+    let Some(id) = store.game_id(name)? else {
+        return Err(GameError::Store(StoreError::InvalidGame {
+            game: name.to_string(),
+            problem: "it is not in the database".to_string(),
+        }));
+    };
+    let tx = store.transaction()?;
+    let n = briefing::issue_briefings(&tx, id, mail, briefing::Briefed::Everyone, now)?;
+    tx.commit().map_err(StoreError::from)?;
+    Ok(n)
 }
 
 /// A plain-text description of a game for `adjutant game show`.

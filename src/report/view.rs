@@ -87,6 +87,12 @@ pub struct ReportInputs {
     pub dispatches: Vec<Dispatch>,
     /// Mails refused in his name since his previous report.
     pub refused_mail: Vec<RefusedMail>,
+    /// The briefing before turn 1 (issue #14): the scenario's description.
+    /// `Some` makes this report the briefing rather than a turn's results.
+    pub briefing: Option<String>,
+    /// The place names his orders may use (landmarks and their aliases,
+    /// fords, named terrain), shown in the briefing.
+    pub place_names: Vec<String>,
 }
 
 impl ReportInputs {
@@ -107,6 +113,8 @@ impl ReportInputs {
             narrative: Vec::new(),
             dispatches: Vec::new(),
             refused_mail: Vec::new(),
+            briefing: None,
+            place_names: Vec::new(),
         }
     }
 }
@@ -183,6 +191,15 @@ pub struct SideView {
     pub player: String,
     pub side: String,
     pub turn: u32,
+    /// The turn whose results this report tells: `turn - 1` (the mail
+    /// after turn 3 is "Turn 3 results (orders now for turn 4)"); 0 for
+    /// the briefing.
+    pub results_of: u32,
+    /// The briefing's text (the scenario's description); `None` in a
+    /// turn's report.
+    pub briefing: Option<String>,
+    /// Place names his orders may use (the briefing lists them).
+    pub place_names: Vec<String>,
     /// Battle clock: scenario start + (turn − 1) × minutes per turn.
     pub clock: String,
     pub deadline: String,
@@ -618,6 +635,9 @@ pub fn side_view(
         player: inputs.player.clone(),
         side: side_label,
         turn: state.turn,
+        results_of: state.turn.saturating_sub(1),
+        briefing: inputs.briefing.clone(),
+        place_names: inputs.place_names.clone(),
         clock,
         deadline: inputs.deadline.clone(),
         reply_to: inputs.reply_to.clone(),
