@@ -564,7 +564,11 @@ pub fn side_view(
         };
         shown_points.push(ls.position);
         map_units.push(MapUnit::from_footprint(
-            format!("{mark} (turn {})", ls.turn),
+            match age {
+                0 => format!("{mark} (seen this turn)"),
+                1 => format!("{mark} (1 turn ago)"),
+                n => format!("{mark} ({n} turns ago)"),
+            },
             &fp,
             Mark::LastKnown,
             fade(age),
@@ -628,6 +632,12 @@ pub fn side_view(
         terrain: state.terrain.clone(),
         units: map_units,
         officers: map_officers,
+        legend: vec![
+            (Mark::Own, "your units".to_string()),
+            (Mark::Friend, "other commands".to_string()),
+            (Mark::Enemy, "enemy in sight".to_string()),
+            (Mark::LastKnown, "enemy last seen (turns ago)".to_string()),
+        ],
     };
     let order_template = order_template(state, side, &his_officers, &units);
     Ok(SideView {
@@ -953,6 +963,11 @@ pub fn umpire_view(state: &BattleState, inputs: &UmpireInputs) -> UmpireView {
             terrain: state.terrain.clone(),
             units: map_units,
             officers: map_officers,
+            legend: state
+                .sides
+                .iter()
+                .map(|x| (Mark::Side(side_index(x.id)), x.name.clone()))
+                .collect(),
         },
     }
 }
