@@ -209,7 +209,7 @@ pub fn answer_requests(
                         )
                         .map_err(mail_err)?;
                         format!(
-                            "REPORT: your {} is sent again to {}.",
+                            "REPORT {results_of}: your {} report is sent again to {}.",
                             what(results_of),
                             to.join(", ")
                         )
