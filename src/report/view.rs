@@ -137,6 +137,9 @@ pub struct OwnUnit {
     pub base_morale: u8,
     /// "broken", "retreating", "lying down", "dismounted" … as words.
     pub condition: Vec<String>,
+    /// Destroyed, combined into another unit or off the table: out of the
+    /// battle, not drawn on the map nor given a line in the order form.
+    pub out_of_battle: bool,
     pub active_order: Option<String>,
     pub pending: Vec<PendingOrder>,
 }
@@ -149,6 +152,10 @@ pub struct FriendUnit {
     pub formation: String,
     pub place: String,
     pub coords: String,
+    /// Set when the unit is out of the battle: "destroyed: no castings
+    /// left", "combined into another unit (VII.C)", "retreated off the
+    /// table: out of the battle" (issue #14: never shown as live).
+    pub gone: Option<String>,
 }
 
 /// One of the player's officers.
@@ -317,6 +324,12 @@ fn is_his(state: &BattleState, unit: &Unit, officers: &BTreeSet<OfficerId>) -> b
             .any(|o| officers.contains(&o.id))
 }
 
+/// Out of the battle: destroyed (no castings), combined into another unit
+/// (APSoF VII.C.2) or gone off the table.
+fn is_gone(u: &Unit) -> bool {
+    u.castings == 0 || u.marks.left_field || u.marks.combined_into.is_some()
+}
+
 fn unit_condition(u: &Unit) -> Vec<String> {
     let mut c = Vec::new();
     if u.marks.combined_into.is_some() {
@@ -422,7 +435,12 @@ pub fn side_view(
     let mut friends = Vec::new();
     for u in state.units_of(side) {
         let fp = footprint(u);
-        shown_points.push(u.position);
+        // Destroyed, combined and off-table units are told as such in the
+        // text and not drawn on the map as if still in the line.
+        let out = is_gone(u);
+        if !out {
+            shown_points.push(u.position);
+        }
         if is_his(state, u, &his_officers) {
             let orders = inputs.orders.get(&u.id).cloned().unwrap_or_default();
             units.push(OwnUnit {
@@ -439,10 +457,13 @@ pub fn side_view(
                 combat_morale: u.combat_morale,
                 base_morale: u.base_morale,
                 condition: unit_condition(u),
+                out_of_battle: out,
                 active_order: orders.active,
                 pending: orders.pending,
             });
-            map_units.push(MapUnit::from_footprint(u.name.clone(), &fp, Mark::Own, 1.0));
+            if !out {
+                map_units.push(MapUnit::from_footprint(u.name.clone(), &fp, Mark::Own, 1.0));
+            }
         } else {
             friends.push(FriendUnit {
                 name: u.name.clone(),
@@ -450,13 +471,16 @@ pub fn side_view(
                 formation: formation_words(u.formation),
                 place: place_of(u.position, state, ypi),
                 coords: coords(u.position),
+                gone: out.then(|| unit_condition(u).join(", ")),
             });
-            map_units.push(MapUnit::from_footprint(
-                u.name.clone(),
-                &fp,
-                Mark::Friend,
-                0.8,
-            ));
+            if !out {
+                map_units.push(MapUnit::from_footprint(
+                    u.name.clone(),
+                    &fp,
+                    Mark::Friend,
+                    0.8,
+                ));
+            }
         }
     }
 
@@ -684,7 +708,7 @@ fn order_template(
     if let Some(first) = from.first() {
         out.push_str(&format!("From {first}:\n"));
     }
-    for u in units {
+    for u in units.iter().filter(|u| !u.out_of_battle) {
         // An order in force is the paragraph as the player wrote it, head
         // and all ("10th Ohio: advance ..."), so it goes in as it stands:
         // prefixing the name again made "10th Ohio: 10th Ohio: ...", which
@@ -885,6 +909,7 @@ pub fn umpire_view(state: &BattleState, inputs: &UmpireInputs) -> UmpireView {
     let map_units = state
         .units
         .iter()
+        .filter(|u| !is_gone(u))
         .map(|u| {
             MapUnit::from_footprint(
                 u.name.clone(),

@@ -30,6 +30,68 @@ fn and_list(items: &[&str]) -> String {
     }
 }
 
+fn dice_words(dice: &[u8]) -> String {
+    dice.iter().map(u8::to_string).collect::<Vec<_>>().join("+")
+}
+
+/// The working of a fire's attack, told to the side that fired and the
+/// umpire: base effectiveness at the range (APSoF XIII, V.E.1), each
+/// modifier of the V.B.1.ii table, the divisor, the dice and the
+/// casualties (V.B.1.iii-v); for combined fire the divisor is the highest
+/// of the units' (V.F.1).
+#[allow(clippy::too_many_arguments)]
+fn fire_attack_working(
+    range: u32,
+    base: u8,
+    divisor: u8,
+    modifiers: &[String],
+    combined: bool,
+    dice: &[u8],
+    total: u32,
+    casualties: u32,
+) -> String {
+    let mods = if modifiers.is_empty() {
+        "no modifiers".to_string()
+    } else {
+        format!("modifiers {}", modifiers.join(", "))
+    };
+    let div = if combined {
+        format!("divisor {divisor}, the highest of the units firing (APSoF V.F.1)")
+    } else {
+        format!("divisor {divisor}")
+    };
+    let rolled = if dice.is_empty() {
+        format!("dice total {total}")
+    } else {
+        format!("dice {} = {total}", dice_words(dice))
+    };
+    format!(
+        " Working: base effectiveness {base} at {range}\" (APSoF XIII, V.E.1); {mods} (APSoF V.B.1.ii); {div}; {rolled}; {total} / {divisor} gives {casualties} casualt{} (APSoF V.B.1.iii-v).",
+        if casualties == 1 { "y" } else { "ies" }
+    )
+}
+
+/// The working of a fire's save and morale loss, told to the side that was
+/// hit and the umpire (APSoF V.B.1.vi; perilous x10, V.G).
+fn fire_save_working(
+    casualties: u32,
+    dice: &[u8],
+    save_total: u32,
+    morale_lost: u32,
+    perilous: bool,
+) -> String {
+    let per = if perilous { 10 } else { 5 };
+    let rolled = if dice.is_empty() {
+        format!("save total {save_total}")
+    } else {
+        format!("save dice {} = {save_total}", dice_words(dice))
+    };
+    format!(
+        " Save: {rolled}; morale loss {per} x {casualties} - {save_total} = {morale_lost} (APSoF V.B.1.vi{}).",
+        if perilous { "; perilous x10, V.G" } else { "" }
+    )
+}
+
 /// A unit whose fire was combined with another's (APSoF V.F.1), with its own
 /// figures: the combined fire's divisor is the highest of these.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -261,6 +323,15 @@ pub enum Event {
         /// One part of the unit's split fire (APSoF V.F.2).
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         split_fire: bool,
+        /// The attack dice as rolled (APSoF V.B.1.iii), so that the result
+        /// can be checked (issue #14); every unit's dice of a combined
+        /// fire, in turn. Left out of the JSON while empty.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        attack_dice: Vec<u8>,
+        /// The target's save dice (APSoF V.B.1.vi); none when there were
+        /// no casualties. Left out of the JSON while empty.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        save_dice: Vec<u8>,
     },
     /// APSoF VII.G (optional): a unit that lost more than one morale level
     /// in one check from fire rolls to keep its regimental command.
@@ -685,7 +756,10 @@ impl Event {
                 half,
                 stop,
             } => {
-                if k(unit) {
+                if k(unit) && *distance < 0.05 && stop != "arrived" {
+                    // A move that could not be made says why (issue #14).
+                    format!("{} could not move from {}: {stop}.", unit.name, p(from))
+                } else if k(unit) {
                     format!(
                         "{} moves {distance:.1}\"{} from {} to {} ({stop}).",
                         unit.name,
@@ -760,13 +834,19 @@ impl Event {
                 unit,
                 target,
                 range,
+                base_effectiveness,
                 effectiveness,
+                modifiers,
                 castings_firing,
                 dice_total,
                 casualties,
+                save_total,
                 morale_lost,
+                perilous,
                 with,
                 split_fire,
+                attack_dice,
+                save_dice,
                 ..
             } => {
                 let firing = if with.is_empty() {
@@ -808,13 +888,38 @@ impl Event {
                         format!("{all} combine their fire on {}", target.name)
                     }
                 };
-                if k(target) {
+                let mut told = if k(target) {
                     format!("{firing}: {casualties} casualties, {morale_lost} morale lost.")
                 } else if *casualties > 0 {
                     format!("{firing}: the enemy is hit.")
                 } else {
                     format!("{firing}: no effect is seen.")
+                };
+                // The working (issue #14), as `adjutant calc fire` gives
+                // it: the attack to the side that fired, the save to the
+                // side that was hit; both to the umpire.
+                if k(unit) {
+                    told.push_str(&fire_attack_working(
+                        *range,
+                        *base_effectiveness,
+                        *effectiveness,
+                        modifiers,
+                        !with.is_empty(),
+                        attack_dice,
+                        *dice_total,
+                        *casualties,
+                    ));
                 }
+                if k(target) && *casualties > 0 {
+                    told.push_str(&fire_save_working(
+                        *casualties,
+                        save_dice,
+                        *save_total,
+                        *morale_lost,
+                        *perilous,
+                    ));
+                }
+                told
             }
             // Told without the roll or the morale numbers: an enemy that
             // sees the colours go down learns no more than that (the dice
@@ -1089,6 +1194,8 @@ mod tests {
             perilous: false,
             with: vec![],
             split_fire: false,
+            attack_dice: vec![4, 5, 5],
+            save_dice: vec![4, 5],
         };
         assert!(visible_to(SideId(0), &ev, &Visibility::default()));
         assert!(ev.describe().contains("fires on unit 1 at 6\""));

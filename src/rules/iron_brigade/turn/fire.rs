@@ -781,6 +781,8 @@ fn fire(
         perilous,
         with,
         split_fire: shot.split_fire,
+        attack_dice: out.attack_dice.clone(),
+        save_dice: out.save_dice.clone(),
     });
     Ok(Some(Pending {
         casualties: out.casualties,
