@@ -60,7 +60,7 @@ fn every_player_of_brawners_farm_is_briefed_before_turn_1() {
     let g = GameDir::with_scenario("bf", "scenarios/brawners-farm.toml");
     let s = scenario("scenarios/brawners-farm.toml");
     g.run_once();
-    let mails: Vec<Mail> = g.outbox().iter().map(|r| decode(r)).collect();
+    let mails: Vec<Mail> = g.outbox_all().iter().map(|r| decode(r)).collect();
     assert_eq!(mails.len(), s.players.len(), "one briefing a player");
     assert_eq!(
         g.count(
@@ -163,7 +163,7 @@ fn every_player_of_brawners_farm_is_briefed_before_turn_1() {
     );
     g.drop_mail("gibbon-1", raw.as_bytes());
     g.run_once();
-    let mails: Vec<Mail> = g.outbox().iter().map(|r| decode(r)).collect();
+    let mails: Vec<Mail> = g.outbox_all().iter().map(|r| decode(r)).collect();
     let receipt = mails
         .iter()
         .find(|m| m.body.contains("Reports asked for"))
@@ -188,7 +188,7 @@ fn every_player_of_brawners_farm_is_briefed_before_turn_1() {
 fn the_training_scenario_briefs_both_players_and_report_n_counts_as_players_do() {
     let g = GameDir::training("mill");
     g.run_once();
-    let mails: Vec<Mail> = g.outbox().iter().map(|r| decode(r)).collect();
+    let mails: Vec<Mail> = g.outbox_all().iter().map(|r| decode(r)).collect();
     assert_eq!(mails.len(), 2);
     for m in &mails {
         assert!(m.subject.contains("Briefing (orders now for turn 1)"));
@@ -201,7 +201,7 @@ fn the_training_scenario_briefs_both_players_and_report_n_counts_as_players_do()
     g.run_once();
     g.order_mail("b2", "blue@example.test", "Blue", "REPORT 1");
     g.run_once();
-    let mails: Vec<Mail> = g.outbox().iter().map(|r| decode(r)).collect();
+    let mails: Vec<Mail> = g.outbox_all().iter().map(|r| decode(r)).collect();
     let results = mails
         .iter()
         .find(|m| {

@@ -175,7 +175,7 @@ fn no_mail_to_a_player_names_or_places_an_enemy_his_side_did_not_see() {
     );
     g.run_once();
 
-    let mails: Vec<Mail> = g.outbox().iter().map(|r| decode(r)).collect();
+    let mails: Vec<Mail> = g.outbox_all().iter().map(|r| decode(r)).collect();
     let reports: Vec<&Mail> = mails
         .iter()
         .filter(|m| m.subject.contains("report for"))

@@ -189,7 +189,12 @@ fn brawners_farm_labels_never_overlap_and_every_one_is_drawn() {
         let wanted = layer
             .units
             .iter()
-            .filter(|u| u.mark != adjutant::report::map::Mark::Friend)
+            .filter(|u| {
+                !matches!(
+                    u.mark,
+                    adjutant::report::map::Mark::Friend | adjutant::report::map::Mark::Gone
+                )
+            })
             .count()
             + layer.officers.len()
             + layer.terrain.landmarks.len();

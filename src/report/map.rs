@@ -31,6 +31,10 @@ pub enum Mark {
     LastKnown,
     /// Umpire map: a unit of side n.
     Side(u8),
+    /// A unit out of the battle (destroyed, captured, gone off the table):
+    /// drawn grey and crossed where it was last, never as a live unit, and
+    /// not labelled (its name and fate are in its tooltip and the text).
+    Gone,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -176,6 +180,7 @@ fn unit_colour(mark: Mark) -> &'static str {
         Mark::Own => "#1f4e9c",
         Mark::Friend => "#6f8fc7",
         Mark::Enemy | Mark::LastKnown => "#b22222",
+        Mark::Gone => "#777777",
         Mark::Side(n) => SIDE_COLOURS
             .get(usize::from(n) % SIDE_COLOURS.len())
             .copied()
@@ -342,12 +347,29 @@ fn draw_unit(s: &mut String, f: &Frame, u: &MapUnit) {
     }
     let colour = unit_colour(u.mark);
     let a = u.opacity.clamp(0.0, 1.0);
-    let (dash, fill) = if u.mark == Mark::LastKnown {
-        (";stroke-dasharray:3 2", 0.35 * a)
-    } else {
-        ("", a)
+    let (dash, fill) = match u.mark {
+        Mark::LastKnown => (";stroke-dasharray:3 2", 0.35 * a),
+        Mark::Gone => (";stroke-dasharray:2 2", 0.15 * a),
+        _ => ("", a),
     };
     let [fl, fr, rr, rl] = u.corners;
+    if u.mark == Mark::Gone {
+        let _ = writeln!(
+            s,
+            "<g><title>{}</title><polygon points=\"{}\" style=\"fill:{colour};fill-opacity:{fill:.2};stroke:{colour};stroke-width:0.8{dash}\"/><line x1=\"{:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" stroke=\"{colour}\" stroke-width=\"1.2\"/><line x1=\"{:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" stroke=\"{colour}\" stroke-width=\"1.2\"/></g>",
+            xml_escape(&u.label),
+            f.points(&[fl, fr, rr, rl]),
+            f.x(fl.x),
+            f.y(fl.y),
+            f.x(rr.x),
+            f.y(rr.y),
+            f.x(fr.x),
+            f.y(fr.y),
+            f.x(rl.x),
+            f.y(rl.y),
+        );
+        return;
+    }
     let body = format!(
         "<polygon points=\"{}\" style=\"fill:{colour};fill-opacity:{fill:.2};stroke:#000000;stroke-opacity:{a:.2};stroke-width:0.8{dash}\"/><line x1=\"{:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" stroke=\"#000000\" stroke-opacity=\"{a:.2}\" stroke-width=\"2.5\"/>",
         f.points(&[fl, fr, rr, rl]),
@@ -503,7 +525,7 @@ pub fn layout_labels(layer: &MapLayer) -> Vec<PlacedLabel> {
         };
         let b = b.grow(1.5);
         obstacles.push(b);
-        if u.mark != Mark::Friend && !u.label.is_empty() {
+        if !matches!(u.mark, Mark::Friend | Mark::Gone) && !u.label.is_empty() {
             wants.push(Want {
                 text: u.label.clone(),
                 style: LabelStyle::Unit(u.mark),
@@ -815,6 +837,7 @@ fn draw_legend(s: &mut String, f: &Frame, layer: &MapLayer) {
         let colour = unit_colour(*mark);
         let (fill, dash) = match mark {
             Mark::LastKnown => (0.3, " stroke-dasharray=\"3 2\""),
+            Mark::Gone => (0.15, " stroke-dasharray=\"2 2\""),
             Mark::Friend => (0.8, ""),
             _ => (1.0, ""),
         };

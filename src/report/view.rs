@@ -253,6 +253,16 @@ pub fn battle_clock(start: PrimitiveDateTime, minutes_per_turn: f64, turn: u32) 
     )
 }
 
+/// The turn as players count it (issue #14): "turn 3 results, orders for
+/// turn 4"; "briefing, orders for turn 1".
+fn turn_words(turn: u32, briefing: bool) -> String {
+    if briefing || turn <= 1 {
+        format!("briefing, orders for turn {turn}")
+    } else {
+        format!("turn {} results, orders for turn {turn}", turn - 1)
+    }
+}
+
 fn side_name(state: &BattleState, side: SideId) -> String {
     state
         .sides
@@ -322,6 +332,18 @@ fn is_his(state: &BattleState, unit: &Unit, officers: &BTreeSet<OfficerId>) -> b
             .chain_of_command(unit.id)
             .iter()
             .any(|o| officers.contains(&o.id))
+}
+
+/// A unit of the reader's side on the map: as `mark`, or, once out of the
+/// battle, grey and crossed where it was last with its fate in the tooltip
+/// ([`Mark::Gone`]).
+fn own_mark(u: &Unit, fp: &Footprint, mark: Mark, opacity: f64) -> MapUnit {
+    if is_gone(u) {
+        let fate = unit_condition(u).join(", ");
+        MapUnit::from_footprint(format!("{}: {fate}", u.name), fp, Mark::Gone, 1.0)
+    } else {
+        MapUnit::from_footprint(u.name.clone(), fp, mark, opacity)
+    }
 }
 
 /// Out of the battle: destroyed (no castings), combined into another unit
@@ -461,9 +483,7 @@ pub fn side_view(
                 active_order: orders.active,
                 pending: orders.pending,
             });
-            if !out {
-                map_units.push(MapUnit::from_footprint(u.name.clone(), &fp, Mark::Own, 1.0));
-            }
+            map_units.push(own_mark(u, &fp, Mark::Own, 1.0));
         } else {
             friends.push(FriendUnit {
                 name: u.name.clone(),
@@ -473,14 +493,7 @@ pub fn side_view(
                 coords: coords(u.position),
                 gone: out.then(|| unit_condition(u).join(", ")),
             });
-            if !out {
-                map_units.push(MapUnit::from_footprint(
-                    u.name.clone(),
-                    &fp,
-                    Mark::Friend,
-                    0.8,
-                ));
-            }
+            map_units.push(own_mark(u, &fp, Mark::Friend, 0.8));
         }
     }
 
@@ -647,8 +660,11 @@ pub fn side_view(
     let (min, max) = map_bounds(inputs.table, &state.terrain, &shown_points);
     let map = MapLayer {
         title: format!(
-            "{} — {} — turn {}, {}",
-            inputs.game, side_label, state.turn, clock
+            "{} — {} — {}, {}",
+            inputs.game,
+            side_label,
+            turn_words(state.turn, inputs.briefing.is_some()),
+            clock
         ),
         min,
         max,
@@ -661,6 +677,7 @@ pub fn side_view(
             (Mark::Friend, "other commands".to_string()),
             (Mark::Enemy, "enemy in sight".to_string()),
             (Mark::LastKnown, "enemy last seen (turns ago)".to_string()),
+            (Mark::Gone, "ours out of the battle".to_string()),
         ],
     };
     let order_template = order_template(state, side, &his_officers, &units);
@@ -909,15 +926,7 @@ pub fn umpire_view(state: &BattleState, inputs: &UmpireInputs) -> UmpireView {
     let map_units = state
         .units
         .iter()
-        .filter(|u| !is_gone(u))
-        .map(|u| {
-            MapUnit::from_footprint(
-                u.name.clone(),
-                &footprint(u),
-                Mark::Side(side_index(u.side)),
-                1.0,
-            )
-        })
+        .map(|u| own_mark(u, &footprint(u), Mark::Side(side_index(u.side)), 1.0))
         .collect();
     let map_officers = state
         .officers
@@ -981,7 +990,12 @@ pub fn umpire_view(state: &BattleState, inputs: &UmpireInputs) -> UmpireView {
         mail_problems: inputs.mail_problems.clone(),
         riders,
         map: MapLayer {
-            title: format!("{} — umpire — turn {}, {}", inputs.game, state.turn, clock),
+            title: format!(
+                "{} — umpire — {}, {}",
+                inputs.game,
+                turn_words(state.turn, false),
+                clock
+            ),
             min,
             max,
             yards_per_inch: ypi,
@@ -992,6 +1006,10 @@ pub fn umpire_view(state: &BattleState, inputs: &UmpireInputs) -> UmpireView {
                 .sides
                 .iter()
                 .map(|x| (Mark::Side(side_index(x.id)), x.name.clone()))
+                .chain(std::iter::once((
+                    Mark::Gone,
+                    "out of the battle".to_string(),
+                )))
                 .collect(),
         },
     }
@@ -1031,6 +1049,73 @@ mod tests {
         assert_eq!(mark_letter(0), "A");
         assert_eq!(mark_letter(25), "Z");
         assert_eq!(mark_letter(26), "A1");
+    }
+
+    /// Issue #14: a destroyed unit is told as such to its own player and to
+    /// the other commands of his side, drawn grey and crossed (never as a
+    /// live unit), and left out of the order form.
+    #[test]
+    fn gone_units_are_shown_as_such_not_as_live() {
+        use crate::rules::iron_brigade::state::{Officer, Side};
+        let mut gone = Unit::infantry(2, "6th Wisconsin", 0, 20, Pos::new(10.0, 0.0), 0.0);
+        gone.castings = 0;
+        let mut left = Unit::infantry(3, "56th Pennsylvania", 0, 20, Pos::new(0.0, 1.0), 0.0);
+        left.marks.left_field = true;
+        left.commander = Some(OfficerId(2));
+        gone.commander = Some(OfficerId(1));
+        let mut live = Unit::infantry(1, "2nd Wisconsin", 0, 20, Pos::new(20.0, 0.0), 0.0);
+        live.commander = Some(OfficerId(1));
+        let gibbon = Officer::brigadier(1, "Gibbon", 0, Pos::new(15.0, -3.0));
+        let hatch = Officer::brigadier(2, "Hatch", 0, Pos::new(0.0, -3.0));
+        let state = BattleState {
+            sides: vec![Side {
+                id: SideId(0),
+                name: "Union".into(),
+            }],
+            units: vec![live, gone, left],
+            officers: vec![gibbon, hatch],
+            ..BattleState::default()
+        };
+        let mut inputs = ReportInputs::new("g", "Gibbon", datetime!(1862-08-28 18:30));
+        inputs.officers = vec![OfficerId(1)];
+        let v = side_view(
+            &state,
+            SideId(0),
+            &Visibility::default(),
+            &LastKnown::default(),
+            &inputs,
+        )
+        .unwrap();
+        let own = v.units.iter().find(|u| u.name == "6th Wisconsin").unwrap();
+        assert!(own.out_of_battle);
+        assert_eq!(own.condition, vec!["destroyed: no castings left"]);
+        assert!(v.order_template.contains("2nd Wisconsin: hold"));
+        assert!(!v.order_template.contains("6th Wisconsin"));
+        let friend = v
+            .friends
+            .iter()
+            .find(|f| f.name == "56th Pennsylvania")
+            .unwrap();
+        assert_eq!(
+            friend.gone.as_deref(),
+            Some("retreated off the table: out of the battle")
+        );
+        for name in ["6th Wisconsin", "56th Pennsylvania"] {
+            let m = v
+                .map
+                .units
+                .iter()
+                .find(|m| m.label.starts_with(name))
+                .unwrap();
+            assert_eq!(m.mark, Mark::Gone, "{name}");
+        }
+        let m = v
+            .map
+            .units
+            .iter()
+            .find(|m| m.label == "2nd Wisconsin")
+            .unwrap();
+        assert_eq!(m.mark, Mark::Own);
     }
 
     #[test]

@@ -626,7 +626,7 @@ impl Event {
                 let (a, b) = (total(a, total_a), total(b, total_b));
                 match loser {
                     Some(l) if k(l) => format!(
-                        "{a} and {b} are in contact; {} loses {morale_lost} morale.",
+                        "{a} and {b} are in contact; {} loses {morale_lost} morale (contact dice totals in brackets, APSoF VI.D.3).",
                         l.name
                     ),
                     Some(l) => format!("{a} and {b} are in contact; {} gives ground.", l.name),
@@ -649,7 +649,7 @@ impl Event {
                 };
                 if k(unit) {
                     format!(
-                        "{} tries to rally{with}: rolled {die}, {modified_roll} modified; morale {from} → {to}.",
+                        "{} tries to rally{with}: rolled {die}, {modified_roll} modified; morale {from} → {to} (APSoF VI.E).",
                         unit.name
                     )
                 } else {
@@ -708,7 +708,7 @@ impl Event {
             } => {
                 if k(unit) {
                     format!(
-                        "{} sees {} break: panic {panic}, saving {saving}, loses {morale_lost} morale.",
+                        "{} sees {} break: panic {panic} against saving {saving}, loses {morale_lost} morale (APSoF VI.D.2).",
                         unit.name, broken.name
                     )
                 } else if *morale_lost > 0 {
@@ -726,7 +726,7 @@ impl Event {
             } => {
                 if k(unit) {
                     format!(
-                        "{} moves at the double from {} to {} (rolled {roll}, loses {morale_lost} morale).",
+                        "{} moves at the double from {} to {} (rolled {roll}, loses {morale_lost} morale, APSoF VI.D.4).",
                         unit.name,
                         p(from),
                         p(to)
@@ -889,7 +889,10 @@ impl Event {
                     }
                 };
                 let mut told = if k(target) {
-                    format!("{firing}: {casualties} casualties, {morale_lost} morale lost.")
+                    format!(
+                        "{firing}: {casualties} casualt{}, {morale_lost} morale lost.",
+                        if *casualties == 1 { "y" } else { "ies" }
+                    )
                 } else if *casualties > 0 {
                     format!("{firing}: the enemy is hit.")
                 } else {
