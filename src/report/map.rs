@@ -105,7 +105,7 @@ const MARGIN: f64 = 24.0;
 const HEADER: f64 = 28.0;
 /// The legend's band under the table (below the bottom margin, which
 /// holds the grid's inch labels).
-const LEGEND: f64 = 24.0;
+const LEGEND: f64 = 40.0;
 
 /// Pixel geometry of a map: table inches to SVG pixels, y flipped so north
 /// is up.
@@ -180,7 +180,7 @@ fn unit_colour(mark: Mark) -> &'static str {
         Mark::Own => "#1f4e9c",
         Mark::Friend => "#6f8fc7",
         Mark::Enemy | Mark::LastKnown => "#b22222",
-        Mark::Gone => "#777777",
+        Mark::Gone => "#333333",
         Mark::Side(n) => SIDE_COLOURS
             .get(usize::from(n) % SIDE_COLOURS.len())
             .copied()
@@ -349,14 +349,14 @@ fn draw_unit(s: &mut String, f: &Frame, u: &MapUnit) {
     let a = u.opacity.clamp(0.0, 1.0);
     let (dash, fill) = match u.mark {
         Mark::LastKnown => (";stroke-dasharray:3 2", 0.35 * a),
-        Mark::Gone => (";stroke-dasharray:2 2", 0.15 * a),
+        Mark::Gone => (";stroke-dasharray:2 2", 0.0),
         _ => ("", a),
     };
     let [fl, fr, rr, rl] = u.corners;
     if u.mark == Mark::Gone {
         let _ = writeln!(
             s,
-            "<g><title>{}</title><polygon points=\"{}\" style=\"fill:{colour};fill-opacity:{fill:.2};stroke:{colour};stroke-width:0.8{dash}\"/><line x1=\"{:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" stroke=\"{colour}\" stroke-width=\"1.2\"/><line x1=\"{:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" stroke=\"{colour}\" stroke-width=\"1.2\"/></g>",
+            "<g><title>{}</title><polygon points=\"{}\" style=\"fill:#ffffff;fill-opacity:0.7;stroke:{colour};stroke-width:0.8{dash}\"/><line x1=\"{:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" stroke=\"{colour}\" stroke-width=\"1.2\"/><line x1=\"{:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" stroke=\"{colour}\" stroke-width=\"1.2\"/></g>",
             xml_escape(&u.label),
             f.points(&[fl, fr, rr, rl]),
             f.x(fl.x),
@@ -837,7 +837,7 @@ fn draw_legend(s: &mut String, f: &Frame, layer: &MapLayer) {
         let colour = unit_colour(*mark);
         let (fill, dash) = match mark {
             Mark::LastKnown => (0.3, " stroke-dasharray=\"3 2\""),
-            Mark::Gone => (0.15, " stroke-dasharray=\"2 2\""),
+            Mark::Gone => (0.0, " stroke-dasharray=\"2 2\""),
             Mark::Friend => (0.8, ""),
             _ => (1.0, ""),
         };
@@ -852,8 +852,23 @@ fn draw_legend(s: &mut String, f: &Frame, layer: &MapLayer) {
             y + 9.0,
             xml_escape(words)
         );
+        if *mark == Mark::Gone {
+            let _ = write!(
+                s,
+                "<line x1=\"{x:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" stroke=\"{colour}\"/><line x1=\"{x:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" stroke=\"{colour}\"/>",
+                y + 1.0,
+                x + 18.0,
+                y + 9.0,
+                y + 9.0,
+                x + 18.0,
+                y + 1.0
+            );
+        }
         x += 22.0 + text_px(words) + 12.0;
     }
+    // Second row: officers, the front edge, the grid and the scale.
+    let y = y + 16.0;
+    let mut x = MARGIN;
     let _ = write!(
         s,
         "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"4\" fill=\"#ffd700\" stroke=\"#555555\" stroke-width=\"2\"/><text x=\"{:.1}\" y=\"{:.1}\">officer</text>",
@@ -877,15 +892,16 @@ fn draw_legend(s: &mut String, f: &Frame, layer: &MapLayer) {
         y + 9.0,
         xml_escape(&grid)
     );
+    x += text_px(&grid) + 12.0;
     let bar_px = 200.0 / ypi * f.scale;
-    let x1 = f.x(f.max.x);
-    let x0 = x1 - bar_px;
+    let (x0, x1) = (x, x + bar_px);
     let _ = writeln!(
         s,
-        "<line x1=\"{x0:.1}\" y1=\"{:.1}\" x2=\"{x1:.1}\" y2=\"{:.1}\" stroke=\"#000000\" stroke-width=\"2\"/><text x=\"{x0:.1}\" y=\"{:.1}\" font-size=\"9\">200 yards</text></g>",
-        y + 10.0,
-        y + 10.0,
-        y + 6.0
+        "<line x1=\"{x0:.1}\" y1=\"{:.1}\" x2=\"{x1:.1}\" y2=\"{:.1}\" stroke=\"#000000\" stroke-width=\"2\"/><text x=\"{:.1}\" y=\"{:.1}\">200 yards</text></g>",
+        y + 5.0,
+        y + 5.0,
+        x1 + 4.0,
+        y + 9.0
     );
 }
 

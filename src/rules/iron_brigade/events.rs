@@ -558,10 +558,20 @@ impl Event {
                 ..
             } => {
                 let roll = obedience_roll
-                    .map(|r| format!(" (from outside the chain of command, rolled {r})"))
+                    .map(|r| {
+                        format!(
+                            " (from outside the chain of command, rolled {r}: 1-4 obeys, 5 a turn late)"
+                        )
+                    })
                     .unwrap_or_default();
+                // The working of the delay (issue #14): the distance band.
+                let band = match super::delay::distance_delay(*distance) {
+                    Ok(0) => "within 12\" of the officer, at once",
+                    Ok(1) => "12-24\" from the officer, a turn later",
+                    _ => "beyond 24\" of the officer, two turns later",
+                };
                 format!(
-                    "Order #{order} from {} reaches {} {distance:.1}\" away{roll}; it takes effect on turn {effective_turn}.",
+                    "Order #{order} from {} reaches {} {distance:.1}\" away{roll}; it takes effect on turn {effective_turn} ({band}, APSoF I.C.1).",
                     issued_by.name, unit.name
                 )
             }
