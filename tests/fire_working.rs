@@ -87,8 +87,10 @@ fn a_fire_is_told_with_its_working_to_whom_it_belongs() {
     );
 
     let words = |d: &[u64]| d.iter().map(u64::to_string).collect::<Vec<_>>().join("+");
+    let band = ev["band"].as_str().unwrap();
+    assert!(!band.is_empty(), "the range band is kept");
     let attack = format!(
-        "Working: base effectiveness {} at {}\" (APSoF XIII, V.E.1);",
+        "Working: base effectiveness {} at {}\" ({band}) (APSoF XIII, V.E.1);",
         n("base_effectiveness"),
         n("range")
     );

@@ -42,7 +42,8 @@ fn sha(s: &str) -> String {
 /// that backs off a friend's ground it would have ended on no longer counts
 /// as having moved through the ranks it backed out of (APSoF IV.C.5-6:
 /// "units ... that move through"), so it loses no morale and they gain
-/// none. Book, visibility and the dice log are unchanged.
+/// none. Book, visibility and the dice log are unchanged. Events again
+/// when every fire came to name its weapon's range band (`band`).
 const PINNED: [(&str, &str); 5] = [
     (
         "state",
@@ -54,7 +55,7 @@ const PINNED: [(&str, &str); 5] = [
     ),
     (
         "events",
-        "642905c7fb5e29140a15ebcbaac3a74832cd96099f0aaac738b19827ce86db9a",
+        "efe7c5697102dfe864d7c3568062e0d06193d7a0a9d686cef1e265348a939545",
     ),
     (
         "visibility",

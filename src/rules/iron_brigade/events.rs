@@ -41,6 +41,7 @@ fn dice_words(dice: &[u8]) -> String {
 /// of the units' (V.F.1).
 #[allow(clippy::too_many_arguments)]
 fn fire_attack_working(
+    band: &str,
     range: u32,
     base: u8,
     divisor: u8,
@@ -50,10 +51,30 @@ fn fire_attack_working(
     total: u32,
     casualties: u32,
 ) -> String {
+    // Each modifier with its section: the V.B table's lines are V.B.1.ii;
+    // acquired fire is V.D.1, a perilous situation V.G.1.
     let mods = if modifiers.is_empty() {
-        "no modifiers".to_string()
+        "no modifiers (APSoF V.B.1.ii)".to_string()
     } else {
-        format!("modifiers {}", modifiers.join(", "))
+        let each: Vec<String> = modifiers
+            .iter()
+            .map(|m| {
+                let at = if m.contains("perilous") {
+                    "V.G.1"
+                } else if m.contains("acquired") {
+                    "V.D.1"
+                } else {
+                    "V.B.1.ii"
+                };
+                format!("{m} ({at})")
+            })
+            .collect();
+        format!("modifiers {}", each.join(", "))
+    };
+    let at = if band.is_empty() {
+        format!("{range}\"")
+    } else {
+        format!("{range}\" ({band})")
     };
     let div = if combined {
         format!("divisor {divisor}, the highest of the units firing (APSoF V.F.1)")
@@ -66,7 +87,7 @@ fn fire_attack_working(
         format!("dice {} = {total}", dice_words(dice))
     };
     format!(
-        " Working: base effectiveness {base} at {range}\" (APSoF XIII, V.E.1); {mods} (APSoF V.B.1.ii); {div}; {rolled}; {total} / {divisor} gives {casualties} casualt{} (APSoF V.B.1.iii-v).",
+        " Working: base effectiveness {base} at {at} (APSoF XIII, V.E.1); {mods}; {div}; {rolled}; {total} / {divisor} gives {casualties} casualt{} (APSoF V.B.1.iii-v).",
         if casualties == 1 { "y" } else { "ies" }
     )
 }
@@ -332,6 +353,10 @@ pub enum Event {
         /// no casualties. Left out of the JSON while empty.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         save_dice: Vec<u8>,
+        /// The lead unit's weapon and the range band of its chart the base
+        /// effectiveness came from ("rifled musket, 4-8\"", APSoF XIII).
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        band: String,
     },
     /// APSoF VII.G (optional): a unit that lost more than one morale level
     /// in one check from fire rolls to keep its regimental command.
@@ -857,6 +882,7 @@ impl Event {
                 split_fire,
                 attack_dice,
                 save_dice,
+                band,
                 ..
             } => {
                 let firing = if with.is_empty() {
@@ -913,6 +939,7 @@ impl Event {
                 // side that was hit; both to the umpire.
                 if k(unit) {
                     told.push_str(&fire_attack_working(
+                        band,
                         *range,
                         *base_effectiveness,
                         *effectiveness,
@@ -1209,6 +1236,7 @@ mod tests {
             split_fire: false,
             attack_dice: vec![4, 5, 5],
             save_dice: vec![4, 5],
+            band: String::new(),
         };
         assert!(visible_to(SideId(0), &ev, &Visibility::default()));
         assert!(ev.describe().contains("fires on unit 1 at 6\""));
