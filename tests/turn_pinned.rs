@@ -55,7 +55,7 @@ const PINNED: [(&str, &str); 5] = [
     ),
     (
         "events",
-        "efe7c5697102dfe864d7c3568062e0d06193d7a0a9d686cef1e265348a939545",
+        "367a19c468245171293d0b588b09dee43d9fa67978b193a41fc602d8732c6b30",
     ),
     (
         "visibility",

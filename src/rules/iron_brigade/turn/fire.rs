@@ -881,7 +881,14 @@ fn share_of(
     let band = crate::rules::iron_brigade::weapons::chart(u.weapon)
         .iter()
         .find(|b| b.min <= range && range <= b.max)
-        .map(|b| format!("{}, {}-{}\"", u.weapon, b.min, b.max))
+        .map(|b| {
+            format!(
+                "{}, {}-{}\"",
+                u.weapon.to_string().replace('-', " "),
+                b.min,
+                b.max
+            )
+        })
         .unwrap_or_default();
     Ok(Some(Share {
         unit: f.unit,
