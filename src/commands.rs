@@ -391,6 +391,18 @@ pub fn game_create(config: &Config, new: &NewGame<'_>, json: bool) -> anyhow::Re
     let created = adjutant::game::create_from_file_with_roster(
         &mut store, scenario, name, deadlines, roster,
     )?;
+    // Every player's briefing (issue #14): queued now, sent by the daemon.
+    let key = adjutant::daemon::load_or_create_server_key(&config.server_key_file)
+        .map_err(adjutant::daemon::DaemonError::into_anyhow)?;
+    let mail = adjutant::game::report_mail::ReportMail::from_intake(
+        &adjutant::daemon::intake_settings(config, key),
+    );
+    let briefed = adjutant::game::brief_players(
+        &mut store,
+        name,
+        &mail,
+        time::OffsetDateTime::now_utc().unix_timestamp(),
+    )?;
     let umpire = match umpire {
         Some(address) => Some(adjutant::umpire::principal::set_umpire(
             &mut store,
@@ -419,6 +431,9 @@ pub fn game_create(config: &Config, new: &NewGame<'_>, json: bool) -> anyhow::Re
         created.players.len()
     );
     say!("deadlines: {}", deadlines.summary());
+    say!(
+        "{briefed} briefing mail(s) queued: the daemon sends them on its next run; `REPORT 0` asks for one again."
+    );
     say!();
     say!("Each player's secret is shown once and is not stored; give it to the player.");
     say!("He writes `PASSWORD <secret>` in an order mail when not replying to one of ours.");

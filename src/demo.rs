@@ -134,6 +134,13 @@ pub fn run_with(dir: &Path, on_step: &mut dyn FnMut(DemoStep<'_>)) -> Result<Dem
         &demo_deadlines(),
         start,
     )?;
+    // Every player's briefing (issue #14), as `game create` queues it; the
+    // first cycle sends it.
+    let key = crate::daemon::load_or_create_server_key(&config.server_key_file)?;
+    let mail = crate::game::report_mail::ReportMail::from_intake(&crate::daemon::intake_settings(
+        &config, key,
+    ));
+    game::brief_players(&mut store, GAME_NAME, &mail, start)?;
     drop(store);
     on_step(DemoStep::Created(&created));
     let inbox = match &config.inbox {

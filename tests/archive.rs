@@ -372,12 +372,13 @@ fn export_writes_a_deterministic_site_of_every_turn() {
     // The stored reports and the dispatch.
     assert!(turn1.contains("REPORT-TEXT for Blue"), "{turn1}");
     assert!(turn1.contains("UMPIRE-REPORT-TEXT"), "{turn1}");
-    let report_html = first
-        .iter()
-        .find(|(k, _)| k.starts_with("turn-001-report-") && k.ends_with(".html"))
-        .map(|(_, v)| String::from_utf8_lossy(v).into_owned())
-        .unwrap();
-    assert!(report_html.contains("REPORT-HTML for Blue"));
+    // Turn 1's page also keeps the briefings (issue #14).
+    assert!(
+        first
+            .iter()
+            .filter(|(k, _)| k.starts_with("turn-001-report-") && k.ends_with(".html"))
+            .any(|(_, v)| String::from_utf8_lossy(v).contains("REPORT-HTML for Blue"))
+    );
     assert!(turn1.contains("Hold the ford at all costs"), "{turn1}");
     assert!(turn1.contains("in-transit"), "{turn1}");
     assert!(
@@ -738,9 +739,13 @@ fn set_aside_attempts_have_their_own_marked_pages() {
             || redone.contains("Reports made from this attempt's outcome, for turn 2"),
         "{redone}"
     );
+    // Its own reports too: the briefings, stored with turn 1 (issue #14).
+    let own_reports = g.count(&format!(
+        "SELECT count(*) FROM reports WHERE turn_id = {id}"
+    ));
     assert_eq!(
         redone.matches("-report-").count() as i64,
-        reports * 2,
+        (reports + own_reports) * 2,
         "html and text link per report"
     );
     // The attempt links to the one that replaced it.

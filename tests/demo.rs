@@ -50,6 +50,18 @@ fn the_demo_plays_deadlines_reminders_and_a_late_mail() {
     assert_eq!(late.len(), 1);
     assert!(late[0].contains("Counts for: turn 3"), "{}", late[0]);
     assert!(outbox.iter().any(|m| m.contains("Not understood")));
+    // Every player was briefed before turn 1 (issue #14), and the mails
+    // after each turn are named as players count turns.
+    let briefings = outbox
+        .iter()
+        .filter(|m| m.contains("Briefing (orders now for turn 1)"))
+        .count();
+    assert_eq!(briefings, 5, "one briefing for each of the five players");
+    assert!(
+        outbox
+            .iter()
+            .any(|m| m.contains("Turn 1 results (orders now for turn 2)"))
+    );
 
     let db = Connection::open(demo.join("var/adjutant.db")).unwrap();
     // The HTML-only mail was read like any other.

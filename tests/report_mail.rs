@@ -175,26 +175,40 @@ fn no_mail_to_a_player_names_or_places_an_enemy_his_side_did_not_see() {
     );
     g.run_once();
 
-    let mails: Vec<Mail> = g.outbox().iter().map(|r| decode(r)).collect();
+    let mails: Vec<Mail> = g.outbox_all().iter().map(|r| decode(r)).collect();
     let reports: Vec<&Mail> = mails
         .iter()
         .filter(|m| m.subject.contains("report for"))
         .collect();
-    // Turns 2..=5 for two players, plus one REPORT copy.
+    // The briefing and turns 1..=4 results for two players, plus one
+    // REPORT copy.
     assert_eq!(
         reports.len(),
-        9,
+        11,
         "{:#?}",
         mails.iter().map(|m| &m.subject).collect::<Vec<_>>()
     );
     for r in &reports {
-        assert!(r.files.iter().any(|f| f == "map.png"), "{}", r.subject);
+        // Named by game, turn and side (issue #14), not all `map.png`.
+        assert!(
+            r.files
+                .iter()
+                .any(|f| f.ends_with(".png") && f != "map.png"),
+            "{}: {:?}",
+            r.subject,
+            r.files
+        );
         assert!(r.body.contains("<svg"), "the HTML part carries the map");
     }
-    // The forged mail is reported to Blue in his next report (turn 3).
+    // The forged mail is reported to Blue in his next report (turn 2
+    // results, orders for turn 3).
     let blue3 = reports
         .iter()
-        .find(|m| m.subject.contains("Turn 3 report for Blue") && !m.subject.contains("copy"))
+        .find(|m| {
+            m.subject
+                .contains("Turn 2 results (orders now for turn 3), report for Blue")
+                && !m.subject.contains("copy")
+        })
         .unwrap();
     assert!(
         blue3.body.contains("MAIL REFUSED IN YOUR NAME"),
@@ -208,7 +222,10 @@ fn no_mail_to_a_player_names_or_places_an_enemy_his_side_did_not_see() {
     );
     let blue4 = reports
         .iter()
-        .find(|m| m.subject.contains("Turn 4 report for Blue"))
+        .find(|m| {
+            m.subject
+                .contains("Turn 3 results (orders now for turn 4), report for Blue")
+        })
         .unwrap();
     assert!(
         !blue4.body.contains("MAIL REFUSED"),
@@ -240,15 +257,15 @@ fn no_mail_to_a_player_names_or_places_an_enemy_his_side_did_not_see() {
         .map(|m| m.body.as_str())
         .collect();
     assert!(
-        receipts.contains("your report of turn 3 is sent again"),
+        receipts.contains("REPORT 3: your turn 3 results report is sent again"),
         "{receipts}"
     );
     assert!(
-        receipts.contains("HISTORY: 3 report(s) (turns 2, 3, 4)"),
+        receipts.contains("HISTORY: 3 report(s) (turn 2 results, turn 3 results, turn 4 results)"),
         "{receipts}"
     );
     assert!(
-        receipts.contains("yours run from turn 2 to turn 5"),
+        receipts.contains("yours run from briefing to turn 4 results"),
         "{receipts}"
     );
 
@@ -275,12 +292,16 @@ fn no_mail_to_a_player_names_or_places_an_enemy_his_side_did_not_see() {
             }
             // Positions: in a turn-N report, no enemy unseen at the end of
             // turn N-1 may appear at its true place.
+            // The mail after turn N-1 says "orders now for turn N". The
+            // briefing (turn 1) shows what is in sight at the start, which
+            // no earlier turn recorded; tests/briefing.rs checks it.
             let Some(turn) = m
                 .subject
-                .split("Turn ")
+                .split("orders now for turn ")
                 .nth(1)
-                .and_then(|s| s.split(' ').next())
+                .and_then(|s| s.split(')').next())
                 .and_then(|n| n.parse::<u32>().ok())
+                .filter(|n| *n > 1)
             else {
                 continue;
             };

@@ -44,10 +44,21 @@ fn sha(s: &str) -> String {
 /// Pinned event now follows the loss that caused it).
 /// Re-pinned when APSoF V.B target protection came from the terrain: a
 /// target behind a fence (+1) or a wall (+3) on the firer's side.
+/// Re-pinned for issue #14: every fire now carries its attack and save
+/// dice and a move stopped by a friend names him (with the dice emptied and
+/// the old words put back the events were checked to be the earlier bytes,
+/// cf6f918e…), and then state and events changed for a rule fix: a unit
+/// that backs off a friend's ground it would have ended on no longer counts
+/// as having moved through the ranks it backed out of (APSoF IV.C.5-6:
+/// "units ... that move through"), so it loses no morale and they gain
+/// none. Book, visibility and the dice log are unchanged. Events again
+/// when every fire came to name its weapon's range band (`band`).
+/// Both sets merged: state and events re-pinned from the merged engine
+/// (book, visibility and the dice log unchanged).
 const PINNED: [(&str, &str); 5] = [
     (
         "state",
-        "004384cb68d643cccf94e14f3199376bb17a2751c1fbcd4d2d3ec7e74bf3ea7c",
+        "79038928c1c2d56184b1b210f37e06e26b5b68a5cda48693d76941398d728f5b",
     ),
     (
         "book",
@@ -55,7 +66,7 @@ const PINNED: [(&str, &str); 5] = [
     ),
     (
         "events",
-        "5f5f9154d378e8856be02efc9bce33ea2c5181fe769bd97ab1db554073a88874",
+        "223d6164c49df7a0a7dafc911c9729b39a50e0d6915cc23709021efd0daf2ee5",
     ),
     (
         "visibility",

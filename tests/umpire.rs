@@ -92,6 +92,15 @@ fn mails_to(g: &GameDir, to: &str) -> Vec<String> {
         .collect()
 }
 
+/// As [`mails_to`], briefings included (a replaced player's, issue #14).
+fn all_mails_to(g: &GameDir, to: &str) -> Vec<String> {
+    g.outbox_all()
+        .iter()
+        .filter(|m| m.contains(&format!("To: {to}")))
+        .map(|m| decoded(m))
+        .collect()
+}
+
 fn one<T: rusqlite::types::FromSql>(g: &GameDir, sql: &str) -> T {
     g.db().query_row(sql, [], |r| r.get(0)).unwrap()
 }
@@ -362,9 +371,20 @@ fn replace_by_mail_mails_a_new_secret_and_the_old_address_no_longer_counts() {
         &format!("PASSWORD {secret}\nREPLACE Grey <longstreet@example.test>"),
     );
     g.run_once();
-    let welcome = mails_to(&g, "longstreet@example.test");
-    assert_eq!(welcome.len(), 1, "{welcome:?}");
-    let w = &welcome[0];
+    let mails = all_mails_to(&g, "longstreet@example.test");
+    // The secret, and a briefing of his command as it stands (issue #14).
+    assert_eq!(mails.len(), 2, "{} mails", mails.len());
+    let welcome: Vec<&String> = mails
+        .iter()
+        .filter(|m| m.contains("made you the player"))
+        .collect();
+    assert_eq!(welcome.len(), 1);
+    assert!(
+        mails
+            .iter()
+            .any(|m| m.contains("Briefing (orders now for turn"))
+    );
+    let w = welcome[0];
     assert!(w.contains("made you the player Grey"), "{w}");
     let new_secret = w
         .lines()
@@ -1051,12 +1071,18 @@ fn a_replaced_players_secret_is_kept_only_until_its_mail_has_left() {
     let stored = decoded(&String::from_utf8_lossy(&raw));
     assert!(!stored.contains(&kept) && stored.contains("[secret-not-stored]"));
     g.run_once();
-    let welcome = mails_to(&g, "longstreet@example.test");
+    let mails = all_mails_to(&g, "longstreet@example.test");
+    // His secret, and his briefing (issue #14), which carries no secret.
+    let welcome: Vec<&String> = mails.iter().filter(|m| m.contains("PASSWORD")).collect();
     assert_eq!(welcome.len(), 1);
     assert!(
         welcome[0].contains(&format!("PASSWORD {kept}")),
         "{}",
         welcome[0]
     );
+    let briefing: Vec<&String> = mails.iter().filter(|m| m.contains("BRIEFING")).collect();
+    assert_eq!(briefing.len(), 1, "{mails:#?}");
+    assert!(!briefing[0].contains(&kept));
+    assert!(briefing[0].contains("YOUR UNITS"), "{}", briefing[0]);
     assert_eq!(one::<i64>(&g, "SELECT COUNT(*) FROM outbound_secrets"), 0);
 }

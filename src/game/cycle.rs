@@ -425,6 +425,7 @@ fn remind_game(
                 text: &text,
                 html: None,
                 png: None,
+                png_name: None,
                 reply_token_for: Some((&p.name, t.number)),
                 now,
             },

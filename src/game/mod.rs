@@ -3,6 +3,7 @@
 //! describing it, reading orders, processing turns when due.
 
 pub mod book;
+pub mod briefing;
 pub mod clock;
 pub mod cycle;
 pub mod deadline;
@@ -47,6 +48,8 @@ pub enum GameError {
     Deadline(#[from] DeadlineError),
     #[error(transparent)]
     Roster(#[from] roster::RosterError),
+    #[error("the game is created, but its briefings could not be made: {0}")]
+    Briefing(#[from] reports::ReportsError),
 }
 
 impl GameError {
@@ -59,7 +62,7 @@ impl GameError {
             | GameError::Roster(_)
             | GameError::Deadline(_) => true,
             GameError::Store(e) => e.is_user_error(),
-            GameError::Secret(_) | GameError::State(_) => false,
+            GameError::Secret(_) | GameError::State(_) | GameError::Briefing(_) => false,
         }
     }
 }
@@ -199,6 +202,27 @@ pub fn create_from_text_with_roster(
         not_in_roster,
         ..created
     })
+}
+
+/// Queues every player's briefing of the new game `name` (issue #14; see
+/// [`briefing`]) in one transaction, stored as his report of turn 1.
+/// Returns how many mails were queued.
+pub fn brief_players(
+    store: &mut Store,
+    name: &str,
+    mail: &report_mail::ReportMail,
+    now: i64,
+) -> Result<usize, GameError> {
+    let Some(id) = store.game_id(name)? else {
+        return Err(GameError::Store(StoreError::InvalidGame {
+            game: name.to_string(),
+            problem: "it is not in the database".to_string(),
+        }));
+    };
+    let tx = store.transaction()?;
+    let n = briefing::issue_briefings(&tx, id, mail, briefing::Briefed::Everyone, now)?;
+    tx.commit().map_err(StoreError::from)?;
+    Ok(n)
 }
 
 /// A plain-text description of a game for `adjutant game show`.

@@ -89,6 +89,9 @@ pub struct ReportLetter<'a> {
     pub text: &'a str,
     pub html: Option<&'a str>,
     pub png: Option<&'a [u8]>,
+    /// The map attachment's file name (issue #14: named by game, turn and
+    /// side, e.g. `brawner-turn4-union.png`); `None`: `map.png`.
+    pub png_name: Option<&'a str>,
     /// `(player, turn)` whose reply token goes in `Reply-To`; `None` for
     /// the umpire, who does not answer reports with orders.
     pub reply_token_for: Option<(&'a str, u32)>,
@@ -173,7 +176,7 @@ fn compose_with_reply_to(
         .png
         .filter(|p| !p.is_empty())
         .map(|p| Attachment {
-            filename: "map.png".into(),
+            filename: letter.png_name.unwrap_or("map.png").to_string(),
             content_type: png_type,
             data: p.to_vec(),
         })

@@ -100,12 +100,12 @@ pub struct ReportsIssued {
 }
 
 /// A player who gets a report.
-struct Reader {
-    id: i64,
-    name: String,
-    side_row: i64,
-    side: SideId,
-    time_zone: String,
+pub(super) struct Reader {
+    pub(super) id: i64,
+    pub(super) name: String,
+    pub(super) side_row: i64,
+    pub(super) side: SideId,
+    pub(super) time_zone: String,
 }
 
 /// Renders, stores and queues every report of the turn just processed.
@@ -272,6 +272,7 @@ pub fn issue_turn_reports(
             text: &report.text,
             html: Some(&report.html),
             png: Some(&report.png),
+            png_name: Some(&report.map_file),
             reply_token_for: Some((&reader.name, t.state.turn)),
             now: t.now,
         };
@@ -361,6 +362,7 @@ pub fn issue_turn_reports(
                 text: &report.text,
                 html: Some(&report.html),
                 png: Some(&report.png),
+                png_name: Some(&report.map_file),
                 reply_token_for: None,
                 now: t.now,
             },
@@ -374,7 +376,7 @@ pub fn issue_turn_reports(
 
 /// Our address with the player's reply token for `turn`: what Reply-To
 /// carries, also printed in the report for clients that lose Reply-To.
-fn reply_address(
+pub(super) fn reply_address(
     mail: &ReportMail,
     game: &str,
     player: &str,
@@ -386,7 +388,7 @@ fn reply_address(
 
 /// Active players with their side (store row and rules id, matched by
 /// name as the order parser does).
-fn readers(
+pub(super) fn readers(
     tx: &Transaction<'_>,
     game: GameId,
     state: &BattleState,
@@ -426,7 +428,7 @@ fn readers(
         .collect())
 }
 
-fn reader_officers(
+pub(super) fn reader_officers(
     tx: &Transaction<'_>,
     game: GameId,
     player: i64,
@@ -442,7 +444,7 @@ fn reader_officers(
 }
 
 /// Every order row's text as the player wrote it, by row id.
-fn order_texts(
+pub(super) fn order_texts(
     tx: &Transaction<'_>,
     game: GameId,
 ) -> Result<HashMap<u64, String>, rusqlite::Error> {
@@ -490,7 +492,7 @@ fn renumber(mut o: UnitOrders, numbers: &BTreeMap<u64, u32>) -> UnitOrders {
 
 /// Each unit's order in force on `turn` and those pending, with the turn
 /// each takes effect (APSoF I.C.1), in the words they were written.
-fn orders_by_unit(
+pub(super) fn orders_by_unit(
     book: &OrderBook,
     turn: u32,
     texts: &HashMap<u64, String>,
@@ -562,7 +564,7 @@ fn umpire_orders(
 /// `turn`. A `sighting` event holds WHICH enemies were seen at the end of
 /// its turn; where and how they were is read from the state the engine
 /// left then, the snapshot of the following turn.
-fn last_known_before(
+pub(super) fn last_known_before(
     tx: &Transaction<'_>,
     game: GameId,
     turn: u32,
@@ -727,7 +729,11 @@ fn hold_letter(
     Ok(())
 }
 
-fn link_mail(tx: &Transaction<'_>, report: i64, outbound: i64) -> Result<(), rusqlite::Error> {
+pub(super) fn link_mail(
+    tx: &Transaction<'_>,
+    report: i64,
+    outbound: i64,
+) -> Result<(), rusqlite::Error> {
     tx.execute(
         "UPDATE reports SET outbound_mail_id = ?2 WHERE id = ?1",
         params![report, outbound],

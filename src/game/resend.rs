@@ -7,12 +7,17 @@
 //! never another player's (not even of his own side: each player's report
 //! is cut to his own command), never the umpire's (player_id NULL).
 //!
-//! - `REPORT` sends his latest report, `REPORT 3` his report of turn 3:
+//! Players count reports by the turn whose results they tell (issue #14):
+//! `REPORT 3` is "turn 3 results (orders now for turn 4)", stored with turn
+//! 4; `REPORT 0` is the briefing, stored with turn 1.
+//!
+//! - `REPORT` sends his latest report, `REPORT 3` his turn 3 results:
 //!   one mail like the original (text, HTML with the map, map.png — the PNG
 //!   made again from the SVG stored in the HTML).
 //! - `HISTORY` sends every report of his (or those from `FROM` to `TO`) in
 //!   ONE mail: all the text reports in turn order in the body, and each
-//!   turn's HTML report attached as `report-turn-N.html`.
+//!   turn's HTML report attached as `report-turn-N.html` (N the turn whose
+//!   results it tells; the briefing `report-briefing.html`).
 //!
 //! Each request adds a line to the receipt saying what was sent, or why
 //! nothing was.
@@ -124,22 +129,43 @@ pub fn answer_requests(
         return Ok(lines);
     };
     let to = live_addresses(tx, ctx.player_id).map_err(sql)?;
-    let turns = report_turns(tx, ctx)?;
+    // Stored reports are numbered by the turn they open; players count by
+    // the turn whose results they tell (issue #14): the report stored with
+    // turn 4 is "turn 3 results", the briefing stored with turn 1 is 0.
+    let turns = report_turns(tx, ctx)?.map(|(a, b)| (a.saturating_sub(1), b.saturating_sub(1)));
     let latest = turns.map(|(_, last)| last);
     let token_turn = open_turn_number(tx, ctx)?;
-    let none_yet = "You have no reports yet: the first is sent when turn 1 has been processed.";
+    let none_yet =
+        "You have no reports yet: the game has sent you no briefing or results; ask the umpire.";
+    let side: String = tx
+        .query_row(
+            "SELECT s.name FROM players p JOIN sides s ON s.id = p.side_id WHERE p.id = ?1",
+            [ctx.player_id],
+            |r| r.get(0),
+        )
+        .map_err(sql)?;
+    let what = |n: u32| {
+        if n == 0 {
+            "briefing".to_string()
+        } else {
+            format!("turn {n} results")
+        }
+    };
 
     if let Some(asked) = report {
         let line = match (asked, latest) {
             (_, None) => none_yet.to_string(),
             (Some(n), Some(last)) if n > last => format!(
-                "REPORT {n}: there is no report for turn {n} yet; your latest is for turn {last}."
+                "REPORT {n}: turn {n} has not been played yet; your latest report is your {} (REPORT {last}).",
+                what(last)
             ),
             (asked, Some(last)) => {
                 let n = asked.unwrap_or(last);
-                match his_reports(tx, ctx, n, n)?.pop() {
+                match his_reports(tx, ctx, n + 1, n + 1)?.pop() {
                     None => format!(
-                        "REPORT {n}: there is no report of yours for turn {n} (reports begin with turn 2, the situation after turn 1 is played)."
+                        "REPORT {n}: there is no report of yours for {}; yours run from REPORT {} to REPORT {last} (REPORT 0 is the briefing).",
+                        what(n),
+                        turns.map_or(last, |(first, _)| first)
                     ),
                     Some(_) if to.is_empty() => {
                         "REPORT: not sent, because mail to every address registered for you bounces; ask the umpire.".to_string()
@@ -150,9 +176,17 @@ pub fn answer_requests(
                             .as_deref()
                             .and_then(inline_svg)
                             .and_then(|svg| svg_to_png(svg).ok());
+                        let results_of = r.turn.saturating_sub(1);
+                        let png_name =
+                            crate::report::render::map_file_name(ctx.game_name, results_of, &side);
                         let id = format!("{}-{}", ctx.public_id, r.turn);
+                        let head = if results_of == 0 {
+                            "Briefing".to_string()
+                        } else {
+                            format!("Turn {results_of} results")
+                        };
                         let subject = format!(
-                            "[{}] Turn {} report for {} (copy)",
+                            "[{}] {head} (orders then for turn {}), report for {} (copy)",
                             ctx.game_name, r.turn, ctx.player_name
                         );
                         queue_letter(
@@ -168,14 +202,15 @@ pub fn answer_requests(
                                 text: &r.text,
                                 html: r.html.as_deref(),
                                 png: png.as_deref(),
+                                png_name: Some(&png_name),
                                 reply_token_for: Some((ctx.player_name, token_turn)),
                                 now: ctx.received_at,
                             },
                         )
                         .map_err(mail_err)?;
                         format!(
-                            "REPORT: your report of turn {} is sent again to {}.",
-                            r.turn,
+                            "REPORT {results_of}: your {} report is sent again to {}.",
+                            what(results_of),
                             to.join(", ")
                         )
                     }
@@ -189,32 +224,40 @@ pub fn answer_requests(
         let line = match latest {
             None => none_yet.to_string(),
             Some(last) => {
-                let from = from.unwrap_or(1);
+                let from = from.unwrap_or(0);
                 let upto = upto.unwrap_or(last).min(last);
                 let found = if from <= upto {
-                    his_reports(tx, ctx, from, upto)?
+                    his_reports(tx, ctx, from + 1, upto + 1)?
                 } else {
                     Vec::new()
                 };
                 if found.is_empty() {
                     format!(
-                        "HISTORY: you have no reports from turn {from} to turn {upto}; yours run from turn {} to turn {last}.",
-                        turns.map_or(last, |(first, _)| first)
+                        "HISTORY: you have no reports from turn {from} to turn {upto}; yours run from {} to turn {last} results.",
+                        turns.map_or_else(|| what(last), |(first, _)| what(first))
                     )
                 } else if to.is_empty() {
                     "HISTORY: not sent, because mail to every address registered for you bounces; ask the umpire.".to_string()
                 } else {
-                    let turns: Vec<String> = found.iter().map(|r| r.turn.to_string()).collect();
+                    let names: Vec<String> = found
+                        .iter()
+                        .map(|r| what(r.turn.saturating_sub(1)))
+                        .collect();
                     let mut text = format!(
-                        "Your reports of turns {}, as they were sent. Each is also attached as HTML with its map.\n",
-                        turns.join(", ")
+                        "Your reports ({}), as they were sent. Each is also attached as HTML with its map.\n",
+                        names.join(", ")
                     );
                     let mut attachments = Vec::new();
                     for r in &found {
                         let _ = write!(text, "\n{}\n\n{}", "=".repeat(72), r.text);
                         if let Some(h) = &r.html {
+                            let results_of = r.turn.saturating_sub(1);
                             attachments.push(Attachment {
-                                filename: format!("report-turn-{}.html", r.turn),
+                                filename: if results_of == 0 {
+                                    "report-briefing.html".to_string()
+                                } else {
+                                    format!("report-turn-{results_of}.html")
+                                },
                                 content_type: crate::mail::compose::ContentType::TEXT_HTML,
                                 data: h.as_bytes().to_vec(),
                             });
@@ -223,14 +266,14 @@ pub fn answer_requests(
                     let subject = format!(
                         "[{}] Your reports, turns {} to {}",
                         ctx.game_name,
-                        found.first().map_or(from, |r| r.turn),
-                        found.last().map_or(upto, |r| r.turn)
+                        found.first().map_or(from, |r| r.turn.saturating_sub(1)),
+                        found.last().map_or(upto, |r| r.turn.saturating_sub(1))
                     );
                     queue_history(tx, mail, ctx, &to, &subject, &text, attachments, token_turn)?;
                     format!(
-                        "HISTORY: {} report(s) (turns {}) sent to {}.",
+                        "HISTORY: {} report(s) ({}) sent to {}.",
                         found.len(),
-                        turns.join(", "),
+                        names.join(", "),
                         to.join(", ")
                     )
                 }
@@ -265,6 +308,7 @@ fn queue_history(
             text,
             html: None,
             png: None,
+            png_name: None,
             reply_token_for: Some((ctx.player_name, token_turn)),
             now: ctx.received_at,
         },

@@ -31,6 +31,10 @@ pub enum Mark {
     LastKnown,
     /// Umpire map: a unit of side n.
     Side(u8),
+    /// A unit out of the battle (destroyed, captured, gone off the table):
+    /// drawn grey and crossed where it was last, never as a live unit, and
+    /// not labelled (its name and fate are in its tooltip and the text).
+    Gone,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -73,6 +77,9 @@ pub struct MapLayer {
     pub terrain: Terrain,
     pub units: Vec<MapUnit>,
     pub officers: Vec<MapOfficer>,
+    /// The key drawn under the table: each kind of mark and what it means
+    /// to this reader ("your units", "the Confederates", …).
+    pub legend: Vec<(Mark, String)>,
 }
 
 /// Escape text for XML content and attribute values.
@@ -96,6 +103,9 @@ pub fn xml_escape(s: &str) -> String {
 const TARGET_PX: f64 = 900.0;
 const MARGIN: f64 = 24.0;
 const HEADER: f64 = 28.0;
+/// The legend's band under the table (below the bottom margin, which
+/// holds the grid's inch labels).
+const LEGEND: f64 = 40.0;
 
 /// Pixel geometry of a map: table inches to SVG pixels, y flipped so north
 /// is up.
@@ -120,7 +130,8 @@ impl Frame {
     }
 
     pub fn height_px(&self) -> u32 {
-        ((self.max.y - self.min.y).max(1.0) * self.scale + 2.0 * MARGIN + HEADER).ceil() as u32
+        ((self.max.y - self.min.y).max(1.0) * self.scale + 2.0 * MARGIN + HEADER + LEGEND).ceil()
+            as u32
     }
 
     fn x(&self, x: f64) -> f64 {
@@ -172,6 +183,7 @@ fn unit_colour(mark: Mark) -> &'static str {
         Mark::Own => "#1f4e9c",
         Mark::Friend => "#6f8fc7",
         Mark::Enemy | Mark::LastKnown => "#b22222",
+        Mark::Gone => "#333333",
         Mark::Side(n) => SIDE_COLOURS
             .get(usize::from(n) % SIDE_COLOURS.len())
             .copied()
@@ -234,7 +246,8 @@ pub fn map_parts(layer: &MapLayer) -> MapParts {
         f.y(layer.min.y) - f.y(layer.max.y)
     );
     draw_terrain(&mut s, &f, &layer.terrain);
-    draw_furniture(&mut s, &f, layer.yards_per_inch);
+    draw_grid(&mut s, &f);
+    draw_north(&mut s, &f);
     let base = s;
 
     let mut s = String::with_capacity(16 * 1024);
@@ -248,17 +261,21 @@ pub fn map_parts(layer: &MapLayer) -> MapParts {
         draw_unit(&mut s, &f, u);
     }
     for o in &layer.officers {
+        if !o.at.is_finite() {
+            continue;
+        }
         let _ = writeln!(
             s,
-            "<g><circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"4\" fill=\"#ffd700\" stroke=\"{}\" stroke-width=\"2\"/><text x=\"{:.1}\" y=\"{:.1}\" font-size=\"10\" font-style=\"italic\">{}</text></g>",
+            "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"4\" fill=\"#ffd700\" stroke=\"{}\" stroke-width=\"2\"/>",
             f.x(o.at.x),
             f.y(o.at.y),
             unit_colour(o.mark),
-            f.x(o.at.x) + 6.0,
-            f.y(o.at.y) + 3.0,
-            xml_escape(&o.label)
         );
     }
+    for l in layout_labels(layer) {
+        draw_label(&mut s, &l);
+    }
+    draw_legend(&mut s, &f, layer);
     MapParts {
         open,
         base,
@@ -304,21 +321,22 @@ fn draw_terrain(s: &mut String, f: &Frame, t: &Terrain) {
             xml_escape(&ford.name)
         );
     }
+    // Landmarks' squares only: their names are labels, placed with the
+    // units' in the overlay so that no label covers a unit or another.
     for lm in t.landmarks.iter().filter(|x| x.position.is_finite()) {
         let (x, y) = (f.x(lm.position.x), f.y(lm.position.y));
         let _ = writeln!(
             s,
-            "<g><rect x=\"{:.1}\" y=\"{:.1}\" width=\"5\" height=\"5\" fill=\"#333333\"/><text x=\"{:.1}\" y=\"{:.1}\" font-size=\"10\" fill=\"#333333\">{}</text></g>",
+            "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"5\" height=\"5\" fill=\"#333333\"><title>{}</title></rect>",
             x - 2.5,
             y - 2.5,
-            x + 5.0,
-            y - 4.0,
             xml_escape(&lm.name)
         );
     }
 }
 
-/// A unit: its footprint, its front edge drawn thick, and its label.
+/// A unit: its footprint and its front edge drawn thick. Its label is
+/// placed apart ([`layout_labels`]).
 ///
 /// Fading (last-known places, other commands) is drawn with per-element
 /// `fill-opacity`/`stroke-opacity`, not group `opacity`: a group opacity
@@ -332,20 +350,29 @@ fn draw_unit(s: &mut String, f: &Frame, u: &MapUnit) {
     }
     let colour = unit_colour(u.mark);
     let a = u.opacity.clamp(0.0, 1.0);
-    let (dash, fill) = if u.mark == Mark::LastKnown {
-        (";stroke-dasharray:3 2", 0.35 * a)
-    } else {
-        ("", a)
+    let (dash, fill) = match u.mark {
+        Mark::LastKnown => (";stroke-dasharray:3 2", 0.35 * a),
+        Mark::Gone => (";stroke-dasharray:2 2", 0.0),
+        _ => ("", a),
     };
     let [fl, fr, rr, rl] = u.corners;
-    let centre = Pos::new((fl.x + rr.x) / 2.0, (fl.y + rr.y) / 2.0);
-    let (tx, ty) = (f.x(centre.x) + 6.0, f.y(centre.y) - 6.0);
-    // The label stands on a pale card rather than a white outline drawn
-    // round every glyph ("halo"): stroking glyph outlines was the largest
-    // single cost of the PNG, and the card reads as well over terrain.
-    // Width is estimated from the length (DejaVu Sans Condensed Bold at
-    // 10 px is under 6 px a character).
-    let chars = u.label.chars().count() as f64;
+    if u.mark == Mark::Gone {
+        let _ = writeln!(
+            s,
+            "<g><title>{}</title><polygon points=\"{}\" style=\"fill:#ffffff;fill-opacity:0.7;stroke:{colour};stroke-width:0.8{dash}\"/><line x1=\"{:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" stroke=\"{colour}\" stroke-width=\"1.2\"/><line x1=\"{:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" stroke=\"{colour}\" stroke-width=\"1.2\"/></g>",
+            xml_escape(&u.label),
+            f.points(&[fl, fr, rr, rl]),
+            f.x(fl.x),
+            f.y(fl.y),
+            f.x(rr.x),
+            f.y(rr.y),
+            f.x(fr.x),
+            f.y(fr.y),
+            f.x(rl.x),
+            f.y(rl.y),
+        );
+        return;
+    }
     let body = format!(
         "<polygon points=\"{}\" style=\"fill:{colour};fill-opacity:{fill:.2};stroke:#000000;stroke-opacity:{a:.2};stroke-width:0.8{dash}\"/><line x1=\"{:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" stroke=\"#000000\" stroke-opacity=\"{a:.2}\" stroke-width=\"2.5\"/>",
         f.points(&[fl, fr, rr, rl]),
@@ -354,41 +381,435 @@ fn draw_unit(s: &mut String, f: &Frame, u: &MapUnit) {
         f.x(fr.x),
         f.y(fr.y),
     );
-    if u.mark == Mark::Friend {
-        // Other commands' units are named in the text report and on
-        // hover (<title>); printed on the map they crowd out the reader's
-        // own units and the enemy, and in a corps battle their labels were
-        // most of the cost of every player's PNG.
-        let _ = writeln!(s, "<g><title>{}</title>{body}</g>", xml_escape(&u.label));
-        return;
+    // Every unit carries its label as a tooltip in the HTML; other
+    // commands' units are not labelled on the map (their names are in the
+    // text report), which keeps a corps battle's map readable.
+    let _ = writeln!(s, "<g><title>{}</title>{body}</g>", xml_escape(&u.label));
+}
+
+/// A rectangle in SVG pixels: left, top, right, bottom.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PxBox {
+    pub x0: f64,
+    pub y0: f64,
+    pub x1: f64,
+    pub y1: f64,
+}
+
+impl PxBox {
+    fn around(points: impl IntoIterator<Item = (f64, f64)>) -> Option<PxBox> {
+        let mut b: Option<PxBox> = None;
+        for (x, y) in points {
+            b = Some(match b {
+                None => PxBox {
+                    x0: x,
+                    y0: y,
+                    x1: x,
+                    y1: y,
+                },
+                Some(b) => PxBox {
+                    x0: b.x0.min(x),
+                    y0: b.y0.min(y),
+                    x1: b.x1.max(x),
+                    y1: b.y1.max(y),
+                },
+            });
+        }
+        b
     }
+
+    fn grow(self, by: f64) -> PxBox {
+        PxBox {
+            x0: self.x0 - by,
+            y0: self.y0 - by,
+            x1: self.x1 + by,
+            y1: self.y1 + by,
+        }
+    }
+
+    /// True when the two share any area (touching edges do not count).
+    pub fn overlaps(&self, o: &PxBox) -> bool {
+        self.x0 < o.x1 && o.x0 < self.x1 && self.y0 < o.y1 && o.y0 < self.y1
+    }
+
+    fn inside(&self, o: &PxBox) -> bool {
+        self.x0 >= o.x0 && self.x1 <= o.x1 && self.y0 >= o.y0 && self.y1 <= o.y1
+    }
+
+    fn centre(&self) -> (f64, f64) {
+        ((self.x0 + self.x1) / 2.0, (self.y0 + self.y1) / 2.0)
+    }
+}
+
+/// How a label is drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LabelStyle {
+    /// A unit's name or designation, in the colour of its mark.
+    Unit(Mark),
+    /// An officer or rider, italic.
+    Officer,
+    /// A landmark's name.
+    Landmark,
+}
+
+/// A label with the box it was given: the card drawn behind its text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlacedLabel {
+    pub text: String,
+    pub style: LabelStyle,
+    pub opacity: f64,
+    pub card: PxBox,
+    /// Where a leader line runs to when the label stands off its piece.
+    pub leader: Option<(f64, f64)>,
+}
+
+const LABEL_SIZE: f64 = 10.0;
+/// Card height: DejaVu Sans Condensed at 10 px lays out 11.64 px a line
+/// (measured with usvg), with a pixel of paper above and below.
+const CARD_H: f64 = 13.5;
+/// From a card's top to its text's baseline: the font's ascent (9.28 px at
+/// 10 px, measured) plus the pixel of paper.
+const BASELINE: f64 = 10.4;
+
+/// Advance of one character of DejaVu Sans Condensed at 10 px, rounded up
+/// from widths measured with usvg ("iiii" 2.5 px each, "mmmm" 8.8,
+/// "WWWW" 8.9, digits 5.7, lower case about 5.1, capitals about 6.1): a
+/// little wide, so the card always holds the text.
+fn char_px(c: char) -> f64 {
+    match c {
+        'W' | 'M' | 'm' | 'w' | '@' | '%' => 9.2,
+        'i' | 'l' | 'j' | '.' | ',' | ':' | ';' | '\'' | '|' | '!' | 'I' => 3.0,
+        ' ' | 'f' | 't' | 'r' | '(' | ')' | '-' | '[' | ']' => 3.9,
+        '0'..='9' => 6.0,
+        c if c.is_ascii_uppercase() => 6.6,
+        c if c.is_ascii_lowercase() => 5.4,
+        _ => 7.5,
+    }
+}
+
+/// The text's width in pixels at 10 px (see [`char_px`]).
+pub fn text_px(text: &str) -> f64 {
+    text.chars().map(char_px).sum::<f64>()
+}
+
+/// One label still to place: its text and the box of the piece it names.
+struct Want {
+    text: String,
+    style: LabelStyle,
+    opacity: f64,
+    anchor: PxBox,
+}
+
+/// Places every label of the map — own units by name, enemies by their
+/// mark, last-known places with their age, officers, riders and landmarks —
+/// so that no label covers another label, a unit or a marker (issue #14).
+///
+/// Each label tries places round its piece, nearest first (right, left,
+/// above, below, the corners), then farther out, with a leader line when it
+/// stands off; every place must lie on the table. Units of other commands
+/// are not labelled but are obstacles too. Deterministic: the same layer
+/// gives the same places.
+pub fn layout_labels(layer: &MapLayer) -> Vec<PlacedLabel> {
+    let f = Frame::new(layer.min, layer.max);
+    let table = PxBox {
+        x0: f.x(layer.min.x) + 1.0,
+        y0: f.y(layer.max.y) + 1.0,
+        x1: f.x(layer.max.x) - 1.0,
+        y1: f.y(layer.min.y) - 1.0,
+    };
+    let mut obstacles: Vec<PxBox> = Vec::new();
+    let mut wants: Vec<Want> = Vec::new();
+    for u in &layer.units {
+        if !u.corners.iter().all(|p| p.is_finite()) {
+            continue;
+        }
+        let Some(b) = PxBox::around(u.corners.iter().map(|p| (f.x(p.x), f.y(p.y)))) else {
+            continue;
+        };
+        let b = b.grow(1.5);
+        obstacles.push(b);
+        if !matches!(u.mark, Mark::Friend | Mark::Gone) && !u.label.is_empty() {
+            wants.push(Want {
+                text: u.label.clone(),
+                style: LabelStyle::Unit(u.mark),
+                opacity: u.opacity.clamp(0.0, 1.0).max(0.85),
+                anchor: b,
+            });
+        }
+    }
+    for o in layer.officers.iter().filter(|o| o.at.is_finite()) {
+        let (x, y) = (f.x(o.at.x), f.y(o.at.y));
+        let b = PxBox {
+            x0: x - 5.5,
+            y0: y - 5.5,
+            x1: x + 5.5,
+            y1: y + 5.5,
+        };
+        obstacles.push(b);
+        wants.push(Want {
+            text: o.label.clone(),
+            style: LabelStyle::Officer,
+            opacity: 1.0,
+            anchor: b,
+        });
+    }
+    for lm in layer
+        .terrain
+        .landmarks
+        .iter()
+        .filter(|l| l.position.is_finite())
+    {
+        let (x, y) = (f.x(lm.position.x), f.y(lm.position.y));
+        let b = PxBox {
+            x0: x - 3.0,
+            y0: y - 3.0,
+            x1: x + 3.0,
+            y1: y + 3.0,
+        };
+        obstacles.push(b);
+        wants.push(Want {
+            text: lm.name.clone(),
+            style: LabelStyle::Landmark,
+            opacity: 1.0,
+            anchor: b,
+        });
+    }
+    let mut placed: Vec<PlacedLabel> = Vec::with_capacity(wants.len());
+    for w in wants {
+        let wpx = text_px(&w.text) + 4.0;
+        let free = |c: &PxBox, placed: &[PlacedLabel]| {
+            c.inside(&table)
+                && !obstacles.iter().any(|o| o.overlaps(c))
+                && !placed.iter().any(|p| p.card.overlaps(c))
+        };
+        let mut chosen = None;
+        'search: for (ring, gap) in [1.0, 4.0, 10.0, 18.0, 30.0, 45.0, 65.0, 90.0, 120.0, 160.0]
+            .into_iter()
+            .enumerate()
+        {
+            for c in candidates(&w.anchor, wpx, gap) {
+                if free(&c, &placed) {
+                    chosen = Some((c, ring >= 2));
+                    break 'search;
+                }
+            }
+        }
+        if chosen.is_none() {
+            // Crowded beyond the rings: the nearest free place anywhere on
+            // the table, scanned on a 6 px lattice.
+            let (cx, cy) = w.anchor.centre();
+            let mut best: Option<(f64, PxBox)> = None;
+            let mut y = table.y0;
+            while y + CARD_H <= table.y1 {
+                let mut x = table.x0;
+                while x + wpx <= table.x1 {
+                    let c = PxBox {
+                        x0: x,
+                        y0: y,
+                        x1: x + wpx,
+                        y1: y + CARD_H,
+                    };
+                    let d = (x + wpx / 2.0 - cx).hypot(y + CARD_H / 2.0 - cy);
+                    if best.as_ref().is_none_or(|(bd, _)| d < *bd) && free(&c, &placed) {
+                        best = Some((d, c));
+                    }
+                    x += 6.0;
+                }
+                y += 6.0;
+            }
+            chosen = best.map(|(_, c)| (c, true));
+        }
+        // No room anywhere on the table: the label is left off rather than
+        // drawn over another; the piece keeps its tooltip in the HTML and
+        // its line in the text report.
+        let Some((card, off)) = chosen else {
+            continue;
+        };
+        placed.push(PlacedLabel {
+            text: w.text,
+            style: w.style,
+            opacity: w.opacity,
+            card,
+            leader: off.then(|| w.anchor.centre()),
+        });
+    }
+    placed
+}
+
+/// The boxes, in SVG pixels, of every piece drawn on the map: units (of
+/// any mark), officers' and riders' dots, landmarks' squares. No label may
+/// overlap one ([`layout_labels`]).
+pub fn piece_boxes(layer: &MapLayer) -> Vec<PxBox> {
+    let f = Frame::new(layer.min, layer.max);
+    let mut out: Vec<PxBox> = layer
+        .units
+        .iter()
+        .filter(|u| u.corners.iter().all(|p| p.is_finite()))
+        .filter_map(|u| PxBox::around(u.corners.iter().map(|p| (f.x(p.x), f.y(p.y)))))
+        .collect();
+    let dot = |x: f64, y: f64, r: f64| PxBox {
+        x0: x - r,
+        y0: y - r,
+        x1: x + r,
+        y1: y + r,
+    };
+    out.extend(
+        layer
+            .officers
+            .iter()
+            .filter(|o| o.at.is_finite())
+            .map(|o| dot(f.x(o.at.x), f.y(o.at.y), 5.0)),
+    );
+    out.extend(
+        layer
+            .terrain
+            .landmarks
+            .iter()
+            .filter(|l| l.position.is_finite())
+            .map(|l| dot(f.x(l.position.x), f.y(l.position.y), 2.5)),
+    );
+    out
+}
+
+/// Places for a `w`-wide card round `a`, `gap` pixels off it: right, left,
+/// above, below, then the four corners.
+fn candidates(a: &PxBox, w: f64, gap: f64) -> [PxBox; 8] {
+    let (cx, cy) = a.centre();
+    let at = |x0: f64, y0: f64| PxBox {
+        x0,
+        y0,
+        x1: x0 + w,
+        y1: y0 + CARD_H,
+    };
+    [
+        at(a.x1 + gap, cy - CARD_H / 2.0),
+        at(a.x0 - gap - w, cy - CARD_H / 2.0),
+        at(cx - w / 2.0, a.y0 - gap - CARD_H),
+        at(cx - w / 2.0, a.y1 + gap),
+        at(a.x1 + gap, a.y0 - gap - CARD_H),
+        at(a.x0 - gap - w, a.y0 - gap - CARD_H),
+        at(a.x1 + gap, a.y1 + gap),
+        at(a.x0 - gap - w, a.y1 + gap),
+    ]
+}
+
+/// A placed label: its card, its text, and a leader line to its piece when
+/// it stands off.
+///
+/// Enemies' designations are white on a dark red card, so that a letter is
+/// never pale on red; last-known places are dark red on a dashed white
+/// card; own units blue on white.
+fn draw_label(s: &mut String, l: &PlacedLabel) {
+    let c = &l.card;
+    let a = l.opacity;
+    if let Some((lx, ly)) = l.leader {
+        // From the card's nearest edge point to the piece.
+        let ex = lx.clamp(c.x0, c.x1);
+        let ey = ly.clamp(c.y0, c.y1);
+        let _ = writeln!(
+            s,
+            "<line x1=\"{ex:.1}\" y1=\"{ey:.1}\" x2=\"{lx:.1}\" y2=\"{ly:.1}\" stroke=\"#444444\" stroke-width=\"0.7\" stroke-opacity=\"0.8\"/>"
+        );
+    }
+    let (card_fill, card_opacity, border, text_fill, weight, font_style) = match l.style {
+        LabelStyle::Unit(Mark::Enemy) => ("#8b1a1a", 1.0, "none", "#ffffff", "bold", "normal"),
+        LabelStyle::Unit(Mark::LastKnown) => {
+            ("#ffffff", 0.9, "#8b1a1a", "#8b1a1a", "bold", "normal")
+        }
+        LabelStyle::Unit(m) => ("#ffffff", 0.85, "none", unit_colour(m), "bold", "normal"),
+        LabelStyle::Officer => ("#fff8d0", 0.85, "none", "#222222", "normal", "italic"),
+        LabelStyle::Landmark => ("#ffffff", 0.6, "none", "#333333", "normal", "normal"),
+    };
+    let stroke = if border == "none" {
+        String::new()
+    } else {
+        format!(" stroke=\"{border}\" stroke-width=\"0.8\" stroke-dasharray=\"3 2\"")
+    };
     let _ = writeln!(
         s,
-        "<g>{body}<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"12\" fill=\"#ffffff\" fill-opacity=\"{:.2}\"/><text x=\"{tx:.1}\" y=\"{ty:.1}\" font-size=\"10\" font-weight=\"bold\" fill=\"{colour}\" fill-opacity=\"{a:.2}\">{}</text></g>",
-        tx - 1.0,
-        ty - 9.5,
-        chars * 6.0 + 2.0,
-        0.7 * a,
-        xml_escape(&u.label)
+        "<g><rect x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{card_fill}\" fill-opacity=\"{:.2}\"{stroke}/><text x=\"{:.1}\" y=\"{:.1}\" font-size=\"{LABEL_SIZE}\" font-weight=\"{weight}\" font-style=\"{font_style}\" fill=\"{text_fill}\" fill-opacity=\"{a:.2}\">{}</text></g>",
+        c.x0,
+        c.y0,
+        c.x1 - c.x0,
+        c.y1 - c.y0,
+        card_opacity * a,
+        c.x0 + 2.0,
+        c.y0 + BASELINE,
+        xml_escape(&l.text)
     );
 }
 
-/// North arrow and a scale bar of 200 yards.
-fn draw_furniture(s: &mut String, f: &Frame, yards_per_inch: f64) {
-    let ypi = if yards_per_inch > 0.0 {
-        yards_per_inch
-    } else {
-        25.0
-    };
-    let bar_px = 200.0 / ypi * f.scale;
-    let x0 = f.x(f.max.x) - bar_px - 10.0;
-    let y0 = f.y(f.min.y) + 14.0;
+/// Inches between grid lines: the smallest of 1, 2, 3, 6, 12, 24 that
+/// draws no more than a dozen lines across the longer side.
+fn grid_step(f: &Frame) -> f64 {
+    let span = (f.max.x - f.min.x).max(f.max.y - f.min.y);
+    [1.0, 2.0, 3.0, 6.0, 12.0, 24.0]
+        .into_iter()
+        .find(|s| span / s <= 12.0)
+        .unwrap_or(48.0)
+}
+
+/// A light grid in table inches, labelled along the bottom (x, east) and
+/// the left (y, north) edge, so that a place read on the map can be
+/// compared with the coordinates of the text report.
+fn draw_grid(s: &mut String, f: &Frame) {
+    let step = grid_step(f);
+    let (top, bottom) = (f.y(f.max.y), f.y(f.min.y));
+    let (left, right) = (f.x(f.min.x), f.x(f.max.x));
+    let _ = write!(
+        s,
+        "<g stroke=\"#000000\" stroke-opacity=\"0.13\" stroke-width=\"0.6\">"
+    );
+    let mut x = (f.min.x / step).ceil() * step;
+    while x <= f.max.x + 1e-9 {
+        let px = f.x(x);
+        let _ = write!(
+            s,
+            "<line x1=\"{px:.1}\" y1=\"{top:.1}\" x2=\"{px:.1}\" y2=\"{bottom:.1}\"/>"
+        );
+        x += step;
+    }
+    let mut y = (f.min.y / step).ceil() * step;
+    while y <= f.max.y + 1e-9 {
+        let py = f.y(y);
+        let _ = write!(
+            s,
+            "<line x1=\"{left:.1}\" y1=\"{py:.1}\" x2=\"{right:.1}\" y2=\"{py:.1}\"/>"
+        );
+        y += step;
+    }
+    let _ = writeln!(s, "</g>");
+    let _ = write!(s, "<g font-size=\"9\" fill=\"#555555\">");
+    let mut x = (f.min.x / step).ceil() * step;
+    while x <= f.max.x + 1e-9 {
+        let _ = write!(
+            s,
+            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{x:.0}</text>",
+            f.x(x),
+            bottom + 11.0
+        );
+        x += step;
+    }
+    let mut y = (f.min.y / step).ceil() * step;
+    while y <= f.max.y + 1e-9 {
+        let _ = write!(
+            s,
+            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{y:.0}</text>",
+            left - 3.0,
+            f.y(y) + 3.0
+        );
+        y += step;
+    }
     let _ = writeln!(
         s,
-        "<g><line x1=\"{x0:.1}\" y1=\"{y0:.1}\" x2=\"{:.1}\" y2=\"{y0:.1}\" stroke=\"#000000\" stroke-width=\"2\"/><text x=\"{x0:.1}\" y=\"{:.1}\" font-size=\"9\">200 yards</text></g>",
-        x0 + bar_px,
-        y0 - 3.0
+        "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">inches</text></g>",
+        right,
+        bottom + 21.0
     );
+}
+
+/// The north arrow, in the table's north-east corner.
+fn draw_north(s: &mut String, f: &Frame) {
     let nx = f.x(f.max.x) - 14.0;
     let ny = f.y(f.max.y) + 6.0;
     let _ = writeln!(
@@ -400,6 +821,90 @@ fn draw_furniture(s: &mut String, f: &Frame, yards_per_inch: f64) {
         ny + 14.0,
         nx - 4.0,
         ny + 26.0
+    );
+}
+
+/// The legend under the table: a swatch for each kind of mark the reader
+/// is shown, officers, the front edge, the grid's step and a scale bar of
+/// 200 yards.
+fn draw_legend(s: &mut String, f: &Frame, layer: &MapLayer) {
+    let ypi = if layer.yards_per_inch > 0.0 {
+        layer.yards_per_inch
+    } else {
+        25.0
+    };
+    let y = f.y(f.min.y) + MARGIN + 4.0;
+    let mut x = MARGIN;
+    let _ = write!(s, "<g font-size=\"10\" fill=\"#222222\">");
+    for (mark, words) in &layer.legend {
+        let colour = unit_colour(*mark);
+        let (fill, dash) = match mark {
+            Mark::LastKnown => (0.3, " stroke-dasharray=\"3 2\""),
+            Mark::Gone => (0.0, " stroke-dasharray=\"2 2\""),
+            Mark::Friend => (0.8, ""),
+            _ => (1.0, ""),
+        };
+        let _ = write!(
+            s,
+            "<rect x=\"{x:.1}\" y=\"{:.1}\" width=\"18\" height=\"8\" fill=\"{colour}\" fill-opacity=\"{fill}\" stroke=\"#000000\" stroke-width=\"0.8\"{dash}/><line x1=\"{x:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" stroke=\"#000000\" stroke-width=\"2.5\"/><text x=\"{:.1}\" y=\"{:.1}\">{}</text>",
+            y + 1.0,
+            y + 1.0,
+            x + 18.0,
+            y + 1.0,
+            x + 22.0,
+            y + 9.0,
+            xml_escape(words)
+        );
+        if *mark == Mark::Gone {
+            let _ = write!(
+                s,
+                "<line x1=\"{x:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" stroke=\"{colour}\"/><line x1=\"{x:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" stroke=\"{colour}\"/>",
+                y + 1.0,
+                x + 18.0,
+                y + 9.0,
+                y + 9.0,
+                x + 18.0,
+                y + 1.0
+            );
+        }
+        x += 22.0 + text_px(words) + 12.0;
+    }
+    // Second row: officers, the front edge, the grid and the scale.
+    let y = y + 16.0;
+    let mut x = MARGIN;
+    let _ = write!(
+        s,
+        "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"4\" fill=\"#ffd700\" stroke=\"#555555\" stroke-width=\"2\"/><text x=\"{:.1}\" y=\"{:.1}\">officer</text>",
+        x + 4.0,
+        y + 5.0,
+        x + 11.0,
+        y + 9.0
+    );
+    x += 11.0 + text_px("officer") + 12.0;
+    let front = "thick edge: front";
+    let _ = write!(s, "<text x=\"{x:.1}\" y=\"{:.1}\">{front}</text>", y + 9.0);
+    x += text_px(front) + 12.0;
+    let grid = format!(
+        "grid: {:.0} in = {:.0} yards",
+        grid_step(f),
+        grid_step(f) * ypi
+    );
+    let _ = write!(
+        s,
+        "<text x=\"{x:.1}\" y=\"{:.1}\">{}</text>",
+        y + 9.0,
+        xml_escape(&grid)
+    );
+    x += text_px(&grid) + 12.0;
+    let bar_px = 200.0 / ypi * f.scale;
+    let (x0, x1) = (x, x + bar_px);
+    let _ = writeln!(
+        s,
+        "<line x1=\"{x0:.1}\" y1=\"{:.1}\" x2=\"{x1:.1}\" y2=\"{:.1}\" stroke=\"#000000\" stroke-width=\"2\"/><text x=\"{:.1}\" y=\"{:.1}\">200 yards</text></g>",
+        y + 5.0,
+        y + 5.0,
+        x1 + 4.0,
+        y + 9.0
     );
 }
 

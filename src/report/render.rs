@@ -24,6 +24,8 @@ pub const TEXT_WIDTH: usize = 76;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PlayerReport {
     pub subject: String,
+    /// The PNG's attachment name ([`map_file_name`]).
+    pub map_file: String,
     pub text: String,
     pub html: String,
     pub svg: String,
@@ -34,10 +36,60 @@ pub struct PlayerReport {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UmpireReport {
     pub subject: String,
+    /// The PNG's attachment name ([`map_file_name`]).
+    pub map_file: String,
     pub text: String,
     pub html: String,
     pub svg: String,
     pub png: Vec<u8>,
+}
+
+/// Lower-case letters and digits of `s`, other runs as one `-`: a safe
+/// piece of a file name.
+fn slug(s: &str) -> String {
+    let mut out = String::new();
+    for c in s.chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(c.to_ascii_lowercase());
+        } else if !out.ends_with('-') && !out.is_empty() {
+            out.push('-');
+        }
+    }
+    out.trim_end_matches('-').to_string()
+}
+
+/// The map attachment's name, by game, turn and reader (issue #14: not
+/// every attachment `map.png`): `brawner-briefing-union.png` before turn
+/// 1 (`results_of` 0), then `brawner-after-turn3-union.png` for the
+/// situation after turn 3, `…-umpire.png` for the umpire's.
+pub fn map_file_name(game: &str, results_of: u32, who: &str) -> String {
+    let when = if results_of == 0 {
+        "briefing".to_string()
+    } else {
+        format!("after-turn{results_of}")
+    };
+    let who = slug(who);
+    let who = if who.is_empty() {
+        "map".to_string()
+    } else {
+        who
+    };
+    format!("{}-{when}-{who}.png", slug(game))
+}
+
+/// The subject of a player's report: "[g] Turn 3 results (orders now for
+/// turn 4), report for Gibbon (Union)"; the briefing before turn 1 is
+/// "[g] Briefing (orders now for turn 1), report for Gibbon (Union)".
+pub fn player_subject(view: &SideView) -> String {
+    let what = if view.briefing.is_some() || view.results_of == 0 {
+        "Briefing".to_string()
+    } else {
+        format!("Turn {} results", view.results_of)
+    };
+    format!(
+        "[{}] {what} (orders now for turn {}), report for {} ({})",
+        view.game, view.turn, view.player, view.side
+    )
 }
 
 /// Greedy word wrap so no line passes `width` columns, for text that
@@ -136,17 +188,17 @@ impl Reporter {
     pub fn player(&self, view: &SideView) -> Result<PlayerReport, ReportError> {
         let parts = map_parts(&view.map);
         let svg = parts.svg();
+        let map_file = map_file_name(&view.game, view.results_of, &view.side);
         let mut ctx = Context::new();
         ctx.insert("v", view);
         ctx.insert("svg", &svg);
+        ctx.insert("map_file", &map_file);
         let text = tidy_text(&self.tera.render("player.txt", &ctx).map_err(tera_err)?);
         let html = self.tera.render("player.html", &ctx).map_err(tera_err)?;
         let png = layers_to_png(&parts.base_svg(), &parts.overlay_svg())?;
         Ok(PlayerReport {
-            subject: format!(
-                "[{}] Turn {} report for {} ({})",
-                view.game, view.turn, view.player, view.side
-            ),
+            subject: player_subject(view),
+            map_file,
             text,
             html,
             svg,
@@ -158,14 +210,22 @@ impl Reporter {
     pub fn umpire(&self, view: &UmpireView) -> Result<UmpireReport, ReportError> {
         let parts = map_parts(&view.map);
         let svg = parts.svg();
+        let results_of = view.turn.saturating_sub(1);
+        let map_file = map_file_name(&view.game, results_of, "umpire");
         let mut ctx = Context::new();
         ctx.insert("v", view);
         ctx.insert("svg", &svg);
+        ctx.insert("results_of", &results_of);
+        ctx.insert("map_file", &map_file);
         let text = tidy_text(&self.tera.render("umpire.txt", &ctx).map_err(tera_err)?);
         let html = self.tera.render("umpire.html", &ctx).map_err(tera_err)?;
         let png = layers_to_png(&parts.base_svg(), &parts.overlay_svg())?;
         Ok(UmpireReport {
-            subject: format!("[{}] Turn {} umpire's report", view.game, view.turn),
+            subject: format!(
+                "[{}] Turn {results_of} results (orders now for turn {}), umpire's report",
+                view.game, view.turn
+            ),
+            map_file,
             text,
             html,
             svg,
@@ -194,6 +254,19 @@ mod tests {
     #[test]
     fn tidy_collapses_blank_runs() {
         assert_eq!(tidy_text("\na  \n\n\n\nb\n"), "a\n\nb\n");
+    }
+
+    #[test]
+    fn map_files_are_named_by_game_turn_and_side() {
+        assert_eq!(
+            map_file_name("brawner", 3, "Union"),
+            "brawner-after-turn3-union.png"
+        );
+        assert_eq!(
+            map_file_name("brawner", 0, "Army of Virginia"),
+            "brawner-briefing-army-of-virginia.png"
+        );
+        assert_eq!(map_file_name("g", 1, "umpire"), "g-after-turn1-umpire.png");
     }
 
     #[test]

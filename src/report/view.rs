@@ -89,6 +89,12 @@ pub struct ReportInputs {
     pub dispatches: Vec<Dispatch>,
     /// Mails refused in his name since his previous report.
     pub refused_mail: Vec<RefusedMail>,
+    /// The briefing before turn 1 (issue #14): the scenario's description.
+    /// `Some` makes this report the briefing rather than a turn's results.
+    pub briefing: Option<String>,
+    /// The place names his orders may use (landmarks and their aliases,
+    /// fords, named terrain), shown in the briefing.
+    pub place_names: Vec<String>,
 }
 
 impl ReportInputs {
@@ -109,6 +115,8 @@ impl ReportInputs {
             narrative: Vec::new(),
             dispatches: Vec::new(),
             refused_mail: Vec::new(),
+            briefing: None,
+            place_names: Vec::new(),
         }
     }
 }
@@ -131,6 +139,9 @@ pub struct OwnUnit {
     pub base_morale: u8,
     /// "broken", "retreating", "lying down", "dismounted" … as words.
     pub condition: Vec<String>,
+    /// Destroyed, combined into another unit or off the table: out of the
+    /// battle, not drawn on the map nor given a line in the order form.
+    pub out_of_battle: bool,
     pub active_order: Option<String>,
     pub pending: Vec<PendingOrder>,
 }
@@ -143,6 +154,10 @@ pub struct FriendUnit {
     pub formation: String,
     pub place: String,
     pub coords: String,
+    /// Set when the unit is out of the battle: "destroyed: no castings
+    /// left", "combined into another unit (VII.C)", "retreated off the
+    /// table: out of the battle" (issue #14: never shown as live).
+    pub gone: Option<String>,
 }
 
 /// One of the player's officers.
@@ -186,6 +201,15 @@ pub struct SideView {
     pub player: String,
     pub side: String,
     pub turn: u32,
+    /// The turn whose results this report tells: `turn - 1` (the mail
+    /// after turn 3 is "Turn 3 results (orders now for turn 4)"); 0 for
+    /// the briefing.
+    pub results_of: u32,
+    /// The briefing's text (the scenario's description); `None` in a
+    /// turn's report.
+    pub briefing: Option<String>,
+    /// Place names his orders may use (the briefing lists them).
+    pub place_names: Vec<String>,
     /// Battle clock: scenario start + (turn − 1) × minutes per turn.
     pub clock: String,
     pub deadline: String,
@@ -230,6 +254,16 @@ pub fn battle_clock(start: PrimitiveDateTime, minutes_per_turn: f64, turn: u32) 
         at.month(),
         at.year()
     )
+}
+
+/// The turn as players count it (issue #14): "turn 3 results, orders for
+/// turn 4"; "briefing, orders for turn 1".
+fn turn_words(turn: u32, briefing: bool) -> String {
+    if briefing || turn <= 1 {
+        format!("briefing, orders for turn {turn}")
+    } else {
+        format!("turn {} results, orders for turn {turn}", turn - 1)
+    }
 }
 
 fn side_name(state: &BattleState, side: SideId) -> String {
@@ -290,6 +324,24 @@ fn is_his(state: &BattleState, unit: &Unit, officers: &BTreeSet<OfficerId>) -> b
             .chain_of_command(unit.id)
             .iter()
             .any(|o| officers.contains(&o.id))
+}
+
+/// A unit of the reader's side on the map: as `mark`, or, once out of the
+/// battle, grey and crossed where it was last with its fate in the tooltip
+/// ([`Mark::Gone`]).
+fn own_mark(u: &Unit, fp: &Footprint, mark: Mark, opacity: f64) -> MapUnit {
+    if is_gone(u) {
+        let fate = unit_condition(u).join(", ");
+        MapUnit::from_footprint(format!("{}: {fate}", u.name), fp, Mark::Gone, 1.0)
+    } else {
+        MapUnit::from_footprint(u.name.clone(), fp, mark, opacity)
+    }
+}
+
+/// Out of the battle: destroyed (no castings), combined into another unit
+/// (APSoF VII.C.2) or gone off the table.
+fn is_gone(u: &Unit) -> bool {
+    u.castings == 0 || u.marks.left_field || u.marks.combined_into.is_some()
 }
 
 fn unit_condition(u: &Unit) -> Vec<String> {
@@ -397,7 +449,12 @@ pub fn side_view(
     let mut friends = Vec::new();
     for u in state.units_of(side) {
         let fp = footprint(u);
-        shown_points.push(u.position);
+        // Destroyed, combined and off-table units are told as such in the
+        // text and not drawn on the map as if still in the line.
+        let out = is_gone(u);
+        if !out {
+            shown_points.push(u.position);
+        }
         if is_his(state, u, &his_officers) {
             let orders = inputs.orders.get(&u.id).cloned().unwrap_or_default();
             units.push(OwnUnit {
@@ -414,10 +471,11 @@ pub fn side_view(
                 combat_morale: u.combat_morale,
                 base_morale: u.base_morale,
                 condition: unit_condition(u),
+                out_of_battle: out,
                 active_order: orders.active,
                 pending: orders.pending,
             });
-            map_units.push(MapUnit::from_footprint(u.name.clone(), &fp, Mark::Own, 1.0));
+            map_units.push(own_mark(u, &fp, Mark::Own, 1.0));
         } else {
             friends.push(FriendUnit {
                 name: u.name.clone(),
@@ -425,13 +483,9 @@ pub fn side_view(
                 formation: formation_words(u.formation),
                 place: place_of(u.position, state, ypi),
                 coords: coords(u.position),
+                gone: out.then(|| unit_condition(u).join(", ")),
             });
-            map_units.push(MapUnit::from_footprint(
-                u.name.clone(),
-                &fp,
-                Mark::Friend,
-                0.8,
-            ));
+            map_units.push(own_mark(u, &fp, Mark::Friend, 0.8));
         }
     }
 
@@ -550,7 +604,11 @@ pub fn side_view(
         };
         shown_points.push(ls.position);
         map_units.push(MapUnit::from_footprint(
-            format!("{mark} (turn {})", ls.turn),
+            match age {
+                0 => format!("{mark} (seen this turn)"),
+                1 => format!("{mark} (1 turn ago)"),
+                n => format!("{mark} ({n} turns ago)"),
+            },
             &fp,
             Mark::LastKnown,
             fade(age),
@@ -605,8 +663,11 @@ pub fn side_view(
     let (min, max) = map_bounds(inputs.table, &state.terrain, &shown_points);
     let map = MapLayer {
         title: format!(
-            "{} — {} — turn {}, {}",
-            inputs.game, side_label, state.turn, clock
+            "{} — {} — {}, {}",
+            inputs.game,
+            side_label,
+            turn_words(state.turn, inputs.briefing.is_some()),
+            clock
         ),
         min,
         max,
@@ -614,6 +675,13 @@ pub fn side_view(
         terrain: state.terrain.clone(),
         units: map_units,
         officers: map_officers,
+        legend: vec![
+            (Mark::Own, "your units".to_string()),
+            (Mark::Friend, "other commands".to_string()),
+            (Mark::Enemy, "enemy in sight".to_string()),
+            (Mark::LastKnown, "enemy last seen (turns ago)".to_string()),
+            (Mark::Gone, "ours out of the battle".to_string()),
+        ],
     };
     let order_template = order_template(state, side, &his_officers, &units);
     Ok(SideView {
@@ -621,6 +689,9 @@ pub fn side_view(
         player: inputs.player.clone(),
         side: side_label,
         turn: state.turn,
+        results_of: state.turn.saturating_sub(1),
+        briefing: inputs.briefing.clone(),
+        place_names: inputs.place_names.clone(),
         clock,
         deadline: inputs.deadline.clone(),
         reply_to: inputs.reply_to.clone(),
@@ -657,7 +728,7 @@ fn order_template(
     if let Some(first) = from.first() {
         out.push_str(&format!("From {first}:\n"));
     }
-    for u in units {
+    for u in units.iter().filter(|u| !u.out_of_battle) {
         // An order in force is the paragraph as the player wrote it, head
         // and all ("10th Ohio: advance ..."), so it goes in as it stands:
         // prefixing the name again made "10th Ohio: 10th Ohio: ...", which
@@ -863,14 +934,7 @@ pub fn umpire_view(state: &BattleState, inputs: &UmpireInputs) -> UmpireView {
     let map_units = state
         .units
         .iter()
-        .map(|u| {
-            MapUnit::from_footprint(
-                u.name.clone(),
-                &footprint(u),
-                Mark::Side(side_index(u.side)),
-                1.0,
-            )
-        })
+        .map(|u| own_mark(u, &footprint(u), Mark::Side(side_index(u.side)), 1.0))
         .collect();
     let map_officers = state
         .officers
@@ -935,13 +999,27 @@ pub fn umpire_view(state: &BattleState, inputs: &UmpireInputs) -> UmpireView {
         open_queries: inputs.open_queries.clone(),
         riders,
         map: MapLayer {
-            title: format!("{} — umpire — turn {}, {}", inputs.game, state.turn, clock),
+            title: format!(
+                "{} — umpire — {}, {}",
+                inputs.game,
+                turn_words(state.turn, false),
+                clock
+            ),
             min,
             max,
             yards_per_inch: ypi,
             terrain: state.terrain.clone(),
             units: map_units,
             officers: map_officers,
+            legend: state
+                .sides
+                .iter()
+                .map(|x| (Mark::Side(side_index(x.id)), x.name.clone()))
+                .chain(std::iter::once((
+                    Mark::Gone,
+                    "out of the battle".to_string(),
+                )))
+                .collect(),
         },
     }
 }
@@ -1004,6 +1082,73 @@ mod tests {
             enemy_description("Army of Virginia", Arm::Cavalry),
             "an Army of Virginia cavalry regiment"
         );
+    }
+
+    /// Issue #14: a destroyed unit is told as such to its own player and to
+    /// the other commands of his side, drawn grey and crossed (never as a
+    /// live unit), and left out of the order form.
+    #[test]
+    fn gone_units_are_shown_as_such_not_as_live() {
+        use crate::rules::iron_brigade::state::{Officer, Side};
+        let mut gone = Unit::infantry(2, "6th Wisconsin", 0, 20, Pos::new(10.0, 0.0), 0.0);
+        gone.castings = 0;
+        let mut left = Unit::infantry(3, "56th Pennsylvania", 0, 20, Pos::new(0.0, 1.0), 0.0);
+        left.marks.left_field = true;
+        left.commander = Some(OfficerId(2));
+        gone.commander = Some(OfficerId(1));
+        let mut live = Unit::infantry(1, "2nd Wisconsin", 0, 20, Pos::new(20.0, 0.0), 0.0);
+        live.commander = Some(OfficerId(1));
+        let gibbon = Officer::brigadier(1, "Gibbon", 0, Pos::new(15.0, -3.0));
+        let hatch = Officer::brigadier(2, "Hatch", 0, Pos::new(0.0, -3.0));
+        let state = BattleState {
+            sides: vec![Side {
+                id: SideId(0),
+                name: "Union".into(),
+            }],
+            units: vec![live, gone, left],
+            officers: vec![gibbon, hatch],
+            ..BattleState::default()
+        };
+        let mut inputs = ReportInputs::new("g", "Gibbon", datetime!(1862-08-28 18:30));
+        inputs.officers = vec![OfficerId(1)];
+        let v = side_view(
+            &state,
+            SideId(0),
+            &Visibility::default(),
+            &LastKnown::default(),
+            &inputs,
+        )
+        .unwrap();
+        let own = v.units.iter().find(|u| u.name == "6th Wisconsin").unwrap();
+        assert!(own.out_of_battle);
+        assert_eq!(own.condition, vec!["destroyed: no castings left"]);
+        assert!(v.order_template.contains("2nd Wisconsin: hold"));
+        assert!(!v.order_template.contains("6th Wisconsin"));
+        let friend = v
+            .friends
+            .iter()
+            .find(|f| f.name == "56th Pennsylvania")
+            .unwrap();
+        assert_eq!(
+            friend.gone.as_deref(),
+            Some("retreated off the table: out of the battle")
+        );
+        for name in ["6th Wisconsin", "56th Pennsylvania"] {
+            let m = v
+                .map
+                .units
+                .iter()
+                .find(|m| m.label.starts_with(name))
+                .unwrap();
+            assert_eq!(m.mark, Mark::Gone, "{name}");
+        }
+        let m = v
+            .map
+            .units
+            .iter()
+            .find(|m| m.label == "2nd Wisconsin")
+            .unwrap();
+        assert_eq!(m.mark, Mark::Own);
     }
 
     #[test]

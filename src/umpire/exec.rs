@@ -842,13 +842,27 @@ fn replace(ctx: &Ctx<'_, '_>, player: &str, address: &str) -> Result<Done, Fail>
             text: &text,
             html: None,
             png: None,
+            png_name: None,
             reply_token_for: Some((&name, turn)),
             now: ctx.now,
         },
     )?;
     Store::queue_outbound_secret(ctx.tx, mail_id, shown, &secret)?;
+    // The newcomer is briefed like every player at the start (issue #14):
+    // the scenario, his command as it stands now, what his side sees.
+    crate::game::briefing::issue_briefings(
+        ctx.tx,
+        ctx.game_id,
+        ctx.mail,
+        crate::game::briefing::Briefed::Player {
+            id: pid,
+            tag: ctx.seq,
+        },
+        ctx.now,
+    )
+    .map_err(|e| Fail::Internal(ExecError::Internal(e.to_string())))?;
     Ok(Done::line(format!(
-        "{name} now plays from {address} (was {}); a new secret was mailed there, and the old address and secret no longer count",
+        "{name} now plays from {address} (was {}); a new secret and a briefing were mailed there, and the old address and secret no longer count",
         if old.is_empty() {
             "no address".to_string()
         } else {
@@ -1017,6 +1031,7 @@ fn orders_for(ctx: &Ctx<'_, '_>, player: &str, text: &str) -> Result<Done, Fail>
                 text: &copy,
                 html: None,
                 png: None,
+                png_name: None,
                 reply_token_for: Some((&name, number)),
                 now: ctx.now,
             },

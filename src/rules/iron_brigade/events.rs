@@ -30,6 +30,89 @@ fn and_list(items: &[&str]) -> String {
     }
 }
 
+fn dice_words(dice: &[u8]) -> String {
+    dice.iter().map(u8::to_string).collect::<Vec<_>>().join("+")
+}
+
+/// The working of a fire's attack, told to the side that fired and the
+/// umpire: base effectiveness at the range (APSoF XIII, V.E.1), each
+/// modifier of the V.B.1.ii table, the divisor, the dice and the
+/// casualties (V.B.1.iii-v); for combined fire the divisor is the highest
+/// of the units' (V.F.1).
+#[allow(clippy::too_many_arguments)]
+fn fire_attack_working(
+    band: &str,
+    range: u32,
+    base: u8,
+    divisor: u8,
+    modifiers: &[String],
+    combined: bool,
+    dice: &[u8],
+    total: u32,
+    casualties: u32,
+) -> String {
+    // Each modifier with its section: the V.B table's lines are V.B.1.ii;
+    // acquired fire is V.D.1, a perilous situation V.G.1.
+    let mods = if modifiers.is_empty() {
+        "no modifiers (APSoF V.B.1.ii)".to_string()
+    } else {
+        let each: Vec<String> = modifiers
+            .iter()
+            .map(|m| {
+                let at = if m.contains("perilous") {
+                    "V.G.1"
+                } else if m.contains("acquired") {
+                    "V.D.1"
+                } else {
+                    "V.B.1.ii"
+                };
+                format!("{m} ({at})")
+            })
+            .collect();
+        format!("modifiers {}", each.join(", "))
+    };
+    let at = if band.is_empty() {
+        format!("{range}\"")
+    } else {
+        format!("{range}\" ({band})")
+    };
+    let div = if combined {
+        format!("divisor {divisor}, the highest of the units firing (APSoF V.F.1)")
+    } else {
+        format!("divisor {divisor}")
+    };
+    let rolled = if dice.is_empty() {
+        format!("dice total {total}")
+    } else {
+        format!("dice {} = {total}", dice_words(dice))
+    };
+    format!(
+        " Working: base effectiveness {base} at {at} (APSoF XIII, V.E.1); {mods}; {div}; {rolled}; {total} / {divisor} gives {casualties} casualt{} (APSoF V.B.1.iii-v).",
+        if casualties == 1 { "y" } else { "ies" }
+    )
+}
+
+/// The working of a fire's save and morale loss, told to the side that was
+/// hit and the umpire (APSoF V.B.1.vi; perilous x10, V.G).
+fn fire_save_working(
+    casualties: u32,
+    dice: &[u8],
+    save_total: u32,
+    morale_lost: u32,
+    perilous: bool,
+) -> String {
+    let per = if perilous { 10 } else { 5 };
+    let rolled = if dice.is_empty() {
+        format!("save total {save_total}")
+    } else {
+        format!("save dice {} = {save_total}", dice_words(dice))
+    };
+    format!(
+        " Save: {rolled}; morale loss {per} x {casualties} - {save_total} = {morale_lost} (APSoF V.B.1.vi{}).",
+        if perilous { "; perilous x10, V.G" } else { "" }
+    )
+}
+
 /// A unit whose fire was combined with another's (APSoF V.F.1), with its own
 /// figures: the combined fire's divisor is the highest of these.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -261,6 +344,19 @@ pub enum Event {
         /// One part of the unit's split fire (APSoF V.F.2).
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         split_fire: bool,
+        /// The attack dice as rolled (APSoF V.B.1.iii), so that the result
+        /// can be checked (issue #14); every unit's dice of a combined
+        /// fire, in turn. Left out of the JSON while empty.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        attack_dice: Vec<u8>,
+        /// The target's save dice (APSoF V.B.1.vi); none when there were
+        /// no casualties. Left out of the JSON while empty.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        save_dice: Vec<u8>,
+        /// The lead unit's weapon and the range band of its chart the base
+        /// effectiveness came from ("rifled musket, 4-8\"", APSoF XIII).
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        band: String,
     },
     /// APSoF VII.G (optional): a unit that lost more than one morale level
     /// in one check from fire rolls to keep its regimental command.
@@ -500,10 +596,20 @@ impl Event {
                 ..
             } => {
                 let roll = obedience_roll
-                    .map(|r| format!(" (from outside the chain of command, rolled {r})"))
+                    .map(|r| {
+                        format!(
+                            " (from outside the chain of command, rolled {r}: 1-4 obeys, 5 a turn late)"
+                        )
+                    })
                     .unwrap_or_default();
+                // The working of the delay (issue #14): the distance band.
+                let band = match super::delay::distance_delay(*distance) {
+                    Ok(0) => "within 12\" of the officer, at once",
+                    Ok(1) => "12-24\" from the officer, a turn later",
+                    _ => "beyond 24\" of the officer, two turns later",
+                };
                 format!(
-                    "Order #{order} from {} reaches {} {distance:.1}\" away{roll}; it takes effect on turn {effective_turn}.",
+                    "Order #{order} from {} reaches {} {distance:.1}\" away{roll}; it takes effect on turn {effective_turn} ({band}, APSoF I.C.1).",
                     issued_by.name, unit.name
                 )
             }
@@ -568,7 +674,7 @@ impl Event {
                 let (a, b) = (total(a, total_a), total(b, total_b));
                 match loser {
                     Some(l) if k(l) => format!(
-                        "{a} and {b} are in contact; {} loses {morale_lost} morale.",
+                        "{a} and {b} are in contact; {} loses {morale_lost} morale (contact dice totals in brackets, APSoF VI.D.3).",
                         l.name
                     ),
                     Some(l) => format!("{a} and {b} are in contact; {} gives ground.", l.name),
@@ -591,7 +697,7 @@ impl Event {
                 };
                 if k(unit) {
                     format!(
-                        "{} tries to rally{with}: rolled {die}, {modified_roll} modified; morale {from} → {to}.",
+                        "{} tries to rally{with}: rolled {die}, {modified_roll} modified; morale {from} → {to} (APSoF VI.E).",
                         unit.name
                     )
                 } else {
@@ -650,7 +756,7 @@ impl Event {
             } => {
                 if k(unit) {
                     format!(
-                        "{} sees {} break: panic {panic}, saving {saving}, loses {morale_lost} morale.",
+                        "{} sees {} break: panic {panic} against saving {saving}, loses {morale_lost} morale (APSoF VI.D.2).",
                         unit.name, broken.name
                     )
                 } else if *morale_lost > 0 {
@@ -668,7 +774,7 @@ impl Event {
             } => {
                 if k(unit) {
                     format!(
-                        "{} moves at the double from {} to {} (rolled {roll}, loses {morale_lost} morale).",
+                        "{} moves at the double from {} to {} (rolled {roll}, loses {morale_lost} morale, APSoF VI.D.4).",
                         unit.name,
                         p(from),
                         p(to)
@@ -698,7 +804,10 @@ impl Event {
                 half,
                 stop,
             } => {
-                if k(unit) {
+                if k(unit) && *distance < 0.05 && stop != "arrived" {
+                    // A move that could not be made says why (issue #14).
+                    format!("{} could not move from {}: {stop}.", unit.name, p(from))
+                } else if k(unit) {
                     format!(
                         "{} moves {distance:.1}\"{} from {} to {} ({stop}).",
                         unit.name,
@@ -773,13 +882,20 @@ impl Event {
                 unit,
                 target,
                 range,
+                base_effectiveness,
                 effectiveness,
+                modifiers,
                 castings_firing,
                 dice_total,
                 casualties,
+                save_total,
                 morale_lost,
+                perilous,
                 with,
                 split_fire,
+                attack_dice,
+                save_dice,
+                band,
                 ..
             } => {
                 let firing = if with.is_empty() {
@@ -821,13 +937,42 @@ impl Event {
                         format!("{all} combine their fire on {}", target.name)
                     }
                 };
-                if k(target) {
-                    format!("{firing}: {casualties} casualties, {morale_lost} morale lost.")
+                let mut told = if k(target) {
+                    format!(
+                        "{firing}: {casualties} casualt{}, {morale_lost} morale lost.",
+                        if *casualties == 1 { "y" } else { "ies" }
+                    )
                 } else if *casualties > 0 {
                     format!("{firing}: the enemy is hit.")
                 } else {
                     format!("{firing}: no effect is seen.")
+                };
+                // The working (issue #14), as `adjutant calc fire` gives
+                // it: the attack to the side that fired, the save to the
+                // side that was hit; both to the umpire.
+                if k(unit) {
+                    told.push_str(&fire_attack_working(
+                        band,
+                        *range,
+                        *base_effectiveness,
+                        *effectiveness,
+                        modifiers,
+                        !with.is_empty(),
+                        attack_dice,
+                        *dice_total,
+                        *casualties,
+                    ));
                 }
+                if k(target) && *casualties > 0 {
+                    told.push_str(&fire_save_working(
+                        *casualties,
+                        save_dice,
+                        *save_total,
+                        *morale_lost,
+                        *perilous,
+                    ));
+                }
+                told
             }
             // Told without the roll or the morale numbers: an enemy that
             // sees the colours go down learns no more than that (the dice
@@ -1127,6 +1272,9 @@ mod tests {
             perilous: false,
             with: vec![],
             split_fire: false,
+            attack_dice: vec![4, 5, 5],
+            save_dice: vec![4, 5],
+            band: String::new(),
         };
         assert!(visible_to(SideId(0), &ev, &Visibility::default()));
         assert!(ev.describe().contains("fires on unit 1 at 6\""));

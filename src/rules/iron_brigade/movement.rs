@@ -788,6 +788,11 @@ fn walk(
     }
     let mut d = 0.0;
     let mut positions: Vec<(f64, Pos, f64)> = vec![(0.0, start, heading0)];
+    // Beside each position: how many units had been passed through and
+    // the mover's morale cost so far, so that backing off a friend's
+    // ground (below) also takes back the passing it undoes (IV.C.5-6:
+    // only ranks actually gone through count).
+    let mut passed_at: Vec<(usize, i8)> = vec![(0, 0)];
     let stop;
     loop {
         let allowance = raw.max(0.0) * scale;
@@ -914,6 +919,7 @@ fn walk(
         }
         d = nd;
         positions.push((d, p, h));
+        passed_at.push((passed.len(), mover_morale));
         if at_moat && !touches_moat && terrain_modifier(m.class, TerrainType::Moat).is_some() {
             // Across the moat it started at: that was the turn (VIII.E).
             stop = StopReason::MoatCrossed;
@@ -946,9 +952,14 @@ fn walk(
             break;
         }
         positions.pop();
+        passed_at.pop();
         backed_off = true;
     }
     let (dist, end, facing) = positions.last().copied().unwrap_or((0.0, start, heading0));
+    if backed_off && let Some(&(n, morale)) = passed_at.last() {
+        passed.truncate(n);
+        mover_morale = morale;
+    }
     let mut path = vec![start];
     for (i, c) in route.cum.iter().enumerate().skip(1) {
         if *c < dist - 1e-9
@@ -1888,6 +1899,27 @@ mod tests {
         assert_eq!(o.through_ranks_bonus, vec![UnitId(2)]);
         assert!(near(o.distance, 5.0), "{o:?}");
         assert!(o.split_barred.contains(&SplitBar::ThroughUnits));
+    }
+
+    /// Issue #14: a move that would end on a friend's ground backs off to
+    /// the last clear spot, short of him; it has not moved through his
+    /// ranks, so it pays no morale (IV.C.5) and he gains none (IV.C.6).
+    #[test]
+    fn iv_c_5_backing_off_a_friend_is_not_moving_through_him() {
+        let mut s = one(inf());
+        s.units.push(Unit::infantry(
+            2,
+            "19th Indiana",
+            0,
+            20,
+            Pos::new(0.0, 4.0),
+            0.0,
+        ));
+        let o = plan_move(&s, UnitId(1), &MoveIntent::to(Pos::new(0.0, 4.0))).unwrap();
+        assert!(o.distance < 4.0, "{o:?}");
+        assert_eq!(o.passed_through, Vec::<UnitId>::new(), "{o:?}");
+        assert_eq!(o.mover_morale, 0);
+        assert!(o.through_ranks_bonus.is_empty());
     }
 
     #[test]

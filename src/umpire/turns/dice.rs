@@ -359,6 +359,7 @@ pub(crate) fn request(
                 text: &text,
                 html: None,
                 png: None,
+                png_name: None,
                 reply_token_for: None,
                 now,
             },

@@ -253,6 +253,7 @@ fn letter(
             text,
             html: None,
             png: None,
+            png_name: None,
             reply_token_for: None,
             now,
         },

@@ -733,6 +733,9 @@ struct Share {
     castings: u32,
     range: u32,
     base: u8,
+    /// The weapon's range band the base came from, in words ("rifled
+    /// musket, 4-8\""), for the working (APSoF XIII).
+    band: String,
     eff: crate::rules::iron_brigade::fire::Effectiveness,
     perilous: bool,
     split_move: bool,
@@ -991,6 +994,9 @@ fn fire(
         perilous,
         with,
         split_fire: shot.split_fire,
+        attack_dice: out.attack_dice.clone(),
+        save_dice: out.save_dice.clone(),
+        band: lead.band.clone(),
     });
     let mut losses = vec![(
         shot.target,
@@ -1102,12 +1108,25 @@ fn share_of(
         FirerWeaponClass::of(u.weapon)
     };
     let eff = modified_effectiveness(base, class, &mods)?;
+    let band = crate::rules::iron_brigade::weapons::chart(u.weapon)
+        .iter()
+        .find(|b| b.min <= range && range <= b.max)
+        .map(|b| {
+            format!(
+                "{}, {}-{}\"",
+                u.weapon.to_string().replace('-', " "),
+                b.min,
+                b.max
+            )
+        })
+        .unwrap_or_default();
     Ok(Some(Share {
         unit: f.unit,
         arm: u.arm,
         castings,
         range,
         base,
+        band,
         eff,
         perilous,
         split_move,

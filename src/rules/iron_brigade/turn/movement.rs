@@ -674,7 +674,25 @@ fn apply_changes(ctx: &mut Ctx<'_>, decisions: &BTreeMap<UnitId, Decision>) {
     }
 }
 
-fn stop_text(s: &StopReason) -> String {
+/// Why a move ended, in words. A unit in the way is named when it is of
+/// the mover's own side ("blocked by the 6th Wisconsin"); an enemy never
+/// is, since these words reach the mover's player as they stand.
+fn stop_text(state: &BattleState, mover: UnitId, s: &StopReason) -> String {
+    if let StopReason::UnitInTheWay(other) = s {
+        let side = state.unit(mover).map(|u| u.side);
+        return match state.unit(*other) {
+            Some(o) if Some(o.side) == side => {
+                let the = if o.name.starts_with(|c: char| c.is_ascii_digit()) {
+                    "the "
+                } else {
+                    ""
+                };
+                format!("blocked by {the}{}", o.name)
+            }
+            Some(_) => "blocked by an enemy unit".into(),
+            None => "a unit is in the way".into(),
+        };
+    }
     match s {
         StopReason::Arrived => "arrived".into(),
         StopReason::AllowanceUsed => "move used up".into(),
@@ -760,7 +778,7 @@ fn plan_and_apply_moves(
             to: out.end,
             distance: (out.distance * 100.0).round() / 100.0,
             half,
-            stop: stop_text(&out.stop),
+            stop: stop_text(&start, id, &out.stop),
         });
     }
     // IV.F: units ending on the same ground meet between.
@@ -811,7 +829,11 @@ pub(crate) fn move_effects(ctx: &mut Ctx<'_>, id: UnitId, out: &MoveOutcome) {
     }) {
         ctx.crossing.insert(id);
     }
-    if out.mover_morale != 0 {
+    // Only a unit that moved went through anyone's ranks (IV.C.5-6): one
+    // held where it stood (blocked, or backed off a friend's ground) is not
+    // charged, nor are those it would have passed steadied.
+    let moved = out.distance > 1e-9;
+    if moved && out.mover_morale != 0 {
         change_morale(
             ctx,
             id,
@@ -819,7 +841,7 @@ pub(crate) fn move_effects(ctx: &mut Ctx<'_>, id: UnitId, out: &MoveOutcome) {
             "moved through other ranks",
         );
     }
-    for &t in &out.through_ranks_bonus {
+    for &t in out.through_ranks_bonus.iter().filter(|_| moved) {
         if !ctx.moved.contains(&t) {
             change_morale(ctx, t, 1, "steady while others passed through its ranks");
         }
