@@ -1190,8 +1190,9 @@ fn concurrent_first_opens_migrate_exactly_once() {
         .filter(|(kind, _, _)| kind == "table")
         .count();
     // 0001–0002: 17 tables; 0004 (umpire turn plane): turn_changes, corrections, held_mail,
-    // dice_requests, umpire_dice, interpretations; 0005: outbound_secrets.
-    assert_eq!(tables, 24);
+    // dice_requests, umpire_dice, interpretations; 0005: outbound_secrets;
+    // 0006: reply_tokens, due_checks.
+    assert_eq!(tables, 26);
 }
 
 #[test]

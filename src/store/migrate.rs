@@ -32,6 +32,7 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
         "0005_outbound_secrets",
         include_str!("../../migrations/0005_outbound_secrets.sql"),
     ),
+    ("0006_cost", include_str!("../../migrations/0006_cost.sql")),
 ];
 
 /// The schema version this build writes and understands.
@@ -176,7 +177,7 @@ mod tests {
 
     #[test]
     fn the_real_schema_is_current_and_well_formed() {
-        assert_eq!(SCHEMA_VERSION, 5);
+        assert_eq!(SCHEMA_VERSION, 6);
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("db");
         let mut c = Connection::open(&path).unwrap();
