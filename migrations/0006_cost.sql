@@ -120,3 +120,16 @@ WHERE status = 'open' AND superseded_at IS NULL AND deadline_at IS NOT NULL;
 
 -- A paused game whose pause has ended (umpire::pause::resume_due).
 CREATE INDEX games_paused_until ON games(paused_until) WHERE status = 'paused';
+
+-- Each side's last-known map of the enemy after the latest turn's reports
+-- (game::reports), carried forward to the next turn instead of being
+-- rebuilt from every earlier snapshot and sighting (whose cost grew with
+-- the length of the game). One row per game, replaced each turn; `turn_id`
+-- is the turn whose reports it was made for, and it is used only for the
+-- turn that attempt's processing opens (turns.prev_turn_id), so a REDO or
+-- ROLLBACK rebuilds it from the history, which stays in `events`/`turns`.
+CREATE TABLE last_known (
+    game_id     INTEGER PRIMARY KEY REFERENCES games(id),
+    turn_id     INTEGER NOT NULL REFERENCES turns(id),
+    memory_json TEXT    NOT NULL CHECK (json_valid(memory_json))
+) STRICT;
