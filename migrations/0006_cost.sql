@@ -133,3 +133,41 @@ CREATE TABLE last_known (
     turn_id     INTEGER NOT NULL REFERENCES turns(id),
     memory_json TEXT    NOT NULL CHECK (json_valid(memory_json))
 ) STRICT;
+
+-- What a sent mail is worth after delivery (docs/schema.md, "Retention").
+-- A report mail carried its text, its HTML with the SVG map and the map as
+-- a PNG of ~170 kB: 79% of the store's growth. Everything a player or the
+-- archive needs of it is in `reports` (text, HTML with the SVG map):
+-- REPORT and HISTORY send it again from there and make the PNG again from
+-- the SVG, and `archive export` reads it from there too. So once such a
+-- mail is sent, its `raw` keeps only its header section (Message-ID, To,
+-- Subject, Date, for the record and for matching bounces), followed by a
+-- one-line note. Every other mail (receipts, refusals, notices) is small
+-- and kept whole.
+DROP TRIGGER outbound_mail_content_immutable;
+CREATE TRIGGER outbound_mail_content_immutable
+BEFORE UPDATE OF game_id, kind, message_id, recipients_json, raw, in_reply_to, created_at
+ON outbound_mail
+WHEN NOT (OLD.status = 'sent' AND NEW.status = 'sent'
+          AND OLD.kind IN ('report', 'report-copy', 'history', 'umpire-report', 'umpire-preview')
+          AND NEW.kind = OLD.kind AND NEW.message_id = OLD.message_id
+          AND NEW.recipients_json = OLD.recipients_json AND NEW.game_id IS OLD.game_id
+          AND NEW.in_reply_to IS OLD.in_reply_to AND NEW.created_at = OLD.created_at
+          AND length(NEW.raw) < length(OLD.raw))
+BEGIN
+    SELECT RAISE(ABORT, 'outbound_mail: a queued message is never rewritten; queue a new one');
+END;
+
+CREATE TRIGGER outbound_mail_report_body_dropped
+AFTER UPDATE OF status ON outbound_mail
+WHEN NEW.status = 'sent'
+     AND NEW.kind IN ('report', 'report-copy', 'history', 'umpire-report', 'umpire-preview')
+     AND instr(NEW.raw, X'0D0A0D0A') > 0
+BEGIN
+    UPDATE outbound_mail
+    SET raw = CAST(substr(raw, 1, instr(raw, X'0D0A0D0A') + 3)
+                   || '[body not kept after delivery: the report is in the reports table]'
+                   || char(13, 10) AS BLOB)
+    WHERE id = NEW.id
+      AND length(raw) > instr(raw, X'0D0A0D0A') + 3 + 80;
+END;
