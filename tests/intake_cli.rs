@@ -122,7 +122,10 @@ fn forged_from_without_secret_gets_one_refusal_at_the_registered_address() {
         ),
     );
     g.run_once();
-    // The forger also tries Blue's reply address from his own address.
+    // The forger also tries Blue's reply address from his own address,
+    // replying to a mail of ours (so the Subject keeps the game's name:
+    // a token is looked up among the games it was sent for or the Subject
+    // names, never against every player of every game, issue #18).
     let to = g.token_address("Blue", 1);
     g.drop_mail(
         "2.a",
@@ -130,7 +133,7 @@ fn forged_from_without_secret_gets_one_refusal_at_the_registered_address() {
             "forger@evil.example",
             &to,
             "f2@evil.example",
-            "orders",
+            "Re: [mill] orders",
             "All regiments: retreat.\r\n",
         ),
     );

@@ -169,7 +169,19 @@ fn the_throttle_is_per_address_across_games() {
         "second",
     )
     .unwrap();
-    s.forged("grey@example.test", "adjutant@example.test", T0);
+    // Each forgery names its game: from an address that plays in two
+    // games, a mail that names neither is not one game's (issue #17).
+    let first = "From: grey@example.test\r\nTo: adjutant@example.test\r\n\
+               Subject: mill orders\r\nMessage-ID: <first-game@evil.example>\r\n\r\nHold.\r\n";
+    s.store
+        .insert_inbound_mail(&NewInboundMail {
+            raw: first.as_bytes().to_vec(),
+            message_id: Some("first-game@evil.example".into()),
+            source: MailSource::Maildir,
+            source_ref: "first.forged".into(),
+            received_at: T0,
+        })
+        .unwrap();
     let raw = "From: grey@example.test\r\nTo: adjutant@example.test\r\n\
                Subject: second orders\r\nMessage-ID: <other-game@evil.example>\r\n\r\nHold.\r\n";
     s.store

@@ -1191,8 +1191,8 @@ fn concurrent_first_opens_migrate_exactly_once() {
         .count();
     // 0001–0002: 17 tables; 0004 (umpire turn plane): turn_changes, corrections, held_mail,
     // dice_requests, umpire_dice, interpretations; 0005: outbound_secrets;
-    // 0006: enemy_designations.
-    assert_eq!(tables, 25);
+    // 0006: enemy_designations; 0008: reply_tokens, due_checks, last_known.
+    assert_eq!(tables, 28);
 }
 
 #[test]
@@ -1264,5 +1264,59 @@ fn turn_processor_and_intake_lookups() {
     assert_eq!(
         (actor.as_str(), reason.as_str()),
         ("umpire", "disputed charge")
+    );
+}
+
+/// Issue #18, retention: once a report mail is sent, its raw keeps only its
+/// headers (the report itself stays in `reports`, from which REPORT,
+/// HISTORY and the archive are made); other mail is kept whole, and
+/// nothing queued can be rewritten.
+#[test]
+fn a_sent_report_mail_keeps_its_headers_and_other_mail_stays_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&db_in(&dir)).unwrap();
+    let big = "x".repeat(200_000);
+    let mut report = outbound(1, T0);
+    report.kind = "report".into();
+    report.raw =
+        format!("Message-ID: <r1@adjutant.example>\r\nSubject: [g] turn 2\r\n\r\n{big}\r\n")
+            .into_bytes();
+    let receipt = outbound(2, T0);
+    let receipt_raw = receipt.raw.clone();
+    let r = store
+        .in_transaction(|tx| Store::queue_outbound(tx, &report))
+        .unwrap();
+    let q = store
+        .in_transaction(|tx| Store::queue_outbound(tx, &receipt))
+        .unwrap();
+    let raw_of = |store: &Store, id: i64| -> Vec<u8> {
+        store
+            .conn()
+            .query_row("SELECT raw FROM outbound_mail WHERE id = ?1", [id], |r| {
+                r.get(0)
+            })
+            .unwrap()
+    };
+    // Queued: whole, and not to be rewritten even by shrinking.
+    assert_eq!(raw_of(&store, r), report.raw);
+    assert!(
+        store
+            .conn()
+            .execute("UPDATE outbound_mail SET raw = x'00' WHERE id = ?1", [r])
+            .is_err()
+    );
+    store.mark_outbound_sent(r, T0 + 1).unwrap();
+    store.mark_outbound_sent(q, T0 + 1).unwrap();
+    let kept = String::from_utf8(raw_of(&store, r)).unwrap();
+    assert!(kept.starts_with("Message-ID: <r1@adjutant.example>\r\nSubject: [g] turn 2\r\n\r\n"));
+    assert!(kept.contains("body not kept after delivery"), "{kept}");
+    assert!(kept.len() < 200, "{}", kept.len());
+    assert_eq!(raw_of(&store, q), receipt_raw, "a receipt is kept whole");
+    // Sent or not, a message is never rewritten otherwise.
+    assert!(
+        store
+            .conn()
+            .execute("UPDATE outbound_mail SET raw = x'00' WHERE id = ?1", [q])
+            .is_err()
     );
 }

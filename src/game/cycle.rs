@@ -170,28 +170,72 @@ pub fn next_deadline(tx: &Transaction<'_>, game: GameId, opened_at: i64) -> Opti
     }
 }
 
-/// Names of games whose open turn is due at `now`.
-pub fn due_games(store: &Store, now: i64) -> rusqlite::Result<Vec<String>> {
-    let mut st = store.conn().prepare(
-        "SELECT g.name FROM games g JOIN turns t ON t.game_id = g.id
-         WHERE g.status = 'active' AND t.status = 'open' AND t.superseded_at IS NULL
+/// The conditions, besides timing, for an open turn `t` of game `g` to run:
+/// the game is active, no attempt of it is held, no dice are awaited.
+const RUNNABLE: &str = "g.status = 'active' AND t.status = 'open' AND t.superseded_at IS NULL
            AND NOT EXISTS (SELECT 1 FROM turns h WHERE h.game_id = g.id AND h.status = 'held'
                            AND h.superseded_at IS NULL)
            AND NOT EXISTS (SELECT 1 FROM dice_requests d WHERE d.turn_id = t.id
-                           AND d.answered_at IS NULL)
-           AND (
-               (t.deadline_at IS NOT NULL AND ?1 >= t.deadline_at + t.grace_secs)
-            OR NOT EXISTS (
+                           AND d.answered_at IS NULL)";
+
+/// Names of games whose open turn is due at `now`, oldest game first.
+///
+/// Asks the store only for what can be due (issue #18), so an idle poll
+/// costs the same with one game or ten thousand: turns whose deadline plus
+/// grace has passed, through the index `turns_due_at`; and the turns whose
+/// players' readiness may have changed since the last poll, which the
+/// triggers of migration 0008 note in `due_checks` (a READY, a player's
+/// status, a turn, game or dice request changing). A noted turn that is not
+/// due is forgotten; one that is due stays noted until it is processed.
+pub fn due_games(store: &Store, now: i64) -> rusqlite::Result<Vec<String>> {
+    let conn = store.conn();
+    let mut due: Vec<(i64, String, i64)> = conn
+        .prepare_cached(&format!(
+            "SELECT g.id, g.name, t.id FROM turns t JOIN games g ON g.id = t.game_id
+             WHERE t.status = 'open' AND t.superseded_at IS NULL AND t.deadline_at IS NOT NULL
+               AND t.deadline_at + t.grace_secs <= ?1 AND {RUNNABLE}"
+        ))?
+        .query_map(params![now], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+        .collect::<Result<_, _>>()?;
+    let noted: Vec<i64> = conn
+        .prepare_cached("SELECT turn_id FROM due_checks ORDER BY turn_id")?
+        .query_map([], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    if !noted.is_empty() {
+        let mut ready = conn.prepare_cached(&format!(
+            "SELECT g.id, g.name FROM turns t JOIN games g ON g.id = t.game_id
+             WHERE t.id = ?1 AND {RUNNABLE}
+               AND NOT EXISTS (
                   SELECT 1 FROM players p WHERE p.game_id = g.id AND p.status = 'active'
                   AND NOT EXISTS (
                       SELECT 1 FROM submissions s
-                      WHERE s.player_id = p.id AND s.turn_id = t.id AND s.ready = 1)))
-         ORDER BY g.id",
-    )?;
-    st.query_map(params![now], |r| r.get(0))?.collect()
+                      WHERE s.player_id = p.id AND s.turn_id = t.id AND s.ready = 1))"
+        ))?;
+        let mut forget = conn.prepare_cached("DELETE FROM due_checks WHERE turn_id = ?1")?;
+        for turn in noted {
+            match ready
+                .query_row([turn], |r| {
+                    Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))
+                })
+                .optional()?
+            {
+                Some((g, name)) => {
+                    if !due.iter().any(|d| d.2 == turn) {
+                        due.push((g, name, turn));
+                    }
+                }
+                None => {
+                    forget.execute([turn])?;
+                }
+            }
+        }
+    }
+    due.sort_by_key(|d| d.0);
+    due.dedup_by_key(|d| d.0);
+    Ok(due.into_iter().map(|d| d.1).collect())
 }
 
-/// An open turn with a deadline, and its game's settings.
+/// An open turn whose reminders are due.
 struct Timed {
     game: GameId,
     game_name: String,
@@ -199,61 +243,58 @@ struct Timed {
     number: u32,
     deadline: i64,
     grace: i64,
-    settings: DeadlineSettings,
 }
 
-fn timed_turns(conn: &rusqlite::Connection) -> Result<Vec<Timed>, StoreError> {
-    let mut st = conn.prepare(
-        "SELECT g.id, g.name, g.settings_json, t.id, t.number, t.deadline_at, t.grace_secs
-         FROM games g JOIN turns t ON t.game_id = g.id
-         WHERE g.status = 'active' AND t.status = 'open' AND t.deadline_at IS NOT NULL
-           AND t.superseded_at IS NULL
+/// Open turns of active games whose reminder time (`turns.remind_at`,
+/// migration 0008) has come and whose reminders are not yet queued: one
+/// range of the index `turns_remind_at`, not a scan of every game.
+fn reminders_due(conn: &rusqlite::Connection, now: i64) -> Result<Vec<Timed>, StoreError> {
+    let mut st = conn.prepare_cached(
+        "SELECT g.id, g.name, t.id, t.number, t.deadline_at, t.grace_secs
+         FROM turns t JOIN games g ON g.id = t.game_id
+         WHERE t.remind_at IS NOT NULL AND t.status = 'open' AND t.superseded_at IS NULL
+           AND t.remind_at <= ?1 AND t.deadline_at IS NOT NULL
+           AND g.status = 'active'
            AND NOT EXISTS (SELECT 1 FROM turns h WHERE h.game_id = g.id AND h.status = 'held'
                            AND h.superseded_at IS NULL)
          ORDER BY g.id",
     )?;
     let rows = st
-        .query_map([], |r| {
-            Ok((
-                r.get::<_, i64>(0)?,
-                r.get::<_, String>(1)?,
-                r.get::<_, String>(2)?,
-                r.get::<_, i64>(3)?,
-                r.get::<_, u32>(4)?,
-                r.get::<_, i64>(5)?,
-                r.get::<_, i64>(6)?,
-            ))
+        .query_map([now], |r| {
+            Ok(Timed {
+                game: GameId(r.get(0)?),
+                game_name: r.get(1)?,
+                turn_id: r.get(2)?,
+                number: r.get(3)?,
+                deadline: r.get(4)?,
+                grace: r.get(5)?,
+            })
         })?
         .collect::<Result<Vec<_>, _>>()?;
-    Ok(rows
-        .into_iter()
-        .map(|(g, name, json, turn_id, number, deadline, grace)| Timed {
-            game: GameId(g),
-            game_name: name,
-            turn_id,
-            number,
-            deadline,
-            grace,
-            // A bad schedule still lets the stored deadline run; it only
-            // loses the reminders.
-            settings: DeadlineSettings::from_settings_json(&json).unwrap_or_default(),
-        })
-        .collect())
+    Ok(rows)
 }
 
 /// The earliest moment after `now` when a turn falls due (deadline + grace)
-/// or a reminder is to go: the daemon sleeps no longer than this.
+/// or a reminder is to go: the daemon sleeps no longer than this. Two
+/// lookups in the indexes of migration 0008 (a paused game's deadline may
+/// wake the daemon once for nothing).
 pub fn next_due_at(store: &Store, now: i64) -> Result<Option<i64>, StoreError> {
-    let mut next: Option<i64> = None;
-    for t in timed_turns(store.conn())? {
-        let mut candidates = vec![t.deadline.saturating_add(t.grace)];
-        if let Some(r) = t.settings.reminder_at(t.deadline) {
-            candidates.push(r);
-        }
-        for c in candidates.into_iter().filter(|c| *c > now) {
-            next = Some(next.map_or(c, |n| n.min(c)));
-        }
-    }
+    let conn = store.conn();
+    let due: Option<i64> = conn
+        .prepare_cached(
+            "SELECT min(deadline_at + grace_secs) FROM turns
+             WHERE status = 'open' AND superseded_at IS NULL AND deadline_at IS NOT NULL
+               AND deadline_at + grace_secs > ?1",
+        )?
+        .query_row([now], |r| r.get(0))?;
+    let remind: Option<i64> = conn
+        .prepare_cached(
+            "SELECT min(remind_at) FROM turns
+             WHERE remind_at IS NOT NULL AND status = 'open' AND superseded_at IS NULL
+               AND remind_at > ?1",
+        )?
+        .query_row([now], |r| r.get(0))?;
+    let mut next = [due, remind].into_iter().flatten().min();
     // The end of a pause is due work too (umpire::pause::resume_due).
     if let Some(c) = crate::umpire::pause::next_resume_at(store.conn(), now)? {
         next = Some(next.map_or(c, |n| n.min(c)));
@@ -365,16 +406,21 @@ pub fn queue_reminders(
     now: i64,
 ) -> Result<usize, StoreError> {
     let mut queued = 0;
-    for t in timed_turns(store.conn())? {
-        let Some(at) = t.settings.reminder_at(t.deadline) else {
-            continue;
-        };
-        if now < at || now >= t.deadline {
-            continue;
-        }
+    for t in reminders_due(store.conn(), now)? {
         let tx = store.transaction()?;
-        match remind_game(&tx, mail, &t, now) {
+        let result = if now >= t.deadline {
+            // Too late to remind: the deadline has passed.
+            Ok(0)
+        } else {
+            remind_game(&tx, mail, &t, now)
+        };
+        match result {
             Ok(n) => {
+                // Queued (or past): this turn's reminders are done.
+                tx.execute(
+                    "UPDATE turns SET remind_at = NULL WHERE id = ?1",
+                    [t.turn_id],
+                )?;
                 tx.commit()?;
                 queued += n;
             }

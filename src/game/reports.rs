@@ -140,10 +140,16 @@ pub fn issue_turn_reports(
         .iter()
         .map(|(side, vis)| SideSighting::new(t.state, *side, t.state.turn, vis))
         .collect();
-    let mut memory = last_known_before(tx, t.game_id, t.state.turn)?;
+    // Carried forward from the turn before (issue #18): re-reading every
+    // earlier snapshot made each turn's reports dearer than the last.
+    let mut memory = match carried_memory(tx, t.game_id, new_turn_id, t.state.turn)? {
+        Some(m) => m,
+        None => last_known_before(tx, t.game_id, t.state.turn)?,
+    };
     for s in &sightings {
         memory.entry(s.side).or_default().record(s);
     }
+    keep_memory(tx, t.game_id, new_turn_id, t.state.turn, &memory)?;
     // A turn number adjudicated more than once (REDO, or again after a
     // ROLLBACK) gets Message-IDs of its own, so that no attempt's mail can
     // be taken for another's; the first keeps the plain, stable ids.
@@ -618,6 +624,62 @@ pub(super) fn last_known_before(
     Ok(out)
 }
 
+/// The last-known maps as they stood after the reports of the turn this
+/// one follows (`last_known`, migration 0008): exactly what
+/// [`last_known_before`] would build from every earlier turn, when the
+/// stored row is for the attempt that produced this turn's start state
+/// (`turns.prev_turn_id`). `None` (first turn, a REDO or ROLLBACK, a store
+/// from before 0008) means: build it from the history.
+fn carried_memory(
+    tx: &Transaction<'_>,
+    game: GameId,
+    new_turn_id: i64,
+    turn: u32,
+) -> Result<Option<BTreeMap<SideId, LastKnown>>, ReportsError> {
+    let json: Option<String> = tx
+        .prepare_cached(
+            "SELECT k.memory_json FROM last_known k JOIN turns n ON n.prev_turn_id = k.turn_id
+             WHERE n.id = ?1 AND k.game_id = ?2",
+        )?
+        .query_row(params![new_turn_id, game.0], |r| r.get(0))
+        .optional()?;
+    let Some(json) = json else {
+        return Ok(None);
+    };
+    let sides: Vec<(SideId, LastKnown)> =
+        serde_json::from_str(&json).map_err(|source| ReportsError::Stored {
+            what: "last-known map",
+            turn: turn.saturating_sub(1),
+            source,
+        })?;
+    Ok(Some(sides.into_iter().collect()))
+}
+
+/// Keeps the last-known maps after this turn's sightings for the next
+/// turn's reports: one row per game, replaced each turn (the history they
+/// are made from stays in `events` and `turns`).
+fn keep_memory(
+    tx: &Transaction<'_>,
+    game: GameId,
+    new_turn_id: i64,
+    turn: u32,
+    memory: &BTreeMap<SideId, LastKnown>,
+) -> Result<(), ReportsError> {
+    let sides: Vec<(&SideId, &LastKnown)> = memory.iter().collect();
+    let json = serde_json::to_string(&sides).map_err(|source| ReportsError::Stored {
+        what: "last-known map",
+        turn,
+        source,
+    })?;
+    tx.prepare_cached(
+        "INSERT INTO last_known (game_id, turn_id, memory_json) VALUES (?1, ?2, ?3)
+         ON CONFLICT (game_id) DO UPDATE SET turn_id = excluded.turn_id,
+                                             memory_json = excluded.memory_json",
+    )?
+    .execute(params![game.0, new_turn_id, json])?;
+    Ok(())
+}
+
 /// Words for intake's refusal codes (mail::intake records the code).
 fn refusal_words(code: &str) -> String {
     match code {
@@ -791,4 +853,65 @@ fn mail_problems(tx: &Transaction<'_>, game: GameId) -> Result<Vec<String>, Repo
         ));
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::new_game;
+    use crate::store::Store;
+
+    const BRAWNER: &str = include_str!("../../scenarios/brawners-farm.toml");
+
+    /// Issue #18: the last-known maps carried forward turn by turn are
+    /// exactly those rebuilt from every earlier turn's snapshot and
+    /// sightings.
+    #[test]
+    fn carried_last_known_maps_equal_the_ones_rebuilt_from_history() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("a.db")).unwrap();
+        let s = Scenario::from_toml_str(BRAWNER, "brawners-farm.toml").unwrap();
+        let (game, _) = new_game(&s, BRAWNER, "brawner", [42; 32], 1_000, |_| {
+            Ok(("s".into(), "$argon2id$v=19$test".into()))
+        })
+        .unwrap();
+        let id = store.create_game(&game).unwrap();
+        let mail = ReportMail {
+            game_master: "adjutant@example.test".into(),
+            message_id_domain: "example.test".into(),
+            server_key: vec![7; 32],
+        };
+        let mut seen = 0;
+        for _ in 0..4 {
+            crate::game::turn::process_turn(&mut store, "brawner", &mail, 2_000).unwrap();
+            let tx = store.transaction().unwrap();
+            let (open_id, number): (i64, u32) = tx
+                .query_row(
+                    "SELECT id, number FROM turns WHERE game_id = ?1 AND status = 'open'
+                     AND superseded_at IS NULL",
+                    [id.0],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )
+                .unwrap();
+            // Kept for the turn after the open one (its reports are made
+            // once the open turn is processed), from the open one's reports.
+            let (kept_for, json): (i64, String) = tx
+                .query_row(
+                    "SELECT turn_id, memory_json FROM last_known WHERE game_id = ?1",
+                    [id.0],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )
+                .unwrap();
+            assert_eq!(kept_for, open_id);
+            let carried: BTreeMap<SideId, LastKnown> =
+                serde_json::from_str::<Vec<(SideId, LastKnown)>>(&json)
+                    .unwrap()
+                    .into_iter()
+                    .collect();
+            let rebuilt = last_known_before(&tx, id, number + 1).unwrap();
+            assert_eq!(carried, rebuilt, "turn {number}");
+            seen = carried.values().map(|m| m.units.len()).sum::<usize>();
+        }
+        assert!(seen > 0, "the test must see some enemy");
+    }
 }

@@ -360,11 +360,19 @@ fn process_one(
         counts.clear();
         return outcome;
     }
-    let Some((player, turn)) = identify(tx, settings, &parsed, from.as_deref(), &tokens)? else {
-        if let Some((player, turn, status)) = ended_game_player(tx, from.as_deref())? {
-            return answer_game_over(tx, settings, &player, &turn, &status, mail, &parsed, now);
+    let (player, turn) = match identify(tx, settings, &parsed, from.as_deref(), &tokens)? {
+        Identified::Player(p, t) => (*p, t),
+        Identified::Nobody => {
+            if let Some((player, turn, status)) = ended_game_player(tx, from.as_deref())? {
+                return answer_game_over(tx, settings, &player, &turn, &status, mail, &parsed, now);
+            }
+            return ignored(
+                "sender is not a registered player and no valid reply token: not answered",
+            );
         }
-        return ignored("sender is not a registered player and no valid reply token: not answered");
+        Identified::Ambiguous(players) => {
+            return ask_which_game(tx, settings, mail, &parsed, &players, now);
+        }
     };
     let notice_to = player.addresses.first().cloned();
 
@@ -661,6 +669,104 @@ fn answer_game_over(
     })
 }
 
+/// A mail from an address that plays in several games, that names none of
+/// them (no reply token, no game in the Subject, no password that opens
+/// one of them): nothing is accepted, and the sender — whose address is
+/// registered, so writing to it is no backscatter — is asked which game he
+/// meant. Throttled like a refusal ([`refusal_message_id`]).
+fn ask_which_game(
+    tx: &Transaction<'_>,
+    settings: &IntakeSettings,
+    mail: &InboundMail,
+    parsed: &InboundParsed,
+    players: &[Player],
+    now: i64,
+) -> Result<Outcome, IntakeError> {
+    let mut games: Vec<&str> = Vec::new();
+    for p in players {
+        if !games.contains(&p.game_name.as_str()) {
+            games.push(&p.game_name);
+        }
+    }
+    let list = games.join(", ");
+    let example = games.first().copied().unwrap_or("GAME");
+    let to = players
+        .first()
+        .and_then(|p| {
+            parsed
+                .from
+                .as_ref()
+                .map(|m| m.address.clone())
+                .filter(|f| p.addresses.iter().any(|a| same_address(a, f)))
+        })
+        .or_else(|| players.first().and_then(|p| p.addresses.first().cloned()));
+    let answer = match to {
+        Some(to) => match refusal_message_id(tx, settings, example, mail.id, &to, now)? {
+            Err(last_at) => Refusal::Throttled { last_at },
+            Ok(message_id) => {
+                let text = format!(
+                    "Adjutant received your mail \"{}\" but cannot tell which game it is \
+                         for: you play in {list} from this address.\n\n\
+                         Nothing in it has been accepted. Please send it again and either\n\
+                         - name the game in the Subject, e.g. \"Orders for {example}\",\n\
+                         - reply to that game's last mail from Adjutant, or\n\
+                         - put that game's line PASSWORD <your secret> in it.{}\n",
+                    parsed.subject.as_deref().unwrap_or("(no subject)"),
+                    throttle_notice(settings),
+                );
+                let date = OffsetDateTime::from_unix_timestamp(now)
+                    .map_err(|e| ComposeError::Date(e.to_string()))?;
+                let theirs = parsed.message_id.as_deref().and_then(usable_message_id);
+                let raw = compose::compose(&Outbound {
+                    from: Mailbox::named("Adjutant", settings.game_master.clone()),
+                    to: vec![Mailbox::new(&to)],
+                    reply_to: None,
+                    subject: "Which game? Mail not accepted".to_string(),
+                    message_id: message_id.clone(),
+                    in_reply_to: theirs.clone(),
+                    references: theirs.iter().cloned().collect(),
+                    date,
+                    text,
+                    html: None,
+                    attachments: Vec::new(),
+                    extra_headers: Vec::new(),
+                })?;
+                Store::queue_outbound(
+                    tx,
+                    &NewOutboundMail {
+                        game_id: None,
+                        kind: "refusal".to_string(),
+                        message_id,
+                        recipients: vec![to.clone()],
+                        raw,
+                        in_reply_to: theirs,
+                        created_at: now,
+                    },
+                )?;
+                Refusal::Queued
+            }
+        },
+        None => Refusal::NoAddress,
+    };
+    let detail = format!(
+        "not accepted: the sender plays in {list} and the mail names none of them \
+         (no reply token, no game in the Subject, no password that opens one); asked which game{}",
+        answer.note()
+    );
+    Store::set_inbound_status(
+        tx,
+        mail.id,
+        InboundStatus::Refused,
+        Some(&detail),
+        None,
+        None,
+    )?;
+    Ok(Outcome {
+        status: InboundStatus::Refused,
+        answers: answer.count(),
+    })
+}
+
 fn reject_text(r: RejectReason) -> &'static str {
     match r {
         RejectReason::NoSecret => "it carried neither your password nor a reply address of ours",
@@ -681,125 +787,176 @@ fn reject_code(r: RejectReason) -> &'static str {
     }
 }
 
-/// Finds the player a mail is for. A reply token names one (game, player)
-/// exactly, so it wins; otherwise the `From` address. Someone who plays in
-/// several games from one address is matched by the game's name in the
-/// Subject, else their password, else the oldest game (only to choose where
-/// a refusal goes: authentication still decides).
+/// What [`identify`] found for a mail that is not the umpire's.
+enum Identified {
+    Player(Box<Player>, Turn),
+    /// The sender plays in several games from this address and nothing in
+    /// the mail (token, Subject, password) says which one it is for.
+    Ambiguous(Vec<Player>),
+    Nobody,
+}
+
+/// Finds the player a mail is for, at a cost that does not depend on how
+/// many games the server runs (issue #18): every lookup goes through an
+/// index (the sender's address, a game's name, a player's id), never
+/// through every player.
+///
+/// 1. A reply token names one (game, player) exactly, so it wins. It is
+///    tried against the sender's own players, the players of the game we
+///    sent that token for ([`token_games`]) and of the games the Subject
+///    names — never against every player of every game.
+/// 2. The game named in the Subject (as a whole word, [`named_games`]).
+/// 3. Which of the sender's games the password opens.
+/// 4. Still several games: [`Identified::Ambiguous`], answered by asking
+///    which game.
+///
+/// A mail from an address nobody registered is matched only by its
+/// PASSWORD ([`by_password`], bounded Argon2 checks).
 fn identify(
     tx: &Transaction<'_>,
     settings: &IntakeSettings,
     parsed: &InboundParsed,
     from: Option<&str>,
     tokens: &[String],
-) -> Result<Option<(Player, Turn)>, IntakeError> {
+) -> Result<Identified, IntakeError> {
     let by_from = match from {
-        Some(f) => players_at(tx, Some(f))?,
+        Some(f) => players_at(tx, f)?,
         None => Vec::new(),
     };
+    let named = named_games(tx, parsed.subject.as_deref())?;
     if !tokens.is_empty() {
-        // The sender's own players first (the usual case), then everyone.
-        let everyone = if by_from.is_empty() {
-            players_at(tx, None)?
-        } else {
-            Vec::new()
-        };
-        for p in by_from.iter().chain(&everyone) {
+        let mut candidates = by_from.clone();
+        let mut games = token_games(tx, tokens)?;
+        games.extend(
+            named
+                .iter()
+                .filter(|g| !games.contains(g))
+                .copied()
+                .collect::<Vec<_>>(),
+        );
+        for &g in &games {
+            for p in players_of_game(tx, g)? {
+                if !candidates.iter().any(|c| c.player_id == p.player_id) {
+                    candidates.push(p);
+                }
+            }
+        }
+        for p in candidates {
             let Some(turn) = current_turn(tx, p.game)? else {
                 continue;
             };
-            let candidates = [Some(turn.number), turn.number.checked_sub(1)];
-            let hit = candidates.into_iter().flatten().any(|n| {
+            let numbers = [Some(turn.number), turn.number.checked_sub(1)];
+            let hit = numbers.into_iter().flatten().any(|n| {
                 tokens.iter().any(|t| {
                     token::verify(&settings.server_key, &p.game_name, &p.player_name, n, t)
                 })
             });
             if hit {
-                return Ok(Some((p.clone(), turn)));
+                return Ok(Identified::Player(Box::new(p), turn));
             }
         }
     }
     let passwords = extract_password(&parsed.text).candidates;
     let chosen = match by_from.len() {
         0 => match passwords.first() {
-            Some(pw) => by_password(tx, parsed, pw)?,
+            Some(pw) => by_password(tx, &named, pw)?,
             None => None,
         },
         1 => by_from.first().cloned(),
         _ => {
-            let subject = parsed.subject.as_deref().unwrap_or("").to_lowercase();
-            by_from
+            let chosen = by_from
                 .iter()
-                .find(|p| subject.contains(&p.game_name.to_lowercase()))
+                .find(|p| named.contains(&p.game))
                 .or_else(|| {
-                    by_from.iter().find(|p| {
+                    by_from.iter().take(MAX_UNKNOWN_SENDER_CHECKS).find(|p| {
                         passwords
                             .iter()
                             .take(crate::mail::auth::MAX_PASSWORD_CANDIDATES)
                             .any(|pw| crate::secret::verify_secret(pw, &p.secret_hash))
                     })
                 })
-                .or(by_from.first())
-                .cloned()
+                .cloned();
+            if chosen.is_none() {
+                return Ok(Identified::Ambiguous(by_from));
+            }
+            chosen
         }
     };
     match chosen {
-        Some(p) => Ok(current_turn(tx, p.game)?.map(|t| (p, t))),
-        None => Ok(None),
+        Some(p) => Ok(match current_turn(tx, p.game)? {
+            Some(t) => Identified::Player(Box::new(p), t),
+            None => Identified::Nobody,
+        }),
+        None => Ok(Identified::Nobody),
     }
 }
 
 /// At most this many Argon2 checks are spent finding the owner of a
-/// password sent from an unregistered address: each costs tens of
-/// milliseconds, and anyone can send us mail with PASSWORD lines.
+/// password: for a mail from an unregistered address, beyond the players
+/// of the games its Subject names; for a sender who plays in many games,
+/// among his games. Each check costs tens of milliseconds, and anyone can
+/// send us mail with PASSWORD lines.
 pub const MAX_UNKNOWN_SENDER_CHECKS: usize = 16;
 
 /// The player whose secret `password` is, for a mail from an unregistered
-/// address. Players of games named in the Subject are tried first (all of
-/// them); then the other players of active games, within
-/// [`MAX_UNKNOWN_SENDER_CHECKS`]. A player writing from a strange address
-/// on a busy server names the game in the Subject (docs/mail.md).
+/// address. Players of the games named in the Subject (`named`) are tried
+/// first (all of them); then the first other players of active games,
+/// within [`MAX_UNKNOWN_SENDER_CHECKS`]. A player writing from a strange
+/// address on a busy server names the game in the Subject (docs/mail.md).
 fn by_password(
     tx: &Transaction<'_>,
-    parsed: &InboundParsed,
+    named: &[GameId],
     password: &str,
 ) -> Result<Option<Player>, IntakeError> {
-    let subject = parsed.subject.as_deref().unwrap_or("").to_lowercase();
-    let (named, others): (Vec<Player>, Vec<Player>) = players_at(tx, None)?
+    let mut candidates = Vec::new();
+    for &g in named {
+        candidates.extend(players_of_game(tx, g)?);
+    }
+    let budget = MAX_UNKNOWN_SENDER_CHECKS.saturating_sub(candidates.len());
+    if budget > 0 {
+        let others = first_players(tx, budget.saturating_add(candidates.len()))?;
+        candidates.extend(
+            others
+                .into_iter()
+                .filter(|p| !named.contains(&p.game))
+                .take(budget),
+        );
+    }
+    Ok(candidates
         .into_iter()
-        .partition(|p| subject.contains(&p.game_name.to_lowercase()));
-    let budget = MAX_UNKNOWN_SENDER_CHECKS.saturating_sub(named.len());
-    Ok(named
-        .into_iter()
-        .chain(others.into_iter().take(budget))
         .find(|p| crate::secret::verify_secret(password, &p.secret_hash)))
 }
 
-/// Players of active games at `address`, or all of them for `None`.
-fn players_at(tx: &Transaction<'_>, address: Option<&str>) -> Result<Vec<Player>, IntakeError> {
-    let address = address.map(|a| a.trim().trim_start_matches('<').trim_end_matches('>'));
-    let mut stmt = tx.prepare_cached(
-        "SELECT g.id, g.name, p.id, p.name, s.name, p.secret_hash
-         FROM players p
-         JOIN games g ON g.id = p.game_id
-         JOIN sides s ON s.id = p.side_id
-         WHERE g.status IN ('active', 'paused') AND p.status <> 'dropped'
-           AND (?1 IS NULL OR EXISTS (SELECT 1 FROM player_addresses a
-                                      WHERE a.player_id = p.id AND a.address = ?1))
-         ORDER BY g.id, p.id",
-    )?;
-    let rows = stmt.query_map([address], |r| {
-        Ok(Player {
-            game: GameId(r.get(0)?),
-            game_name: r.get(1)?,
-            player_id: r.get(2)?,
-            player_name: r.get(3)?,
-            side: r.get(4)?,
-            secret_hash: r.get(5)?,
-            addresses: Vec::new(),
-        })
-    })?;
-    let mut players = rows.collect::<Result<Vec<_>, _>>()?;
+/// The columns [`player_row`] reads, and the joins they need.
+const PLAYER_COLUMNS: &str = "SELECT g.id, g.name, p.id, p.name, s.name, p.secret_hash
+     FROM players p
+     JOIN games g ON g.id = p.game_id
+     JOIN sides s ON s.id = p.side_id";
+
+fn player_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Player> {
+    Ok(Player {
+        game: GameId(r.get(0)?),
+        game_name: r.get(1)?,
+        player_id: r.get(2)?,
+        player_name: r.get(3)?,
+        side: r.get(4)?,
+        secret_hash: r.get(5)?,
+        addresses: Vec::new(),
+    })
+}
+
+/// Runs a players query and fills in each player's addresses (through the
+/// index on `player_addresses(player_id)`).
+fn load_players(
+    tx: &Transaction<'_>,
+    sql: &str,
+    param: &dyn rusqlite::ToSql,
+) -> Result<Vec<Player>, IntakeError> {
+    let mut stmt = tx.prepare_cached(sql)?;
+    let mut players = stmt
+        .query_map([param], player_row)?
+        .collect::<Result<Vec<_>, _>>()?;
+    cost::add(&stmt);
     let mut addr =
         tx.prepare_cached("SELECT address FROM player_addresses WHERE player_id = ?1 ORDER BY id")?;
     for p in &mut players {
@@ -807,16 +964,163 @@ fn players_at(tx: &Transaction<'_>, address: Option<&str>) -> Result<Vec<Player>
             .query_map([p.player_id], |r| r.get(0))?
             .collect::<Result<Vec<String>, _>>()?;
     }
+    cost::add(&addr);
     Ok(players)
 }
 
+/// Players of active (or paused) games registered at `address`, oldest
+/// game first: one lookup in the index on `player_addresses(address)`.
+fn players_at(tx: &Transaction<'_>, address: &str) -> Result<Vec<Player>, IntakeError> {
+    let address = address.trim().trim_start_matches('<').trim_end_matches('>');
+    let sql = format!(
+        "{PLAYER_COLUMNS}
+         JOIN player_addresses a ON a.player_id = p.id
+         WHERE a.address = ?1 AND g.status IN ('active', 'paused') AND p.status <> 'dropped'
+         ORDER BY g.id, p.id"
+    );
+    load_players(tx, &sql, &address)
+}
+
+/// The players of one game, if it is active or paused.
+fn players_of_game(tx: &Transaction<'_>, game: GameId) -> Result<Vec<Player>, IntakeError> {
+    let sql = format!(
+        "{PLAYER_COLUMNS}
+         WHERE p.game_id = ?1 AND g.status IN ('active', 'paused') AND p.status <> 'dropped'
+         ORDER BY p.id"
+    );
+    load_players(tx, &sql, &game.0)
+}
+
+/// The first `limit` players of active games, oldest game first.
+fn first_players(tx: &Transaction<'_>, limit: usize) -> Result<Vec<Player>, IntakeError> {
+    let sql = format!(
+        "{PLAYER_COLUMNS}
+         WHERE g.status IN ('active', 'paused') AND p.status <> 'dropped'
+         ORDER BY g.id, p.id LIMIT ?1"
+    );
+    load_players(tx, &sql, &i64::try_from(limit).unwrap_or(i64::MAX))
+}
+
+/// At most this many token-shaped addresses of one mail are looked up.
+const MAX_TOKENS: usize = 4;
+
+/// The games the reply tokens in a mail's recipients were sent for, as
+/// recorded when we queued them (`reply_tokens`, migration 0008): one index
+/// lookup per token. The token itself is verified by the caller.
+fn token_games(tx: &Transaction<'_>, tokens: &[String]) -> Result<Vec<GameId>, IntakeError> {
+    let mut stmt = tx.prepare_cached(
+        "SELECT r.game_id FROM reply_tokens r JOIN games g ON g.id = r.game_id
+         WHERE r.token = ?1 AND g.status IN ('active', 'paused')",
+    )?;
+    let mut games = Vec::new();
+    for t in tokens.iter().take(MAX_TOKENS) {
+        if let Some(id) = stmt.query_row([t], |r| r.get(0)).optional()? {
+            let id = GameId(id);
+            if !games.contains(&id) {
+                games.push(id);
+            }
+        }
+    }
+    cost::add(&stmt);
+    Ok(games)
+}
+
+/// Longest name a game may have (`game::check_game_name`).
+const MAX_GAME_NAME: usize = 40;
+/// Words of a Subject looked at for game names; a Subject is short.
+const MAX_SUBJECT_WORDS: usize = 24;
+
+/// The spellings in `subject` that could be a game's name as a whole word:
+/// game names are `[a-z][a-z0-9-]*` (`game::check_game_name`), so a word is
+/// a maximal run of ASCII letters, digits and `-`, lower-cased; within a
+/// word, every run of its `-`-separated parts is a candidate too ("Orders
+/// for brawner2-turn3" names `brawner2`), longest first. `turns1` is not a
+/// word of "turns10", so game `turns1` does not claim mail for `turns10`.
+pub(crate) fn subject_words(subject: &str) -> Vec<Vec<String>> {
+    subject
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+        .filter(|w| !w.is_empty())
+        .take(MAX_SUBJECT_WORDS)
+        .map(|word| {
+            let word = word.to_ascii_lowercase();
+            let parts: Vec<&str> = word.split('-').take(8).collect();
+            let mut spans: Vec<String> = Vec::new();
+            for len in (1..=parts.len()).rev() {
+                for start in 0..=parts.len() - len {
+                    let s = parts[start..start + len].join("-");
+                    if (1..=MAX_GAME_NAME).contains(&s.len())
+                        && s.starts_with(|c: char| c.is_ascii_lowercase())
+                        && !spans.contains(&s)
+                    {
+                        spans.push(s);
+                    }
+                }
+            }
+            spans
+        })
+        .collect()
+}
+
+/// Active (or paused) games the Subject names as a whole word
+/// ([`subject_words`]), in the order named: one lookup in the games' name
+/// index per candidate spelling, whatever the number of games.
+fn named_games(tx: &Transaction<'_>, subject: Option<&str>) -> Result<Vec<GameId>, IntakeError> {
+    let Some(subject) = subject else {
+        return Ok(Vec::new());
+    };
+    let mut stmt = tx.prepare_cached(
+        "SELECT id FROM games WHERE name = ?1 AND status IN ('active', 'paused')",
+    )?;
+    let mut games = Vec::new();
+    for spans in subject_words(subject) {
+        for s in spans {
+            if let Some(id) = stmt.query_row([&s], |r| r.get(0)).optional()? {
+                let id = GameId(id);
+                if !games.contains(&id) {
+                    games.push(id);
+                }
+                // The longest name in a word wins: "brawner-2" is not also
+                // game `brawner`.
+                break;
+            }
+        }
+    }
+    cost::add(&stmt);
+    Ok(games)
+}
+
+/// Counts the SQLite virtual-machine steps intake's lookups take, so a test
+/// can check that finding a mail's player costs the same with one game and
+/// with many (issue #18). Only in tests; elsewhere it compiles to nothing.
+pub(crate) mod cost {
+    #[cfg(test)]
+    thread_local! {
+        static STEPS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    }
+
+    #[cfg(test)]
+    pub(crate) fn add(stmt: &rusqlite::Statement<'_>) {
+        let n = stmt.reset_status(rusqlite::StatementStatus::VmStep);
+        STEPS.with(|s| s.set(s.get() + u64::try_from(n).unwrap_or(0)));
+    }
+
+    #[cfg(not(test))]
+    pub(crate) fn add(_stmt: &rusqlite::Statement<'_>) {}
+
+    /// Steps counted since the last call, on this thread.
+    #[cfg(test)]
+    pub(crate) fn take() -> u64 {
+        STEPS.with(|s| s.replace(0))
+    }
+}
+
 fn current_turn(tx: &Transaction<'_>, game: GameId) -> Result<Option<Turn>, IntakeError> {
-    Ok(tx
-        .prepare_cached(
-            "SELECT id, number, status, deadline_at, grace_secs FROM turns
+    let mut stmt = tx.prepare_cached(
+        "SELECT id, number, status, deadline_at, grace_secs FROM turns
              WHERE game_id = ?1 AND status <> 'released' AND superseded_at IS NULL
              ORDER BY number DESC LIMIT 1",
-        )?
+    )?;
+    let turn = stmt
         .query_row([game.0], |r| {
             let status: String = r.get(2)?;
             let deadline: Option<i64> = r.get(3)?;
@@ -828,7 +1132,9 @@ fn current_turn(tx: &Transaction<'_>, game: GameId) -> Result<Option<Turn>, Inta
                 closes_at: deadline.map(|d| d.saturating_add(grace)),
             })
         })
-        .optional()?)
+        .optional()?;
+    cost::add(&stmt);
+    Ok(turn)
 }
 
 /// Writes the `submissions` row; the public id counts the game's
@@ -1208,4 +1514,119 @@ fn queue_answer(
         },
     )?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::new_game;
+    use crate::scenario::Scenario;
+
+    const TRAINING: &str = include_str!("../../scenarios/training.toml");
+
+    /// A store with `n` training games, each with its own player addresses
+    /// (`blue-<i>@…`), and no Argon2 (the hashes are never checked here).
+    fn store_with_games(dir: &tempfile::TempDir, n: usize) -> Store {
+        let scenario = Scenario::from_toml_str(TRAINING, "training.toml").unwrap();
+        let mut store = Store::open(&dir.path().join("a.db")).unwrap();
+        for i in 0..n {
+            let mut s = scenario.clone();
+            for p in &mut s.players {
+                p.addresses = vec![format!("{}-{i}@example.test", p.name.to_lowercase())];
+            }
+            let (game, _) = new_game(&s, TRAINING, &format!("g{i}"), [42; 32], 1_000, |_| {
+                Ok(("s".into(), "$argon2id$v=19$test".into()))
+            })
+            .unwrap();
+            store.create_game(&game).unwrap();
+        }
+        store
+    }
+
+    fn settings() -> IntakeSettings {
+        IntakeSettings {
+            limits: Limits::default(),
+            game_master: "adjutant@example.test".into(),
+            our_addresses: vec!["adjutant@example.test".into()],
+            message_id_domain: "example.test".into(),
+            server_key: vec![7; 32],
+            refusal_interval_secs: 3600,
+        }
+    }
+
+    /// The SQLite steps `identify` (and the umpire's lookup before it)
+    /// takes for `raw` in a store of `n` games.
+    fn steps_for(n: usize, raw: &str) -> (u64, &'static str) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = store_with_games(&dir, n);
+        let settings = settings();
+        let parsed = parse_inbound(raw.as_bytes(), &settings.limits);
+        let from = parsed.from.as_ref().map(|m| m.address.clone());
+        let tokens = token::extract_tokens(&parsed.recipient_addresses());
+        let tx = store.transaction().unwrap();
+        // Warm the statement cache, then count a second run.
+        let _ = umpire::identify(&tx, &settings, &parsed, from.as_deref(), &tokens).unwrap();
+        let _ = identify(&tx, &settings, &parsed, from.as_deref(), &tokens).unwrap();
+        let _ = cost::take();
+        let u = umpire::identify(&tx, &settings, &parsed, from.as_deref(), &tokens).unwrap();
+        assert!(u.is_none());
+        let found = identify(&tx, &settings, &parsed, from.as_deref(), &tokens).unwrap();
+        let what = match found {
+            Identified::Player(..) => "player",
+            Identified::Ambiguous(_) => "ambiguous",
+            Identified::Nobody => "nobody",
+        };
+        (cost::take(), what)
+    }
+
+    fn mail(from: &str, to: &str, subject: &str) -> String {
+        format!(
+            "From: {from}\r\nTo: {to}\r\nSubject: {subject}\r\nMessage-ID: <m1@x.test>\r\n\
+             Date: Sun, 22 Nov 2026 10:00:00 +0000\r\n\r\nAdvance.\r\nREADY\r\n"
+        )
+    }
+
+    /// Issue #18: a stranger's mail, and a player's, cost the same number
+    /// of SQLite steps with one game as with many: no lookup walks every
+    /// game or every player.
+    #[test]
+    fn finding_the_player_costs_the_same_with_one_game_and_many() {
+        let cases = [
+            // A stranger, no token, no password.
+            mail("nobody@else.test", "adjutant@example.test", "hello"),
+            // A stranger naming a game and sending a token-shaped address.
+            mail(
+                "nobody@else.test",
+                "adjutant+aaaaaaaaaaaaaaaa@example.test",
+                "Re: [g0] turn 1",
+            ),
+            // A registered player of the first game.
+            mail("blue-0@example.test", "adjutant@example.test", "orders"),
+        ];
+        let expected = ["nobody", "nobody", "player"];
+        for (raw, want) in cases.iter().zip(expected) {
+            let (one, what) = steps_for(1, raw);
+            assert_eq!(what, want, "{raw}");
+            let (many, what) = steps_for(60, raw);
+            assert_eq!(what, want, "{raw}");
+            assert!(one > 0, "the counter must count");
+            // A lookup that walked every game or player would add hundreds
+            // of steps (120 players); the plan may differ by a step or two.
+            assert!(
+                many <= one + 8,
+                "steps with 1 game {one} vs 60 games {many} for {raw}"
+            );
+        }
+    }
+
+    #[test]
+    fn game_names_match_the_subject_as_whole_words() {
+        let words = |s: &str| subject_words(s).concat();
+        assert!(words("Orders for turns10").contains(&"turns10".to_string()));
+        assert!(!words("Orders for turns10").contains(&"turns1".to_string()));
+        assert!(words("Re: [brawner2] turn 1 orders").contains(&"brawner2".to_string()));
+        assert!(words("brawner-2 orders").contains(&"brawner-2".to_string()));
+        assert!(words("BRAWNER2-turn3").contains(&"brawner2".to_string()));
+        assert!(!words("xbrawner2").contains(&"brawner2".to_string()));
+    }
 }

@@ -40,6 +40,7 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
         "0007_umpire_declarations",
         include_str!("../../migrations/0007_umpire_declarations.sql"),
     ),
+    ("0008_cost", include_str!("../../migrations/0008_cost.sql")),
 ];
 
 /// The schema version this build writes and understands.
@@ -184,7 +185,7 @@ mod tests {
 
     #[test]
     fn the_real_schema_is_current_and_well_formed() {
-        assert_eq!(SCHEMA_VERSION, 7);
+        assert_eq!(SCHEMA_VERSION, 8);
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("db");
         let mut c = Connection::open(&path).unwrap();

@@ -16,7 +16,9 @@
 //! Subject. Games that are active or paused (RESUME must reach a paused
 //! game) count.
 
-use super::{IntakeError, IntakeSettings, Outcome, Receipt, SubmissionHandler, players_at};
+use super::{
+    IntakeError, IntakeSettings, Outcome, Receipt, SubmissionHandler, named_games, players_at,
+};
 use crate::mail::address::{Mailbox, same_address};
 use crate::mail::auth::{
     AuthMethod, AuthOutcome, MAX_PASSWORD_CANDIDATES, Registered, TokenContext, authenticate,
@@ -65,28 +67,62 @@ impl Umpire {
     }
 }
 
-fn umpires(tx: &Transaction<'_>) -> Result<Vec<Umpire>, IntakeError> {
-    let mut st = tx.prepare_cached(
-        "SELECT g.id, g.name, g.umpire_address, g.umpire_secret_hash,
-                coalesce((SELECT number FROM turns t WHERE t.game_id = g.id
-                          ORDER BY (t.status = 'released'), t.number DESC LIMIT 1), 1)
-         FROM games g
-         WHERE g.status IN ('active', 'paused') AND g.umpire_address IS NOT NULL
-         ORDER BY g.id",
-    )?;
-    let rows = st.query_map([], |r| {
-        Ok(Umpire {
-            game: GameId(r.get(0)?),
-            game_name: r.get(1)?,
-            address: r.get(2)?,
-            secret_hash: r.get(3)?,
-            turn: r.get(4)?,
-        })
-    })?;
-    Ok(rows.collect::<Result<_, _>>()?)
+/// The umpire columns, with his game's current turn number.
+const UMPIRE_COLUMNS: &str = "SELECT g.id, g.name, g.umpire_address, g.umpire_secret_hash,
+        coalesce((SELECT number FROM turns t WHERE t.game_id = g.id
+                  ORDER BY (t.status = 'released'), t.number DESC LIMIT 1), 1)
+     FROM games g";
+
+fn umpires_where(
+    tx: &Transaction<'_>,
+    condition: &str,
+    param: &dyn rusqlite::ToSql,
+) -> Result<Vec<Umpire>, IntakeError> {
+    let mut st = tx.prepare_cached(&format!(
+        "{UMPIRE_COLUMNS}
+         WHERE {condition} AND g.status IN ('active', 'paused') AND g.umpire_address IS NOT NULL
+         ORDER BY g.id"
+    ))?;
+    let rows = st
+        .query_map([param], |r| {
+            Ok(Umpire {
+                game: GameId(r.get(0)?),
+                game_name: r.get(1)?,
+                address: r.get(2)?,
+                secret_hash: r.get(3)?,
+                turn: r.get(4)?,
+            })
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    super::cost::add(&st);
+    Ok(rows)
 }
 
-/// The umpire this mail comes from (or claims to), if any.
+/// The umpires whose address is `from`: one lookup in the index on the
+/// umpire address (migration 0008), whatever the number of games.
+fn umpires_at(tx: &Transaction<'_>, from: &str) -> Result<Vec<Umpire>, IntakeError> {
+    let key = crate::mail::address::address_key(from);
+    Ok(
+        umpires_where(tx, "lower(trim(g.umpire_address, ' <>')) = ?1", &key)?
+            .into_iter()
+            .filter(|u| same_address(&u.address, from))
+            .collect(),
+    )
+}
+
+/// The umpire of each game in `games` that has one.
+fn umpires_of(tx: &Transaction<'_>, games: &[GameId]) -> Result<Vec<Umpire>, IntakeError> {
+    let mut all = Vec::new();
+    for g in games {
+        all.extend(umpires_where(tx, "g.id = ?1", &g.0)?);
+    }
+    Ok(all)
+}
+
+/// The umpire this mail comes from (or claims to), if any. Only the
+/// umpires at the sender's address, of the game a reply token was sent for
+/// (`reply_tokens`) and of the games the Subject names are looked at, so
+/// the cost does not grow with the number of games (issue #18).
 pub(super) fn identify(
     tx: &Transaction<'_>,
     settings: &IntakeSettings,
@@ -94,12 +130,25 @@ pub(super) fn identify(
     from: Option<&str>,
     tokens: &[String],
 ) -> Result<Option<Umpire>, IntakeError> {
-    let all = umpires(tx)?;
-    if all.is_empty() {
+    let named = named_games(tx, parsed.subject.as_deref())?;
+    let at_from = match from {
+        Some(f) => umpires_at(tx, f)?,
+        None => Vec::new(),
+    };
+    let mut games = super::token_games(tx, tokens)?;
+    games.extend(
+        named
+            .iter()
+            .filter(|g| !games.contains(g))
+            .copied()
+            .collect::<Vec<_>>(),
+    );
+    let of_named = umpires_of(tx, &games)?;
+    if at_from.is_empty() && of_named.is_empty() {
         return Ok(None);
     }
     if !tokens.is_empty() {
-        let hit = all.iter().find(|u| {
+        let hit = at_from.iter().chain(&of_named).find(|u| {
             u.token_turns().into_iter().any(|n| {
                 tokens.iter().any(|t| {
                     token::verify(
@@ -116,8 +165,7 @@ pub(super) fn identify(
             return Ok(Some(u.clone()));
         }
     }
-    let subject = parsed.subject.as_deref().unwrap_or("").to_lowercase();
-    let names_game = |u: &Umpire| subject.contains(&u.game_name.to_lowercase());
+    let names_game = |u: &Umpire| named.contains(&u.game);
     let passwords = extract_password(&parsed.text).candidates;
     let password_is = |u: &Umpire| {
         u.secret_hash.as_deref().is_some_and(|h| {
@@ -127,29 +175,28 @@ pub(super) fn identify(
                 .any(|p| verify_secret(p, h))
         })
     };
-    if let Some(f) = from {
-        let by_from: Vec<&Umpire> = all.iter().filter(|u| same_address(&u.address, f)).collect();
-        if !by_from.is_empty() {
-            let plays = !players_at(tx, Some(f))?.is_empty();
-            let chosen = by_from
-                .iter()
-                .find(|u| names_game(u))
-                .or_else(|| by_from.iter().find(|u| password_is(u)))
-                .or_else(|| if plays { None } else { by_from.first() });
-            if let Some(u) = chosen {
-                return Ok(Some((*u).clone()));
-            }
+    if let Some(f) = from
+        && !at_from.is_empty()
+    {
+        let plays = !players_at(tx, f)?.is_empty();
+        let chosen = at_from
+            .iter()
+            .find(|u| names_game(u))
+            .or_else(|| at_from.iter().find(|u| password_is(u)))
+            .or_else(|| if plays { None } else { at_from.first() });
+        if let Some(u) = chosen {
+            return Ok(Some(u.clone()));
         }
     }
     // His password from an address nobody registered. A registered
     // player's own password mail is not made to pay an Argon2 check here.
     let stranger = match from {
-        Some(f) => players_at(tx, Some(f))?.is_empty(),
+        Some(f) => players_at(tx, f)?.is_empty(),
         None => true,
     };
     if stranger
         && !passwords.is_empty()
-        && let Some(u) = all
+        && let Some(u) = of_named
             .iter()
             .filter(|u| names_game(u))
             .find(|u| password_is(u))
