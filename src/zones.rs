@@ -18,11 +18,15 @@ fn suggestion_text(s: &Option<String>) -> String {
     }
 }
 
-/// Ok when `name` (trimmed; `UTC` in any case) is a zone of the bundled
-/// database.
+/// Ok when `name` (trimmed; `UTC` in any case) is an `Area/Location` zone
+/// of the bundled database. The database's old abbreviations ("EST",
+/// "MST") are refused: they are fixed offsets without daylight saving, and
+/// someone who writes "EST" means New York's time, which has it.
 pub fn check(name: &str) -> Result<(), UnknownZone> {
     let name = name.trim();
-    if name.eq_ignore_ascii_case("utc") || jiff::tz::TimeZone::get(name).is_ok() {
+    if name.eq_ignore_ascii_case("utc")
+        || (name.contains('/') && jiff::tz::TimeZone::get(name).is_ok())
+    {
         return Ok(());
     }
     Err(UnknownZone {
@@ -39,6 +43,7 @@ pub fn nearest(name: &str) -> Option<String> {
     jiff::tz::db()
         .available()
         .map(|z| z.as_str().to_string())
+        .filter(|z| z.contains('/'))
         .map(|z| {
             (
                 strsim::damerau_levenshtein(&want, &z.to_ascii_lowercase()),
@@ -61,6 +66,10 @@ mod tests {
         let e = check("Europe/Londn").unwrap_err();
         assert_eq!(e.suggestion.as_deref(), Some("Europe/London"));
         assert!(e.to_string().contains("did you mean \"Europe/London\""));
+        assert!(
+            check("EST").is_err(),
+            "a fixed abbreviation, not a place's time"
+        );
         let e = check("Mars/Olympus_Mons_Base").unwrap_err();
         assert_eq!(e.suggestion, None);
         assert!(e.to_string().contains("America/New_York"));

@@ -739,13 +739,16 @@ fn v_b_2_third_party_by_mail() {
         "blue1",
         "blue@example.test",
         "Blue",
-        "10th Ohio: fire at the 3rd Tennessee.\n\n12th Ohio: hold fire.\n\nREADY",
+        // Names are hidden (issue #14): each side names the enemy by the
+        // letter it gave it, west to east: Blue's A is the 3rd Tennessee,
+        // Grey's B the 12th Ohio.
+        "10th Ohio: fire at A.\n\n12th Ohio: hold fire.\n\nREADY",
     );
     g.order_mail(
         "grey1",
         "grey@example.test",
         "Grey",
-        "3rd Tennessee: fire at the 12th Ohio.\n\n5th Tennessee: hold fire.\n\nREADY",
+        "3rd Tennessee: fire at B.\n\n5th Tennessee: hold fire.\n\nREADY",
     );
     g.run_once();
     assert_eq!(g.open_turn(), 2, "turn 1 was played");

@@ -121,8 +121,10 @@ fn designations_name_the_enemy_in_reports_receipts_and_orders() {
     play.g.run_once();
     let after = play.open_state();
     let mails = check_all(&mut play, &[&state, &after]);
+    // His report of turn 1, not the briefing before it.
     let report = mails
         .iter()
+        .rev()
         .find(|m| m.to.contains(&blue.address) && m.body.contains("\nYOUR UNITS\n"))
         .expect("Blue's report");
     let enemy_lines = [
@@ -318,11 +320,13 @@ fn order_numbers_a_player_sees_count_only_his_sides_orders() {
     );
     assert_eq!(blue_order, 4, "the row id counts Grey's three orders");
     let mails = play.new_mails();
+    // His report of turn 1, not the briefing before it.
     let report = mails
         .iter()
+        .rev()
         .find(|m| m.to.contains(&blue.address) && m.body.contains("\nYOUR UNITS\n"))
         .expect("Blue's report");
-    let text = section(&report.body, "THIS TURN").join(" ");
+    let text = section(&report.body, "WHAT HAPPENED IN TURN 1").join(" ");
     assert!(text.contains("Order #1 "), "{}", report.body);
     assert!(
         !report.body.to_lowercase().contains("order #4"),

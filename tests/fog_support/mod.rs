@@ -144,6 +144,12 @@ impl Play {
                 officers: p.officers.clone(),
             })
             .collect();
+        // The briefing before turn 1 tells each side what it sees at the
+        // start (issue #14 §2): those enemies are known from then on.
+        for side in &state.sides {
+            let seen = Play::sees(&state, side.id);
+            play.seen_ever.entry(side.id).or_default().extend(seen);
+        }
         play
     }
 
