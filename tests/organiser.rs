@@ -81,6 +81,11 @@ fn an_ended_game_processes_nothing_takes_no_orders_and_says_so() {
 
     let (_, show, _) = out(adjutant(g.dir.path()).args(["game", "show", "ending"]));
     assert!(show.contains("finished"), "{show}");
+    assert!(
+        !show.contains("(open)"),
+        "an ended game shows no open turn: {show}"
+    );
+    assert!(show.contains("the game is over"), "{show}");
     let turns_before = g.count("SELECT count(*) FROM turns");
 
     // A player who writes is told, and nothing of his is taken.

@@ -235,7 +235,20 @@ pub fn describe(d: &GameDetail) -> String {
     if let Some(u) = &d.umpire_address {
         let _ = writeln!(out, "umpire    {u}");
     }
+    let over = matches!(
+        d.status,
+        crate::store::GameStatus::Finished | crate::store::GameStatus::Abandoned
+    );
     match &d.current_turn {
+        // An ended game has no turn to play: the one left open is never
+        // processed (issue #17).
+        Some(t) if over => {
+            let _ = writeln!(
+                out,
+                "turn      none: the game is over; turn {} was never played",
+                t.number
+            );
+        }
         Some(t) => {
             let deadline = t
                 .deadline_at
