@@ -199,8 +199,9 @@ pub fn issue_briefings(
         let report_id = match who {
             Briefed::Everyone => {
                 tx.execute(
-                    "INSERT INTO reports (game_id, turn_id, player_id, side_id, text, html, created_at)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                    "INSERT INTO reports (game_id, turn_id, player_id, side_id, text, html, created_at,
+                              audit_through)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, (SELECT max(id) FROM audit_log))",
                     params![
                         game_id.0,
                         turn_id,

@@ -696,42 +696,48 @@ fn refusal_words(code: &str) -> String {
 
 /// Mails refused in this player's name (audit action `mail-refused`,
 /// `detail_json.player` = his name) since his previous report (of the live
-/// timeline), or since the game began if he has had none.
+/// timeline), or since the game began if he has had none: those with an
+/// audit id above the report's `audit_through` (migration 0009), so two
+/// daemon cycles in one second neither repeat nor lose one.
 fn refused_since_last_report(
     tx: &Transaction<'_>,
     game: GameId,
     reader: &Reader,
 ) -> Result<Vec<RefusedMail>, rusqlite::Error> {
-    let since: Option<i64> = tx
+    // His latest report of the live timeline: what it told runs up to its
+    // `audit_through` (older stores: its time). Reports of attempts set
+    // aside (REDO, ROLLBACK) were never his: a refusal told only in one of
+    // them is told again.
+    let last: Option<(i64, Option<i64>)> = tx
         .query_row(
-            // Reports of attempts set aside (REDO, ROLLBACK) were never
-            // his: a refusal told only in one of them is told again.
-            "SELECT max(r.created_at) FROM reports r JOIN turns t ON t.id = r.turn_id
-             WHERE r.game_id = ?1 AND r.player_id = ?2 AND t.superseded_at IS NULL",
+            "SELECT r.created_at, r.audit_through FROM reports r JOIN turns t ON t.id = r.turn_id
+             WHERE r.game_id = ?1 AND r.player_id = ?2 AND t.superseded_at IS NULL
+             ORDER BY r.id DESC LIMIT 1",
             params![game.0, reader.id],
-            |r| r.get(0),
+            |r| Ok((r.get(0)?, r.get(1)?)),
         )
-        .optional()?
-        .flatten();
+        .optional()?;
+    let (after_id, since) = match last {
+        Some((_, Some(through))) => (through, i64::MIN),
+        Some((at, None)) => (i64::MIN, at),
+        None => (i64::MIN, i64::MIN),
+    };
     let mut st = tx.prepare_cached(
         "SELECT at, coalesce(json_extract(detail_json, '$.from'), 'an unknown address'),
                 coalesce(reason, '')
          FROM audit_log
          WHERE game_id = ?1 AND action = 'mail-refused'
            AND json_extract(detail_json, '$.player') = ?2 COLLATE NOCASE
-           AND at >= ?3
+           AND id > ?3 AND at >= ?4
          ORDER BY at, id",
     )?;
-    st.query_map(
-        params![game.0, reader.name, since.unwrap_or(i64::MIN)],
-        |r| {
-            Ok((
-                r.get::<_, i64>(0)?,
-                r.get::<_, String>(1)?,
-                r.get::<_, String>(2)?,
-            ))
-        },
-    )?
+    st.query_map(params![game.0, reader.name, after_id, since], |r| {
+        Ok((
+            r.get::<_, i64>(0)?,
+            r.get::<_, String>(1)?,
+            r.get::<_, String>(2)?,
+        ))
+    })?
     .map(|row| {
         row.map(|(at, from, code)| RefusedMail {
             when: format_local(at, &reader.time_zone),
@@ -752,8 +758,9 @@ fn store_report(
     html: &str,
 ) -> Result<i64, rusqlite::Error> {
     tx.execute(
-        "INSERT INTO reports (game_id, turn_id, player_id, side_id, text, html, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        "INSERT INTO reports (game_id, turn_id, player_id, side_id, text, html, created_at,
+                              audit_through)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, (SELECT max(id) FROM audit_log))",
         params![t.game_id.0, turn_id, player, side, text, html, t.now],
     )?;
     Ok(tx.last_insert_rowid())

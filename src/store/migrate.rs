@@ -41,6 +41,10 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
         include_str!("../../migrations/0007_umpire_declarations.sql"),
     ),
     ("0008_cost", include_str!("../../migrations/0008_cost.sql")),
+    (
+        "0009_reports_audit_through",
+        include_str!("../../migrations/0009_reports_audit_through.sql"),
+    ),
 ];
 
 /// The schema version this build writes and understands.
@@ -185,7 +189,7 @@ mod tests {
 
     #[test]
     fn the_real_schema_is_current_and_well_formed() {
-        assert_eq!(SCHEMA_VERSION, 8);
+        assert_eq!(SCHEMA_VERSION, 9);
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("db");
         let mut c = Connection::open(&path).unwrap();
