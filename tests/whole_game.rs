@@ -22,6 +22,14 @@ fn play_to_the_last_turn(name: &str, path: &str) {
     let mut play = Play::new(name, path);
     let last = play.scenario.last_turn;
     let players = play.players.clone();
+    // The briefings `game create` sent: checked against the opening state
+    // they describe (a later turn's dice may have destroyed a unit since).
+    let start = play.open_state();
+    for m in &play.new_mails() {
+        let Some(p) = play.reader(m) else { continue };
+        play.assert_no_leak(m, &p, &[&start]);
+        assert_gone_not_alive(&play, m, &p, &start);
+    }
     for turn in 1..=last {
         assert_eq!(play.open_turn(), Some(turn));
         let before = play.open_state();
