@@ -148,22 +148,8 @@ pub fn issue_briefings(
     // gets its side's letter now, stored, so the briefing, the receipts and
     // every later report call it alike.
     let policy = scenario.identities;
-    let mut enemy_names = std::collections::BTreeMap::new();
-    for side in &state.sides {
-        let mut names = super::identity::load(tx, game_id, side.id, policy)?;
-        if let Some(vis) = visibility.get(&side.id) {
-            super::identity::record_sightings(
-                tx,
-                game_id,
-                side.id,
-                state,
-                number,
-                vis.seen.keys().copied(),
-                &mut names,
-            )?;
-        }
-        enemy_names.insert(side.id, names);
-    }
+    let enemy_names =
+        super::identity::names_after_sightings(tx, game_id, state, number, &visibility, policy)?;
     let mut queued = 0;
     for reader in readers(tx, game_id, state)? {
         if let Briefed::Player { id, .. } = who

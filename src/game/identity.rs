@@ -11,10 +11,12 @@
 //! their letters changed (triggers), so a letter is never given twice.
 
 use crate::identity::{Designated, EnemyNames, IdentityPolicy};
+use crate::rules::iron_brigade::sight::Visibility;
 use crate::rules::iron_brigade::state::{BattleState, Pos, SideId, UnitId};
 use crate::scenario::Scenario;
 use crate::store::GameId;
 use rusqlite::{Connection, params};
+use std::collections::BTreeMap;
 
 /// The game's policy, from its stored scenario (hidden if it cannot be
 /// read: the safe side).
@@ -104,6 +106,37 @@ pub fn record_sightings(
         ])?;
     }
     Ok(())
+}
+
+/// Every side's designations after it saw what `visibility` says on
+/// `turn`: loaded from the store, new enemies lettered and every sighting's
+/// last-known place stored — before any report or briefing is written, so
+/// every answer to a player calls a unit alike.
+pub fn names_after_sightings(
+    conn: &Connection,
+    game: GameId,
+    state: &BattleState,
+    turn: u32,
+    visibility: &BTreeMap<SideId, Visibility>,
+    policy: IdentityPolicy,
+) -> Result<BTreeMap<SideId, EnemyNames>, rusqlite::Error> {
+    let mut all = BTreeMap::new();
+    for side in &state.sides {
+        let mut names = load(conn, game, side.id, policy)?;
+        if let Some(vis) = visibility.get(&side.id) {
+            record_sightings(
+                conn,
+                game,
+                side.id,
+                state,
+                turn,
+                vis.seen.keys().copied(),
+                &mut names,
+            )?;
+        }
+        all.insert(side.id, names);
+    }
+    Ok(all)
 }
 
 /// The number each side knows its orders by (issue #14 §4): the engine

@@ -176,22 +176,14 @@ pub fn issue_turn_reports(
     // given to what it saw at the end of this turn before any report is
     // written, so every report, receipt and resend calls a unit alike.
     let policy = scenario.identities;
-    let mut enemy_names: BTreeMap<SideId, crate::identity::EnemyNames> = BTreeMap::new();
-    for side in &t.state.sides {
-        let mut names = super::identity::load(tx, t.game_id, side.id, policy)?;
-        if let Some(vis) = t.visibility.get(&side.id) {
-            super::identity::record_sightings(
-                tx,
-                t.game_id,
-                side.id,
-                t.state,
-                t.state.turn,
-                vis.seen.keys().copied(),
-                &mut names,
-            )?;
-        }
-        enemy_names.insert(side.id, names);
-    }
+    let enemy_names = super::identity::names_after_sightings(
+        tx,
+        t.game_id,
+        t.state,
+        t.state.turn,
+        t.visibility,
+        policy,
+    )?;
     let order_numbers = super::identity::side_order_numbers(tx, t.game_id, t.state)?;
     let no_numbers = BTreeMap::new();
 
