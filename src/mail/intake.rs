@@ -558,49 +558,35 @@ fn ended_game_player(
     let Some(address) = from.map(|a| a.trim().trim_start_matches('<').trim_end_matches('>')) else {
         return Ok(None);
     };
-    let row = tx
-        .prepare_cached(
-            "SELECT g.id, g.name, p.id, p.name, s.name, p.secret_hash, g.status
-             FROM player_addresses a
-             JOIN players p ON p.id = a.player_id
-             JOIN games g ON g.id = p.game_id
-             JOIN sides s ON s.id = p.side_id
-             WHERE a.address = ?1 AND g.status IN ('finished', 'abandoned')
-             ORDER BY g.id DESC LIMIT 1",
-        )?
-        .query_row([address], |r| {
-            Ok((
-                Player {
-                    game: GameId(r.get(0)?),
-                    game_name: r.get(1)?,
-                    player_id: r.get(2)?,
-                    player_name: r.get(3)?,
-                    side: r.get(4)?,
-                    secret_hash: r.get(5)?,
-                    addresses: vec![address.to_string()],
-                },
-                r.get::<_, String>(6)?,
-            ))
-        })
-        .optional()?;
-    let Some((player, status)) = row else {
+    let sql = format!(
+        "{PLAYER_COLUMNS}
+         JOIN player_addresses a ON a.player_id = p.id
+         WHERE a.address = ?1 AND g.status IN ('finished', 'abandoned')
+         ORDER BY g.id DESC LIMIT 1"
+    );
+    let Some(player) = load_players(tx, &sql, &address)?.into_iter().next() else {
         return Ok(None);
     };
-    let turn = tx
+    let row: Option<(String, i64, u32)> = tx
         .prepare_cached(
-            "SELECT id, number FROM turns WHERE game_id = ?1 AND superseded_at IS NULL
-             ORDER BY number DESC LIMIT 1",
+            "SELECT g.status, t.id, t.number FROM games g
+             JOIN turns t ON t.game_id = g.id AND t.superseded_at IS NULL
+             WHERE g.id = ?1 ORDER BY t.number DESC LIMIT 1",
         )?
-        .query_row([player.game.0], |r| {
-            Ok(Turn {
-                id: r.get(0)?,
-                number: r.get(1)?,
+        .query_row([player.game.0], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .optional()?;
+    let turn = row.map(|(status, id, number)| {
+        (
+            Turn {
+                id,
+                number,
                 open: false,
                 closes_at: None,
-            })
-        })
-        .optional()?;
-    Ok(turn.map(|t| (player, t, status)))
+            },
+            status,
+        )
+    });
+    Ok(turn.map(|(t, status)| (player, t, status)))
 }
 
 /// Answers a player who writes to a game that has ended: nothing in his
