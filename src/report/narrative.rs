@@ -144,9 +144,20 @@ fn rename_enemies(
                             .map(UnitId);
                         // Only an enemy in sight now is called by its
                         // designation: naming one seen only in the past
-                        // would tell the side it is the same unit.
+                        // would tell the side it is the same unit. One
+                        // that left the field in an event the side took
+                        // part in (destroyed by its fire, say) is no
+                        // longer seen by anyone (APSoF VI.C, VII.C), yet
+                        // the side fought it by its letter: it keeps it.
+                        let gone = |id: &UnitId| {
+                            state.unit(*id).is_some_and(|u| {
+                                u.castings == 0
+                                    || u.marks.left_field
+                                    || u.marks.combined_into.is_some()
+                            })
+                        };
                         let label = id
-                            .filter(|id| vis.seen.contains_key(id))
+                            .filter(|id| vis.seen.contains_key(id) || gone(id))
                             .and_then(|id| names.hidden_label(id));
                         label.unwrap_or_else(|| enemy_words(state, side, id))
                     };
@@ -284,6 +295,38 @@ mod tests {
         // His own side is told by name.
         let own = side_narrative(&st, SideId(1), &[ev], &Visibility::default(), false);
         assert!(own[0].contains("6th Virginia"), "{}", own[0]);
+    }
+
+    /// Issue #14: an enemy the side lettered and then fought off the field
+    /// (destroyed in the event, so seen by no one at the turn's end) keeps
+    /// its letter; one it never saw gets none.
+    #[test]
+    fn a_lettered_enemy_gone_from_the_field_keeps_its_letter() {
+        let mut st = state();
+        let met = Event::Met {
+            a: r(1, 0, "2nd Wisconsin"),
+            b: r(2, 1, "6th Virginia"),
+        };
+        let mut names = EnemyNames::new(IdentityPolicy::Hidden);
+        names.record_seen(&st, SideId(0), 1, [UnitId(2)]);
+        if let Some(u) = st.unit_mut(UnitId(2)) {
+            u.castings = 0;
+        }
+        let none = Visibility::default();
+        let told = side_narrative_named(
+            &st,
+            SideId(0),
+            std::slice::from_ref(&met),
+            &none,
+            &names,
+            None,
+        );
+        assert!(told[0].contains("enemy A"), "{}", told[0]);
+        assert!(!told[0].contains("Virginia"), "{}", told[0]);
+        let unlettered = EnemyNames::new(IdentityPolicy::Hidden);
+        let told = side_narrative_named(&st, SideId(0), &[met], &none, &unlettered, None);
+        assert!(!told[0].contains("enemy A"), "{}", told[0]);
+        assert!(!told[0].contains("Virginia"), "{}", told[0]);
     }
 
     /// Issue #14: an enemy in sight is told by the side's designation, or
