@@ -30,6 +30,7 @@ fn play_to_the_last_turn(name: &str, path: &str) {
         play.assert_no_leak(m, &p, &[&start]);
         assert_gone_not_alive(&play, m, &p, &start);
     }
+    let mut final_mails = Vec::new();
     for turn in 1..=last {
         assert_eq!(play.open_turn(), Some(turn));
         let before = play.open_state();
@@ -71,7 +72,34 @@ fn play_to_the_last_turn(name: &str, path: &str) {
                 receipt.body
             );
         }
+        if turn == last {
+            final_mails = mails;
+        }
     }
+    // The last turn's reports tell the end of the battle and its result,
+    // ask for no more orders, and the game is over.
+    let reports: Vec<_> = final_mails
+        .iter()
+        .filter(|m| m.subject.contains("results"))
+        .collect();
+    assert!(reports.len() >= players.len(), "{} reports", reports.len());
+    for m in reports {
+        assert!(
+            m.subject.contains("the battle is over"),
+            "subject: {}",
+            m.subject
+        );
+        assert!(m.body.contains("THE BATTLE IS OVER"), "{}", m.body);
+        assert!(m.body.contains("on objectives"), "{}", m.body);
+        assert!(!m.body.contains("ORDERS -- edit below"), "{}", m.body);
+        assert!(!m.body.contains("orders now for turn"), "{}", m.body);
+    }
+    let status: String = play
+        .g
+        .db()
+        .query_row("SELECT status FROM games", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(status, "finished");
     play.assert_replay_agrees();
     // The archive's side pages keep the same policy.
     assert!(play.assert_archive_side_pages_keep_the_policy() >= last as usize);

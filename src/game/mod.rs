@@ -8,6 +8,7 @@ pub mod clock;
 pub mod cycle;
 pub mod deadline;
 pub mod dispatches;
+pub mod ending;
 pub mod identity;
 pub mod report_mail;
 pub mod reports;

@@ -97,6 +97,9 @@ pub struct ReportsIssued {
     pub stored: usize,
     /// Report mails queued.
     pub queued: usize,
+    /// The turn was the scenario's last: the reports told the end of the
+    /// battle (`super::ending`), and the game is to be finished.
+    pub last: bool,
 }
 
 /// A player who gets a report.
@@ -132,6 +135,12 @@ pub fn issue_turn_reports(
         params![t.game_id.0, t.state.turn],
         |r| Ok((r.get(0)?, r.get(1)?)),
     )?;
+    // The scenario's last turn: every report tells the end of the battle.
+    let ending = if t.state.turn > 1 {
+        super::ending::ending_if_last(tx, t.game_id, &scenario, t.state.turn - 1, t.state)?
+    } else {
+        None
+    };
     let reporter = Reporter::new()?;
     let order_texts = order_texts(tx, t.game_id)?;
     let all_orders = orders_by_unit(t.book, t.state.turn, &order_texts);
@@ -242,7 +251,8 @@ pub fn issue_turn_reports(
             },
             &inputs.enemy_names,
         );
-        let view = side_view(t.state, reader.side, vis, lk, &inputs)?;
+        let mut view = side_view(t.state, reader.side, vis, lk, &inputs)?;
+        view.ending = ending.clone();
         let report = reporter.player(&view)?;
         let report_id = store_report(
             tx,
@@ -330,7 +340,9 @@ pub fn issue_turn_reports(
             })
             .collect(),
     };
-    let mut report = reporter.umpire(&umpire_view(t.state, &uin))?;
+    let mut uview = umpire_view(t.state, &uin);
+    uview.ending = ending.clone();
+    let mut report = reporter.umpire(&uview)?;
     if let Some(hold) = t.hold {
         let turn = t.state.turn.saturating_sub(1);
         report.text = format!(
@@ -369,6 +381,7 @@ pub fn issue_turn_reports(
         link_mail(tx, report_id, outbound)?;
         done.queued += 1;
     }
+    done.last = ending.is_some();
     Ok(done)
 }
 

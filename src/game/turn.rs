@@ -431,7 +431,7 @@ pub(crate) fn run_attempt(
     super::dispatches::record_outcome(tx, game_id, &next.battle, &outcome.events, number)?;
     register_new_units(tx, game_id, &next.battle)?;
 
-    issue_turn_reports(
+    let issued = issue_turn_reports(
         tx,
         &TurnResult {
             game,
@@ -450,6 +450,11 @@ pub(crate) fn run_attempt(
         turn: number,
         source,
     })?;
+    // The scenario's last turn, told to the players: the game is over. An
+    // umpired game ends when the umpire releases it (`umpire::turns`).
+    if issued.last && !held {
+        super::ending::finish(tx, game_id, number, now)?;
+    }
 
     Ok(TurnProcessed {
         game: game.to_string(),

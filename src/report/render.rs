@@ -86,6 +86,12 @@ pub fn player_subject(view: &SideView) -> String {
     } else {
         format!("Turn {} results", view.results_of)
     };
+    if view.ending.is_some() {
+        return format!(
+            "[{}] {what}: the battle is over, report for {} ({})",
+            view.game, view.player, view.side
+        );
+    }
     format!(
         "[{}] {what} (orders now for turn {}), report for {} ({})",
         view.game, view.turn, view.player, view.side
@@ -221,10 +227,17 @@ impl Reporter {
         let html = self.tera.render("umpire.html", &ctx).map_err(tera_err)?;
         let png = layers_to_png(&parts.base_svg(), &parts.overlay_svg())?;
         Ok(UmpireReport {
-            subject: format!(
-                "[{}] Turn {results_of} results (orders now for turn {}), umpire's report",
-                view.game, view.turn
-            ),
+            subject: if view.ending.is_some() {
+                format!(
+                    "[{}] Turn {results_of} results: the battle is over, umpire's report",
+                    view.game
+                )
+            } else {
+                format!(
+                    "[{}] Turn {results_of} results (orders now for turn {}), umpire's report",
+                    view.game, view.turn
+                )
+            },
             map_file,
             text,
             html,

@@ -194,6 +194,17 @@ pub struct EnemyUnit {
     pub ago: String,
 }
 
+/// The end of the battle, told in the report of the scenario's last turn
+/// (`game::ending`): the verdict and how each objective stood. Set on a
+/// view after it is built; `None` in every other report.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EndOfBattle {
+    /// "The battle is over: a Confederate victory, 15 points to 8."
+    pub headline: String,
+    /// One line per objective: who held it, and the points.
+    pub objectives: Vec<String>,
+}
+
 /// What one player may be shown this turn. Built only by [`side_view`].
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SideView {
@@ -227,6 +238,8 @@ pub struct SideView {
     pub refused_mail: Vec<RefusedMail>,
     /// Pre-filled orders to edit and send back.
     pub order_template: String,
+    /// `Some` in the report of the scenario's last turn: the battle is over.
+    pub ending: Option<EndOfBattle>,
     pub map: MapLayer,
 }
 
@@ -705,6 +718,7 @@ pub fn side_view(
         riders,
         refused_mail: inputs.refused_mail.clone(),
         order_template,
+        ending: None,
         map,
     })
 }
@@ -836,6 +850,8 @@ pub struct UmpireView {
     /// Every messenger on the table: side, place, whom he rides for, what
     /// he carries.
     pub riders: Vec<String>,
+    /// `Some` in the report of the scenario's last turn: the battle is over.
+    pub ending: Option<EndOfBattle>,
     pub map: MapLayer,
 }
 
@@ -998,6 +1014,7 @@ pub fn umpire_view(state: &BattleState, inputs: &UmpireInputs) -> UmpireView {
         mail_problems: inputs.mail_problems.clone(),
         open_queries: inputs.open_queries.clone(),
         riders,
+        ending: None,
         map: MapLayer {
             title: format!(
                 "{} — umpire — {}, {}",

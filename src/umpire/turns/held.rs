@@ -115,6 +115,28 @@ pub fn release(ctx: &UmpireCtx<'_, '_>) -> Result<String, TurnPlaneError> {
         "UPDATE turns SET status = 'released', released_at = ?2 WHERE id = ?1",
         params![held.id, ctx.now],
     )?;
+    // The scenario's last turn: its reports told the end of the battle, and
+    // with them released the game is over (`game::ending`).
+    let last =
+        crate::game::ending::is_last_turn(ctx.tx, ctx.game_id, held.number).map_err(|e| {
+            TurnPlaneError::Stored {
+                what: "game",
+                problem: e.to_string(),
+            }
+        })?;
+    if last {
+        crate::game::ending::finish(ctx.tx, ctx.game_id, held.number, ctx.now).map_err(|e| {
+            TurnPlaneError::Stored {
+                what: "game",
+                problem: e.to_string(),
+            }
+        })?;
+        return Ok(format!(
+            "turn {} released (attempt {}): {queued} report mail(s) queued to the players; \
+             it was the scenario's last turn, so the game is over",
+            held.number, held.attempt
+        ));
+    }
     Ok(format!(
         "turn {} released (attempt {}): {queued} report mail(s) queued to the players; turn {} is open",
         held.number,
