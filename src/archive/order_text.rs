@@ -3,7 +3,7 @@
 //! archive can show beside each paragraph what Adjutant understood. Unit
 //! ids are named through `name_of` (the archive is the umpire's view).
 
-use crate::report::place::{compass_point, coords};
+use crate::report::place::{coords, facing_point};
 use crate::rules::iron_brigade::orders::{
     Action, Direction, FireShare, FireTarget, Gait, MoveOrder, OfficerMove, Trigger, UnitOrder,
 };
@@ -61,7 +61,7 @@ fn waypoints(w: &[crate::rules::iron_brigade::state::Pos]) -> String {
 
 fn direction(d: &Direction, name_of: &dyn Fn(UnitId) -> String) -> String {
     match d {
-        Direction::Degrees(deg) => format!("{} ({deg:.0}°)", compass_point(*deg)),
+        Direction::Degrees(deg) => format!("{} ({deg:.0}°)", facing_point(*deg)),
         Direction::Toward(p) => format!("toward ({})", coords(*p)),
         Direction::TowardUnit(u) => format!("toward {}", name_of(*u)),
         Direction::About => "about".to_string(),

@@ -29,6 +29,36 @@ pub fn compass_point(deg: f64) -> &'static str {
     POINTS.get(i).copied().unwrap_or("north")
 }
 
+const FACINGS: [&str; 16] = [
+    "north",
+    "north-north-east",
+    "north-east",
+    "east-north-east",
+    "east",
+    "east-south-east",
+    "south-east",
+    "south-south-east",
+    "south",
+    "south-south-west",
+    "south-west",
+    "west-south-west",
+    "west",
+    "west-north-west",
+    "north-west",
+    "north-north-west",
+];
+
+/// The nearest of the sixteen compass points to a facing, as the scenario
+/// format and the orders name them ("east-north-east"): a unit's front
+/// decides its flanks and rear (APSoF IV.C.3, V.G.1.i), so a report does
+/// not round a facing of 67.5° to "east".
+pub fn facing_point(deg: f64) -> &'static str {
+    let d = normalize_deg(deg);
+    // 22.5° sectors centred on each point; the cast is of a value in 0..=16.
+    let i = ((d + 11.25) / 22.5).floor() as usize % 16;
+    FACINGS.get(i).copied().unwrap_or("north")
+}
+
 /// Table coordinates as shown in reports: inches, one decimal.
 pub fn coords(p: Pos) -> String {
     format!("{:.1}, {:.1}", p.x, p.y)
@@ -104,5 +134,10 @@ mod tests {
         assert_eq!(compass_point(100.0), "east");
         assert_eq!(compass_point(225.0), "south-west");
         assert_eq!(compass_point(-45.0), "north-west");
+        assert_eq!(facing_point(67.5), "east-north-east");
+        assert_eq!(facing_point(90.0), "east");
+        assert_eq!(facing_point(350.0), "north");
+        assert_eq!(facing_point(150.0), "south-south-east");
+        assert_eq!(facing_point(146.0), "south-east");
     }
 }

@@ -4,7 +4,7 @@
 
 use super::ReportError;
 use super::map::{MapLayer, MapOfficer, MapUnit, Mark};
-use super::place::{DEFAULT_YARDS_PER_INCH, compass_point, coords, relative_to_landmark};
+use super::place::{DEFAULT_YARDS_PER_INCH, coords, facing_point, relative_to_landmark};
 use super::sighting::{LastKnown, MEN_PER_CASTING, about_men};
 use crate::dice::Roll;
 use crate::rules::iron_brigade::geometry::{Footprint, footprint};
@@ -474,7 +474,7 @@ pub fn side_view(
                 name: u.name.clone(),
                 arm: arm_words(u.arm),
                 formation: formation_words(u.formation),
-                facing: compass_point(u.facing).to_string(),
+                facing: facing_point(u.facing).to_string(),
                 facing_deg: u.facing.rem_euclid(360.0).round() as u32 % 360,
                 coords: coords(u.position),
                 place: place_of(u.position, state, ypi),
@@ -579,7 +579,7 @@ pub fn side_view(
             description: describe(u.side, u.arm, &u.name),
             about_men: about_men(u.castings),
             formation: formation_phrase(u.formation),
-            facing: compass_point(u.facing).to_string(),
+            facing: facing_point(u.facing).to_string(),
             place: place_of(u.position, state, ypi),
             coords: coords(u.position),
             yards_away: Some(*yards),
@@ -631,7 +631,7 @@ pub fn side_view(
             description: describe(ls.side, ls.arm, &name),
             about_men: ls.about_men,
             formation: formation_phrase(ls.formation),
-            facing: compass_point(ls.facing).to_string(),
+            facing: facing_point(ls.facing).to_string(),
             place: place_of(ls.position, state, ypi),
             coords: coords(ls.position),
             yards_away: None,
