@@ -136,42 +136,9 @@ impl Clock for ManualClock {
     }
 }
 
-/// Work that falls due with time, such as processing a turn whose deadline
-/// passed. The turn cycle implements it; it runs in the processor task after
-/// intake, and should queue its mail in the transactions it commits.
-pub trait DueWork: Send {
-    /// Does whatever is due at `now`; returns how many things it did.
-    fn run_due(
-        &mut self,
-        store: &mut Store,
-        now: i64,
-    ) -> Result<usize, Box<dyn std::error::Error + Send + Sync>>;
-
-    /// The mail settings (addresses, reply-token key), given once the daemon
-    /// has them, for work that queues mail of its own (reminders).
-    fn set_mail(&mut self, _settings: &IntakeSettings) {}
-
-    /// The earliest time after `now` at which something falls due, if
-    /// known: the processor wakes then rather than a whole poll interval
-    /// later.
-    fn next_due(&mut self, _store: &mut Store, _now: i64) -> Option<i64> {
-        None
-    }
-}
-
-/// The default hook: nothing is ever due.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct NothingDue;
-
-impl DueWork for NothingDue {
-    fn run_due(
-        &mut self,
-        _store: &mut Store,
-        _now: i64,
-    ) -> Result<usize, Box<dyn std::error::Error + Send + Sync>> {
-        Ok(0)
-    }
-}
+// The due-work hook is the game lifecycle's own interface (`game::cycle`);
+// the daemon only drives it.
+pub use crate::game::cycle::{DueWork, NothingDue};
 
 /// The pluggable parts: clock, submission handler, due-work hook, and the
 /// slot through which the game's parts get the mail settings (filled from

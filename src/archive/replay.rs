@@ -19,12 +19,12 @@
 use super::ArchiveError;
 use super::load::{self, TurnRecord};
 use crate::dice::ScriptedDice;
+use crate::game::corrections::{Correction, apply_corrections};
 use crate::game::snapshot::Snapshot;
 use crate::game::turn::{EventRow, RollRow, TurnCycleError, adjudicate, adjudicate_with};
 use crate::rules::iron_brigade::orders::TurnOrders;
 use crate::rules::iron_brigade::state::UnitId;
 use crate::store::{Store, seed_commitment, sha256_hex, turn_seed};
-use crate::umpire::turns::{Correction, apply_corrections};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 

@@ -17,12 +17,49 @@
 use super::deadline::{DeadlineError, DeadlineSettings, duration_words};
 use super::report_mail::{MailSlot, ReportLetter, ReportMail, live_addresses, queue_letter};
 use super::turn::process_turn;
-use crate::daemon::DueWork;
 use crate::mail::compose;
 use crate::mail::intake::IntakeSettings;
 use crate::store::{GameId, NewAudit, Store, StoreError};
 use rusqlite::{OptionalExtension, Transaction, params};
 use std::fmt::Write as _;
+
+/// Work that falls due with time (the daemon's hook, driven by its
+/// processor task), such as processing a turn whose deadline
+/// passed. The turn cycle implements it; it runs in the processor task after
+/// intake, and should queue its mail in the transactions it commits.
+pub trait DueWork: Send {
+    /// Does whatever is due at `now`; returns how many things it did.
+    fn run_due(
+        &mut self,
+        store: &mut Store,
+        now: i64,
+    ) -> Result<usize, Box<dyn std::error::Error + Send + Sync>>;
+
+    /// The mail settings (addresses, reply-token key), given once the daemon
+    /// has them, for work that queues mail of its own (reminders).
+    fn set_mail(&mut self, _settings: &IntakeSettings) {}
+
+    /// The earliest time after `now` at which something falls due, if
+    /// known: the processor wakes then rather than a whole poll interval
+    /// later.
+    fn next_due(&mut self, _store: &mut Store, _now: i64) -> Option<i64> {
+        None
+    }
+}
+
+/// The default hook: nothing is ever due.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NothingDue;
+
+impl DueWork for NothingDue {
+    fn run_due(
+        &mut self,
+        _store: &mut Store,
+        _now: i64,
+    ) -> Result<usize, Box<dyn std::error::Error + Send + Sync>> {
+        Ok(0)
+    }
+}
 
 /// The [`DueWork`] of the daemon: processes every turn that is due, with
 /// its reports mailed using the settings in `mail`, and queues the
@@ -296,7 +333,7 @@ pub fn next_due_at(store: &Store, now: i64) -> Result<Option<i64>, StoreError> {
         .query_row([now], |r| r.get(0))?;
     let mut next = [due, remind].into_iter().flatten().min();
     // The end of a pause is due work too (umpire::pause::resume_due).
-    if let Some(c) = crate::umpire::pause::next_resume_at(store.conn(), now)? {
+    if let Some(c) = super::pause::next_resume_at(store.conn(), now)? {
         next = Some(next.map_or(c, |n| n.min(c)));
     }
     Ok(next)
@@ -496,7 +533,7 @@ impl DueWork for TurnCycle {
         // Paused games whose pause has ended resume first (umpire::pause),
         // so their turn can fall due in this same cycle.
         if let Some(mail) = self.mail.get() {
-            done += crate::umpire::pause::resume_due(store, &mail, now)?;
+            done += super::pause::resume_due(store, &mail, now)?;
         }
         let games = due_games(store, now)?;
         let mail = match (games.is_empty(), self.mail.get()) {

@@ -5,11 +5,14 @@
 pub mod book;
 pub mod briefing;
 pub mod clock;
+pub mod corrections;
 pub mod cycle;
 pub mod deadline;
 pub mod dispatches;
 pub mod ending;
 pub mod identity;
+pub mod notice;
+pub mod pause;
 pub mod report_mail;
 pub mod reports;
 pub mod resend;
@@ -18,6 +21,7 @@ mod setup;
 pub mod snapshot;
 pub mod submit;
 pub mod turn;
+pub mod umpire_dice;
 
 pub use setup::{CreatedGame, PlayerSecret, battle_state_from_scenario, new_game};
 

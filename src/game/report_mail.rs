@@ -141,7 +141,7 @@ pub fn compose_letter(
 
 /// As [`queue_letter`], to the game's umpire: `Reply-To` carries HIS reply
 /// token for `turn` (made over `umpire:<game>`, see
-/// `umpire::principal::token_game`), so that answering is enough to be
+/// `mail::token::umpire_token_game`), so that answering is enough to be
 /// recognised as him; `letter.reply_token_for` is ignored.
 pub fn queue_umpire_letter(
     tx: &Transaction<'_>,
@@ -151,8 +151,8 @@ pub fn queue_umpire_letter(
 ) -> Result<i64, ReportMailError> {
     let t = token::make_token(
         &mail.server_key,
-        &crate::umpire::principal::token_game(letter.game),
-        crate::umpire::principal::TOKEN_PLAYER,
+        &crate::mail::token::umpire_token_game(letter.game),
+        crate::mail::token::UMPIRE_TOKEN_PLAYER,
         turn,
     )?;
     let reply_to = Mailbox::named("Adjutant", token::make_reply_to(&mail.game_master, &t)?);

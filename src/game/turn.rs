@@ -13,11 +13,11 @@
 use super::report_mail::ReportMail;
 use super::reports::{ReportsError, TurnResult, issue_turn_reports};
 use super::snapshot::Snapshot;
+use super::umpire_dice::{self, UmpireDice};
 use crate::dice::{DiceSource, Roll, StreamDice};
 use crate::rules::iron_brigade::orders::{OfficerMove, TurnOrders, UnitOrder};
 use crate::rules::iron_brigade::turn::{TurnError, TurnOutcome, resolve_turn};
 use crate::store::{GameId, Store, StoreError, seed_commitment, sha256_hex, turn_seed};
-use crate::umpire::turns::dice::{self as umpire_dice, UmpireDice};
 use rusqlite::{OptionalExtension, Transaction, params};
 
 /// Why a turn could not be processed. Nothing was written.
@@ -300,8 +300,8 @@ pub fn effective_snapshot(
     number: u32,
     stored: Snapshot,
 ) -> Result<Snapshot, TurnCycleError> {
-    let corrections = crate::umpire::turns::corrections_for(tx, turn_id)?;
-    crate::umpire::turns::apply_corrections(stored, &corrections).map_err(|problem| {
+    let corrections = super::corrections::corrections_for(tx, turn_id)?;
+    super::corrections::apply_corrections(stored, &corrections).map_err(|problem| {
         TurnCycleError::Correction {
             turn: number,
             problem,

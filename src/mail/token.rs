@@ -45,6 +45,16 @@ fn mac(key: &[u8], game: &str, player: &str, turn: u32) -> Result<[u8; 32], Toke
 }
 
 /// The reply token for one player's mail in one turn of one game.
+/// The player-name field of every umpire reply token (see
+/// [`umpire_token_game`]): an umpire's token is a player token of a game
+/// name no player can have.
+pub const UMPIRE_TOKEN_PLAYER: &str = "umpire";
+
+/// The game field of the umpire's reply tokens for `game`.
+pub fn umpire_token_game(game: &str) -> String {
+    format!("umpire:{game}")
+}
+
 pub fn make_token(key: &[u8], game: &str, player: &str, turn: u32) -> Result<String, TokenError> {
     let full = mac(key, game, player, turn)?;
     let short = full.get(..TOKEN_BYTES).unwrap_or(&full);

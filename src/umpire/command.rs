@@ -26,29 +26,9 @@ use crate::rules::iron_brigade::fire::Protection;
 use crate::rules::iron_brigade::kinds::Formation;
 use serde::Serialize;
 
-/// What can be corrected with `SET` (issue #8 "Corrections").
-#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
-#[serde(tag = "field", content = "value", rename_all = "kebab-case")]
-pub enum SetValue {
-    /// Combat morale level (APSoF VI.B.4: 0 up to the unit's base morale, at most 6 by VI.B.1; the
-    /// executor checks the upper bound against the unit).
-    Morale(u8),
-    /// Castings (APSoF II.B.1), or crew castings for a battery (II.E.1).
-    Castings(u32),
-    /// Table position in inches, `x,y`.
-    Position {
-        x: f64,
-        y: f64,
-    },
-    Formation(Formation),
-    /// Degrees clockwise from north (written as degrees or a compass point).
-    Facing(f64),
-    /// APSoF V.G.2: the unit is (or is not) in a perilous situation this
-    /// turn, by the umpire's declaration.
-    Perilous(bool),
-    /// A protection of the APSoF V.B table the unit has this turn.
-    Protection(Protection),
-}
+// What `SET` corrects is the game's (`game::corrections`); this language
+// only writes it.
+pub use crate::game::corrections::SetValue;
 
 /// Whether the turn's dice come from the seeded stream or from the umpire.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -8,16 +8,16 @@
 //!   tokens, the game's maximum pause).
 //! - [`exec`]: the executor: every command of a mail or a command line in
 //!   one transaction, each all-or-nothing, each audited.
-//! - [`pause`]: `PAUSE`/`RESUME` and the daemon's automatic resume.
-//! - [`notice`]: the notices commands mail to players and the umpire.
+//! - `pause` and `notice` live in the game lifecycle (`game::pause`,
+//!   `game::notice`): a pause and its automatic end, and the notices to
+//!   players, are the game's; the umpire's commands call them.
 //! - [`turns`]: held turns, `RELEASE`, `REDO`, `SET`, rollback, umpire dice
 //!   and free-text interpretation, called by the executor.
 
 pub mod command;
 pub mod exec;
-pub mod notice;
-pub mod pause;
 pub mod principal;
+pub use crate::game::{notice, pause};
 pub mod turns;
 
 pub use command::{

@@ -23,13 +23,10 @@ use serde::Serialize;
 /// unless the game sets its own maximum: seven days, a week's holiday.
 pub const DEFAULT_PAUSE_MAX_SECS: i64 = 7 * 86_400;
 
-/// The player-name field of every umpire reply token (see [`token_game`]).
-pub const TOKEN_PLAYER: &str = "umpire";
-
-/// The game field of the umpire's reply tokens for `game`.
-pub fn token_game(game: &str) -> String {
-    format!("umpire:{game}")
-}
+// The umpire's reply tokens are named by the mail layer, which reads them.
+pub use crate::mail::token::{
+    UMPIRE_TOKEN_PLAYER as TOKEN_PLAYER, umpire_token_game as token_game,
+};
 
 /// Why the umpire could not be set. Nothing was written.
 #[derive(Debug, thiserror::Error)]

@@ -27,9 +27,9 @@ use crate::mail::auth::{
 use crate::mail::compose::{self, ComposeError, Outbound};
 use crate::mail::parse::InboundParsed;
 use crate::mail::token;
+use crate::mail::token::{UMPIRE_TOKEN_PLAYER as TOKEN_PLAYER, umpire_token_game as token_game};
 use crate::secret::verify_secret;
 use crate::store::{GameId, InboundMail, InboundStatus, NewAudit, NewOutboundMail, Store};
-use crate::umpire::principal::{TOKEN_PLAYER, token_game};
 use rusqlite::{OptionalExtension, Transaction};
 use time::OffsetDateTime;
 

@@ -17,7 +17,7 @@
 //! - [`correct`]: `SET` corrections, applied to a start state;
 //! - [`timeline`]: `ROLLBACK` and `ROLLFORWARD`.
 
-pub mod correct;
+pub use crate::game::corrections as correct;
 pub mod dice;
 pub mod free_text;
 pub mod held;

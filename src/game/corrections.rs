@@ -26,9 +26,35 @@
 //!   engine clears them when the turn ends.
 
 use crate::game::snapshot::Snapshot;
+use crate::rules::iron_brigade::fire::Protection;
+use crate::rules::iron_brigade::kinds::Formation;
 use crate::rules::iron_brigade::state::{BattleState, Pos, UnitId};
-use crate::umpire::command::SetValue;
 use rusqlite::{Transaction, params};
+use serde::Serialize;
+
+/// What can be corrected with `SET` (issue #8 "Corrections").
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+#[serde(tag = "field", content = "value", rename_all = "kebab-case")]
+pub enum SetValue {
+    /// Combat morale level (APSoF VI.B.4: 0 up to the unit's base morale, at most 6 by VI.B.1; the
+    /// executor checks the upper bound against the unit).
+    Morale(u8),
+    /// Castings (APSoF II.B.1), or crew castings for a battery (II.E.1).
+    Castings(u32),
+    /// Table position in inches, `x,y`.
+    Position {
+        x: f64,
+        y: f64,
+    },
+    Formation(Formation),
+    /// Degrees clockwise from north (written as degrees or a compass point).
+    Facing(f64),
+    /// APSoF V.G.2: the unit is (or is not) in a perilous situation this
+    /// turn, by the umpire's declaration.
+    Perilous(bool),
+    /// A protection of the APSoF V.B table the unit has this turn.
+    Protection(Protection),
+}
 
 /// One recorded correction, as the engine needs it.
 #[derive(Debug, Clone, PartialEq)]

@@ -2,7 +2,7 @@
 //! itself when the pause ends.
 //!
 //! A pause is never indefinite: `PAUSE` alone lasts the game's maximum
-//! pause ([`super::principal::pause_max_secs`], 7 days by default), and a
+//! pause (`umpire::principal::pause_max_secs`, 7 days by default), and a
 //! longer `PAUSE FOR` is refused. While a game is paused (`games.status =
 //! 'paused'`) the daemon's cycle neither processes its turn nor reminds its
 //! players (both look only at active games); players' mail is still read
