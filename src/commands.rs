@@ -141,10 +141,7 @@ pub fn demo(dir: &Path, json: bool) -> anyhow::Result<()> {
                 );
             }
             DemoStep::Begins { at, what } => {
-                say!(
-                    "  {}  {what}",
-                    adjutant::game::clock::format_local(at, "UTC")
-                );
+                say!("  {}  {what}", adjutant::clock::format_local(at, "UTC"));
                 let bar = indicatif::ProgressBar::new_spinner();
                 bar.set_message("the daemon reads, answers and adjudicates ...");
                 bar.enable_steady_tick(std::time::Duration::from_millis(120));
@@ -175,7 +172,7 @@ pub fn demo(dir: &Path, json: bool) -> anyhow::Result<()> {
         Some(d) => say!(
             "Turn {} is now open; its deadline is {}.",
             run.open_turn,
-            adjutant::game::clock::format_local(d, "UTC")
+            adjutant::clock::format_local(d, "UTC")
         ),
         None => say!("Turn {} is now open.", run.open_turn),
     }
@@ -303,7 +300,7 @@ pub fn schedule(change: &ScheduleChange<'_>) -> anyhow::Result<DeadlineSettings>
 
 /// The deadline as the umpire reads it, in UTC.
 fn utc(ts: i64) -> String {
-    adjutant::game::clock::format_local(ts, "UTC")
+    adjutant::clock::format_local(ts, "UTC")
 }
 
 /// `adjutant game deadline NAME [...]`: shows, or changes and shows.

@@ -6,7 +6,6 @@
 //! are resolved against the directory of the file they were read from, so a
 //! game directory made by `adjutant demo --dir DIR` works from anywhere.
 
-use crate::mail::parse::Limits;
 use serde::Deserialize;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -85,6 +84,27 @@ pub enum OutboxConfig {
 
 fn default_folder() -> String {
     "INBOX".to_string()
+}
+
+/// Size limits for one inbound mail. Mail over a limit is still parsed as
+/// far as is safe and reported through `mail::parse::InboundParsed::over_limit`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, Deserialize)]
+pub struct Limits {
+    /// Raw size above which the body is not decoded at all (headers are).
+    pub max_bytes: usize,
+    /// Lines of cleaned order text kept; the rest is dropped.
+    pub max_lines: usize,
+}
+
+impl Default for Limits {
+    /// 10 MiB covers a phone photo attached by mistake; 500 lines is far
+    /// more than a brigade's orders for a turn.
+    fn default() -> Self {
+        Limits {
+            max_bytes: 10 * 1024 * 1024,
+            max_lines: 500,
+        }
+    }
 }
 
 /// The validated configuration. Paths in it are already absolute or resolved

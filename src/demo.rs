@@ -180,7 +180,7 @@ pub fn run_with(dir: &Path, on_step: &mut dyn FnMut(DemoStep<'_>)) -> Result<Dem
         let after = facts(&config)?;
         let mut line = format!(
             "{}  {}\n      {} mail(s) read, {} accepted",
-            crate::game::clock::format_local(clock.now(), "UTC"),
+            crate::clock::format_local(clock.now(), "UTC"),
             step.what,
             r.ingest.stored,
             r.process.accepted,

@@ -6,6 +6,7 @@
 
 pub mod archive;
 pub mod calc;
+pub mod clock;
 pub mod config;
 pub mod daemon;
 pub mod demo;

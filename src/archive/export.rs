@@ -24,7 +24,7 @@
 use super::ArchiveError;
 use super::load::{GameArchive, OrderRecord, TurnRecord};
 use super::order_text::{describe_parsed, describe_unit_order};
-use crate::game::clock::format_local;
+use crate::clock::format_local;
 use crate::game::snapshot::Snapshot;
 use crate::report::place::coords;
 use crate::report::view::{EnemyUnit, UmpireSight};

@@ -338,7 +338,7 @@ impl DeadlineSettings {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::clock::{format_local, local_to_utc};
+    use crate::clock::{format_local, local_to_utc};
 
     fn ny(local: &str) -> i64 {
         local_to_utc(local, "America/New_York").unwrap()

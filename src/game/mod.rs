@@ -4,7 +4,7 @@
 
 pub mod book;
 pub mod briefing;
-pub mod clock;
+pub use crate::clock;
 pub mod corrections;
 pub mod cycle;
 pub mod deadline;

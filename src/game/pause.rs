@@ -12,7 +12,7 @@
 //! player and the umpire are told.
 
 use super::notice;
-use crate::game::clock::format_local;
+use crate::clock::format_local;
 use crate::game::deadline::duration_words;
 use crate::game::report_mail::{ReportMail, ReportMailError};
 use crate::store::{GameId, NewAudit, Store, StoreError};

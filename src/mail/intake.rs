@@ -1328,7 +1328,7 @@ impl Refusal {
             Refusal::Throttled { last_at } => format!(
                 "; no answer sent: a refusal already went to the registered address on {} \
                  (refusal_interval_secs)",
-                crate::game::clock::format_local(last_at, "UTC")
+                crate::clock::format_local(last_at, "UTC")
             ),
             Refusal::NoAddress => "; no answer sent: the player has no registered address".into(),
         }

@@ -13,26 +13,8 @@ use mailparse::{DispositionType, MailAddr, MailHeader, MailHeaderMap, ParsedMail
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-/// Size limits for one inbound mail. Mail over a limit is still parsed as
-/// far as is safe and reported through [`InboundParsed::over_limit`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Limits {
-    /// Raw size above which the body is not decoded at all (headers are).
-    pub max_bytes: usize,
-    /// Lines of cleaned order text kept; the rest is dropped.
-    pub max_lines: usize,
-}
-
-impl Default for Limits {
-    /// 10 MiB covers a phone photo attached by mistake; 500 lines is far
-    /// more than a brigade's orders for a turn.
-    fn default() -> Self {
-        Limits {
-            max_bytes: 10 * 1024 * 1024,
-            max_lines: 500,
-        }
-    }
-}
+// The limits are configuration (`config.rs`, `[limits]`); parsing obeys them.
+pub use crate::config::Limits;
 
 /// Where the order text came from.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]

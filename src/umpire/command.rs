@@ -20,7 +20,7 @@
 //! are few, fixed and positional; the order language's tolerance of prose
 //! would only blur what an umpire meant by a correction.
 
-use crate::game::clock::{self, ClockError};
+use crate::clock::{self, ClockError};
 use crate::orders::compass_degrees;
 use crate::rules::iron_brigade::fire::Protection;
 use crate::rules::iron_brigade::kinds::Formation;

@@ -29,7 +29,7 @@ use super::notice;
 use super::pause::{self, PauseError};
 use super::principal::{self, pause_max_secs};
 use super::turns::{self, TurnPlaneError, UmpireCtx};
-use crate::game::clock::format_local;
+use crate::clock::format_local;
 use crate::game::deadline::duration_words;
 use crate::game::report_mail::{
     MailSlot, ReportLetter, ReportMail, ReportMailError, live_addresses, queue_letter,
