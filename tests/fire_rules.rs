@@ -268,3 +268,26 @@ fn iii_g_5_en_masse_reads_morale_on_the_next_table() {
         );
     }
 }
+
+/// V.C.3: a unit behind total cover "may not be seen" unless it fires. The
+/// 3rd Tennessee, entrenched with its back to the 10th Ohio, has orders to
+/// fire but nothing in its zone, so it does not fire, stays hidden, and the
+/// 10th has nothing to shoot at. Turned to face the 10th, it fires and is
+/// seen, and both fire.
+#[test]
+fn v_c_3_a_hidden_unit_that_finds_no_target_stays_hidden() {
+    let mut s = exchange();
+    let r = s.unit_mut(THIRD_TENN).unwrap();
+    r.entrenched = true;
+    r.facing = 0.0;
+    let out = run(&s);
+    assert_eq!(fires(&out), vec![], "nobody can fire");
+
+    let mut s = exchange();
+    s.unit_mut(THIRD_TENN).unwrap().entrenched = true;
+    let f: Vec<UnitId> = fires(&run(&s)).into_iter().map(|(u, _)| u).collect();
+    assert!(
+        f.contains(&THIRD_TENN) && f.contains(&TENTH_OHIO),
+        "firing reveals it: {f:?}"
+    );
+}

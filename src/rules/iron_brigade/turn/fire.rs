@@ -105,11 +105,7 @@ pub(crate) fn fire_phase(
         .map(|(id, p)| (*id, p.clone()))
         .collect();
     let plans = &kept;
-    let shooting: BTreeSet<UnitId> = plans
-        .iter()
-        .filter(|(_, p)| p.mode != FireMode::None)
-        .map(|(id, _)| *id)
-        .collect();
+    let shooting = revealed_by_fire(ctx, plans)?;
     let split_moving: BTreeSet<UnitId> = plans
         .iter()
         .filter(|(_, p)| p.mode == FireMode::Split)
@@ -618,6 +614,44 @@ pub fn firing_castings(u: &Unit) -> u32 {
         Formation::Column | Formation::CompanyColumn | Formation::EnMasse => n.min(per_rank),
         _ if u.formed_ranks == Ranks::Three => n.min(2 * per_rank),
         _ => n,
+    }
+}
+
+/// The units that fire this turn, as far as choosing targets needs to know
+/// (APSoF V.C.3: a unit behind total cover "may not be seen" unless it
+/// fires). Fire is simultaneous, so a unit with orders to fire reveals
+/// itself only if it finds a target: found in rounds, from nobody firing,
+/// each round adding the units that can engage someone once the last
+/// round's firers are seen. More firers seen never hides a target, so the
+/// rounds only grow and end. A unit ordered to fire that finds nothing
+/// stays hidden behind its wall.
+fn revealed_by_fire(
+    ctx: &Ctx<'_>,
+    plans: &BTreeMap<UnitId, FirePlan>,
+) -> Result<BTreeSet<UnitId>, TurnError> {
+    let footprints = UnitFootprints::new(&ctx.state);
+    let mut revealed: BTreeSet<UnitId> = BTreeSet::new();
+    loop {
+        let mut next = BTreeSet::new();
+        for (&id, plan) in plans {
+            if plan.mode == FireMode::None {
+                continue;
+            }
+            let targets: Vec<FireTarget> = match &plan.aim {
+                Aim::One(t) | Aim::With { target: t, .. } => vec![*t],
+                Aim::Split(parts) => parts.iter().map(|p| p.target).collect(),
+            };
+            for t in targets {
+                if choose_target(ctx, id, t, &revealed, &footprints)?.is_some() {
+                    next.insert(id);
+                    break;
+                }
+            }
+        }
+        if next.is_subset(&revealed) {
+            return Ok(revealed);
+        }
+        revealed.extend(next);
     }
 }
 
