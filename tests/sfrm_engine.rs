@@ -607,8 +607,10 @@ fn sfrm_officer_casualties_a_wound_leaves_the_general_in_command() {
         side_narrative(&out.state, side, &out.events, &vis, false).join("\n")
     };
     let union = told(UNION);
+    // With both dice of the 2d6 (issue #14).
     assert!(
-        union.contains("grazed on the scalp but keeps command (SFRM Table 3, 10)"),
+        union.contains("grazed on the scalp but keeps command (SFRM Table 3: 2d6 ")
+            && union.contains(" = 10)."),
         "{union}"
     );
     let rebel = told(REBEL);

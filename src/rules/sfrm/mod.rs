@@ -26,5 +26,5 @@ pub use state::{
 pub use table2::{SfrmStats, StatPenalty};
 pub use table3::{
     CasualtyResult, CasualtyRollError, OfficerCasualty, OfficerHit, Removal, officer_casualty,
-    roll_2d6, table3,
+    roll_2d6, roll_2d6_dice, table3,
 };

@@ -1374,10 +1374,11 @@ pub(crate) fn sfrm_casualty(
     name: &str,
     unit: UnitId,
 ) -> Result<SfrmOutcome, TurnError> {
-    use crate::rules::sfrm::{Removal, roll_2d6};
+    use crate::rules::sfrm::{Removal, roll_2d6_dice};
     let purpose = RollPurpose::new(RollKind::SfrmCasualty, name.to_string())
         .with_note("SFRM Table 3 for a general hit (APSoF V.H)");
-    let roll = roll_2d6(&mut *ctx.dice, &purpose)?;
+    let dice = roll_2d6_dice(&mut *ctx.dice, &purpose)?;
+    let roll = dice[0] + dice[1];
     let Some(officer) = ctx.state.officer(oid).cloned() else {
         return Ok(SfrmOutcome::Stays);
     };
@@ -1407,6 +1408,7 @@ pub(crate) fn sfrm_casualty(
         result: hit.casualty.result,
         removed: hit.casualty.removed() || captured_by.is_some(),
         captured_by,
+        dice: dice.to_vec(),
     });
     if let Some((by_side, commander)) = enemy.filter(|_| captured_by.is_some()) {
         let captor = commander.filter(|c| {
