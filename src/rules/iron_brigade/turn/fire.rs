@@ -29,7 +29,7 @@ use crate::rules::iron_brigade::morale;
 use crate::rules::iron_brigade::orders::FireTarget;
 use crate::rules::iron_brigade::sight::{Activity, Observer, can_see};
 use crate::rules::iron_brigade::state::{
-    AimPoint, OfficerId, OfficerStatus, PendingReplacement, Pos, Ranks, Unit, UnitId,
+    AimPoint, OfficerId, OfficerStatus, PendingReplacement, Pos, Ranks, SideId, Unit, UnitId,
 };
 use crate::rules::iron_brigade::weapons::{base_effectiveness, max_range};
 use std::collections::{BTreeMap, BTreeSet};
@@ -962,6 +962,9 @@ fn fire(
         }
         *so_far.used.entry(s.unit).or_default() += s.castings;
         ctx.fired.insert(s.unit);
+        if let Some(m) = ctx.state.unit_mut(s.unit) {
+            m.marks.fired_turn = Some(ctx.turn);
+        }
     }
     let with = others
         .iter()
@@ -1008,6 +1011,44 @@ fn fire(
     )];
     losses.extend(support_losses);
     Ok(losses)
+}
+
+/// APSoF V.G.1.i, a surprise attack: when the turn began, no unit of the
+/// target's side could see the firer (V.C.3) — it was hidden in cover,
+/// behind a crest or out of sight, and came upon them unseen. A unit that
+/// fired the turn before had shown itself (V.C.3: firing reveals units in
+/// cover), so it surprises no one. Sight at the start is worked out on the
+/// start state with nothing else moving or firing.
+fn surprise(ctx: &Ctx<'_>, firer: UnitId, target_side: SideId) -> bool {
+    let Some(f) = ctx.start.unit(firer) else {
+        return false;
+    };
+    if f.marks
+        .fired_turn
+        .is_some_and(|t| t.saturating_add(1) >= ctx.turn)
+    {
+        return false;
+    }
+    let none = BTreeSet::new();
+    let activity = Activity {
+        fired: &none,
+        moved: &none,
+    };
+    !ctx.start
+        .units
+        .iter()
+        .filter(|o| o.side == target_side && o.castings > 0)
+        .any(|o| {
+            // A sight error counts as seen: no surprise is claimed on it.
+            can_see(
+                &ctx.start,
+                &ctx.index,
+                Observer::Unit(o.id),
+                firer,
+                &activity,
+            )
+            .unwrap_or(true)
+        })
 }
 
 /// One unit's figures for a fire at `target` (V.B.1.i–iii and the V.B
@@ -1072,8 +1113,9 @@ fn share_of(
     // fire at troops never under fire (ii), first fire from repeaters at
     // troops never under repeater fire (iii), a target that crossed a ford
     // or went into abatis this turn (iv), a target changing formation this
-    // turn or not in normal battlefield formation — a battery limbered up
-    // (v); or the umpire declared it so this turn (V.G.2).
+    // turn or not in normal battlefield formation — a battery limbered up,
+    // a broken unit in flight (v); a surprise attack (i, `surprise`); or
+    // the umpire declared it so this turn (V.G.2).
     let aim = tfp.centre;
     let prior = so_far
         .prior_aim
@@ -1085,6 +1127,8 @@ fn share_of(
             a.turn.checked_add(1) == Some(ctx.turn) && a.at.distance(aim) <= ACQUIRED_TOLERANCE
         });
     let perilous = attack_aspect(t, u.position).is_perilous()
+        || surprise(ctx, f.unit, t.side)
+        || t.broken
         || !t.marks.been_under_fire
         || (u.weapon.is_repeater() && !t.marks.been_under_repeater_fire)
         || ctx.crossing.contains(&target)
