@@ -310,6 +310,7 @@ fn ride(
             lose(s, &m, witness, turn, events);
             return Ok(());
         }
+        // Left in play, he rides on: no rout move (docs/rulings-sfrm.md).
     }
 
     if arrived && let Some(t) = target {

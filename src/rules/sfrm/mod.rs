@@ -11,6 +11,7 @@
 
 pub mod advance;
 pub mod events;
+pub mod rout;
 pub mod scale;
 pub mod state;
 pub mod table2;
@@ -18,6 +19,7 @@ pub mod table3;
 
 pub use advance::advance;
 pub use events::DispatchEvent;
+pub use rout::{rout_move, rout_move_inches};
 pub use scale::{DELIVERY_RADIUS, MESSENGER_YARDS_PER_MINUTE, Scale, ScaleError};
 pub use state::{
     Capture, CourierOrder, CourierStatus, Destination, Dispatch, DispatchError, DispatchId,

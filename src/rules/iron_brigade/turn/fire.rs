@@ -1426,6 +1426,7 @@ pub(crate) fn sfrm_casualty(
     let Some(officer) = ctx.state.officer(oid).cloned() else {
         return Ok(SfrmOutcome::Stays);
     };
+    let officer_pos = officer.position;
     let hit = ctx
         .state
         .sfrm
@@ -1464,6 +1465,26 @@ pub(crate) fn sfrm_casualty(
         let events = ctx.state.sfrm.officer_captured(oid, by_side, captor, turn);
         ctx.events
             .extend(events.into_iter().map(|sfrm| Event::Sfrm { sfrm }));
+    }
+    // Left in play and alone in contact with the enemy: the immediate rout
+    // move (SFRM "Officer Casualties", "Rout Moves"; docs/rulings-sfrm.md).
+    if hit.casualty.removal == Removal::Stays && captured_by.is_none() {
+        let scale = ctx.state.scale();
+        if let Some(to) =
+            crate::rules::sfrm::rout_move(&ctx.state, officer.side, officer.position, scale)
+        {
+            if let Some(o) = ctx.state.officer_mut(oid) {
+                o.position = to;
+            }
+            let officer = ctx.oref(oid);
+            ctx.events.push(Event::OfficerMoved {
+                officer,
+                from: officer_pos,
+                to,
+                double_time: false,
+                note: "rout move after SFRM Table 3".into(),
+            });
+        }
     }
     Ok(match (hit.casualty.removal, captured_by) {
         (Removal::Permanently, _) => SfrmOutcome::Removed(OfficerStatus::Killed),
