@@ -141,6 +141,50 @@ fn v_g_1_v_a_limbered_battery_is_not_in_battlefield_formation() {
     }
 }
 
+/// V.G.1.i, a surprise attack: the 3rd Tennessee lies at the edge of
+/// Miller's Wood, 6" from the 10th Ohio in the open; when the turn began no
+/// Union unit could see it (VIII.F hidden movement: a unit at a wood's edge
+/// that has neither moved nor fired is seen only within 4"). Its fire is
+/// perilous. Had it fired the turn before, it would have shown itself, and
+/// its fire is no surprise.
+#[test]
+fn v_g_1_i_fire_from_a_unit_unseen_at_the_start_is_a_surprise() {
+    for (fired_before, perilous) in [(false, true), (true, false)] {
+        let mut s = exchange();
+        s.options.hidden_movement = true;
+        let t = s.unit_mut(TENTH_OHIO).unwrap();
+        t.weapon = Weapon::RifledMusket;
+        t.position = Pos::new(37.0, 18.0);
+        let last = s.turn.saturating_sub(1);
+        let r = s.unit_mut(THIRD_TENN).unwrap();
+        r.position = Pos::new(37.0, 24.5);
+        if fired_before {
+            r.marks.fired_turn = Some(last);
+        }
+        let f = fires(&run(&s));
+        assert!(
+            f.contains(&(THIRD_TENN, perilous)),
+            "fired before: {fired_before}: {f:?}"
+        );
+    }
+    // In the open, seen from the start, the same fire is no surprise (the
+    // exchange of V.G.1.iii above: the 3rd's fire is not perilous).
+}
+
+/// V.G.1.v: a broken unit in flight is "not in normal battlefield
+/// formation". The 3rd Tennessee starts broken, fails to rally (die 3,
+/// +0) and falls back; the 10th Ohio's fire at it is perilous.
+#[test]
+fn v_g_1_v_a_broken_unit_in_flight_is_a_perilous_target() {
+    let mut s = exchange();
+    s.unit_mut(TENTH_OHIO).unwrap().weapon = Weapon::RifledMusket;
+    let r = s.unit_mut(THIRD_TENN).unwrap();
+    r.combat_morale = 0;
+    r.broken = true;
+    let f = fires(&run(&s));
+    assert!(f.contains(&(TENTH_OHIO, true)), "{f:?}");
+}
+
 /// VII.H: two sharpshooters (the 10th Ohio cut down to 2 castings, armed
 /// with the sniper chart) fire at will at Colonel Pryor, mounted, whose
 /// disc is 5" beyond their front: range 5, sniper base 1, an officer 1/3 rank deep +3:

@@ -607,8 +607,10 @@ fn sfrm_officer_casualties_a_wound_leaves_the_general_in_command() {
         side_narrative(&out.state, side, &out.events, &vis, false).join("\n")
     };
     let union = told(UNION);
+    // With both dice of the 2d6 (issue #14).
     assert!(
-        union.contains("grazed on the scalp but keeps command (SFRM Table 3, 10)"),
+        union.contains("grazed on the scalp but keeps command (SFRM Table 3: 2d6 ")
+            && union.contains(" = 10)."),
         "{union}"
     );
     let rebel = told(REBEL);
@@ -850,4 +852,49 @@ fn sfrm_officer_casualties_ii_not_when_with_friends_or_off() {
     let mut d = dice(&[]);
     let out = resolve_turn(&off, &OrderBook::default(), &ride_to_the_enemy(), &mut d).unwrap();
     assert_eq!(casualty(&out), None);
+}
+
+/// SFRM "Officer Casualties": "general and messenger elements that remain
+/// in play may also make an immediate rout move"; "Rout Moves": no closer
+/// to the enemy, at least 4". General McDowell rides alone into the 5th
+/// Alabama and rolls 4 + 4 = 8 (a private hit nearby): he stays in command
+/// and is not taken (8 is above 6). Still alone in contact with the enemy,
+/// he makes the rout move at once: straight away from the regiment (no
+/// friends on the field), SFRM's 4" = 400 yards capped at one turn's ride,
+/// 12" at Iron Brigade scale; he ends out of contact, farther from the
+/// enemy, and his own side is told why he rode.
+#[test]
+fn sfrm_table_3_a_general_left_in_play_makes_the_rout_move() {
+    let mut d = dice(&[4, 4]);
+    let out = resolve_turn(
+        &contacted_alone(false),
+        &OrderBook::default(),
+        &ride_to_the_enemy(),
+        &mut d,
+    )
+    .unwrap();
+    assert_eq!(d.remaining(), 0);
+    assert_eq!(casualty(&out), Some((8, false, None)));
+    let o = out.state.officer(OfficerId(1)).unwrap();
+    assert_eq!(
+        o.status,
+        adjutant::rules::iron_brigade::state::OfficerStatus::Active
+    );
+    let rode = out.events.iter().find_map(|e| match e {
+        Event::OfficerMoved { note, from, to, .. } if note.contains("rout move") => {
+            Some((*from, *to))
+        }
+        _ => None,
+    });
+    let (from, to) = rode.expect("the rout move is an event");
+    // He halted on touching the regiment's front (about y 5), then rode
+    // 12" straight back.
+    assert!((from.y - 5.0).abs() < 0.1, "{from:?}");
+    assert!(
+        (to.x - 0.0).abs() < 1e-9 && (to.y - (from.y - 12.0)).abs() < 1e-6,
+        "{to:?}"
+    );
+    assert_eq!(o.position, to);
+    let told = union_report(&out);
+    assert!(told.contains("rout move after SFRM Table 3"), "{told}");
 }

@@ -431,6 +431,9 @@ mod tests {
             officer_was_hit: false,
             from: 1,
             to: 2,
+            base_modifier: 0,
+            officer_modifier: 0,
+            bad_officer_die: None,
         };
         let mut vis = Visibility::default();
         vis.seen.insert(

@@ -30,8 +30,35 @@ fn and_list(items: &[&str]) -> String {
     }
 }
 
+fn is_zero_u32(n: &u32) -> bool {
+    *n == 0
+}
+
+fn is_zero_u8(n: &u8) -> bool {
+    *n == 0
+}
+
+fn is_zero_i32(n: &i32) -> bool {
+    *n == 0
+}
+
 fn dice_words(dice: &[u8]) -> String {
     dice.iter().map(u8::to_string).collect::<Vec<_>>().join("+")
+}
+
+/// A dice pool's roll in words: "dice 4+5 = 9", or for fewer than 4
+/// castings one die less the shortfall (APSoF V.B.3, VI.D.3.i).
+fn pool_words(dice: &[u8], total: u32) -> String {
+    let sum: u32 = dice.iter().map(|&d| u32::from(d)).sum();
+    if sum == total {
+        format!("dice {} = {total}", dice_words(dice))
+    } else {
+        format!(
+            "die {} less {} for the castings short of 4 = {total}",
+            dice_words(dice),
+            sum.saturating_sub(total)
+        )
+    }
 }
 
 /// The working of a fire's attack, told to the side that fired and the
@@ -202,6 +229,17 @@ pub enum Event {
         total_b: u32,
         loser: Option<UnitRef>,
         morale_lost: u32,
+        /// Castings engaged and dice rolled by each side (VI.D.3.i), so the
+        /// result can be checked (issue #14). Left out of the JSON while
+        /// empty.
+        #[serde(default, skip_serializing_if = "is_zero_u32")]
+        castings_a: u32,
+        #[serde(default, skip_serializing_if = "is_zero_u32")]
+        castings_b: u32,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        dice_a: Vec<u8>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        dice_b: Vec<u8>,
     },
     /// A rally attempt (APSoF VI.E).
     RallyAttempt {
@@ -212,6 +250,14 @@ pub enum Event {
         officer_was_hit: bool,
         from: u8,
         to: u8,
+        /// The working (issue #14): VI.E.2.i's base morale modifier,
+        /// VI.E.2.ii's officer modifier, a bad officer's own die.
+        #[serde(default, skip_serializing_if = "is_zero_i32")]
+        base_modifier: i32,
+        #[serde(default, skip_serializing_if = "is_zero_i32")]
+        officer_modifier: i32,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        bad_officer_die: Option<u8>,
     },
     /// A broken unit falls back (APSoF VI.C.1).
     Retreated {
@@ -248,6 +294,12 @@ pub enum Event {
         panic: u32,
         saving: u32,
         morale_lost: u32,
+        /// The broken unit's panic dice and the checking unit's saving dice
+        /// (VI.D.2.iv-v), so the result can be checked (issue #14).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        panic_dice: Vec<u8>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        saving_dice: Vec<u8>,
     },
     /// A double-quick move and its cost (APSoF I.B.3, VI.D.4).
     DoubleQuick {
@@ -256,6 +308,9 @@ pub enum Event {
         to: Pos,
         roll: u8,
         morale_lost: u8,
+        /// The column of the VI.D.4 table the roll was read in.
+        #[serde(default, skip_serializing_if = "is_zero_u8")]
+        base_morale: u8,
     },
     /// A unit ordered to double quick that may not (combat morale under 4).
     DoubleQuickRefused {
@@ -442,6 +497,9 @@ pub enum Event {
         result: crate::rules::sfrm::CasualtyResult,
         removed: bool,
         captured_by: Option<SideId>,
+        /// The two dice of the 2d6 roll (issue #14).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        dice: Vec<u8>,
     },
     /// SFRM correspondence: dispatches and messengers. Who may be told is
     /// the dispatch event's own rule ([`DispatchEvent::visible_to`]): the
@@ -663,6 +721,10 @@ impl Event {
                 total_b,
                 loser,
                 morale_lost,
+                castings_a,
+                castings_b,
+                dice_a,
+                dice_b,
             } => {
                 let total = |u: &UnitRef, t: &u32| {
                     if k(u) {
@@ -671,15 +733,46 @@ impl Event {
                         u.name.clone()
                     }
                 };
-                let (a, b) = (total(a, total_a), total(b, total_b));
-                match loser {
+                let (na, nb) = (total(a, total_a), total(b, total_b));
+                let mut told = match loser {
                     Some(l) if k(l) => format!(
-                        "{a} and {b} are in contact; {} loses {morale_lost} morale (contact dice totals in brackets, APSoF VI.D.3).",
+                        "{na} and {nb} are in contact; {} loses {morale_lost} morale (contact dice totals in brackets, APSoF VI.D.3).",
                         l.name
                     ),
-                    Some(l) => format!("{a} and {b} are in contact; {} gives ground.", l.name),
-                    None => format!("{a} and {b} are in contact; neither gives way."),
+                    Some(l) => format!("{na} and {nb} are in contact; {} gives ground.", l.name),
+                    None => format!("{na} and {nb} are in contact; neither gives way."),
+                };
+                // The working (issue #14): each side the reader knows, its
+                // castings engaged and dice; the difference only when he
+                // knows both totals.
+                let mut parts = Vec::new();
+                for (u, c, d, t) in [
+                    (a, castings_a, dice_a, total_a),
+                    (b, castings_b, dice_b, total_b),
+                ] {
+                    if k(u) && !d.is_empty() {
+                        parts.push(format!(
+                            "{} {c} castings engaged, {}",
+                            u.name,
+                            pool_words(d, *t)
+                        ));
+                    }
                 }
+                if !parts.is_empty() {
+                    let diff = if k(a) && k(b) {
+                        format!(
+                            "; difference {} / 3 = {morale_lost} level(s) lost by the lower",
+                            total_a.abs_diff(*total_b)
+                        )
+                    } else {
+                        String::new()
+                    };
+                    told.push_str(&format!(
+                        " Working: {}{diff} (APSoF VI.D.3.i-iv).",
+                        parts.join("; ")
+                    ));
+                }
+                told
             }
             Event::RallyAttempt {
                 unit,
@@ -689,6 +782,9 @@ impl Event {
                 officer_was_hit,
                 from,
                 to,
+                base_modifier,
+                officer_modifier,
+                bad_officer_die,
             } => {
                 let with = match officer {
                     Some(o) if *officer_was_hit => format!(", shaken by the loss of {}", o.name),
@@ -696,10 +792,27 @@ impl Event {
                     None => String::new(),
                 };
                 if k(unit) {
-                    format!(
+                    let mut told = format!(
                         "{} tries to rally{with}: rolled {die}, {modified_roll} modified; morale {from} → {to} (APSoF VI.E).",
                         unit.name
-                    )
+                    );
+                    // The working (issue #14), when the stored figures add
+                    // up (events stored before them have none).
+                    if i32::from(*die) + base_modifier + officer_modifier == *modified_roll {
+                        let bad = bad_officer_die
+                            .map(|b| format!(" (the bad officer rolled {b})"))
+                            .unwrap_or_default();
+                        let hit = if *officer_was_hit {
+                            ", an officer hit with the unit"
+                        } else {
+                            ""
+                        };
+                        told.push_str(&format!(
+                            " Working: die {die} {base_modifier:+} base morale (VI.E.2.i) {officer_modifier:+} officer{hit}{bad} (VI.E.2.ii) = {modified_roll}; the rally table gives {:+} level(s), never above base nor below 0 (APSoF VI.E.2).",
+                            super::morale::rally_table(*modified_roll)
+                        ));
+                    }
+                    told
                 } else {
                     format!(
                         "{} tries to rally{with} and {}.",
@@ -753,12 +866,33 @@ impl Event {
                 panic,
                 saving,
                 morale_lost,
+                panic_dice,
+                saving_dice,
             } => {
                 if k(unit) {
-                    format!(
+                    let mut told = format!(
                         "{} sees {} break: panic {panic} against saving {saving}, loses {morale_lost} morale (APSoF VI.D.2).",
                         unit.name, broken.name
-                    )
+                    );
+                    // The working (issue #14): both units are the reader's.
+                    if !panic_dice.is_empty() {
+                        let sum = |d: &[u8]| d.iter().map(|&x| u32::from(x)).sum::<u32>();
+                        let saved = if saving_dice.is_empty() {
+                            "no saving dice (fewer than 4 castings, 2 crew)".to_string()
+                        } else {
+                            format!(
+                                "saving dice {} = {}",
+                                dice_words(saving_dice),
+                                sum(saving_dice)
+                            )
+                        };
+                        told.push_str(&format!(
+                            " Working: panic dice {} = {}, / 7 = {panic} (VI.D.2.iv); {saved}, / 10 = {saving} (VI.D.2.v); loss {panic} - {saving} = {morale_lost}, never below 0 (VI.D.2.vi).",
+                            dice_words(panic_dice),
+                            sum(panic_dice)
+                        ));
+                    }
+                    told
                 } else if *morale_lost > 0 {
                     format!("{} sees {} break and wavers.", unit.name, broken.name)
                 } else {
@@ -771,10 +905,16 @@ impl Event {
                 to,
                 roll,
                 morale_lost,
+                base_morale,
             } => {
                 if k(unit) {
+                    let column = if *base_morale > 0 {
+                        format!(" in the base morale {base_morale} column of the table")
+                    } else {
+                        String::new()
+                    };
                     format!(
-                        "{} moves at the double from {} to {} (rolled {roll}, loses {morale_lost} morale, APSoF VI.D.4).",
+                        "{} moves at the double from {} to {} (rolled {roll}{column}, loses {morale_lost} morale, APSoF VI.D.4).",
                         unit.name,
                         p(from),
                         p(to)
@@ -1107,6 +1247,7 @@ impl Event {
                 result,
                 removed,
                 captured_by,
+                dice,
                 ..
             } => {
                 let what = match result {
@@ -1136,7 +1277,9 @@ impl Event {
                 };
                 // An enemy's die stays out (see above); what befell him is
                 // what the men saw.
-                let die = if knows(officer.side) {
+                let die = if knows(officer.side) && dice.len() == 2 {
+                    format!(" (SFRM Table 3: 2d6 {} = {roll})", dice_words(dice))
+                } else if knows(officer.side) {
                     format!(" (SFRM Table 3, {roll})")
                 } else {
                     String::new()

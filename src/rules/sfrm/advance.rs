@@ -11,7 +11,7 @@ use super::state::{
     Capture, CourierStatus, Destination, DispatchError, DispatchState, DispatchStatus, Holder,
     Messenger, MessengerId,
 };
-use super::table3::{roll_2d6, table3};
+use super::table3::{roll_2d6_dice, table3};
 use crate::dice::{DiceSource, RollKind, RollPurpose};
 use crate::rules::iron_brigade::geometry::{footprint, officer_in_contact};
 use crate::rules::iron_brigade::kinds::OfficerLevel;
@@ -287,12 +287,14 @@ fn ride(
         let witness = contact.map(|u| u.side).or(fired_by);
         let purpose = RollPurpose::new(RollKind::SfrmCasualty, format!("messenger {}", id.0))
             .with_note("SFRM Table 3 officer casualty");
-        let roll = roll_2d6(dice, &purpose)?;
+        let two = roll_2d6_dice(dice, &purpose)?;
+        let roll = two[0] + two[1];
         let casualty = table3(roll)?;
         events.push(DispatchEvent::Casualty {
             messenger: id,
             side: m.side,
             roll,
+            dice: two.to_vec(),
             result: casualty.result,
             witness,
             turn,
@@ -308,6 +310,7 @@ fn ride(
             lose(s, &m, witness, turn, events);
             return Ok(());
         }
+        // Left in play, he rides on: no rout move (docs/rulings-sfrm.md).
     }
 
     if arrived && let Some(t) = target {

@@ -106,6 +106,10 @@ pub enum DispatchEvent {
         messenger: MessengerId,
         side: SideId,
         roll: u8,
+        /// The two dice of the 2d6 (issue #14). Left out of the JSON while
+        /// empty.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        dice: Vec<u8>,
         result: CasualtyResult,
         witness: Option<SideId>,
         turn: u32,
@@ -235,7 +239,7 @@ impl DispatchEvent {
                 ability,
                 ..
             } => format!(
-                "Officer {} reads dispatch #{} (d6 {roll} against command ability {ability}).",
+                "Officer {} reads dispatch #{} (d6 {roll} against command ability {ability}: read on {ability} or less; SFRM Table 2 less any Table 3 penalty, once an SFRM turn).",
                 by.0, dispatch.0
             ),
             NotRead {
@@ -245,18 +249,25 @@ impl DispatchEvent {
                 ability,
                 ..
             } => format!(
-                "Officer {} does not yet read dispatch #{} (d6 {roll} against command ability {ability}).",
+                "Officer {} does not yet read dispatch #{} (d6 {roll} against command ability {ability}: read on {ability} or less; SFRM Table 2 less any Table 3 penalty, once an SFRM turn).",
                 by.0, dispatch.0
             ),
             Casualty {
                 messenger,
                 roll,
+                dice,
                 result,
                 ..
-            } => format!(
-                "Messenger {} rolls {roll} on SFRM Table 3: {result:?}.",
-                messenger.0
-            ),
+            } => {
+                let rolled = match dice.as_slice() {
+                    [a, b] => format!("2d6 {a}+{b} = {roll}"),
+                    _ => roll.to_string(),
+                };
+                format!(
+                    "Messenger {} rolls {rolled} on SFRM Table 3 (officer casualties): {result:?}.",
+                    messenger.0
+                )
+            }
             Captured {
                 messenger,
                 dispatches,
@@ -296,5 +307,39 @@ impl DispatchEvent {
             .filter(|e| e.visible_to(side))
             .cloned()
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue #14: a Table 3 roll is told with both its dice.
+    #[test]
+    fn table_3_is_told_with_its_dice() {
+        let e = DispatchEvent::Casualty {
+            messenger: MessengerId(3),
+            side: SideId(0),
+            roll: 7,
+            dice: vec![3, 4],
+            result: CasualtyResult::ShotsScatter,
+            witness: Some(SideId(1)),
+            turn: 2,
+        };
+        assert!(
+            e.describe().contains("rolls 2d6 3+4 = 7 on SFRM Table 3"),
+            "{}",
+            e.describe()
+        );
+        let r = DispatchEvent::NotRead {
+            dispatch: DispatchId(1),
+            by: OfficerId(2),
+            side: SideId(0),
+            roll: 5,
+            ability: 3,
+            turn: 12,
+        };
+        assert!(r.describe().contains("d6 5 against command ability 3"));
+        assert!(r.describe().contains("SFRM Table 2"));
     }
 }

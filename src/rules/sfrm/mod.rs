@@ -11,6 +11,7 @@
 
 pub mod advance;
 pub mod events;
+pub mod rout;
 pub mod scale;
 pub mod state;
 pub mod table2;
@@ -18,6 +19,7 @@ pub mod table3;
 
 pub use advance::advance;
 pub use events::DispatchEvent;
+pub use rout::{rout_move, rout_move_inches};
 pub use scale::{DELIVERY_RADIUS, MESSENGER_YARDS_PER_MINUTE, Scale, ScaleError};
 pub use state::{
     Capture, CourierOrder, CourierStatus, Destination, Dispatch, DispatchError, DispatchId,
@@ -26,5 +28,5 @@ pub use state::{
 pub use table2::{SfrmStats, StatPenalty};
 pub use table3::{
     CasualtyResult, CasualtyRollError, OfficerCasualty, OfficerHit, Removal, officer_casualty,
-    roll_2d6, table3,
+    roll_2d6, roll_2d6_dice, table3,
 };

@@ -181,13 +181,23 @@ pub fn officer_casualty(
 
 /// Roll 2d6 for Table 3: two logged dice for `purpose`.
 pub fn roll_2d6(dice: &mut dyn DiceSource, purpose: &RollPurpose) -> Result<u8, DiceError> {
+    let [a, b] = roll_2d6_dice(dice, purpose)?;
+    Ok(a + b)
+}
+
+/// The two dice of a Table 3 roll, in the order rolled, so the result can
+/// be shown with its working (issue #14).
+pub fn roll_2d6_dice(
+    dice: &mut dyn DiceSource,
+    purpose: &RollPurpose,
+) -> Result<[u8; 2], DiceError> {
     let a = dice.d6(&purpose
         .clone()
         .with_note(format!("{} (die 1 of 2)", purpose.note)))?;
     let b = dice.d6(&purpose
         .clone()
         .with_note(format!("{} (die 2 of 2)", purpose.note)))?;
-    Ok(a + b)
+    Ok([a, b])
 }
 
 #[cfg(test)]

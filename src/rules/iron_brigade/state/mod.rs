@@ -192,6 +192,11 @@ pub struct UnitMarks {
     /// edge"). Omitted while false.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub left_field: bool,
+    /// The last turn the unit fired: firing shows it to the enemy (APSoF
+    /// V.C.3), so its next turn's fire is no surprise (V.G.1.i). Omitted
+    /// while `None`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fired_turn: Option<u32>,
     /// Joined another unit (APSoF VII.C.2): its castings are that unit's
     /// now. Omitted while `None`.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -118,6 +118,7 @@ pub(crate) fn double_quick_phase(ctx: &mut Ctx<'_>) -> Result<(), TurnError> {
             to: out.end,
             roll,
             morale_lost: lost,
+            base_morale: base,
         });
         ctx.lose_morale(id, u32::from(lost), "exhausted by double quick");
         // IV.C.5–6, IV.E.1, V.G.1.iv: the same as the movement phase's move.

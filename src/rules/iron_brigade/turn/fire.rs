@@ -29,7 +29,7 @@ use crate::rules::iron_brigade::morale;
 use crate::rules::iron_brigade::orders::FireTarget;
 use crate::rules::iron_brigade::sight::{Activity, Observer, can_see};
 use crate::rules::iron_brigade::state::{
-    AimPoint, OfficerId, OfficerStatus, PendingReplacement, Pos, Ranks, Unit, UnitId,
+    AimPoint, OfficerId, OfficerStatus, PendingReplacement, Pos, Ranks, SideId, Unit, UnitId,
 };
 use crate::rules::iron_brigade::weapons::{base_effectiveness, max_range};
 use std::collections::{BTreeMap, BTreeSet};
@@ -996,6 +996,9 @@ fn fire(
         }
         *so_far.used.entry(s.unit).or_default() += s.castings;
         ctx.fired.insert(s.unit);
+        if let Some(m) = ctx.state.unit_mut(s.unit) {
+            m.marks.fired_turn = Some(ctx.turn);
+        }
     }
     let with = others
         .iter()
@@ -1042,6 +1045,44 @@ fn fire(
     )];
     losses.extend(support_losses);
     Ok(losses)
+}
+
+/// APSoF V.G.1.i, a surprise attack: when the turn began, no unit of the
+/// target's side could see the firer (V.C.3) — it was hidden in cover,
+/// behind a crest or out of sight, and came upon them unseen. A unit that
+/// fired the turn before had shown itself (V.C.3: firing reveals units in
+/// cover), so it surprises no one. Sight at the start is worked out on the
+/// start state with nothing else moving or firing.
+fn surprise(ctx: &Ctx<'_>, firer: UnitId, target_side: SideId) -> bool {
+    let Some(f) = ctx.start.unit(firer) else {
+        return false;
+    };
+    if f.marks
+        .fired_turn
+        .is_some_and(|t| t.saturating_add(1) >= ctx.turn)
+    {
+        return false;
+    }
+    let none = BTreeSet::new();
+    let activity = Activity {
+        fired: &none,
+        moved: &none,
+    };
+    !ctx.start
+        .units
+        .iter()
+        .filter(|o| o.side == target_side && o.castings > 0)
+        .any(|o| {
+            // A sight error counts as seen: no surprise is claimed on it.
+            can_see(
+                &ctx.start,
+                &ctx.index,
+                Observer::Unit(o.id),
+                firer,
+                &activity,
+            )
+            .unwrap_or(true)
+        })
 }
 
 /// One unit's figures for a fire at `target` (V.B.1.i–iii and the V.B
@@ -1106,8 +1147,9 @@ fn share_of(
     // fire at troops never under fire (ii), first fire from repeaters at
     // troops never under repeater fire (iii), a target that crossed a ford
     // or went into abatis this turn (iv), a target changing formation this
-    // turn or not in normal battlefield formation — a battery limbered up
-    // (v); or the umpire declared it so this turn (V.G.2).
+    // turn or not in normal battlefield formation — a battery limbered up,
+    // a broken unit in flight (v); a surprise attack (i, `surprise`); or
+    // the umpire declared it so this turn (V.G.2).
     let aim = tfp.centre;
     let prior = so_far
         .prior_aim
@@ -1119,6 +1161,8 @@ fn share_of(
             a.turn.checked_add(1) == Some(ctx.turn) && a.at.distance(aim) <= ACQUIRED_TOLERANCE
         });
     let perilous = attack_aspect(t, u.position).is_perilous()
+        || surprise(ctx, f.unit, t.side)
+        || t.broken
         || !t.marks.been_under_fire
         || (u.weapon.is_repeater() && !t.marks.been_under_repeater_fire)
         || ctx.crossing.contains(&target)
@@ -1408,13 +1452,15 @@ pub(crate) fn sfrm_casualty(
     name: &str,
     unit: UnitId,
 ) -> Result<SfrmOutcome, TurnError> {
-    use crate::rules::sfrm::{Removal, roll_2d6};
+    use crate::rules::sfrm::{Removal, roll_2d6_dice};
     let purpose = RollPurpose::new(RollKind::SfrmCasualty, name.to_string())
         .with_note("SFRM Table 3 for a general hit (APSoF V.H)");
-    let roll = roll_2d6(&mut *ctx.dice, &purpose)?;
+    let dice = roll_2d6_dice(&mut *ctx.dice, &purpose)?;
+    let roll = dice[0] + dice[1];
     let Some(officer) = ctx.state.officer(oid).cloned() else {
         return Ok(SfrmOutcome::Stays);
     };
+    let officer_pos = officer.position;
     let hit = ctx
         .state
         .sfrm
@@ -1441,6 +1487,7 @@ pub(crate) fn sfrm_casualty(
         result: hit.casualty.result,
         removed: hit.casualty.removed() || captured_by.is_some(),
         captured_by,
+        dice: dice.to_vec(),
     });
     if let Some((by_side, commander)) = enemy.filter(|_| captured_by.is_some()) {
         let captor = commander.filter(|c| {
@@ -1452,6 +1499,26 @@ pub(crate) fn sfrm_casualty(
         let events = ctx.state.sfrm.officer_captured(oid, by_side, captor, turn);
         ctx.events
             .extend(events.into_iter().map(|sfrm| Event::Sfrm { sfrm }));
+    }
+    // Left in play and alone in contact with the enemy: the immediate rout
+    // move (SFRM "Officer Casualties", "Rout Moves"; docs/rulings-sfrm.md).
+    if hit.casualty.removal == Removal::Stays && captured_by.is_none() {
+        let scale = ctx.state.scale();
+        if let Some(to) =
+            crate::rules::sfrm::rout_move(&ctx.state, officer.side, officer.position, scale)
+        {
+            if let Some(o) = ctx.state.officer_mut(oid) {
+                o.position = to;
+            }
+            let officer = ctx.oref(oid);
+            ctx.events.push(Event::OfficerMoved {
+                officer,
+                from: officer_pos,
+                to,
+                double_time: false,
+                note: "rout move after SFRM Table 3".into(),
+            });
+        }
     }
     Ok(match (hit.casualty.removal, captured_by) {
         (Removal::Permanently, _) => SfrmOutcome::Removed(OfficerStatus::Killed),

@@ -176,6 +176,9 @@ pub(crate) struct Ctx<'d> {
     /// Splits and combines decided in the movement phase (APSoF VII.C),
     /// carried out after fire: (unit, order, step, what).
     pub(crate) reorganizations: Vec<(UnitId, u64, usize, reorganize::Reorg)>,
+    /// The state as the turn began: what each side could see then decides
+    /// a surprise attack (APSoF V.G.1.i).
+    pub start: BattleState,
 }
 
 impl<'d> Ctx<'d> {
@@ -188,7 +191,9 @@ impl<'d> Ctx<'d> {
             BTreeSet::new()
         };
         let turn = state.turn;
+        let start = state.clone();
         Ctx {
+            start,
             state,
             book,
             events: Vec::new(),

@@ -62,11 +62,11 @@ pub(crate) fn contact_checks(ctx: &mut Ctx<'_>) -> Result<(), TurnError> {
         };
         let (ca, cb) = (ua.castings_in_line(), ub.castings_in_line());
         let (ra, rb) = (ctx.uref(a), ctx.uref(b));
-        let (_, ta) = contact_dice(ca).roll(
+        let (dice_a, ta) = contact_dice(ca).roll(
             &mut *ctx.dice,
             &RollPurpose::new(RollKind::Contact, ra.name.clone()),
         )?;
-        let (_, tb) = contact_dice(cb).roll(
+        let (dice_b, tb) = contact_dice(cb).roll(
             &mut *ctx.dice,
             &RollPurpose::new(RollKind::Contact, rb.name.clone()),
         )?;
@@ -82,6 +82,10 @@ pub(crate) fn contact_checks(ctx: &mut Ctx<'_>) -> Result<(), TurnError> {
             total_b: tb,
             loser: loser.map(|l| ctx.uref(l)),
             morale_lost: out.morale_loss,
+            castings_a: ca,
+            castings_b: cb,
+            dice_a,
+            dice_b,
         });
         if let Some(l) = loser {
             ctx.lose_morale(l, out.morale_loss, "lost the contact");
@@ -162,6 +166,9 @@ pub(crate) fn rally(ctx: &mut Ctx<'_>) -> Result<(), TurnError> {
             officer_was_hit: was_hit,
             from: current,
             to: out.new_morale,
+            base_modifier: out.base_modifier,
+            officer_modifier: out.officer_modifier,
+            bad_officer_die: out.bad_officer_die,
         });
         if (current == 0 && out.new_morale > 0) || (current == 1 && out.new_morale >= 2) {
             ctx.no_move.insert(id);
@@ -334,6 +341,8 @@ pub(crate) fn panic_checks(ctx: &mut Ctx<'_>, retreated: &[UnitId]) -> Result<()
                 panic: out.panic,
                 saving: out.saving,
                 morale_lost: out.morale_loss,
+                panic_dice: panic_roll.clone(),
+                saving_dice: save,
             });
             ctx.lose_morale(c, out.morale_loss, "panic at a friend breaking");
         }

@@ -740,6 +740,8 @@ fn plan_and_apply_moves(
                             Ok(o) => out = o,
                             Err(_) => continue,
                         }
+                        // The move is told as the full move it now is.
+                        d.intent = Some(full);
                     } else {
                         d.intent = None;
                         d.completion = Completion::Never;

@@ -1,0 +1,119 @@
+//! APSoF V.G.1.v through the binary, on the umpire's dice: a broken unit in
+//! flight is "not in normal battlefield formation", so fire at it is a
+//! perilous situation (-2 effectiveness, x10 save). Two games play the same
+//! two turns on the same dice; in one the umpire breaks the 3rd Tennessee
+//! before turn 2 (`SET 3rd Tennessee morale 0`). The 10th Ohio's turn-2 fire
+//! at it is perilous there, and not in the other game, where the 3rd stands
+//! in line and was already under fire in turn 1 (so V.G.1.ii does not apply).
+
+mod common;
+
+use common::GameDir;
+
+const FIXTURE: &str = "tests/fixtures/scenarios/volley.toml";
+
+fn umpire(g: &GameDir, command: &str) {
+    let out = common::adjutant(g.dir.path())
+        .args(["umpire", &g.name, command])
+        .env("USER", "alice")
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{command}: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Answers every dice request of the open turn: 1 for every roll (weak
+/// fire, failed rallies), 6 for the saves (the target keeps its nerve).
+fn answer_dice(g: &GameDir) {
+    for _ in 0..50 {
+        let wanted: Option<String> = g
+            .db()
+            .query_row(
+                "SELECT wanted_json FROM dice_requests WHERE answered_at IS NULL",
+                [],
+                |r| r.get(0),
+            )
+            .ok();
+        let Some(wanted) = wanted else { return };
+        let values: Vec<&str> = serde_json::from_str::<Vec<serde_json::Value>>(&wanted)
+            .unwrap()
+            .iter()
+            .map(|w| {
+                if w.to_string().contains("morale-save") {
+                    "6"
+                } else {
+                    "1"
+                }
+            })
+            .collect();
+        umpire(g, &format!("DICE {}", values.join(" ")));
+    }
+    panic!("the turn kept asking for dice");
+}
+
+fn play(g: &GameDir, turn: u32) {
+    g.order_mail(
+        &format!("blue{turn}"),
+        "blue@example.test",
+        "Blue",
+        "10th Ohio: fire at the 3rd Tennessee.\n\n12th Ohio: hold fire.\n\nREADY",
+    );
+    g.order_mail(
+        &format!("grey{turn}"),
+        "grey@example.test",
+        "Grey",
+        "3rd Tennessee: hold fire.\n\n5th Tennessee: hold fire.\n\nREADY",
+    );
+    g.run_once();
+    answer_dice(g);
+    assert_eq!(g.open_turn(), turn + 1, "turn {turn} was played");
+}
+
+/// (perilous, modifiers) of the 10th Ohio's fire at the 3rd Tennessee in
+/// `turn`.
+fn tenth_fire(g: &GameDir, turn: u32) -> (bool, String) {
+    let json: String = g
+        .db()
+        .query_row(
+            "SELECT e.data_json FROM events e JOIN turns t ON t.id = e.turn_id
+             WHERE t.number = ?1 AND t.superseded_at IS NULL AND e.kind = 'fired'
+             AND json_extract(e.data_json, '$.unit.name') = '10th Ohio'",
+            [turn],
+            |r| r.get(0),
+        )
+        .unwrap_or_else(|e| panic!("the 10th fired in turn {turn}: {e}"));
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    (v["perilous"].as_bool().unwrap(), v["modifiers"].to_string())
+}
+
+fn game(name: &str, break_before_turn_2: bool) -> GameDir {
+    let g = GameDir::with_scenario(name, FIXTURE);
+    umpire(&g, "DICE MODE UMPIRE");
+    play(&g, 1);
+    // Turn 1: fire at troops never under fire is perilous (V.G.1.ii).
+    assert!(tenth_fire(&g, 1).0);
+    if break_before_turn_2 {
+        umpire(
+            &g,
+            "SET 3rd Tennessee morale 0 BECAUSE \"broke under the volley\"",
+        );
+    }
+    play(&g, 2);
+    g
+}
+
+#[test]
+fn v_g_1_v_fire_at_a_broken_unit_is_perilous_by_mail() {
+    let broken = game("broken", true);
+    let (perilous, mods) = tenth_fire(&broken, 2);
+    assert!(perilous, "{mods}");
+    assert!(mods.contains("defender in perilous situation -2"), "{mods}");
+    let steady = game("steady", false);
+    let (perilous, mods) = tenth_fire(&steady, 2);
+    assert!(!perilous, "{mods}");
+}

@@ -1,0 +1,219 @@
+//! Rows of docs/rulings.md that had no test of their own, each played
+//! through a turn of the engine on the training scenario with fixed dice:
+//! VI.C.2 (no path of retreat), VI.E.2.ii (an officer hit with the unit and
+//! another in contact) and I.B.4.ii with IV.G ** (a half move across ground
+//! that forbids split moves).
+
+use adjutant::dice::ScriptedDice;
+use adjutant::game::battle_state_from_scenario;
+use adjutant::rules::iron_brigade::events::Event;
+use adjutant::rules::iron_brigade::kinds::{Formation, OfficerRating};
+use adjutant::rules::iron_brigade::orders::{
+    Action, BookedOrder, Gait, MoveOrder, OrderBook, Step, Trigger, TurnOrders, UnitOrder,
+};
+use adjutant::rules::iron_brigade::state::{BattleState, OfficerId, Pos, Ranks, UnitId};
+use adjutant::rules::iron_brigade::turn::{TurnOutcome, resolve_turn};
+use std::path::Path;
+
+const TENTH_OHIO: UnitId = UnitId(1);
+const TWELFTH_OHIO: UnitId = UnitId(2);
+const THIRD_TENN: UnitId = UnitId(5);
+const FIFTH_TENN: UnitId = UnitId(6);
+const HALE: OfficerId = OfficerId(1);
+
+/// The training scenario with only the given units, all in two-rank lines
+/// that have been under fire, each placed at (x, y) facing `facing`.
+fn field(units: &[(UnitId, f64, f64, f64)]) -> BattleState {
+    let sc = adjutant::scenario::load(Path::new("scenarios/training.toml")).unwrap();
+    let mut s = battle_state_from_scenario(&sc);
+    s.units.retain(|u| units.iter().any(|(id, ..)| *id == u.id));
+    for u in &mut s.units {
+        u.formation = Formation::Line;
+        u.formed_ranks = Ranks::Two;
+        u.first_fire_done = true;
+        u.marks.been_under_fire = true;
+    }
+    for &(id, x, y, facing) in units {
+        let u = s.unit_mut(id).unwrap();
+        u.position = Pos::new(x, y);
+        u.facing = facing;
+    }
+    // Officers out of the way unless a test puts one somewhere.
+    for o in &mut s.officers {
+        o.position = Pos::new(2.0, 2.0);
+    }
+    s
+}
+
+fn order(id: u64, unit: UnitId, action: Action) -> (UnitId, Vec<BookedOrder>) {
+    (
+        unit,
+        vec![BookedOrder {
+            order: UnitOrder {
+                id,
+                unit,
+                issued_by: HALE,
+                issued_turn: 1,
+                follows_previous: false,
+                steps: vec![Step {
+                    trigger: Trigger::Then,
+                    action,
+                }],
+            },
+            effective_turn: 1,
+            current_step: 0,
+        }],
+    )
+}
+
+/// Dice as given, then 3s.
+fn run(s: &BattleState, b: &OrderBook, dice: &[u8]) -> TurnOutcome {
+    let all = dice.iter().copied().chain(std::iter::repeat_n(3, 200));
+    let mut d = ScriptedDice::new(all).unwrap();
+    resolve_turn(s, b, &TurnOrders::default(), &mut d).unwrap()
+}
+
+/// docs/rulings.md VI.C.2: a broken unit that cannot get a quarter inch
+/// away has no path of retreat and surrenders whole. The 12th Ohio, broken,
+/// has the 3rd Tennessee at its front (the nearest enemy, 0.1" off) and the
+/// 5th Tennessee 0.15" behind it: it falls back away from the 3rd, straight
+/// into the 5th. Its rally die is a 3 (regular, +0: no change at 0).
+#[test]
+fn vi_c_2_a_broken_unit_with_no_way_back_surrenders() {
+    let mut s = field(&[
+        (TWELFTH_OHIO, 18.0, 16.0, 0.0),
+        (THIRD_TENN, 18.0, 17.6, 180.0),
+        (FIFTH_TENN, 18.0, 14.35, 0.0),
+    ]);
+    {
+        let u = s.unit_mut(TWELFTH_OHIO).unwrap();
+        u.combat_morale = 0;
+        u.broken = true;
+    }
+    let mut b = OrderBook::default();
+    b.units.extend([
+        order(1, THIRD_TENN, Action::HoldFire),
+        order(2, FIFTH_TENN, Action::HoldFire),
+    ]);
+    let out = run(&s, &b, &[]);
+    assert!(
+        out.events.iter().any(
+            |e| matches!(e, Event::Surrendered { unit, castings: 16 } if unit.id == TWELFTH_OHIO)
+        ),
+        "{:#?}",
+        out.events
+    );
+    assert_eq!(out.state.unit(TWELFTH_OHIO).unwrap().castings, 0);
+    // With the way south open the same unit simply falls back.
+    let s2 = {
+        let mut s2 = s.clone();
+        s2.units.retain(|u| u.id != FIFTH_TENN);
+        s2
+    };
+    let out = run(&s2, &b, &[]);
+    assert!(
+        out.events
+            .iter()
+            .any(|e| matches!(e, Event::Retreated { unit, .. } if unit.id == TWELFTH_OHIO)),
+        "{:#?}",
+        out.events
+    );
+}
+
+/// docs/rulings.md VI.E.2.ii: a good officer hit with the 10th Ohio in the
+/// last fire phase turns his +4 into a deduction of 4, and a hero standing
+/// with the unit does not help that one rally. Die 3, regular +0, officer
+/// -4: -1 on the table, one level lost (4 to 3). Without the hit, the hero's
+/// +6 makes it 9: three levels, held to base 5.
+#[test]
+fn vi_e_2_ii_a_hit_officer_s_deduction_replaces_any_help() {
+    let mut s = field(&[
+        (TENTH_OHIO, 12.0, 16.0, 0.0),
+        (THIRD_TENN, 12.0, 34.0, 180.0),
+    ]);
+    {
+        let o = s.officer_mut(HALE).unwrap();
+        o.rating = OfficerRating::Hero;
+        o.position = Pos::new(12.0, 15.0);
+    }
+    s.unit_mut(TENTH_OHIO).unwrap().combat_morale = 4;
+    let mut b = OrderBook::default();
+    b.units.extend([
+        order(1, TENTH_OHIO, Action::HoldFire),
+        order(2, THIRD_TENN, Action::HoldFire),
+    ]);
+    let rally = |out: &TurnOutcome| {
+        out.events
+            .iter()
+            .find_map(|e| match e {
+                Event::RallyAttempt {
+                    unit,
+                    modified_roll,
+                    officer_modifier,
+                    officer_was_hit,
+                    to,
+                    ..
+                } if unit.id == TENTH_OHIO => {
+                    Some((*modified_roll, *officer_modifier, *officer_was_hit, *to))
+                }
+                _ => None,
+            })
+            .unwrap()
+    };
+    let mut hit = s.clone();
+    hit.unit_mut(TENTH_OHIO).unwrap().marks.officer_hit_with = Some(OfficerRating::Good);
+    assert_eq!(rally(&run(&hit, &b, &[3])), (-1, -4, true, 3));
+    assert_eq!(rally(&run(&s, &b, &[3])), (9, 6, false, 5));
+}
+
+/// docs/rulings.md I.B.4.ii with IV.G **: the 10th Ohio is ordered to
+/// advance firing (a half move and fire at +2), but its way lies through
+/// the 12th Ohio's ranks, where no split move is allowed: it makes the full
+/// move instead and does not fire.
+#[test]
+fn i_b_4_ii_a_half_move_across_barred_ground_becomes_a_full_move_without_fire() {
+    let s = field(&[
+        (TENTH_OHIO, 12.0, 10.0, 0.0),
+        (TWELFTH_OHIO, 12.0, 13.0, 0.0),
+        (THIRD_TENN, 12.0, 24.0, 180.0),
+    ]);
+    let advance = |fire_while_moving| {
+        Action::Move(MoveOrder {
+            waypoints: vec![Pos::new(12.0, 18.0)],
+            by_road: false,
+            formation: None,
+            gait: Gait::March,
+            fire_while_moving,
+            backwards: false,
+        })
+    };
+    let mut b = OrderBook::default();
+    b.units.extend([
+        order(1, TENTH_OHIO, advance(true)),
+        order(2, TWELFTH_OHIO, Action::HoldFire),
+        order(3, THIRD_TENN, Action::HoldFire),
+    ]);
+    let out = run(&s, &b, &[]);
+    let moved = out
+        .events
+        .iter()
+        .find_map(|e| match e {
+            Event::Moved {
+                unit,
+                distance,
+                half,
+                ..
+            } if unit.id == TENTH_OHIO => Some((*distance, *half)),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("{:#?}", out.events));
+    assert!(!moved.1, "a full move: {moved:?}");
+    assert!(moved.0 > 3.5, "more than a half move: {moved:?}");
+    assert!(
+        !out.events
+            .iter()
+            .any(|e| matches!(e, Event::Fired { unit, .. } if unit.id == TENTH_OHIO)),
+        "{:#?}",
+        out.events
+    );
+}
