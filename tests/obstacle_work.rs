@@ -8,6 +8,7 @@
 //! deep and the 6th Wisconsin (16 castings, 4" front) as short of a ditch.
 
 mod common;
+mod orders_support;
 
 use adjutant::dice::StreamDice;
 use adjutant::game::battle_state_from_scenario;
@@ -369,5 +370,51 @@ fn viii_d_e_by_mail() {
             .map(|m| m.1)
             .unwrap_or_else(|| panic!("{name} moved: {moves:?}"));
         assert!((d - 7.0).abs() < 1e-6, "{name} made {d}\"");
+    }
+}
+
+/// The order as players write it (docs/orders.md): "clear a path through
+/// the abatis", "cut a path through the abatis", "clear the abatis", "fill
+/// in the ditch", "fill the moat"; a step like any other ("then").
+#[test]
+fn viii_d_e_the_orders_players_write() {
+    use adjutant::orders::Item;
+    let g = orders_support::game("training.toml");
+    let ctx = orders_support::blue(&g);
+    let actions = |text: &str| -> Vec<Action> {
+        let m = orders_support::parse(&ctx, text);
+        assert!(m.errors.is_empty(), "{text}: {:#?}", m.errors);
+        match &m.items[..] {
+            [Item::Unit { steps, .. }] => steps.iter().map(|s| s.action.clone()).collect(),
+            other => panic!("{text}: {other:?}"),
+        }
+    };
+    for text in [
+        "10th Ohio: clear a path through the abatis.",
+        "10th Ohio: Cut a path through the abatis",
+        "10th Ohio: clear the abatis",
+        "10th Ohio: clear a way through the enemy's abatis",
+    ] {
+        assert_eq!(actions(text), vec![work(Obstacle::Abatis)], "{text}");
+    }
+    for text in [
+        "10th Ohio: fill in the ditch.",
+        "10th Ohio: fill the moat",
+        "10th Ohio: Fill in the ditch in front",
+    ] {
+        assert_eq!(actions(text), vec![work(Obstacle::Moat)], "{text}");
+    }
+    let two = actions("10th Ohio: advance to (15, 18), then clear a path through the abatis.");
+    assert_eq!(two.len(), 2);
+    assert_eq!(two[1], work(Obstacle::Abatis));
+    // Said the wrong way round: a clear answer with what to write.
+    for text in ["10th Ohio: fill the abatis", "10th Ohio: clear the ditch"] {
+        let m = orders_support::parse(&ctx, text);
+        assert_eq!(m.errors.len(), 1, "{text}: {:#?}", m.items);
+        let msg = &m.errors[0].message;
+        assert!(
+            msg.contains("clear a path through the abatis") && msg.contains("fill in the ditch"),
+            "{msg}"
+        );
     }
 }
