@@ -174,6 +174,7 @@ fn action(a: &Action, name_of: &dyn Fn(UnitId) -> String) -> String {
             format!("split off {castings} castings as {new_name}")
         }
         Action::Combine { with } => format!("combine with {}", name_of(*with)),
+        Action::ClearObstacle { obstacle } => obstacle.order_words().to_string(),
     }
 }
 

@@ -214,6 +214,7 @@ fn terrain(s: &Scenario) -> st::Terrain {
                 position: pos(l.at),
             })
             .collect(),
+        cleared: Vec::new(),
     }
 }
 

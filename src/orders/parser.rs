@@ -10,6 +10,7 @@
 //! clause   := move | double-quick | retreat | attack | charge | form | face
 //!           | fire | hold-fire | hold | lie-down | stand-up | limber
 //!           | unlimber | mount | dismount | split | combine
+//!           | ("clear" | "cut") [a path through] "the abatis" | "fill" [in] "the ditch"
 //!           | ("at" | "in") place trigger          -- "in the cornfield upon arrival"
 //!           | "to" place                            -- continues the last move
 //! fire     := ("fire" | "open fire" | "shoot") (shares | [at target] [with units])
@@ -86,7 +87,7 @@ const VERBS: &[&str] = &[
     "about", "fire", "firing", "open", "shoot", "hold", "cease", "halt", "stand", "stay", "wait",
     "remain", "stop", "lie", "lay", "get", "rise", "limber", "unlimber", "mount", "dismount",
     "retreat", "withdraw", "fall", "pull", "back", "split", "detach", "divide", "combine", "merge",
-    "ride", "gallop", "return", "hurry", "change",
+    "ride", "gallop", "return", "hurry", "change", "clear", "cut", "fill",
 ];
 
 /// Phrases of politeness or colour skipped before a clause.
@@ -751,6 +752,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 self.pos += 1;
                 self.combine(steps)?;
             }
+            Some("clear" | "cut" | "fill") => self.obstacle_work(steps, raw)?,
             _ if raw == "to" || raw == "toward" || raw == "towards" => {
                 // "advance to X, then to Y": another waypoint of the last move.
                 self.pos += 1;
@@ -2532,6 +2534,55 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             waypoints,
             double_time,
         })
+    }
+
+    // ------------------------------------------------- obstacles (#16)
+
+    /// "clear a path through the abatis", "cut a path through the abatis",
+    /// "clear the abatis", "fill in the ditch", "fill the moat": work on
+    /// the obstacle the unit is at (APSoF VIII.D, VIII.E).
+    fn obstacle_work(&mut self, steps: &mut Vec<Step>, verb: &str) -> PResult<()> {
+        use crate::rules::iron_brigade::kinds::Obstacle;
+        let at = self.here();
+        self.pos += 1;
+        let (mut abatis, mut ditch, mut path) = (false, false, false);
+        while !self.at_end() && !self.at_separator() && !self.at_trigger() {
+            let Some(w) = self.word_at(0) else {
+                return Err(self.expected("the obstacle, as in 'clear a path through the abatis'"));
+            };
+            match w {
+                "abatis" | "abattis" | "abatises" | "obstructions" | "obstacles" => abatis = true,
+                "ditch" | "ditches" | "moat" | "moats" | "trench" => ditch = true,
+                "path" | "paths" | "way" | "gap" | "lane" | "passage" => path = true,
+                "a" | "an" | "the" | "in" | "up" | "through" | "across" | "over" | "into"
+                | "its" | "their" | "our" | "enemy" | "enemy's" | "felled" | "trees" | "of"
+                | "front" => {}
+                _ => {
+                    return Err(self.expected(
+                        "the obstacle, as in 'clear a path through the abatis' or 'fill in the ditch'",
+                    ));
+                }
+            }
+            self.pos += 1;
+        }
+        let obstacle = match (verb, abatis, ditch) {
+            ("fill", false, _) => Obstacle::Moat,
+            ("clear" | "cut", _, false) if abatis || path => Obstacle::Abatis,
+            _ => {
+                return Err(PErr {
+                    at,
+                    message: format!(
+                        "'{verb}' what? Abatis is cleared ('clear a path through the abatis', APSoF VIII.D), a ditch or moat filled in ('fill in the ditch', VIII.E)"
+                    ),
+                    suggestions: Vec::new(),
+                });
+            }
+        };
+        steps.push(Step {
+            trigger: Trigger::Then,
+            action: Action::ClearObstacle { obstacle },
+        });
+        Ok(())
     }
 }
 

@@ -184,6 +184,7 @@ fn action(a: &Action, ctx: &ParseContext) -> String {
             format!("split off {castings} castings as {new_name}")
         }
         Action::Combine { with } => format!("combine with {}", unit_name(*with, ctx)),
+        Action::ClearObstacle { obstacle } => obstacle.order_words().to_string(),
     }
 }
 

@@ -7,7 +7,7 @@
 //! would add a dependency without removing any of the drawing code.
 
 use crate::rules::iron_brigade::geometry::Footprint;
-use crate::rules::iron_brigade::kinds::{AreaKind, LineKind};
+use crate::rules::iron_brigade::kinds::{AreaKind, LineKind, Obstacle};
 use crate::rules::iron_brigade::state::{Pos, Terrain};
 use serde::Serialize;
 use std::fmt::Write;
@@ -310,6 +310,25 @@ fn draw_terrain(s: &mut String, f: &Frame, t: &Terrain) {
             f.points(&l.path),
             line_style(l.kind),
             xml_escape(&l.name)
+        );
+    }
+    // Paths cleared through abatis and stretches of ditch filled in (APSoF
+    // VIII.D, VIII.E): a pale strip edged with dashes, the gap in the
+    // obstacle.
+    for c in t
+        .cleared
+        .iter()
+        .filter(|c| c.outline.iter().all(|p| p.is_finite()))
+    {
+        let what = match c.obstacle {
+            Obstacle::Abatis => "path cleared through",
+            Obstacle::Moat => "filled in:",
+        };
+        let _ = writeln!(
+            s,
+            "<polygon points=\"{}\" style=\"fill:#f4efe1;fill-opacity:0.9;stroke:#6b4f2a;stroke-width:1;stroke-dasharray:4 3\"><title>{}</title></polygon>",
+            f.points(&c.outline),
+            xml_escape(&format!("{what} {} by {}", c.feature, c.by))
         );
     }
     for ford in t.fords.iter().filter(|x| x.position.is_finite()) {

@@ -685,7 +685,14 @@ pub fn side_view(
         min,
         max,
         yards_per_inch: ypi,
-        terrain: state.terrain.clone(),
+        terrain: {
+            // Paths through abatis and filled ditches (APSoF VIII.D, VIII.E)
+            // are on his map when his side made them: the enemy's are
+            // not his to know (fog of war; docs/rulings.md).
+            let mut t = state.terrain.clone();
+            t.cleared.retain(|c| c.side == side);
+            t
+        },
         units: map_units,
         officers: map_officers,
         legend: vec![

@@ -7,7 +7,7 @@
 //! without looking at the battle state: reports must never reveal an enemy
 //! that side could not see, nor the enemy's written orders.
 
-use super::kinds::{Formation, OfficerRating};
+use super::kinds::{Formation, Obstacle, OfficerRating};
 use super::sight::Visibility;
 use super::state::{OfficerId, Pos, SideId, UnitId};
 use crate::rules::sfrm::{CasualtyResult, DispatchEvent};
@@ -413,6 +413,29 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "String::is_empty")]
         band: String,
     },
+    /// A whole turn's work on an obstacle (APSoF VIII.D clearing abatis,
+    /// VIII.E filling a ditch): `turns` of the `of` it takes.
+    ObstacleWork {
+        unit: UnitRef,
+        obstacle: Obstacle,
+        feature: String,
+        turns: u32,
+        of: u32,
+    },
+    /// The work is done: a path `width` inches across through the abatis
+    /// (VIII.D) or a filled stretch of the ditch that wide (VIII.E).
+    ObstacleCleared {
+        unit: UnitRef,
+        obstacle: Obstacle,
+        feature: String,
+        width: f64,
+    },
+    /// Work on an obstacle stopped before it was done; it starts over.
+    ObstacleWorkStopped {
+        unit: UnitRef,
+        obstacle: Obstacle,
+        reason: String,
+    },
     /// APSoF VII.G (optional): a unit that lost more than one morale level
     /// in one check from fire rolls to keep its regimental command.
     RegimentalCommand {
@@ -582,7 +605,10 @@ impl Event {
             | Event::Pinned { unit, .. }
             | Event::LeftTheField { unit, .. }
             | Event::SplitOff { unit, .. }
-            | Event::RegimentalCommand { unit, .. } => vec![u(unit)],
+            | Event::RegimentalCommand { unit, .. }
+            | Event::ObstacleWork { unit, .. }
+            | Event::ObstacleCleared { unit, .. }
+            | Event::ObstacleWorkStopped { unit, .. } => vec![u(unit)],
             // Officers and riders by id only; visibility is the dispatch
             // event's own (see `visible_to`).
             Event::Sfrm { .. } => Vec::new(),
@@ -609,6 +635,11 @@ impl Event {
                 | Event::OfficerReplacementDue { .. }
                 // A command that held is news only to its own side.
                 | Event::RegimentalCommand { lost: false, .. }
+                // Work on abatis or a ditch is told to its own side (the
+                // enemy sees a regiment standing; docs/rulings.md).
+                | Event::ObstacleWork { .. }
+                | Event::ObstacleCleared { .. }
+                | Event::ObstacleWorkStopped { .. }
         )
     }
 
@@ -1117,6 +1148,48 @@ impl Event {
             // Told without the roll or the morale numbers: an enemy that
             // sees the colours go down learns no more than that (the dice
             // log keeps the roll for the umpire).
+            Event::ObstacleWork {
+                unit,
+                obstacle,
+                feature,
+                turns,
+                of,
+            } => {
+                let (what, rule) = obstacle_words(*obstacle);
+                format!(
+                    "{} works at {what} {feature}: turn {turns} of {of} ({rule}).",
+                    unit.name
+                )
+            }
+            Event::ObstacleCleared {
+                unit,
+                obstacle,
+                feature,
+                width,
+            } => match obstacle {
+                Obstacle::Abatis => format!(
+                    "{} has cleared a path {width:.1}\" wide through {feature}: open ground now (APSoF VIII.D).",
+                    unit.name
+                ),
+                Obstacle::Moat => format!(
+                    "{} has filled in {width:.1}\" of {feature} in front of it: no longer an obstacle there (APSoF VIII.E).",
+                    unit.name
+                ),
+            },
+            Event::ObstacleWorkStopped {
+                unit,
+                obstacle,
+                reason,
+            } => {
+                let what = match obstacle {
+                    Obstacle::Abatis => "clearing its path through the abatis",
+                    Obstacle::Moat => "filling in the ditch",
+                };
+                format!(
+                    "{} stops {what} ({reason}); the work must start again.",
+                    unit.name
+                )
+            }
             Event::RegimentalCommand {
                 unit,
                 levels_lost,
@@ -1297,6 +1370,15 @@ impl Event {
             ),
             Event::Sfrm { sfrm } => sfrm.describe(),
         }
+    }
+}
+
+/// What a unit is doing to an obstacle, and the rule: ("clearing a path
+/// through", "APSoF VIII.D").
+fn obstacle_words(o: Obstacle) -> (&'static str, &'static str) {
+    match o {
+        Obstacle::Abatis => ("clearing a path through", "APSoF VIII.D"),
+        Obstacle::Moat => ("filling in", "APSoF VIII.E"),
     }
 }
 

@@ -243,6 +243,25 @@ named_enum!(
 );
 
 named_enum!(
+    /// An obstacle a unit can work on: a path cleared through abatis
+    /// (APSoF VIII.D), a ditch or moat filled in (APSoF VIII.E).
+    Obstacle, "obstacle", {
+        Abatis => "abatis",
+        Moat => "moat",
+    }
+);
+
+impl Obstacle {
+    /// The order for the work, as receipts and the archive write it back.
+    pub fn order_words(self) -> &'static str {
+        match self {
+            Obstacle::Abatis => "clear a path through the abatis",
+            Obstacle::Moat => "fill in the ditch",
+        }
+    }
+}
+
+named_enum!(
     /// Kinds of linear terrain (polylines) (APSoF IV.G, IV.E).
     LineKind, "linear terrain", {
         Road => "road",

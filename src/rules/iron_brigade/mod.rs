@@ -10,6 +10,7 @@ pub mod geometry;
 pub mod kinds;
 pub mod morale;
 pub mod movement;
+pub mod obstacles;
 pub mod orders;
 pub mod sight;
 pub mod state;

@@ -19,7 +19,7 @@
 //!   through (IV.C.4–6), but the unit may not end its move on top of one.
 
 use super::geometry::{Footprint, angle_between, bearing, formation_size};
-use super::kinds::{AreaKind, Arm, Formation, LineKind, Weapon};
+use super::kinds::{AreaKind, Arm, Formation, LineKind, Obstacle, Weapon};
 use super::state::{BattleState, Current, OfficerId, Pos, Ranks, Unit, UnitId};
 use geo::{Distance, Euclidean, Intersects};
 use serde::{Deserialize, Serialize};
@@ -1272,6 +1272,15 @@ fn terrain_touched(
             ),
             _ => polygon(&a.outline).intersects(poly()),
         };
+        // APSoF VIII.D: a path cleared through abatis is open ground.
+        let hit = hit
+            && (a.kind != AreaKind::Abatis
+                || !super::obstacles::any_cleared(&state.terrain.cleared, Obstacle::Abatis)
+                || super::obstacles::abatis_left(
+                    poly(),
+                    &polygon(&a.outline),
+                    &state.terrain.cleared,
+                ));
         if hit {
             push_unique(&mut types, TerrainType::Area(a.kind));
         }
@@ -1303,6 +1312,11 @@ fn terrain_touched(
         } else {
             linestring(&l.path).intersects(poly())
         };
+        // APSoF VIII.E: a filled stretch of ditch no longer stops a move.
+        let meets = meets
+            && (l.kind != LineKind::Moat
+                || !super::obstacles::any_cleared(&state.terrain.cleared, Obstacle::Moat)
+                || super::obstacles::moat_left(poly(), &l.path, &state.terrain.cleared));
         if !meets {
             continue;
         }

@@ -11,7 +11,7 @@
 //! knows the landmarks and what the player's side can see); targets that move
 //! stay symbolic ([`UnitId`]) and are looked up when the order executes.
 
-use super::kinds::{Arm, Formation};
+use super::kinds::{Arm, Formation, Obstacle};
 use super::state::{OfficerId, Pos, UnitId};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -154,6 +154,12 @@ pub enum Action {
     /// Combine with another unit (APSoF VII; option `split-units`).
     Combine {
         with: UnitId,
+    },
+    /// Work on the obstacle the unit is in contact with, two whole turns:
+    /// clear a path through abatis (APSoF VIII.D) or fill in a ditch or
+    /// moat (VIII.E), castings × 1/2" wide along its facing.
+    ClearObstacle {
+        obstacle: Obstacle,
     },
 }
 

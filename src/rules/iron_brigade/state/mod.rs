@@ -222,6 +222,19 @@ pub struct UnitMarks {
     /// while `None`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub declared_protection: Option<crate::rules::iron_brigade::fire::Protection>,
+    /// Turns of work done on an obstacle in a row (APSoF VIII.D clearing a
+    /// path through abatis, VIII.E filling a ditch: "2 turns"); dropped when
+    /// a turn passes without work. Omitted while `None`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub obstacle_work: Option<ObstacleWork>,
+}
+
+/// Work under way on an obstacle (APSoF VIII.D, VIII.E): which, and how
+/// many whole turns in a row the unit has worked on it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ObstacleWork {
+    pub obstacle: crate::rules::iron_brigade::kinds::Obstacle,
+    pub turns: u32,
 }
 
 impl Unit {
@@ -386,6 +399,32 @@ pub struct Terrain {
     pub hills: Vec<Hill>,
     #[serde(default)]
     pub landmarks: Vec<Landmark>,
+    /// Paths cleared through abatis (APSoF VIII.D) and stretches of moat
+    /// filled in (VIII.E) during the battle. Omitted while empty, so
+    /// snapshots without any are as before.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cleared: Vec<Clearing>,
+}
+
+/// A way made through an obstacle by a unit's work: inside `outline` (a
+/// strip along the working unit's facing, `width` inches across) the
+/// obstacle no longer counts for movement (APSoF VIII.D "Paths may be
+/// cleared through the abatis"; VIII.E a ditch "filled in").
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Clearing {
+    pub obstacle: crate::rules::iron_brigade::kinds::Obstacle,
+    /// The abatis area or moat line worked on.
+    pub feature: String,
+    /// The side whose men made it: only its reports show it.
+    pub side: SideId,
+    /// The unit that made it, by name.
+    pub by: String,
+    /// The turn it was finished.
+    pub turn: u32,
+    /// Inches across: castings × 1/2".
+    pub width: f64,
+    /// The strip, four corners.
+    pub outline: Vec<Pos>,
 }
 
 /// Optional rules in force (APSoF VII, VIII, X). All default to off.

@@ -17,6 +17,7 @@ pub mod movement;
 pub mod orders;
 pub mod reorganize;
 pub mod sfrm_phase;
+pub mod works;
 
 use super::events::{Event, OfficerRef, UnitRef};
 use super::geometry::{footprint, in_contact};
@@ -134,6 +135,7 @@ pub fn resolve_turn(
     fire::fire_phase(&mut ctx, &plans)?;
     let reorgs = std::mem::take(&mut ctx.reorganizations);
     reorganize::apply(&mut ctx, reorgs)?;
+    works::obstacle_work(&mut ctx);
     sfrm_phase::generals_contacted(&mut ctx)?;
     sfrm_phase::ride(&mut ctx)?;
     ctx.advance();
@@ -179,6 +181,9 @@ pub(crate) struct Ctx<'d> {
     /// The state as the turn began: what each side could see then decides
     /// a surprise attack (APSoF V.G.1.i).
     pub start: BattleState,
+    /// Units working on an obstacle this turn (APSoF VIII.D, VIII.E), from
+    /// the movement phase; their work is counted after fire ([`works`]).
+    pub working: BTreeMap<UnitId, super::kinds::Obstacle>,
 }
 
 impl<'d> Ctx<'d> {
@@ -208,6 +213,7 @@ impl<'d> Ctx<'d> {
             officer_start,
             general_contacts_at_start,
             reorganizations: Vec::new(),
+            working: BTreeMap::new(),
         }
     }
 

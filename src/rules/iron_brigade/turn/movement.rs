@@ -12,10 +12,11 @@ use crate::rules::iron_brigade::events::Event;
 use crate::rules::iron_brigade::geometry::{
     angle_between, bearing, footprint, in_contact, normalize_deg, officer_in_contact,
 };
-use crate::rules::iron_brigade::kinds::{Arm, Formation};
+use crate::rules::iron_brigade::kinds::{Arm, Formation, Obstacle};
 use crate::rules::iron_brigade::movement::{
-    ChangeCost, MoveIntent, MoveOutcome, MovePrep, OBLIQUE_LIMIT, Pace, StopReason,
-    facing_change_cost, formation_change_cost, plan_move_with, plan_officer_move, split_move_bars,
+    ChangeCost, MoveClass, MoveIntent, MoveOutcome, MovePrep, OBLIQUE_LIMIT, Pace, StopReason,
+    facing_change_cost, formation_change_cost, move_class, plan_move_with, plan_officer_move,
+    split_move_bars,
 };
 use crate::rules::iron_brigade::orders::{
     Action, Direction, FirePart, FireTarget, MoveOrder, TurnOrders,
@@ -96,6 +97,9 @@ struct Decision {
     to_edge: bool,
     /// A split or combine (APSoF VII.C), carried out after fire.
     reorg: Option<super::reorganize::Reorg>,
+    /// Works on an obstacle this turn (APSoF VIII.D, VIII.E), counted
+    /// after fire ([`super::works`]).
+    work: Option<Obstacle>,
 }
 
 impl Decision {
@@ -114,6 +118,7 @@ impl Decision {
             held: None,
             to_edge: false,
             reorg: None,
+            work: None,
         }
     }
 }
@@ -134,6 +139,13 @@ pub(crate) fn movement_phase(
     apply_changes(ctx, &decisions);
     let outcomes = plan_and_apply_moves(ctx, &mut decisions);
     complete_steps(ctx, &decisions, &outcomes);
+    for (&id, d) in &decisions {
+        if let Some(o) = d.work
+            && d.skip.is_none()
+        {
+            ctx.working.insert(id, o);
+        }
+    }
     Ok(decisions
         .into_iter()
         .map(|(id, d)| {
@@ -380,6 +392,9 @@ fn decide(ctx: &Ctx<'_>, id: UnitId) -> Option<Decision> {
                 }
             }
         }
+        Action::ClearObstacle { obstacle } => {
+            work_decision(&mut d, ctx, u, *obstacle, at_will);
+        }
         Action::Move(m) | Action::Retreat(m) => {
             let retreat = matches!(action, Action::Retreat(_));
             move_decision(&mut d, ctx, u, m, None, split_ok, cw, retreat);
@@ -406,6 +421,39 @@ fn decide(ctx: &Ctx<'_>, id: UnitId) -> Option<Decision> {
         }
     }
     Some(d)
+}
+
+/// APSoF VIII.D, VIII.E: work on the abatis or ditch the unit is at. The
+/// work is the unit's whole action (like option one's full move, I.B.4.i):
+/// it does not move or fire, and its step lasts until the work is done
+/// ([`super::works`]). Only infantry (VIII.D, VIII.E: "Only infantry units"
+/// may go through either; our ruling extends it to the work). A pinned unit
+/// does not work that turn (VI.C.6) and keeps its fire at will; a unit lying
+/// down stands to work (III.J; docs/rulings.md).
+fn work_decision(d: &mut Decision, ctx: &Ctx<'_>, u: &Unit, obstacle: Obstacle, at_will: FireMode) {
+    d.completion = Completion::Never;
+    if move_class(u) != MoveClass::Infantry {
+        d.skip = Some(match obstacle {
+            Obstacle::Abatis => "only infantry clear paths through abatis (VIII.D)".into(),
+            Obstacle::Moat => "only infantry fill in ditches (VIII.E)".into(),
+        });
+        return;
+    }
+    if u.marks.pinned {
+        d.held = Some("it is pinned and does no work (VI.C.6)".into());
+        d.fire = at_will;
+        return;
+    }
+    match crate::rules::iron_brigade::obstacles::work_site(&ctx.state, u, obstacle) {
+        Ok(_) => {
+            d.work = Some(obstacle);
+            d.fire = FireMode::None;
+            if u.lying_down {
+                d.lying = Some(false);
+            }
+        }
+        Err(why) => d.skip = Some(why),
+    }
 }
 
 /// A formation change with an optional facing (III.B, III.D, III.G, III.I).

@@ -1,0 +1,125 @@
+//! Work on obstacles, counted after fire (APSoF VIII.D: "1 casting may
+//! clear a path 1/2" wide in 2 turns"; VIII.E: "Filling in a ditch takes 2
+//! turns for 1 casting per 1/2" of front").
+//!
+//! A turn counts when the unit spent it wholly at the work: it was told to
+//! work in the movement phase ([`super::movement`]) and, once the turn's
+//! fire is over, it has neither moved nor fired, is not broken and not
+//! pinned (VI.C.6: a pinned unit lies down or falls back to cover). Two
+//! such turns in a row open the strip [`work_site`] gives, with the
+//! castings the unit has then. A turn without work drops what was done
+//! (the text knows no half-cleared path; docs/rulings.md).
+
+use super::{Ctx, current_step};
+use crate::rules::iron_brigade::events::Event;
+use crate::rules::iron_brigade::kinds::Obstacle;
+use crate::rules::iron_brigade::obstacles::{WORK_TURNS, work_site};
+use crate::rules::iron_brigade::orders::Action;
+use crate::rules::iron_brigade::state::{Clearing, ObstacleWork, UnitId};
+
+/// Count this turn's work on obstacles; open the paths and filled
+/// stretches whose two turns are done; drop the work of units that did
+/// something else.
+pub(crate) fn obstacle_work(ctx: &mut Ctx<'_>) {
+    let working = std::mem::take(&mut ctx.working);
+    for id in ctx.unit_ids() {
+        let Some(u) = ctx.state.unit(id) else {
+            continue;
+        };
+        let before = u.marks.obstacle_work;
+        let why_not = if u.castings == 0 {
+            Some("it has no men left")
+        } else if u.broken {
+            Some("it broke")
+        } else if u.marks.pinned {
+            Some("it is pinned (VI.C.6)")
+        } else if ctx.moved.contains(&id) {
+            Some("it moved")
+        } else if ctx.fired.contains(&id) {
+            Some("it fired")
+        } else {
+            None
+        };
+        let Some(&obstacle) = working.get(&id) else {
+            if let Some(w) = before {
+                stop(
+                    ctx,
+                    id,
+                    w.obstacle,
+                    why_not.unwrap_or("it had other orders"),
+                );
+            }
+            continue;
+        };
+        if let Some(reason) = why_not {
+            stop(ctx, id, obstacle, reason);
+            continue;
+        }
+        let turns = match before {
+            Some(w) if w.obstacle == obstacle => w.turns.saturating_add(1),
+            _ => 1,
+        };
+        let unit = ctx.uref(id);
+        let site = work_site(&ctx.state, u, obstacle);
+        let site = match site {
+            Ok(s) => s,
+            Err(why) => {
+                stop(ctx, id, obstacle, &why);
+                continue;
+            }
+        };
+        if turns < WORK_TURNS {
+            if let Some(m) = ctx.state.unit_mut(id) {
+                m.marks.obstacle_work = Some(ObstacleWork { obstacle, turns });
+            }
+            ctx.events.push(Event::ObstacleWork {
+                unit,
+                obstacle,
+                feature: site.feature,
+                turns,
+                of: WORK_TURNS,
+            });
+            continue;
+        }
+        if let Some(m) = ctx.state.unit_mut(id) {
+            m.marks.obstacle_work = None;
+        }
+        let side = unit.side;
+        ctx.state.terrain.cleared.push(Clearing {
+            obstacle,
+            feature: site.feature.clone(),
+            side,
+            by: unit.name.clone(),
+            turn: ctx.turn,
+            width: site.width,
+            outline: site.outline,
+        });
+        ctx.events.push(Event::ObstacleCleared {
+            unit: unit.clone(),
+            obstacle,
+            feature: site.feature,
+            width: site.width,
+        });
+        // The order's step is done (I.C.2 "then": the next step follows).
+        if let Some((idx, order, step, Action::ClearObstacle { .. })) =
+            current_step(&ctx.book, id, ctx.turn)
+        {
+            if let Some(b) = ctx.book.units.get_mut(&id).and_then(|l| l.get_mut(idx)) {
+                b.current_step += 1;
+            }
+            ctx.events.push(Event::StepCompleted { unit, order, step });
+        }
+    }
+}
+
+fn stop(ctx: &mut Ctx<'_>, id: UnitId, obstacle: Obstacle, reason: &str) {
+    if let Some(m) = ctx.state.unit_mut(id) {
+        m.marks.obstacle_work = None;
+    }
+    let unit = ctx.uref(id);
+    ctx.events.push(Event::ObstacleWorkStopped {
+        unit,
+        obstacle,
+        reason: reason.to_string(),
+    });
+}
