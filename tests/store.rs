@@ -265,6 +265,7 @@ fn every_table_the_brief_names_exists() {
         "dispatches",
         "outbound_mail",
         "reports",
+        "map_bases",
         "audit_log",
     ] {
         let n: i64 = store
