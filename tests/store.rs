@@ -265,6 +265,7 @@ fn every_table_the_brief_names_exists() {
         "dispatches",
         "outbound_mail",
         "reports",
+        "map_bases",
         "audit_log",
     ] {
         let n: i64 = store
@@ -1191,8 +1192,9 @@ fn concurrent_first_opens_migrate_exactly_once() {
         .count();
     // 0001–0002: 17 tables; 0004 (umpire turn plane): turn_changes, corrections, held_mail,
     // dice_requests, umpire_dice, interpretations; 0005: outbound_secrets;
-    // 0006: enemy_designations; 0008: reply_tokens, due_checks, last_known.
-    assert_eq!(tables, 28);
+    // 0006: enemy_designations; 0008: reply_tokens, due_checks, last_known;
+    // 0010: map_bases.
+    assert_eq!(tables, 29);
 }
 
 #[test]

@@ -4,7 +4,7 @@
 
 use super::ArchiveError;
 use crate::game::turn::{EventRow, RollRow};
-use crate::store::Store;
+use crate::store::{REPORT_HTML_COLUMNS, REPORT_HTML_JOIN, Store};
 use rusqlite::{Connection, params};
 use std::collections::BTreeMap;
 
@@ -457,14 +457,15 @@ fn orders(conn: &Connection, game: i64) -> Result<Vec<OrderRecord>, ArchiveError
 }
 
 fn reports(conn: &Connection, game: i64) -> Result<Vec<ReportRecord>, ArchiveError> {
-    let mut s = conn.prepare(
-        "SELECT r.id, r.turn_id, p.name, s.name, r.text, r.html
+    let mut s = conn.prepare(&format!(
+        "SELECT r.id, r.turn_id, p.name, s.name, r.text, {REPORT_HTML_COLUMNS}
          FROM reports r
          LEFT JOIN players p ON p.id = r.player_id
          LEFT JOIN sides s ON s.id = r.side_id
+         {REPORT_HTML_JOIN}
          WHERE r.game_id = ?1
-         ORDER BY r.turn_id, r.player_id IS NULL, r.player_id, r.id",
-    )?;
+         ORDER BY r.turn_id, r.player_id IS NULL, r.player_id, r.id"
+    ))?;
     let rows = s
         .query_map([game], |r| {
             Ok(ReportRecord {
@@ -473,7 +474,7 @@ fn reports(conn: &Connection, game: i64) -> Result<Vec<ReportRecord>, ArchiveErr
                 player: r.get(2)?,
                 side: r.get(3)?,
                 text: r.get(4)?,
-                html: r.get(5)?,
+                html: crate::store::report_html_at(r, 5)?,
             })
         })?
         .collect::<Result<_, _>>()?;

@@ -26,7 +26,7 @@ use crate::rules::iron_brigade::sight::{Activity, SightIndex, Visibility, side_v
 use crate::rules::iron_brigade::state::{BattleState, SideId};
 use crate::scenario::Scenario;
 use crate::store::GameId;
-use rusqlite::{Transaction, params};
+use rusqlite::Transaction;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Whom to brief, and whether the briefing is kept as his turn's report.
@@ -184,21 +184,19 @@ pub fn issue_briefings(
         let report = reporter.player(&view)?;
         let report_id = match who {
             Briefed::Everyone => {
-                tx.execute(
-                    "INSERT INTO reports (game_id, turn_id, player_id, side_id, text, html, created_at,
-                              audit_through)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, (SELECT max(id) FROM audit_log))",
-                    params![
-                        game_id.0,
+                Some(crate::store::insert_report(
+                    tx,
+                    &crate::store::NewReport {
+                        game_id: game_id.0,
                         turn_id,
-                        reader.id,
-                        reader.side_row,
-                        report.text,
-                        report.html,
-                        now
-                    ],
-                )?;
-                Some(tx.last_insert_rowid())
+                        player_id: Some(reader.id),
+                        side_id: Some(reader.side_row),
+                        text: &report.text,
+                        html: &report.html,
+                        map_base: Some(&report.map_base),
+                        created_at: now,
+                    },
+                )?)
             }
             Briefed::Player { .. } => None,
         };

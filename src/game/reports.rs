@@ -262,6 +262,7 @@ pub fn issue_turn_reports(
             Some(reader.side_row),
             &report.text,
             &report.html,
+            &report.map_base,
         )?;
         done.stored += 1;
         let to = live_addresses(tx, reader.id)?;
@@ -352,7 +353,16 @@ pub fn issue_turn_reports(
             hold.attempt, report.text
         );
     }
-    let report_id = store_report(tx, t, new_turn_id, None, None, &report.text, &report.html)?;
+    let report_id = store_report(
+        tx,
+        t,
+        new_turn_id,
+        None,
+        None,
+        &report.text,
+        &report.html,
+        &report.map_base,
+    )?;
     done.stored += 1;
     if !umpire_to.is_empty() {
         let to = umpire_to.clone();
@@ -753,6 +763,7 @@ fn refused_since_last_report(
     .collect()
 }
 
+#[allow(clippy::too_many_arguments)]
 fn store_report(
     tx: &Transaction<'_>,
     t: &TurnResult<'_>,
@@ -761,14 +772,21 @@ fn store_report(
     side: Option<i64>,
     text: &str,
     html: &str,
+    map_base: &str,
 ) -> Result<i64, rusqlite::Error> {
-    tx.execute(
-        "INSERT INTO reports (game_id, turn_id, player_id, side_id, text, html, created_at,
-                              audit_through)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, (SELECT max(id) FROM audit_log))",
-        params![t.game_id.0, turn_id, player, side, text, html, t.now],
-    )?;
-    Ok(tx.last_insert_rowid())
+    crate::store::insert_report(
+        tx,
+        &crate::store::NewReport {
+            game_id: t.game_id.0,
+            turn_id,
+            player_id: player,
+            side_id: side,
+            text,
+            html,
+            map_base: Some(map_base),
+            created_at: t.now,
+        },
+    )
 }
 
 /// Composes a player's report mail and keeps it for RELEASE.

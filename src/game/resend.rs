@@ -26,6 +26,7 @@ use super::report_mail::{ReportLetter, ReportMail, live_addresses, queue_letter}
 use crate::mail::compose::Attachment;
 use crate::mail::intake::{IntakeError, SubmissionContext};
 use crate::report::svg_to_png;
+use crate::store::{REPORT_HTML_COLUMNS, REPORT_HTML_JOIN, report_html_at};
 use rusqlite::{Transaction, params};
 use std::fmt::Write as _;
 
@@ -52,20 +53,21 @@ fn his_reports(
     to: u32,
 ) -> Result<Vec<Stored>, IntakeError> {
     let mut st = tx
-        .prepare(
-            "SELECT t.number, r.text, r.html FROM reports r JOIN turns t ON t.id = r.turn_id
+        .prepare(&format!(
+            "SELECT t.number, r.text, {REPORT_HTML_COLUMNS} FROM reports r JOIN turns t ON t.id = r.turn_id
+             {REPORT_HTML_JOIN}
              WHERE r.game_id = ?1 AND r.player_id = ?2 AND t.number BETWEEN ?3 AND ?4
                AND t.superseded_at IS NULL
                AND NOT EXISTS (SELECT 1 FROM turns h WHERE h.id = t.prev_turn_id
                                AND h.status = 'held')
-             ORDER BY t.number, r.id",
-        )
+             ORDER BY t.number, r.id"
+        ))
         .map_err(sql)?;
     st.query_map(params![ctx.game.0, ctx.player_id, from, to], |r| {
         Ok(Stored {
             turn: r.get(0)?,
             text: r.get(1)?,
-            html: r.get(2)?,
+            html: report_html_at(r, 2)?,
         })
     })
     .map_err(sql)?

@@ -594,20 +594,24 @@ pub fn layout_labels(layer: &MapLayer) -> Vec<PlacedLabel> {
         });
     }
     let mut placed: Vec<PlacedLabel> = Vec::with_capacity(wants.len());
+    // Pieces and cards already placed, bucketed by where they lie, so that
+    // testing a place looks only at the boxes near it (the same answer as
+    // testing every box: a box that shares area with the place shares a
+    // bucket with it).
+    let mut taken = BoxGrid::new(&table);
+    for o in &obstacles {
+        taken.insert(*o);
+    }
     for w in wants {
         let wpx = text_px(&w.text) + 4.0;
-        let free = |c: &PxBox, placed: &[PlacedLabel]| {
-            c.inside(&table)
-                && !obstacles.iter().any(|o| o.overlaps(c))
-                && !placed.iter().any(|p| p.card.overlaps(c))
-        };
+        let free = |c: &PxBox, taken: &BoxGrid| c.inside(&table) && !taken.overlaps(c);
         let mut chosen = None;
         'search: for (ring, gap) in [1.0, 4.0, 10.0, 18.0, 30.0, 45.0, 65.0, 90.0, 120.0, 160.0]
             .into_iter()
             .enumerate()
         {
             for c in candidates(&w.anchor, wpx, gap) {
-                if free(&c, &placed) {
+                if free(&c, &taken) {
                     chosen = Some((c, ring >= 2));
                     break 'search;
                 }
@@ -615,24 +619,30 @@ pub fn layout_labels(layer: &MapLayer) -> Vec<PlacedLabel> {
         }
         if chosen.is_none() {
             // Crowded beyond the rings: the nearest free place anywhere on
-            // the table, scanned on a 6 px lattice.
+            // the table, scanned on a 6 px lattice (the first in scan order
+            // of those equally near). Rows farther than the best place
+            // found so far cannot hold a nearer one and are skipped.
             let (cx, cy) = w.anchor.centre();
             let mut best: Option<(f64, PxBox)> = None;
             let mut y = table.y0;
             while y + CARD_H <= table.y1 {
-                let mut x = table.x0;
-                while x + wpx <= table.x1 {
-                    let c = PxBox {
-                        x0: x,
-                        y0: y,
-                        x1: x + wpx,
-                        y1: y + CARD_H,
-                    };
-                    let d = (x + wpx / 2.0 - cx).hypot(y + CARD_H / 2.0 - cy);
-                    if best.as_ref().is_none_or(|(bd, _)| d < *bd) && free(&c, &placed) {
-                        best = Some((d, c));
+                let dy = y + CARD_H / 2.0 - cy;
+                if best.as_ref().is_none_or(|(bd, _)| dy * dy < *bd) {
+                    let mut x = table.x0;
+                    while x + wpx <= table.x1 {
+                        let c = PxBox {
+                            x0: x,
+                            y0: y,
+                            x1: x + wpx,
+                            y1: y + CARD_H,
+                        };
+                        let dx = x + wpx / 2.0 - cx;
+                        let d = dx * dx + dy * dy;
+                        if best.as_ref().is_none_or(|(bd, _)| d < *bd) && free(&c, &taken) {
+                            best = Some((d, c));
+                        }
+                        x += 6.0;
                     }
-                    x += 6.0;
                 }
                 y += 6.0;
             }
@@ -644,6 +654,7 @@ pub fn layout_labels(layer: &MapLayer) -> Vec<PlacedLabel> {
         let Some((card, off)) = chosen else {
             continue;
         };
+        taken.insert(card);
         placed.push(PlacedLabel {
             text: w.text,
             style: w.style,
@@ -688,6 +699,83 @@ pub fn piece_boxes(layer: &MapLayer) -> Vec<PxBox> {
             .map(|l| dot(f.x(l.position.x), f.y(l.position.y), 2.5)),
     );
     out
+}
+
+/// Boxes bucketed on a coarse grid of square cells over the table, for
+/// [`layout_labels`]: a corps battle's map has hundreds of pieces and
+/// labels, and testing every place against every box was half the time of
+/// a turn's reports (benches/report.rs).
+struct BoxGrid {
+    x0: f64,
+    y0: f64,
+    cols: usize,
+    rows: usize,
+    boxes: Vec<PxBox>,
+    /// Per cell, indexes into `boxes` of those that reach into it.
+    cells: Vec<Vec<u32>>,
+}
+
+impl BoxGrid {
+    /// Cell side in pixels: a few label heights.
+    const CELL: f64 = 40.0;
+
+    fn new(area: &PxBox) -> BoxGrid {
+        let cols = (((area.x1 - area.x0) / Self::CELL).ceil().max(1.0) as usize).min(4096);
+        let rows = (((area.y1 - area.y0) / Self::CELL).ceil().max(1.0) as usize).min(4096);
+        BoxGrid {
+            x0: area.x0,
+            y0: area.y0,
+            cols,
+            rows,
+            boxes: Vec::new(),
+            cells: vec![Vec::new(); cols * rows],
+        }
+    }
+
+    /// The cells (column and row ranges, inclusive) a box reaches into;
+    /// boxes beyond the area are counted in its edge cells.
+    fn span(&self, b: &PxBox) -> (usize, usize, usize, usize) {
+        let col = |x: f64| {
+            let c = ((x - self.x0) / Self::CELL).floor();
+            if c.is_nan() || c < 0.0 {
+                0
+            } else {
+                (c as usize).min(self.cols - 1)
+            }
+        };
+        let row = |y: f64| {
+            let r = ((y - self.y0) / Self::CELL).floor();
+            if r.is_nan() || r < 0.0 {
+                0
+            } else {
+                (r as usize).min(self.rows - 1)
+            }
+        };
+        (col(b.x0), col(b.x1), row(b.y0), row(b.y1))
+    }
+
+    fn insert(&mut self, b: PxBox) {
+        let i = u32::try_from(self.boxes.len()).unwrap_or(u32::MAX);
+        self.boxes.push(b);
+        let (c0, c1, r0, r1) = self.span(&b);
+        for r in r0..=r1 {
+            for c in c0..=c1 {
+                self.cells[r * self.cols + c].push(i);
+            }
+        }
+    }
+
+    /// True when `b` shares area with any box inserted.
+    fn overlaps(&self, b: &PxBox) -> bool {
+        let (c0, c1, r0, r1) = self.span(b);
+        (r0..=r1).any(|r| {
+            (c0..=c1).any(|c| {
+                self.cells[r * self.cols + c]
+                    .iter()
+                    .any(|&i| self.boxes.get(i as usize).is_some_and(|o| o.overlaps(b)))
+            })
+        })
+    }
 }
 
 /// Places for a `w`-wide card round `a`, `gap` pixels off it: right, left,

@@ -29,6 +29,10 @@ pub struct PlayerReport {
     pub text: String,
     pub html: String,
     pub svg: String,
+    /// The map's static layer as it appears in `html` and `svg`
+    /// ([`MapParts::base`](super::map::MapParts)): the store keeps it once
+    /// per game rather than in every report.
+    pub map_base: String,
     pub png: Vec<u8>,
 }
 
@@ -41,6 +45,10 @@ pub struct UmpireReport {
     pub text: String,
     pub html: String,
     pub svg: String,
+    /// The map's static layer as it appears in `html` and `svg`
+    /// ([`MapParts::base`](super::map::MapParts)): the store keeps it once
+    /// per game rather than in every report.
+    pub map_base: String,
     pub png: Vec<u8>,
 }
 
@@ -208,6 +216,7 @@ impl Reporter {
             text,
             html,
             svg,
+            map_base: parts.base,
             png,
         })
     }
@@ -242,6 +251,7 @@ impl Reporter {
             text,
             html,
             svg,
+            map_base: parts.base,
             png,
         })
     }

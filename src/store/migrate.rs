@@ -45,6 +45,10 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
         "0009_reports_audit_through",
         include_str!("../../migrations/0009_reports_audit_through.sql"),
     ),
+    (
+        "0010_report_maps",
+        include_str!("../../migrations/0010_report_maps.sql"),
+    ),
 ];
 
 /// The schema version this build writes and understands.
@@ -189,7 +193,7 @@ mod tests {
 
     #[test]
     fn the_real_schema_is_current_and_well_formed() {
-        assert_eq!(SCHEMA_VERSION, 9);
+        assert_eq!(SCHEMA_VERSION, 10);
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("db");
         let mut c = Connection::open(&path).unwrap();

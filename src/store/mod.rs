@@ -14,6 +14,7 @@ mod games;
 mod inbound;
 mod migrate;
 mod outbound;
+mod reports;
 mod seed;
 mod validate;
 
@@ -30,6 +31,9 @@ pub use inbound::{
 pub use migrate::SCHEMA_VERSION;
 pub use outbound::{
     MAX_OUTBOUND_ATTEMPTS, NewOutboundMail, OutboundMail, OutboundStatus, outbound_retry_at,
+};
+pub use reports::{
+    NewReport, REPORT_HTML_COLUMNS, REPORT_HTML_JOIN, insert_report, report_html, report_html_at,
 };
 pub use seed::{seed_commitment, sha256_hex, turn_seed};
 
