@@ -620,6 +620,7 @@ fn iv_d_an_officer_giving_orders_does_not_double_time() {
         officer_moves: vec![OfficerMove {
             officer: HALE,
             waypoints: vec![Pos::new(at.x, at.y + 40.0)],
+            with_unit: None,
             double_time: true,
         }],
         dispatches: vec![],

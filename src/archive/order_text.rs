@@ -42,6 +42,13 @@ pub fn describe_unit_order(o: &UnitOrder, name_of: &dyn Fn(UnitId) -> String) ->
 }
 
 pub fn describe_officer_move(m: &OfficerMove) -> String {
+    if let Some(u) = m.with_unit {
+        return format!(
+            "ride with unit {}{}",
+            u.0,
+            if m.double_time { " at double time" } else { "" }
+        );
+    }
     format!(
         "ride to {}{}",
         waypoints(&m.waypoints),
@@ -174,6 +181,7 @@ fn action(a: &Action, name_of: &dyn Fn(UnitId) -> String) -> String {
             format!("split off {castings} castings as {new_name}")
         }
         Action::Combine { with } => format!("combine with {}", name_of(*with)),
+        Action::Follow { unit, .. } => format!("follow {}", name_of(*unit)),
     }
 }
 

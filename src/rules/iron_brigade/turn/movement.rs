@@ -131,8 +131,10 @@ pub(crate) fn movement_phase(
             decisions.insert(id, d);
         }
     }
+    conform_followers(ctx, &mut decisions);
     apply_changes(ctx, &decisions);
     let outcomes = plan_and_apply_moves(ctx, &mut decisions);
+    accompanying_officers(ctx, orders);
     complete_steps(ctx, &decisions, &outcomes);
     Ok(decisions
         .into_iter()
@@ -183,6 +185,117 @@ fn officer_moves(ctx: &mut Ctx<'_>, orders: &TurnOrders) {
                 note,
             });
         }
+    }
+}
+
+/// "Ride with the 10th Ohio" (APSoF IV.D: officers move at the player's
+/// whim, without orders): after the units' moves, an officer who
+/// accompanies a unit of his side rides to where it now stands, as far as
+/// his move (and double time, if asked and allowed) takes him. Pure: the
+/// unit's new position is in the state.
+fn accompanying_officers(ctx: &mut Ctx<'_>, orders: &TurnOrders) {
+    let mut moves: Vec<_> = orders
+        .officer_moves
+        .iter()
+        .filter(|m| m.with_unit.is_some())
+        .collect();
+    moves.sort_by_key(|m| m.officer);
+    for m in moves {
+        let (Some(o), Some(u)) = (
+            ctx.state.officer(m.officer),
+            m.with_unit.and_then(|u| ctx.state.unit(u)),
+        ) else {
+            continue;
+        };
+        if o.status != OfficerStatus::Active || u.castings == 0 || u.side != o.side {
+            continue;
+        }
+        let (from, to) = (o.position, u.position);
+        if from.distance(to) < 1e-6 {
+            continue;
+        }
+        let gave_orders = orders.unit_orders.iter().any(|x| x.issued_by == m.officer);
+        let double_time = m.double_time && !gave_orders;
+        if let Ok(out) = plan_officer_move(&ctx.state, m.officer, &[to], double_time) {
+            if let Some(o) = ctx.state.officer_mut(m.officer) {
+                o.position = out.end;
+            }
+            let officer = ctx.oref(m.officer);
+            ctx.events.push(Event::OfficerMoved {
+                officer,
+                from,
+                to: out.end,
+                double_time,
+                note: String::new(),
+            });
+        }
+    }
+}
+
+/// "Follow the 7th", "conform to the 7th" ([`Action::Follow`]): each
+/// follower moves to keep its station on its leader, measured from where
+/// the leader is going this turn (its move's last waypoint, or where it
+/// stands) and the leader's facing then. Moves are simultaneous (APSoF
+/// IV.F), so the follower marches toward that station as any move goes
+/// (IV.C.3, facing changes as for an ordered move); it never waits for the
+/// leader's outcome. A leader gone from the field ends the step.
+fn conform_followers(ctx: &Ctx<'_>, decisions: &mut BTreeMap<UnitId, Decision>) {
+    let followers: Vec<(UnitId, UnitId, f64, f64)> = ctx
+        .unit_ids()
+        .into_iter()
+        .filter_map(|id| match current_step(&ctx.book, id, ctx.turn) {
+            Some((_, _, _, Action::Follow { unit, right, ahead })) => {
+                Some((id, unit, right, ahead))
+            }
+            _ => None,
+        })
+        .collect();
+    for (id, leader, right, ahead) in followers {
+        let Some(d) = decisions.get(&id) else {
+            continue;
+        };
+        if d.completion != Completion::Standing {
+            // Broken or idle: not carrying out the order this turn.
+            continue;
+        }
+        let Some(u) = ctx.state.unit(id) else {
+            continue;
+        };
+        let Some(l) = ctx.state.unit(leader).filter(|l| l.castings > 0) else {
+            if let Some(d) = decisions.get_mut(&id) {
+                d.skip = Some("the unit it was to follow is no longer on the field".into());
+            }
+            continue;
+        };
+        let ld = decisions.get(&leader);
+        let mut fp = footprint(l);
+        if let Some(goal) = ld
+            .and_then(|d| d.intent.as_ref())
+            .and_then(|i| i.waypoints.last().copied())
+        {
+            fp.centre = goal;
+        }
+        if let Some(f) = ld.and_then(|d| d.facing) {
+            fp.facing = f;
+        }
+        let station = fp.to_table(right, ahead);
+        let m = MoveOrder {
+            waypoints: vec![station],
+            by_road: false,
+            formation: None,
+            gait: Default::default(),
+            fire_while_moving: false,
+            backwards: false,
+        };
+        let split_ok = split_move_bars(u).is_empty();
+        let cw = ctx.state.options.cannon_weights;
+        let mut nd = Decision::idle(d.fire);
+        nd.order = d.order;
+        move_decision(&mut nd, ctx, u, &m, None, split_ok, cw, false);
+        if matches!(nd.completion, Completion::OnArrival | Completion::Now) {
+            nd.completion = Completion::Standing;
+        }
+        decisions.insert(id, nd);
     }
 }
 
@@ -383,6 +496,11 @@ fn decide(ctx: &Ctx<'_>, id: UnitId) -> Option<Decision> {
         Action::Move(m) | Action::Retreat(m) => {
             let retreat = matches!(action, Action::Retreat(_));
             move_decision(&mut d, ctx, u, m, None, split_ok, cw, retreat);
+        }
+        Action::Follow { .. } => {
+            // Resolved in `conform_followers`, once the leader's move for
+            // the turn is known.
+            d.completion = Completion::Standing;
         }
         Action::Charge { target, to, .. } => {
             let goal = target

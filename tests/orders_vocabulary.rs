@@ -1,0 +1,477 @@
+//! Issue #15: orders as players write them — verbs outside the fixed list
+//! read as what the rules can do (the receipt says what each became),
+//! colour after a complete order kept as colour, the period's names for
+//! the enemy and described targets (only ever enemies the side has seen),
+//! the orders a unit of its kind cannot be given, and an officer riding
+//! with a unit.
+
+mod orders_support;
+
+use adjutant::identity::{EnemyNames, IdentityPolicy};
+use adjutant::orders::{Item, ParseContext, normalise};
+use adjutant::rules::iron_brigade::kinds::Arm;
+use adjutant::rules::iron_brigade::orders::{Action, FireTarget};
+use orders_support::*;
+
+/// Gibbon (Union) at Brawner's Farm seeing the 4th Virginia, Wooding's
+/// and Poague's batteries, identities hidden as the scenario has them.
+fn gibbon(g: &Game) -> ParseContext<'_> {
+    let mut ctx = g.ctx(
+        &["Gibbon"],
+        &[
+            "4th Virginia",
+            "2nd Virginia",
+            "Wooding's Battery",
+            "Poague's Battery",
+        ],
+    );
+    let mut names = EnemyNames::new(IdentityPolicy::Hidden);
+    names.record_seen(&g.state, ctx.side, 1, ctx.visible_enemies.iter().copied());
+    ctx.enemy_names = names;
+    ctx
+}
+
+/// Baylor (Confederate) seeing the 2nd Wisconsin and Battery B.
+fn baylor(g: &Game) -> ParseContext<'_> {
+    let mut ctx = g.ctx(
+        &["Baylor"],
+        &["2nd Wisconsin", "Battery B, 4th US Artillery"],
+    );
+    let mut names = EnemyNames::new(IdentityPolicy::Hidden);
+    names.record_seen(&g.state, ctx.side, 1, ctx.visible_enemies.iter().copied());
+    ctx.enemy_names = names;
+    ctx
+}
+
+fn read(ctx: &ParseContext, text: &str) -> Result<String, String> {
+    let m = parse(ctx, text);
+    if let Some(e) = m.errors.first() {
+        return Err(e.to_string());
+    }
+    let item = m.items.first().ok_or("no order")?;
+    Ok(normalise(item, ctx))
+}
+
+fn ok(ctx: &ParseContext, text: &str) -> String {
+    read(ctx, text).unwrap_or_else(|e| panic!("{text}: {e}"))
+}
+
+fn refused(ctx: &ParseContext, text: &str) -> String {
+    match read(ctx, text) {
+        Ok(r) => panic!("{text} was accepted as {r}"),
+        Err(e) => e,
+    }
+}
+
+fn actions(ctx: &ParseContext, text: &str) -> Vec<Action> {
+    let m = parse(ctx, text);
+    assert!(m.errors.is_empty(), "{text}: {:?}", m.errors);
+    match m.items.first() {
+        Some(Item::Unit { steps, .. }) => steps.iter().map(|s| s.action.clone()).collect(),
+        other => panic!("{text}: {other:?}"),
+    }
+}
+
+#[test]
+fn verbs_outside_the_fixed_list_say_what_they_became() {
+    let g = game("brawners-farm.toml");
+    let u = gibbon(&g);
+    for (text, want) in [
+        (
+            "2nd Wisconsin: rally",
+            "2nd Wisconsin: hold — 'rally' read as: hold; a unit below its base morale tries to rally in every rally phase whatever its orders (APSoF VI.E.1)",
+        ),
+        (
+            "2nd Wisconsin: rally the men on the colours",
+            "2nd Wisconsin: hold — 'rally' read as: hold;",
+        ),
+        (
+            "2nd Wisconsin: rally at the Brawner farm",
+            "2nd Wisconsin: advance to the Brawner farm (22, 22); on arrival hold — 'rally' read as: hold there;",
+        ),
+        (
+            "2nd Wisconsin: await the enemy's attack",
+            "2nd Wisconsin: hold — 'await the enemy's attack' read as: hold",
+        ),
+        (
+            "7th Wisconsin: support the 2nd Wisconsin",
+            "7th Wisconsin: advance to (32, 18.3) — 'support the 2nd Wisconsin' read as: advance to 2\" behind it",
+        ),
+        (
+            "7th Wisconsin: support the 2nd Wis on the left",
+            "7th Wisconsin: advance to (27.3, 24) — 'support the 2nd Wisconsin' read as: advance to its left",
+        ),
+        (
+            "19th Indiana: follow the 2nd Wisconsin",
+            "19th Indiana: follow 2nd Wisconsin, keeping station on it — 'follow the 2nd Wisconsin' read as: follow its moves 2\" behind it",
+        ),
+        (
+            "6th Wisconsin: conform to the movements of the 7th Wisconsin",
+            "6th Wisconsin: follow 7th Wisconsin, keeping station on it — 'conform to the 7th Wisconsin' read as: follow its moves, keeping the station it has on it now",
+        ),
+        (
+            "2nd Wisconsin: engage the regiment to our front",
+            "2nd Wisconsin: fire at enemy C — 'engage' read as: fire from where it stands (APSoF V",
+        ),
+        (
+            "2nd Wisconsin: take cover",
+            "2nd Wisconsin: lie down — 'take cover' read as: lie down where it is (APSoF III.J",
+        ),
+        (
+            "2nd Wisconsin: take cover in the orchard",
+            "2nd Wisconsin: advance to the orchard (26, 25); on arrival lie down — 'take cover' read as",
+        ),
+        (
+            "2nd Wisconsin: oblique left 3 inches",
+            "2nd Wisconsin: advance to (29.9, 26.1) — 'oblique' read as: advance 45° to the left of its front (APSoF IV.C.3",
+        ),
+        (
+            "2nd Wisconsin: shift 2 inches to the right",
+            "2nd Wisconsin: advance to (33.4, 25.4) — 'shift' read as: advance 45° to the right",
+        ),
+        (
+            "2nd Wisconsin: close up",
+            "2nd Wisconsin: form line — 'close up' read as: form line (closed order, APSoF III.E, III.G.1)",
+        ),
+        (
+            "2nd Wisconsin: close up on the 7th Wisconsin",
+            "2nd Wisconsin: advance to (31.3, 12.5) — 'close up on the 7th Wisconsin' read as: advance to its left",
+        ),
+        (
+            "2nd Wisconsin: reform",
+            "2nd Wisconsin: form line — 'reform' read as: form line (APSoF III.G.1",
+        ),
+        (
+            "2nd Wisconsin: reform in column",
+            "2nd Wisconsin: form column",
+        ),
+        (
+            "2nd Wisconsin: throw out 4 castings as skirmishers",
+            "2nd Wisconsin: split off 4 castings as 2nd Wisconsin skirmishers — 'throw out skirmishers' read as: split off 4 castings as 2nd Wisconsin skirmishers, a skirmish line ahead of it (APSoF VII.E)",
+        ),
+        (
+            "Battery B: counter-battery",
+            "Battery B, 4th US Artillery: fire at the nearest enemy battery — 'counter-battery' read as: artillery fire (APSoF V), at the nearest enemy battery in sight when the fire is made",
+        ),
+        (
+            "Battery B: counterbattery fire",
+            "Battery B, 4th US Artillery: fire at the nearest enemy battery",
+        ),
+        (
+            "Battery B: shell A",
+            "Battery B, 4th US Artillery: fire at enemy A — 'shell' read as: artillery fire (APSoF V)",
+        ),
+        (
+            "2nd Wisconsin: adv fwd 4 inches",
+            "2nd Wisconsin: advance to (32, 28)",
+        ),
+        (
+            "2nd Wisconsin: ADV to the Brawner farm",
+            "2nd Wisconsin: advance to the Brawner farm (22, 22)",
+        ),
+        (
+            "2nd Wisconsin: ret 3 inches",
+            "2nd Wisconsin: retreat to (32, 21)",
+        ),
+        (
+            "2nd Wisconsin: W/D to the Brawner farm",
+            "2nd Wisconsin: retreat to the Brawner farm (22, 22)",
+        ),
+    ] {
+        let got = ok(&u, text);
+        assert!(got.starts_with(want), "{text}\n got: {got}\nwant: {want}");
+    }
+}
+
+#[test]
+fn verbs_that_cannot_be_done_are_refused_with_what_to_write() {
+    let g = game("brawners-farm.toml");
+    let u = gibbon(&g);
+    for (text, want) in [
+        (
+            "2nd Wisconsin: shell A",
+            "the 2nd Wisconsin has no guns: 'shell' is artillery fire; write 'fire at ...'",
+        ),
+        (
+            "2nd Wisconsin: throw out skirmishers",
+            "say how many castings go out, as in 'throw out 4 castings as skirmishers'",
+        ),
+        (
+            "Battery B: throw out 2 castings as skirmishers",
+            "cannot throw out skirmishers",
+        ),
+        (
+            "2nd Wisconsin: oblique left",
+            "how far and which way after 'oblique'",
+        ),
+        (
+            "2nd Wisconsin: support the 2nd Wisconsin",
+            "a unit cannot support itself",
+        ),
+        (
+            "2nd Wisconsin: follow A",
+            "'follow' is for your own side's units",
+        ),
+        (
+            "Battery B: reform",
+            "a battery has no formation to reform (APSoF III.D",
+        ),
+        (
+            "Battery B: shell the Brawner farm",
+            "guns fire only at enemy units they can see (APSoF V.C.3)",
+        ),
+    ] {
+        let got = refused(&u, text);
+        assert!(got.contains(want), "{text}\n got: {got}\nwant: {want}");
+    }
+    // Without the skirmishers option, the rules allow no detached line.
+    let t = game("training.toml");
+    let mut b = blue(&t);
+    let mut state = t.state.clone();
+    state.options.skirmishers = false;
+    b.state = &state;
+    let got = refused(&b, "10th Ohio: throw out 4 castings as skirmishers");
+    assert!(
+        got.contains("APSoF III.F.2, VII.E") && got.contains("'form skirmish order'"),
+        "{got}"
+    );
+}
+
+#[test]
+fn words_after_a_complete_order_are_colour_and_ampersand_is_and() {
+    let g = game("brawners-farm.toml");
+    let u = gibbon(&g);
+    for (text, want) in [
+        (
+            "2nd Wisconsin: hold at all costs",
+            "2nd Wisconsin: hold — 'at all costs' kept as colour, not an order",
+        ),
+        (
+            "2nd Wisconsin: hold the line to the last man!",
+            "2nd Wisconsin: hold — 'to the last man' kept as colour, not an order",
+        ),
+        (
+            "2nd Wisconsin: advance to Douglass house & hold",
+            "2nd Wisconsin: advance to Douglass house (56, 28); then hold",
+        ),
+        (
+            "2nd Wisconsin: fire at will until they close",
+            "2nd Wisconsin: fire at will — 'until they close' kept as colour, not an order",
+        ),
+        (
+            "2nd Wisconsin: advance to the Brawner farm with vigour & form line facing north",
+            "2nd Wisconsin: advance to the Brawner farm (22, 22); then form line facing north (0°) — 'with vigour' kept as colour, not an order",
+        ),
+        (
+            "2nd Wisconsin: engage the regiment to our front with vigour",
+            "2nd Wisconsin: fire at enemy C — 'engage' read as",
+        ),
+        (
+            "2nd Wisconsin: hold, at any cost",
+            "2nd Wisconsin: hold — 'at any cost' kept as colour",
+        ),
+    ] {
+        let got = ok(&u, text);
+        assert!(got.starts_with(want), "{text}\n got: {got}\nwant: {want}");
+    }
+    assert!(
+        ok(
+            &u,
+            "2nd Wisconsin: engage the regiment to our front with vigour"
+        )
+        .contains("'with vigour' kept as colour")
+    );
+}
+
+#[test]
+fn nicknames_and_described_targets_are_enemies_the_side_has_seen() {
+    let g = game("brawners-farm.toml");
+    let u = gibbon(&g);
+    let c = baylor(&g);
+    let wooding = g.unit("Wooding's Battery");
+    let poague = g.unit("Poague's Battery");
+    for text in [
+        "2nd Wisconsin: fire on the reb battery in front of Stony Ridge",
+        "2nd Wisconsin: fire at the secesh battery near Stony Ridge",
+        "2nd Wisconsin: fire at the rebel guns on Stony Ridge",
+    ] {
+        let a = actions(&u, text);
+        let Action::Fire(FireTarget::Unit(t)) = a[0] else {
+            panic!("{text}: {a:?}")
+        };
+        assert!(t == wooding || t == poague, "{text}");
+        assert!(u.visible_enemies.contains(&t));
+    }
+    assert_eq!(
+        actions(&u, "2nd Wisconsin: fire at the secesh battery"),
+        vec![Action::Fire(FireTarget::NearestOf(Arm::Artillery))]
+    );
+    for text in [
+        "2nd Wisconsin: charge the reb line",
+        "2nd Wisconsin: charge the Johnnies",
+        "2nd Wisconsin: fire at the graybacks",
+    ] {
+        ok(&u, text);
+    }
+    // The Confederates call the Union by theirs; their own nickname is no
+    // enemy.
+    let a = actions(&c, "4th Virginia: charge the Yankee line");
+    assert!(
+        matches!(a[0], Action::Charge { target: Some(t), .. } if t == g.unit("2nd Wisconsin")),
+        "{a:?}"
+    );
+    ok(&c, "4th Virginia: fire at the bluebellies");
+    ok(&c, "4th Virginia: fire on the federals");
+    let e = refused(&c, "4th Virginia: fire at the reb line");
+    assert!(
+        e.contains("no enemy unit in sight is called 'the reb line'"),
+        "{e}"
+    );
+    let e = refused(&u, "2nd Wisconsin: fire at the yankee line");
+    assert!(
+        e.contains("no enemy unit in sight is called 'the yankee line'"),
+        "{e}"
+    );
+}
+
+#[test]
+fn described_targets_never_reach_an_unseen_enemy() {
+    let g = game("brawners-farm.toml");
+    // Gibbon sees only the 4th Virginia: no battery.
+    let mut u = g.ctx(&["Gibbon"], &["4th Virginia"]);
+    let mut names = EnemyNames::new(IdentityPolicy::Hidden);
+    names.record_seen(&g.state, u.side, 1, u.visible_enemies.iter().copied());
+    u.enemy_names = names;
+    for text in [
+        "2nd Wisconsin: fire on the reb battery in front of Stony Ridge",
+        "Battery B: shell the enemy battery near Stony Ridge",
+        "2nd Wisconsin: engage the enemy battery on Stony Ridge",
+    ] {
+        let e = refused(&u, text);
+        assert!(e.contains("no enemy battery is in sight"), "{text}: {e}");
+        for hidden in ["Wooding", "Poague", "Carpenter", "Virginia", "Georgia"] {
+            assert!(!e.contains(hidden), "{text}: {e}");
+        }
+    }
+    // Real names, hidden by the policy, get the answer a name of nothing
+    // gets, whatever the verb.
+    for (text, nothing) in [
+        (
+            "2nd Wisconsin: engage the 4th Virginia",
+            "2nd Wisconsin: engage the 9th Ruritania",
+        ),
+        (
+            "Battery B: shell Wooding's Battery",
+            "Battery B: shell Zog's Battery",
+        ),
+        (
+            "7th Wisconsin: support the 4th Virginia",
+            "7th Wisconsin: support the 9th Ruritania",
+        ),
+        (
+            "7th Wisconsin: follow the 27th Virginia",
+            "7th Wisconsin: follow the 9th Ruritania",
+        ),
+    ] {
+        let (a, b) = (parse(&u, text), parse(&u, nothing));
+        let (ea, eb) = (&a.errors[0], &b.errors[0]);
+        let shape = |s: &str| s.split('\'').step_by(2).collect::<Vec<_>>().join("'");
+        assert_eq!(
+            shape(&ea.message),
+            shape(&eb.message),
+            "{text}: {ea} / {eb}"
+        );
+        // Suggestions only ever name the writer's own units.
+        for s in ea.suggestions.iter().chain(&eb.suggestions) {
+            assert!(
+                g.state
+                    .units
+                    .iter()
+                    .any(|x| &x.name == s && x.side == u.side),
+                "{text}: {ea}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_battery_takes_no_infantry_formation_and_infantry_does_not_limber() {
+    let g = game("brawners-farm.toml");
+    let u = gibbon(&g);
+    for text in [
+        "Battery B: form skirmish order",
+        "Battery B: deploy as skirmishers",
+        "Battery B: advance to the Brawner farm in skirmish order",
+        "Battery B: form line facing north",
+        "Battery B: advance to the Brawner farm in column",
+        "Battery B: retreat to the Brawner farm en masse",
+    ] {
+        let e = refused(&u, text);
+        assert!(
+            e.contains("artillery is either limbered or unlimbered (APSoF III.D)"),
+            "{text}: {e}"
+        );
+    }
+    for text in [
+        "2nd Wisconsin: limber up",
+        "2nd Wisconsin: unlimber facing north",
+    ] {
+        let e = refused(&u, text);
+        assert!(
+            e.contains("only batteries limber and unlimber (APSoF III.D)"),
+            "{text}: {e}"
+        );
+    }
+    let e = refused(&u, "2nd Wisconsin: mount up");
+    assert!(
+        e.contains("only cavalry mounts and dismounts (APSoF III.H)"),
+        "{e}"
+    );
+    // What a battery may do is still read.
+    ok(&u, "Battery B: limber up, then advance to the Brawner farm");
+    ok(&u, "Battery B: deploy facing north");
+}
+
+#[test]
+fn together_is_not_swallowed_into_a_name() {
+    let t = game("training.toml");
+    let b = blue(&t);
+    let e = refused(
+        &b,
+        "10th Ohio: fire at the 4th Virginia together with the 12th Ohio",
+    );
+    assert!(e.contains("'the 4th Virginia';"), "{e}");
+    assert!(!e.contains("together"), "{e}");
+}
+
+#[test]
+fn an_officer_rides_with_a_unit() {
+    let t = game("training.toml");
+    let b = blue(&t);
+    for text in [
+        "Hale: ride with the 10th Ohio",
+        "Colonel Hale: accompany the 10th Ohio",
+        "Hale: stay with the 10th Ohio",
+        "Hale: go along with the 10th Ohio",
+    ] {
+        let m = parse(&b, text);
+        assert!(m.errors.is_empty(), "{text}: {:?}", m.errors);
+        let Some(Item::Officer { order, .. }) = m.items.first() else {
+            panic!("{text}")
+        };
+        assert_eq!(order.with_unit, Some(t.unit("10th Ohio")), "{text}");
+        assert!(order.waypoints.is_empty(), "{text}");
+        assert!(
+            normalise(&m.items[0], &b)
+                .starts_with("Colonel Hale: ride with 10th Ohio (he goes where it goes this turn")
+        );
+    }
+    // A place is still a place.
+    let m = parse(&b, "Hale: ride to the crossroads");
+    let Some(Item::Officer { order, .. }) = m.items.first() else {
+        panic!()
+    };
+    assert_eq!(order.with_unit, None);
+    let e = refused(&b, "Hale: ride with the 5th Tennessee");
+    assert!(e.contains("no unit of your side is called"), "{e}");
+}
