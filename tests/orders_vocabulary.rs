@@ -475,3 +475,315 @@ fn an_officer_rides_with_a_unit() {
     let e = refused(&b, "Hale: ride with the 5th Tennessee");
     assert!(e.contains("no unit of your side is called"), "{e}");
 }
+
+/// Orders written the way players write them at Brawner's Farm, both
+/// sides and every kind of unit, each with the start of the receipt that
+/// shows it was read as meant; and orders that must be refused, each with
+/// words of the answer that tell the player what to write instead. The
+/// figure is printed (`cargo test -- --nocapture`).
+#[test]
+fn a_corpus_of_player_orders_is_understood_as_meant() {
+    let g = game("brawners-farm.toml");
+    let u = gibbon(&g);
+    let c = baylor(&g);
+    let understood: &[(&ParseContext, &str, &str)] = &[
+        (
+            &u,
+            "2nd Wisconsin: hold this position",
+            "2nd Wisconsin: hold",
+        ),
+        (&u, "2nd Wisconsin: stand fast", "2nd Wisconsin: hold"),
+        (
+            &u,
+            "2nd Wisconsin: hold your ground at all costs",
+            "2nd Wisconsin: hold — 'at all costs' kept as colour",
+        ),
+        (
+            &u,
+            "2nd Wisconsin: hold fast & fire at will",
+            "2nd Wisconsin: hold; then fire at will",
+        ),
+        (
+            &u,
+            "2nd Wisconsin: fire by volley at the rebel line",
+            "2nd Wisconsin: fire at the nearest enemy infantry — 'by volley' kept as colour",
+        ),
+        (
+            &u,
+            "2nd Wisconsin: open fire on the reb line",
+            "2nd Wisconsin: fire at the nearest enemy infantry",
+        ),
+        (
+            &u,
+            "2nd Wisconsin: pour fire into the rebel line",
+            "2nd Wisconsin: fire at the nearest enemy infantry — 'pour fire into the rebel line' read as: fire",
+        ),
+        (
+            &u,
+            "2nd Wisconsin: give them a volley",
+            "2nd Wisconsin: fire at will — 'give them a volley' read as: fire",
+        ),
+        (
+            &u,
+            "2nd Wisconsin: advance to the Brawner farm and engage the rebels",
+            "2nd Wisconsin: advance to the Brawner farm (22, 22); then fire at will — 'engage' read as",
+        ),
+        (
+            &u,
+            "7th Wisconsin: move up in support of the 2nd Wisconsin",
+            "7th Wisconsin: advance to (32, 18.3)",
+        ),
+        (
+            &u,
+            "7th Wisconsin: support the 2nd Wisconsin's right",
+            "7th Wisconsin: advance to (36.8, 24) — 'support the 2nd Wisconsin' read as: advance to its right",
+        ),
+        (
+            &u,
+            "19th Indiana: come up on the left of the 2nd Wisconsin",
+            "19th Indiana: advance to (27.3, 24)",
+        ),
+        (
+            &u,
+            "6th Wisconsin: follow the 7th Wisconsin in column",
+            "6th Wisconsin: form column; then follow 7th Wisconsin",
+        ),
+        (
+            &u,
+            "6th Wisconsin: keep pace with the 7th Wisconsin",
+            "6th Wisconsin: follow 7th Wisconsin, keeping station on it — 'keep pace with the 7th Wisconsin' read as",
+        ),
+        (
+            &u,
+            "Battery B: open on the reb battery",
+            "Battery B, 4th US Artillery: fire at the nearest enemy battery",
+        ),
+        (
+            &u,
+            "Battery B: engage the enemy battery",
+            "Battery B, 4th US Artillery: fire at the nearest enemy battery — 'engage' read as",
+        ),
+        (
+            &u,
+            "Battery B: limber up and w/d to the turnpike",
+            "Battery B, 4th US Artillery: limber; then retreat to the turnpike (40, 13)",
+        ),
+        (
+            &u,
+            "Battery B: fire canister at the rebel line",
+            "Battery B, 4th US Artillery: fire at the nearest enemy infantry — 'canister' kept as colour",
+        ),
+        (
+            &u,
+            "Battery B: counter-battery",
+            "Battery B, 4th US Artillery: fire at the nearest enemy battery — 'counter-battery' read as",
+        ),
+        (
+            &u,
+            "Battery B: shell the reb battery in front of Stony Ridge",
+            "Battery B, 4th US Artillery: fire at enemy",
+        ),
+        (
+            &u,
+            "2nd Wisconsin: lie down and hold fire until they close",
+            "2nd Wisconsin: lie down; then hold fire — 'until they close' kept as colour",
+        ),
+        (
+            &u,
+            "2nd Wisconsin: charge bayonets",
+            "2nd Wisconsin: charge",
+        ),
+        (
+            &u,
+            "2nd Wisconsin: fix bayonets and charge the reb line",
+            "2nd Wisconsin: charge enemy C — 'fix bayonets' kept as colour",
+        ),
+        (
+            &u,
+            "2nd Wisconsin: rally and reform",
+            "2nd Wisconsin: hold; then form line — 'rally' read as",
+        ),
+        (
+            &u,
+            "2nd Wisconsin: fall back in good order to the turnpike",
+            "2nd Wisconsin: retreat to the turnpike (40, 13) — 'in good order' kept as colour",
+        ),
+        (
+            &u,
+            "2nd Wisconsin: retire to the turnpike",
+            "2nd Wisconsin: retreat to the turnpike (40, 13)",
+        ),
+        (
+            &u,
+            "2nd Wisconsin: advance to Douglass house & hold",
+            "2nd Wisconsin: advance to Douglass house (56, 28); then hold",
+        ),
+        (
+            &u,
+            "2nd Wisconsin: take cover in the orchard",
+            "2nd Wisconsin: advance to the orchard (26, 25); on arrival lie down",
+        ),
+        (
+            &u,
+            "2nd Wisconsin: fire at target A",
+            "2nd Wisconsin: fire at enemy A",
+        ),
+        (
+            &u,
+            "Gibbon: join the 6th Wisconsin",
+            "Gibbon: ride with 6th Wisconsin",
+        ),
+        (
+            &u,
+            "Gibbon: ride with the 2nd Wisconsin at the gallop",
+            "Gibbon: ride with 2nd Wisconsin at the gallop",
+        ),
+        (
+            &c,
+            "4th Virginia: advance on the yankees",
+            "4th Virginia: advance to (32, 24) — 'on the yankees' read as: toward where that enemy is now",
+        ),
+        (
+            &c,
+            "4th Virginia: hold the fence line",
+            "4th Virginia: advance to the Brawner fence (22, 27.5); on arrival hold",
+        ),
+        (
+            &c,
+            "4th Virginia: fire at target B",
+            "4th Virginia: fire at enemy B",
+        ),
+        (
+            &c,
+            "4th Virginia: charge target B at the double",
+            "4th Virginia: charge enemy B at the double quick",
+        ),
+        (
+            &c,
+            "4th Virginia: charge the Yankee line",
+            "4th Virginia: charge enemy",
+        ),
+        (
+            &c,
+            "4th Virginia: engage the regiment to our front with vigour",
+            "4th Virginia: fire at enemy",
+        ),
+        (
+            &c,
+            "Wooding's Battery: counter-battery against B",
+            "Wooding's Battery: fire at enemy B — 'counter-battery' read as",
+        ),
+        (
+            &c,
+            "Wooding's Battery: shell the federals",
+            "Wooding's Battery: fire at will — 'shell' read as",
+        ),
+        (
+            &c,
+            "2nd Virginia: support the 4th Va",
+            "2nd Virginia: advance to (20, 32) — 'support the 4th Virginia' read as",
+        ),
+        (
+            &c,
+            "2nd Virginia: take cover",
+            "2nd Virginia: lie down — 'take cover' read as",
+        ),
+        (
+            &c,
+            "5th Virginia: throw out 4 castings as skirmishers",
+            "5th Virginia: split off 4 castings as 5th Virginia skirmishers",
+        ),
+        (
+            &c,
+            "27th Virginia: conform to the 5th Va",
+            "27th Virginia: follow 5th Virginia, keeping station on it",
+        ),
+        (
+            &c,
+            "33rd Virginia: adv fwd 4 inches",
+            "33rd Virginia: advance to (39.5, 29)",
+        ),
+        (
+            &c,
+            "Poague's Battery: unlimber on Stony Ridge facing east",
+            "Poague's Battery: advance to Stony Ridge",
+        ),
+        (
+            &c,
+            "Baylor: stay with the 5th Virginia",
+            "Baylor: ride with 5th Virginia",
+        ),
+    ];
+    // Old orders keep their meaning.
+    for (text, want) in [
+        (
+            "2nd Wisconsin: advance to the Brawner farm, hold on arrival",
+            "2nd Wisconsin: advance to the Brawner farm (22, 22); on arrival hold",
+        ),
+        (
+            "2nd Wisconsin: charge the enemy at the double",
+            "2nd Wisconsin: charge enemy",
+        ),
+        (
+            "2nd Wisconsin: fire at the enemy battery",
+            "2nd Wisconsin: fire at the nearest enemy battery",
+        ),
+        (
+            "2nd Wisconsin: advance toward the enemy in line",
+            "2nd Wisconsin: advance to",
+        ),
+    ] {
+        let got = ok(&u, text);
+        assert!(
+            got.starts_with(want) && !got.contains(" — "),
+            "{text}: {got}"
+        );
+    }
+    let refused_helpfully: &[(&ParseContext, &str, &str)] = &[
+        (
+            &u,
+            "Battery B: form skirmish order",
+            "write 'limber' to move it",
+        ),
+        (
+            &u,
+            "Battery B: shell the woods",
+            "guns fire only at enemy units they can see",
+        ),
+        (&u, "2nd Wisconsin: shell A", "write 'fire at ...'"),
+        (
+            &u,
+            "2nd Wisconsin: limber up",
+            "write 'form line' or 'form column'",
+        ),
+        (
+            &c,
+            "Poague's Battery: unlimber on the ridge facing east",
+            "did you mean Stony Ridge, the Brawner ridge",
+        ),
+        (
+            &c,
+            "4th Virginia: fire at the reb line",
+            "fire at a unit your side can see, or 'at will'",
+        ),
+    ];
+    let mut good = 0;
+    let mut wrong = Vec::new();
+    for (ctx, text, want) in understood {
+        match read(ctx, text) {
+            Ok(got) if got.starts_with(want) => good += 1,
+            other => wrong.push(format!("{text}\n   got {other:?}\n  want {want}")),
+        }
+    }
+    for (ctx, text, want) in refused_helpfully {
+        match read(ctx, text) {
+            Err(e) if e.contains(want) => good += 1,
+            other => wrong.push(format!(
+                "{text}\n   got {other:?}\n  want an error with {want}"
+            )),
+        }
+    }
+    let total = understood.len() + refused_helpfully.len();
+    println!("player corpus: {good} of {total} read as meant or refused helpfully");
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

@@ -173,6 +173,7 @@ const COLOUR: &[&[&str]] = &[
     &["until", "further", "orders"],
     &["until", "ordered", "otherwise"],
     &["till", "relieved"],
+    &["in", "good", "order"],
     &["till", "further", "orders"],
 ];
 
@@ -238,6 +239,8 @@ fn verb_alias(w: &str) -> Option<&'static str> {
         "ret" | "retr" => "retreat",
         "w/d" | "wd" | "withdrw" => "withdraw",
         "mv" => "move",
+        "retire" | "retires" => "retreat",
+        "come" => "move",
         _ => return None,
     })
 }
@@ -875,8 +878,17 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             }
             Some("unlimber") => {
                 self.pos += 1;
+                let there = self.unlimber_place()?;
                 let facing = self.optional_facing()?;
-                push(steps, Action::Unlimber { facing });
+                if let Some(p) = there {
+                    push(steps, Self::move_to(p));
+                    steps.push(Step {
+                        trigger: Trigger::OnArrival,
+                        action: Action::Unlimber { facing },
+                    });
+                } else {
+                    push(steps, Action::Unlimber { facing });
+                }
             }
             Some("mount") => {
                 self.pos += 1;
@@ -984,8 +996,16 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         if !self.at_words(&["on", "the"]) {
             self.eat_any(&["forward", "forwards", "fwd", "ahead", "out", "on"]);
         }
+        // "move up in support of ...", "come up on the left of ...".
+        if self.at_word("up") && self.at_any(1, &["in", "on", "behind", "beside", "alongside"]) {
+            self.pos += 1;
+        }
+        self.enemy_as_destination(&mut m)?;
         loop {
             if self.move_modifier(&mut m)? {
+                continue;
+            }
+            if self.colour() {
                 continue;
             }
             break;
@@ -1292,6 +1312,9 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     }
 
     fn charge(&mut self, steps: &mut Vec<Step>) -> PResult<()> {
+        if self.eat_word("bayonets") {
+            self.note("'charge bayonets' read as: charge");
+        }
         self.eat_any(&["at", "into", "on", "upon"]);
         let at = self.here();
         let mut target = self.designation_a();
@@ -1671,10 +1694,14 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         }
         let verb = self.word_at(0).unwrap_or_default();
         self.pos += 1;
-        if verb == "open" && !self.eat_word("fire") {
+        if verb == "open"
+            && !self.eat_word("fire")
+            && !(self.eat_word("up") || self.at_any(0, &["on", "upon", "at"]))
+        {
             return Err(self.expected("'fire' after 'open'"));
         }
         self.eat_word("away");
+        self.fire_colour();
         // V.F.2: a share right after the verb ("fire 8 castings at ...",
         // "fire half at ...", "fire only 6 castings at ...", "fire with 8
         // castings at ...").
@@ -2287,11 +2314,19 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             &["fast"],
             &["in", "place"],
             &["where", "you", "are"],
+            &["this", "position"],
+            &["this", "ground"],
+            &["this", "line"],
+            &["this", "place"],
+            &["your", "line"],
         ];
         for g in grounds {
             if self.eat_words(g) {
                 break;
             }
+        }
+        if self.held_place(steps)? {
+            return Ok(());
         }
         let formation = self.formation_words_after_in();
         let facing = self.optional_facing()?;
@@ -2605,7 +2640,20 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             }
             "counter" if self.at_any(1, &["battery", "batteries"]) => self.shell(steps)?,
             "counterbattery" | "shell" | "bombard" | "cannonade" => self.shell(steps)?,
-            "reform" | "rally's" | "redress" | "dress" => self.reform(steps)?,
+            "reform" | "redress" => self.reform(steps)?,
+            "keep"
+                if self.at_any(1, &["pace", "station", "abreast", "up", "step"])
+                    || self.at_words(&["keep", "in", "line", "with"]) =>
+            {
+                self.keep_pace(steps)?
+            }
+            "pour" | "volley" | "give" if self.volley_ahead() => self.volley(steps)?,
+            "fix" if self.at_any(1, &["bayonets", "bayonet"]) => {
+                let start = self.here();
+                self.pos += 2;
+                let end = self.last_end();
+                self.note_colour(start, end);
+            }
             _ => return Ok(false),
         }
         Ok(true)
@@ -2753,15 +2801,18 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     fn support(&mut self, steps: &mut Vec<Step>) -> PResult<()> {
         self.pos += 1;
         let (id, name) = self.own_unit_for("support")?;
+        // "on the left", "on its right", and "the 2nd Wisconsin's left".
         let rel = if self.eat_words(&["on", "the", "left"])
             || self.eat_words(&["on", "its", "left"])
             || self.eat_words(&["on", "their", "left"])
+            || self.eat_word("left")
         {
             self.eat_word("flank");
             Station::Left
         } else if self.eat_words(&["on", "the", "right"])
             || self.eat_words(&["on", "its", "right"])
             || self.eat_words(&["on", "their", "right"])
+            || self.eat_word("right")
         {
             self.eat_word("flank");
             Station::Right
@@ -2828,6 +2879,17 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             || self.eat_words(&["the", "moves", "of"]);
         let (id, name) = self.own_unit_for(if conform { "conform to" } else { "follow" })?;
         self.eat_any(&["movements", "movement", "moves", "lead"]);
+        // "follow the 7th in column": the formation first.
+        if let Some(formation) = self.formation_words_after_in() {
+            Self::push(
+                steps,
+                Trigger::Then,
+                Action::Form {
+                    formation,
+                    facing: None,
+                },
+            );
+        }
         let Some(friend) = self.ctx.state.unit(id) else {
             return Err(self.err("that unit is no longer on the field"));
         };
@@ -3017,6 +3079,198 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 "'reform' read as: form line (APSoF III.G.1, the base formation; III.G.5: en masse is the confused state units reform from)",
             );
         }
+        Ok(())
+    }
+
+    /// "hold the fence line", "hold the Brawner farm": go there if not
+    /// there already, and hold on arrival. `false` (nothing read) when no
+    /// place follows.
+    fn held_place(&mut self, steps: &mut Vec<Step>) -> PResult<bool> {
+        if self.at_end() || self.at_separator() || self.at_trigger() {
+            return Ok(false);
+        }
+        if COLOUR.iter().any(|c| self.at_words(c))
+            || TAILS.iter().any(|c| self.at_words(c))
+            || self.at_any(0, &["in", "into", "facing", "and", "then", "to"])
+        {
+            return Ok(false);
+        }
+        let save = self.pos;
+        let start = self.here();
+        let from = self.at;
+        let Ok(p) = self.place(from, true) else {
+            self.pos = save;
+            return Ok(false);
+        };
+        self.eat_any(&["line", "position"]);
+        let written = self.written(start, self.last_end());
+        if p.distance(self.at) > 0.5 {
+            Self::push(steps, Trigger::Then, Self::move_to(p));
+            Self::push(steps, Trigger::OnArrival, Action::Hold);
+            self.note(format!(
+                "'hold {written}' read as: advance there, then hold"
+            ));
+        } else {
+            Self::push(steps, Trigger::Then, Action::Hold);
+        }
+        Ok(true)
+    }
+
+    /// "unlimber on the ridge facing east", "unlimber at the farm": the
+    /// place to go to first.
+    fn unlimber_place(&mut self) -> PResult<Option<Pos>> {
+        let save = self.pos;
+        if self.eat_any(&["on", "at", "in", "near"]).is_none() || self.at_trigger() {
+            self.pos = save;
+            return Ok(None);
+        }
+        let from = self.at;
+        self.place(from, false).map(Some)
+    }
+
+    /// "advance on the yankees", "move against B", "press upon the
+    /// enemy battery": toward that enemy (one the side sees), as "toward".
+    fn enemy_as_destination(&mut self, m: &mut MoveBuild) -> PResult<()> {
+        if !self.at_any(0, &["on", "upon", "against"]) {
+            return Ok(());
+        }
+        let save = self.pos;
+        self.pos += 1;
+        let probe = self.pos;
+        let enemy = self.designation_a().is_some()
+            || self.designation_at(0)
+            || self.enemy_description().is_some();
+        self.pos = probe;
+        if !enemy {
+            self.pos = save;
+            return Ok(());
+        }
+        let start = self.here();
+        let from = self.at;
+        let p = self.place(from, false)?;
+        let w = self.written(start, self.last_end());
+        self.note(format!(
+            "'on {w}' read as: toward where that enemy is now ({}, {})",
+            (p.x * 10.0).round() / 10.0,
+            (p.y * 10.0).round() / 10.0
+        ));
+        m.dests.push(p);
+        Ok(())
+    }
+
+    /// Ammunition and volley words after "fire" ("fire canister at",
+    /// "fire by volley at"): colour. Iron Brigade does not choose the
+    /// round or the drill: the charts give fire by range (APSoF V, XIII).
+    fn fire_colour(&mut self) {
+        let words: &[&[&str]] = &[
+            &["by", "volley"],
+            &["by", "volleys"],
+            &["in", "volleys"],
+            &["by", "companies"],
+            &["by", "file"],
+            &["by", "rank"],
+            &["a", "volley"],
+            &["volleys"],
+            &["canister"],
+            &["double", "canister"],
+            &["case", "shot"],
+            &["case"],
+            &["shell"],
+            &["shells"],
+            &["solid", "shot"],
+            &["shot"],
+            &["spherical", "case"],
+        ];
+        let start = self.here();
+        if words.iter().any(|w| self.eat_words(w)) {
+            let end = self.last_end();
+            self.note_colour(start, end);
+        }
+    }
+
+    /// "keep pace with the 7th", "keep station on the 7th", "keep abreast
+    /// of the 7th", "keep in line with the 7th": conform to it.
+    fn keep_pace(&mut self, steps: &mut Vec<Step>) -> PResult<()> {
+        self.pos += 1;
+        self.eat_any(&["pace", "station", "abreast", "up", "step", "in"]);
+        self.eat_word("line");
+        self.eat_any(&["with", "on", "of", "alongside"]);
+        let (id, name) = self.own_unit_for("keep pace with")?;
+        let Some(friend) = self.ctx.state.unit(id) else {
+            return Err(self.err("that unit is no longer on the field"));
+        };
+        let (right, ahead) = geometry::footprint(friend).to_local(self.at);
+        Self::push(
+            steps,
+            Trigger::Then,
+            Action::Follow {
+                unit: id,
+                right,
+                ahead,
+            },
+        );
+        self.note(format!(
+            "'keep pace with {name}' read as: follow its moves, keeping the station it has on it now (APSoF IV.F: moves are made together)"
+        ));
+        Ok(())
+    }
+
+    /// Whether a volley is meant: "pour fire into", "pour a volley into",
+    /// "volley fire at", "give them a volley".
+    fn volley_ahead(&self) -> bool {
+        match self.word_at(0) {
+            Some("pour") => self.at_any(1, &["fire", "a", "volleys", "it", "in", "lead"]),
+            Some("volley") => true,
+            Some("give") => (1..=4).any(|k| self.at_any(k, &["volley", "volleys", "fire"])),
+            _ => false,
+        }
+    }
+
+    /// "pour fire into the reb line", "volley at B", "give them a volley":
+    /// fire (APSoF V); "them" is fire at will.
+    fn volley(&mut self, steps: &mut Vec<Step>) -> PResult<()> {
+        let start = self.here();
+        let verb = self.word_at(0).unwrap_or_default();
+        self.pos += 1;
+        let mut target = None;
+        if verb == "give" {
+            if !self.eat_any(&["them", "it", "him"]).is_some_and(|_| true) {
+                let at = self.here();
+                if let Some(u) = self.designation_a() {
+                    target = Some(FireTarget::Unit(u));
+                } else if let Some(d) = self.enemy_description() {
+                    target = Some(if d.front || d.near.is_some() || d.arm.is_none() {
+                        if d.arm.is_none() && !d.front && d.near.is_none() {
+                            FireTarget::AtWill
+                        } else {
+                            FireTarget::Unit(self.described_enemy(&d, at)?)
+                        }
+                    } else {
+                        FireTarget::NearestOf(d.arm.unwrap_or(Arm::Infantry))
+                    });
+                } else {
+                    let enemies = self.ctx.visible_enemy_units();
+                    let u = self.need_name(&enemies, &|s| {
+                        format!("no enemy unit in sight is called {s}; fire at a unit your side can see, or 'at will'")
+                    })?;
+                    target = Some(FireTarget::Unit(u));
+                }
+            }
+            self.eat_any(&["a", "another"]);
+            self.eat_any(&["volley", "volleys", "fire"]);
+        } else {
+            self.eat_any(&["a", "in", "it"]);
+            self.eat_any(&["fire", "volley", "volleys", "lead"]);
+        }
+        let target = match target {
+            Some(t) => t,
+            None if self.eat_any(&["into", "at", "on", "upon"]).is_some() => self.fire_target()?,
+            None => FireTarget::AtWill,
+        };
+        Self::push(steps, Trigger::Then, Action::Fire(target));
+        let end = self.last_end();
+        let w = self.written(start, end);
+        self.note(format!("'{w}' read as: fire (APSoF V)"));
         Ok(())
     }
 
