@@ -2864,7 +2864,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
 
     /// "follow the 7th" (2" behind it) or "conform to the 7th" (keeping
     /// the station it has on it now): [`Action::Follow`], resolved each
-    /// turn in the movement phase from where the leader is going.
+    /// turn in the movement phase, after the leader has moved.
     fn follow(&mut self, steps: &mut Vec<Step>) -> PResult<()> {
         let verb = self.word_at(0).unwrap_or_default();
         let conform = verb.starts_with("conform");
@@ -2911,11 +2911,11 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         );
         self.note(if conform {
             format!(
-                "'conform to {name}' read as: follow its moves, keeping the station it has on it now; each turn it marches toward that station from where {name} is going (APSoF IV.F: moves are made together)"
+                "'conform to {name}' read as: follow its moves, keeping the station it has on it now; each turn it moves after {name}, toward that station where {name} then stands (its own move, APSoF IV.C.3, IV.G)"
             )
         } else {
             format!(
-                "'follow {name}' read as: follow its moves 2\" behind it; each turn it marches toward that station from where {name} is going (APSoF IV.F: moves are made together)"
+                "'follow {name}' read as: follow its moves 2\" behind it; each turn it moves after {name}, toward that station where {name} then stands (its own move, APSoF IV.C.3, IV.G)"
             )
         });
         Ok(())
@@ -3210,7 +3210,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             },
         );
         self.note(format!(
-            "'keep pace with {name}' read as: follow its moves, keeping the station it has on it now (APSoF IV.F: moves are made together)"
+            "'keep pace with {name}' read as: follow its moves, keeping the station it has on it now; each turn it moves after {name}, toward that station where {name} then stands (its own move, APSoF IV.C.3, IV.G)"
         ));
         Ok(())
     }

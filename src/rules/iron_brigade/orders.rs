@@ -156,11 +156,11 @@ pub enum Action {
         with: UnitId,
     },
     /// Follow (conform to) the moves of another unit of the side: each
-    /// turn it moves to keep the station it had on that unit when the
-    /// order was read, `right` and `ahead` inches in the leader's frame,
-    /// taken from where the leader is going this turn (the leader's move
-    /// and the follower's are made together, APSoF IV.F). Standing while
-    /// it is the last step ("follow the 7th", "conform to the 7th").
+    /// turn, after the leader has moved, it moves (its own move) toward the
+    /// station it had on that unit when the order was read, `right` and
+    /// `ahead` inches in the leader's frame, from where the leader then
+    /// stands. Standing while it is the last step ("follow the 7th",
+    /// "conform to the 7th").
     Follow {
         unit: UnitId,
         right: f64,

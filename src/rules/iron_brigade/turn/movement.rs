@@ -131,9 +131,34 @@ pub(crate) fn movement_phase(
             decisions.insert(id, d);
         }
     }
-    conform_followers(ctx, &mut decisions);
-    apply_changes(ctx, &decisions);
-    let outcomes = plan_and_apply_moves(ctx, &mut decisions);
+    // Units following another ("follow", "conform to") move after it, in
+    // waves: those whose leader is not itself waiting to follow go first.
+    let mut waiting = followers(ctx, &decisions);
+    let mut wave: BTreeMap<UnitId, Decision> = decisions
+        .iter()
+        .filter(|(id, _)| !waiting.iter().any(|f| f.0 == **id))
+        .map(|(id, d)| (*id, d.clone()))
+        .collect();
+    let mut outcomes = BTreeMap::new();
+    loop {
+        apply_changes(ctx, &wave);
+        outcomes.append(&mut plan_and_apply_moves(ctx, &mut wave));
+        decisions.append(&mut wave);
+        if waiting.is_empty() {
+            break;
+        }
+        let ready: Vec<(UnitId, UnitId, f64, f64)> = {
+            let now: Vec<_> = waiting
+                .iter()
+                .filter(|f| !waiting.iter().any(|g| g.0 == f.1))
+                .copied()
+                .collect();
+            // A ring of followers: the rest go together.
+            if now.is_empty() { waiting.clone() } else { now }
+        };
+        waiting.retain(|f| !ready.contains(f));
+        wave = conform_followers(ctx, &decisions, &ready);
+    }
     accompanying_officers(ctx, orders);
     complete_steps(ctx, &decisions, &outcomes);
     Ok(decisions
@@ -232,53 +257,52 @@ fn accompanying_officers(ctx: &mut Ctx<'_>, orders: &TurnOrders) {
     }
 }
 
-/// "Follow the 7th", "conform to the 7th" ([`Action::Follow`]): each
-/// follower moves to keep its station on its leader, measured from where
-/// the leader is going this turn (its move's last waypoint, or where it
-/// stands) and the leader's facing then. Moves are simultaneous (APSoF
-/// IV.F), so the follower marches toward that station as any move goes
-/// (IV.C.3, facing changes as for an ordered move); it never waits for the
-/// leader's outcome. A leader gone from the field ends the step.
-fn conform_followers(ctx: &Ctx<'_>, decisions: &mut BTreeMap<UnitId, Decision>) {
-    let followers: Vec<(UnitId, UnitId, f64, f64)> = ctx
-        .unit_ids()
+/// Units carrying out [`Action::Follow`] this turn, with their leader
+/// and station: (follower, leader, right, ahead).
+fn followers(
+    ctx: &Ctx<'_>,
+    decisions: &BTreeMap<UnitId, Decision>,
+) -> Vec<(UnitId, UnitId, f64, f64)> {
+    ctx.unit_ids()
         .into_iter()
+        .filter(|id| {
+            decisions
+                .get(id)
+                .is_some_and(|d| d.completion == Completion::Standing)
+        })
         .filter_map(|id| match current_step(&ctx.book, id, ctx.turn) {
             Some((_, _, _, Action::Follow { unit, right, ahead })) => {
                 Some((id, unit, right, ahead))
             }
             _ => None,
         })
-        .collect();
-    for (id, leader, right, ahead) in followers {
-        let Some(d) = decisions.get(&id) else {
-            continue;
-        };
-        if d.completion != Completion::Standing {
-            // Broken or idle: not carrying out the order this turn.
-            continue;
-        }
-        let Some(u) = ctx.state.unit(id) else {
+        .collect()
+}
+
+/// "Follow the 7th", "conform to the 7th" ([`Action::Follow`]): a
+/// follower moves after its leader has moved, toward its station on the
+/// leader where the leader now stands and as it now faces (the station
+/// taken when the order was read). It moves as any ordered move does
+/// (IV.C.3's facing, its own move's length); the meeting of units on the
+/// same ground (IV.F) is judged among the units moving together. A leader
+/// gone from the field ends the step. Returns the followers' decisions.
+fn conform_followers(
+    ctx: &Ctx<'_>,
+    decisions: &BTreeMap<UnitId, Decision>,
+    ready: &[(UnitId, UnitId, f64, f64)],
+) -> BTreeMap<UnitId, Decision> {
+    let mut out = BTreeMap::new();
+    for &(id, leader, right, ahead) in ready {
+        let (Some(d), Some(u)) = (decisions.get(&id), ctx.state.unit(id)) else {
             continue;
         };
         let Some(l) = ctx.state.unit(leader).filter(|l| l.castings > 0) else {
-            if let Some(d) = decisions.get_mut(&id) {
-                d.skip = Some("the unit it was to follow is no longer on the field".into());
-            }
+            let mut d = d.clone();
+            d.skip = Some("the unit it was to follow is no longer on the field".into());
+            out.insert(id, d);
             continue;
         };
-        let ld = decisions.get(&leader);
-        let mut fp = footprint(l);
-        if let Some(goal) = ld
-            .and_then(|d| d.intent.as_ref())
-            .and_then(|i| i.waypoints.last().copied())
-        {
-            fp.centre = goal;
-        }
-        if let Some(f) = ld.and_then(|d| d.facing) {
-            fp.facing = f;
-        }
-        let station = fp.to_table(right, ahead);
+        let station = footprint(l).to_table(right, ahead);
         let m = MoveOrder {
             waypoints: vec![station],
             by_road: false,
@@ -295,8 +319,9 @@ fn conform_followers(ctx: &Ctx<'_>, decisions: &mut BTreeMap<UnitId, Decision>) 
         if matches!(nd.completion, Completion::OnArrival | Completion::Now) {
             nd.completion = Completion::Standing;
         }
-        decisions.insert(id, nd);
+        out.insert(id, nd);
     }
+    out
 }
 
 /// APSoF VI.C.6: a pinned unit (combat morale 1) in the open with the enemy
