@@ -635,6 +635,21 @@ fn a_corpus_of_player_orders_is_understood_as_meant() {
         ),
         (
             &u,
+            "7th Wisconsin: suport the 2nd Wisconsin",
+            "7th Wisconsin: advance to (32, 18.3) — 'support the 2nd Wisconsin' read as",
+        ),
+        (
+            &u,
+            "6th Wisconsin: comform to the 7th Wisconsin",
+            "6th Wisconsin: follow 7th Wisconsin, keeping station on it — 'conform to the 7th Wisconsin' read as",
+        ),
+        (
+            &u,
+            "2nd Wisconsin: engadge the regiment to our front",
+            "2nd Wisconsin: fire at enemy C — 'engage' read as",
+        ),
+        (
+            &u,
             "Gibbon: ride with the 2nd Wisconsin at the gallop",
             "Gibbon: ride with 2nd Wisconsin at the gallop",
         ),

@@ -2624,6 +2624,22 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         let Some(w) = self.word_at(0) else {
             return Ok(false);
         };
+        // One letter off a long verb of this list ("suport", "engadge").
+        const LONG: &[&str] = &[
+            "support", "engage", "follow", "conform", "oblique", "reform",
+        ];
+        let w = if LONG.contains(&w) || w.chars().count() < 6 {
+            w
+        } else {
+            let close: Vec<&&str> = LONG
+                .iter()
+                .filter(|v| strsim::damerau_levenshtein(w, v) == 1)
+                .collect();
+            match close.as_slice() {
+                [one] => **one,
+                _ => w,
+            }
+        };
         match w {
             "rally" | "rallies" => self.rally(steps)?,
             "await" | "awaits" | "abide" => self.await_enemy(steps)?,
@@ -2867,7 +2883,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     /// turn in the movement phase, after the leader has moved.
     fn follow(&mut self, steps: &mut Vec<Step>) -> PResult<()> {
         let verb = self.word_at(0).unwrap_or_default();
-        let conform = verb.starts_with("conform");
+        let conform = verb.starts_with("con") || verb.starts_with("com");
         self.pos += 1;
         if conform {
             self.eat_any(&["to", "with"]);
