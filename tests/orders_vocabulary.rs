@@ -656,7 +656,7 @@ fn a_corpus_of_player_orders_is_understood_as_meant() {
         (
             &c,
             "4th Virginia: advance on the yankees",
-            "4th Virginia: advance to (32, 24) — 'on the yankees' read as: toward where that enemy is now",
+            "4th Virginia: advance to (32, 24) — 'on the yankees' read as: toward that enemy, where your side last saw it",
         ),
         (
             &c,

@@ -3166,7 +3166,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         let p = self.place(from, false)?;
         let w = self.written(start, self.last_end());
         self.note(format!(
-            "'on {w}' read as: toward where that enemy is now ({}, {})",
+            "'on {w}' read as: toward that enemy, where your side last saw it ({}, {})",
             (p.x * 10.0).round() / 10.0,
             (p.y * 10.0).round() / 10.0
         ));
