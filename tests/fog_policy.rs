@@ -245,6 +245,14 @@ fn probes_by_every_player_of_both_scenarios_learn_nothing_hidden() {
                     probes.push(format!("{}: fire at the {}.", first.name, e.name));
                     probes.push(format!("{}: charge the {}.", first.name, e.name));
                     probes.push(format!("{}: face the {}.", first.name, e.name));
+                    // Issue #15's verbs name an enemy too.
+                    probes.push(format!("{}: engage the {}.", first.name, e.name));
+                    probes.push(format!("{}: shell the {}.", first.name, e.name));
+                    probes.push(format!("{}: support the {}.", first.name, e.name));
+                    probes.push(format!(
+                        "{}: fire at the {} together with the {}.",
+                        first.name, e.name, first.name
+                    ));
                     for a in &e.aliases {
                         probes.push(format!("{}: advance to {a}.", first.name));
                     }
@@ -253,6 +261,20 @@ fn probes_by_every_player_of_both_scenarios_learn_nothing_hidden() {
                 probes.push(format!("{}: advance to the nearest enemy.", first.name));
                 probes.push(format!("{}: fire at the enemy battery.", first.name));
                 probes.push(format!("{}: charge the regiment to our front.", first.name));
+                // Nicknames and described targets (issue #15): only what
+                // the side has seen may be chosen or named.
+                for d in [
+                    "fire on the reb battery in front of Stony Ridge",
+                    "charge the Yankee line",
+                    "engage the regiment to our front & hold at all costs",
+                    "fire at the secesh battery near Round Hill",
+                    "shell the enemy battery on the ridge",
+                    "counter-battery",
+                    "fire at target C",
+                    "follow the enemy",
+                ] {
+                    probes.push(format!("{}: {d}.", first.name));
+                }
                 play.send(p, &probes.join("\n\n"));
                 let (body, _) = orders_for(&play, &before, p, turn);
                 play.send(p, &body);

@@ -254,8 +254,18 @@ fn limber_unlimber_mount_dismount() {
         a("Battery A: unlimber"),
         vec![Action::Unlimber { facing: None }]
     );
-    assert_eq!(a("10th Ohio: mount"), vec![Action::Mount]);
-    assert_eq!(a("10th Ohio: dismount"), vec![Action::Dismount]);
+    // Issue #15: the 10th Ohio is infantry; only cavalry mounts (III.H).
+    for t in ["10th Ohio: mount", "10th Ohio: dismount"] {
+        let m = parse(&ctx, t);
+        assert!(m.items.is_empty(), "{t}");
+        assert!(
+            m.errors[0]
+                .message
+                .contains("only cavalry mounts and dismounts (APSoF III.H)"),
+            "{t}: {:?}",
+            m.errors
+        );
+    }
 }
 
 #[test]
@@ -659,7 +669,7 @@ fn error_missing_formation_direction_head_and_trailing_words() {
     );
     assert_eq!(
         msg("10th Ohio: dance"),
-        "expected an order such as 'advance', 'form', 'face', 'fire', 'hold' or 'charge', found 'dance'"
+        "expected an order such as 'advance', 'form', 'face', 'fire', 'hold', 'charge', 'support', 'follow' or 'rally', found 'dance'"
     );
     assert_eq!(
         msg("10th Ohio: advance 300 north of the ford"),

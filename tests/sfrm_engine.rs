@@ -165,6 +165,7 @@ fn the_messenger_follows_the_recipient_as_he_moves() {
                 .push(adjutant::rules::iron_brigade::orders::OfficerMove {
                     officer: OfficerId(2),
                     waypoints: vec![Pos::new(king.x + 10.0, king.y)],
+                    with_unit: None,
                     double_time: false,
                 });
         }
@@ -756,6 +757,7 @@ fn ride_to_the_enemy() -> TurnOrders {
         officer_moves: vec![adjutant::rules::iron_brigade::orders::OfficerMove {
             officer: OfficerId(1),
             waypoints: vec![Pos::new(0.0, 5.3)],
+            with_unit: None,
             double_time: false,
         }],
         ..Default::default()

@@ -620,6 +620,7 @@ fn iv_d_an_officer_giving_orders_does_not_double_time() {
         officer_moves: vec![OfficerMove {
             officer: HALE,
             waypoints: vec![Pos::new(at.x, at.y + 40.0)],
+            with_unit: None,
             double_time: true,
         }],
         dispatches: vec![],
@@ -720,4 +721,83 @@ fn v_d_1_acquired_fire_on_the_second_turn() {
         &mut dice(&[1; 40]),
     );
     assert_eq!(acquired(&t2b), Some(false));
+}
+
+fn follow(id: u64, unit: UnitId, leader: UnitId, right: f64, ahead: f64) -> UnitOrder {
+    UnitOrder {
+        steps: vec![Step {
+            trigger: Trigger::Then,
+            action: Action::Follow {
+                unit: leader,
+                right,
+                ahead,
+            },
+        }],
+        ..move_to(id, unit, Pos::new(0.0, 0.0), Gait::March)
+    }
+}
+
+/// Issue #15, "conform to the 10th Ohio": the 12th Ohio (24, 5) keeps its
+/// station 6" behind the 10th (24, 11), measured from where the 10th is
+/// going this turn (24, 16): both march together (IV.F) and the 12th ends
+/// at (24, 10), a column's 8" being enough (IV.G). Colonel Hale, riding
+/// with the 10th (IV.D), ends where it ends.
+#[test]
+fn a_follower_keeps_station_on_its_leader_and_an_officer_rides_with_a_unit() {
+    use adjutant::rules::iron_brigade::orders::OfficerMove;
+    let s = keep(training(), &[TENTH_OHIO, TWELFTH_OHIO]);
+    let orders = TurnOrders {
+        unit_orders: vec![
+            move_to(1, TENTH_OHIO, Pos::new(24.0, 16.0), Gait::March),
+            follow(2, TWELFTH_OHIO, TENTH_OHIO, 0.0, -6.0),
+        ],
+        officer_moves: vec![OfficerMove {
+            officer: HALE,
+            waypoints: vec![],
+            double_time: false,
+            with_unit: Some(TENTH_OHIO),
+        }],
+        dispatches: vec![],
+    };
+    let out = run(&s, &OrderBook::default(), &orders, &mut dice(&[3; 20]));
+    let tenth = out.state.unit(TENTH_OHIO).unwrap().position;
+    let twelfth = out.state.unit(TWELFTH_OHIO).unwrap().position;
+    assert!(near(tenth, 24.0, 16.0), "{tenth:?}");
+    assert!(near(twelfth, 24.0, 10.0), "{twelfth:?}");
+    let hale = out.state.officer(HALE).unwrap().position;
+    assert!(hale.distance(tenth) < 1e-6, "{hale:?}");
+    // The follow order stands: next turn, with the 10th holding, the 12th
+    // stays where it is.
+    let book = out.book.clone();
+    let out2 = run(
+        &out.state,
+        &book,
+        &TurnOrders::default(),
+        &mut dice(&[3; 20]),
+    );
+    let t2 = out2.state.unit(TWELFTH_OHIO).unwrap().position;
+    assert!(near(t2, 24.0, 10.0), "{t2:?}");
+}
+
+/// A leader gone from the field ends the follow order, and the report's
+/// event says why.
+#[test]
+fn a_follower_whose_leader_is_gone_stops_and_is_told() {
+    let mut s = keep(training(), &[TENTH_OHIO, TWELFTH_OHIO]);
+    s.unit_mut(TENTH_OHIO).unwrap().castings = 0;
+    let orders = TurnOrders {
+        unit_orders: vec![follow(2, TWELFTH_OHIO, TENTH_OHIO, 0.0, -6.0)],
+        officer_moves: vec![],
+        dispatches: vec![],
+    };
+    let out = run(&s, &OrderBook::default(), &orders, &mut dice(&[3; 20]));
+    assert!(near(
+        out.state.unit(TWELFTH_OHIO).unwrap().position,
+        24.0,
+        5.0
+    ));
+    assert!(out.events.iter().any(|e| matches!(
+        e,
+        Event::OrderNotCarriedOut { reason, .. } if reason.contains("no longer on the field")
+    )));
 }

@@ -42,6 +42,13 @@ pub fn describe_unit_order(o: &UnitOrder, name_of: &dyn Fn(UnitId) -> String) ->
 }
 
 pub fn describe_officer_move(m: &OfficerMove) -> String {
+    if let Some(u) = m.with_unit {
+        return format!(
+            "ride with unit {}{}",
+            u.0,
+            if m.double_time { " at double time" } else { "" }
+        );
+    }
     format!(
         "ride to {}{}",
         waypoints(&m.waypoints),
@@ -175,6 +182,7 @@ fn action(a: &Action, name_of: &dyn Fn(UnitId) -> String) -> String {
         }
         Action::Combine { with } => format!("combine with {}", name_of(*with)),
         Action::ClearObstacle { obstacle } => obstacle.order_words().to_string(),
+        Action::Follow { unit, .. } => format!("follow {}", name_of(*unit)),
     }
 }
 

@@ -122,6 +122,15 @@ pub fn lex(text: &str, from: usize, to: usize) -> Vec<Token> {
                     break;
                 }
             }
+            // "w/d" (withdraw) and the like: one letter, a slash, one
+            // letter, read as one word.
+            if j == i + 1
+                && chars.get(j).is_some_and(|&(_, d)| d == '/')
+                && chars.get(j + 1).is_some_and(|&(_, d)| d.is_alphabetic())
+                && !chars.get(j + 2).is_some_and(|&(_, d)| d.is_alphanumeric())
+            {
+                j += 2;
+            }
             let word = slice
                 .get(b..byte_at(j))
                 .unwrap_or_default()
@@ -188,6 +197,23 @@ mod tests {
                 Tok::Word("miller's".into()),
                 Tok::Number(300.0),
                 Tok::Word("yds".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_slashed_abbreviation_is_one_word() {
+        assert_eq!(
+            kinds("W/D to the pike; and/or"),
+            vec![
+                Tok::Word("w/d".into()),
+                Tok::Word("to".into()),
+                Tok::Word("the".into()),
+                Tok::Word("pike".into()),
+                Tok::Punct(';'),
+                Tok::Word("and".into()),
+                Tok::Punct('/'),
+                Tok::Word("or".into()),
             ]
         );
     }

@@ -562,6 +562,7 @@ fn paragraph(
                 issued_by,
                 follows_previous,
                 steps,
+                notes: p.take_notes(),
                 text: para_text,
                 span,
             }))

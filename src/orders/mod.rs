@@ -49,6 +49,10 @@ pub enum Item {
         /// instead of replacing them (APSoF I.B.1.i).
         follows_previous: bool,
         steps: Vec<Step>,
+        /// What the receipt must say beside the steps: how a word outside
+        /// the fixed vocabulary was read ("support the 6th" → a move to 2"
+        /// behind it), and colour kept as colour ("at all costs").
+        notes: Vec<String>,
         /// The paragraph as written.
         text: String,
         span: Span,

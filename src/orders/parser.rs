@@ -77,6 +77,8 @@ const SOFT_STOPS: &[&str] = &[
     "into",
     "toward",
     "towards",
+    "together",
+    "jointly",
 ];
 
 /// Verbs a clause may start with; a misspelling one letter off a verb of
@@ -123,11 +125,125 @@ const TAILS: &[&[&str]] = &[
 ];
 
 /// An enemy described rather than named ("the enemy battery", "the
-/// regiment to our front"): the kind, and whether it must be in front.
+/// regiment to our front", "the reb battery in front of Stony Ridge"): the
+/// kind, whether it must be in front, and a place it is nearest to.
 #[derive(Debug, Clone, Copy)]
 struct EnemyDescription {
     arm: Option<Arm>,
     front: bool,
+    near: Option<Pos>,
+}
+
+// ------------------------------------------------------------ player vocabulary: words (issue #15)
+
+/// Colour after a complete order, kept as colour and shown as such in the
+/// receipt: it does not change what the unit does.
+const COLOUR: &[&[&str]] = &[
+    &["at", "all", "costs"],
+    &["at", "all", "cost"],
+    &["at", "any", "cost"],
+    &["whatever", "the", "cost"],
+    &["to", "the", "last", "man"],
+    &["to", "the", "last"],
+    &["to", "the", "death"],
+    &["no", "matter", "what"],
+    &["come", "what", "may"],
+    &["with", "vigour"],
+    &["with", "vigor"],
+    &["with", "energy"],
+    &["with", "spirit"],
+    &["with", "dash"],
+    &["with", "determination"],
+    &["with", "all", "speed"],
+    &["at", "will"],
+    &["vigorously"],
+    &["smartly"],
+    &["briskly"],
+    &["steadily"],
+    &["boldly"],
+    &["stubbornly"],
+    &["resolutely"],
+    &["firmly"],
+    &["promptly"],
+    &["forthwith"],
+    &["without", "delay"],
+    &["without", "fail"],
+    &["as", "best", "you", "can"],
+    &["if", "possible"],
+    &["until", "relieved"],
+    &["until", "further", "orders"],
+    &["until", "ordered", "otherwise"],
+    &["till", "relieved"],
+    &["in", "good", "order"],
+    &["till", "further", "orders"],
+];
+
+/// The enemy called by a period nickname, with whether the nickname is for
+/// the Confederate side (true) or the Union side (false).
+const NICKNAMES: &[(&str, bool)] = &[
+    ("reb", true),
+    ("rebs", true),
+    ("rebel", true),
+    ("rebels", true),
+    ("secesh", true),
+    ("johnny", true),
+    ("johnnies", true),
+    ("johnnys", true),
+    ("grayback", true),
+    ("graybacks", true),
+    ("greyback", true),
+    ("greybacks", true),
+    ("butternut", true),
+    ("butternuts", true),
+    ("confederate", true),
+    ("confederates", true),
+    ("confeds", true),
+    ("yank", false),
+    ("yanks", false),
+    ("yankee", false),
+    ("yankees", false),
+    ("federal", false),
+    ("federals", false),
+    ("feds", false),
+    ("bluebelly", false),
+    ("bluebellies", false),
+    ("bluecoat", false),
+    ("bluecoats", false),
+    ("union", false),
+];
+
+/// Where a unit stands on a friendly unit ("support", "close up on").
+#[derive(Debug, Clone, Copy)]
+enum Station {
+    Left,
+    Right,
+    Behind,
+}
+
+/// A formation in the words of an error message.
+fn formation_words(f: Formation) -> &'static str {
+    match f {
+        Formation::Line => "line",
+        Formation::Column => "column",
+        Formation::Skirmish => "skirmish order",
+        Formation::CompanyColumn => "company column",
+        Formation::EnMasse => "en masse",
+        Formation::Limbered => "limbered order",
+        Formation::Unlimbered => "unlimbered order",
+    }
+}
+
+/// Abbreviations players write for verbs of the fixed list.
+fn verb_alias(w: &str) -> Option<&'static str> {
+    Some(match w {
+        "adv" | "advc" | "fwd" => "advance",
+        "ret" | "retr" => "retreat",
+        "w/d" | "wd" | "withdrw" => "withdraw",
+        "mv" => "move",
+        "retire" | "retires" => "retreat",
+        "come" => "move",
+        _ => return None,
+    })
 }
 
 /// Compass points, 16-wind, by their letters.
@@ -242,6 +358,9 @@ pub struct OrderParser<'c, 'a> {
     /// Places within places ("300 yards north of 5 inches east of ..."),
     /// bounded so no text can exhaust the stack.
     depth: u32,
+    /// What the receipt must say beside the steps (issue #15): how a verb
+    /// outside the fixed list was read, and colour kept as colour.
+    notes: Vec<String>,
 }
 
 impl<'c, 'a> OrderParser<'c, 'a> {
@@ -263,7 +382,13 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             at,
             facing: unit.map(|u| u.facing).unwrap_or(0.0),
             depth: 0,
+            notes: Vec::new(),
         }
+    }
+
+    /// The receipt's notes gathered while parsing (see [`Self::vocabulary`]).
+    pub fn take_notes(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.notes)
     }
 
     // ------------------------------------------------------------ helpers
@@ -375,6 +500,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             || self.at_punct(',')
             || self.at_punct('.')
             || self.at_punct('!')
+            || self.at_punct('&')
             || self.at_word("then")
             || self.at_word("and")
             || self.at_word("next")
@@ -395,14 +521,22 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         }
     }
 
-    /// Skip a colouring tail up to the next separator.
+    /// Skip a colouring tail up to the next separator; the receipt shows
+    /// it as colour.
     fn skip_tail(&mut self) {
         if !TAILS.iter().any(|t| self.at_words(t)) {
             return;
         }
-        while !self.at_end() && !self.at_separator() {
+        let start = self.here();
+        let mut last = start;
+        while let Some(t) = self.peek() {
+            if self.at_separator() {
+                break;
+            }
+            last = t.end;
             self.pos += 1;
         }
+        self.note_colour(start, last);
     }
 
     /// The written text of a name phrase starting here (up to a stop word).
@@ -516,6 +650,9 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             }
             trigger = Trigger::Then;
             self.skip_tail();
+            while self.colour() {
+                self.skip_tail();
+            }
             // A trigger written after its clause ("form line on arrival.").
             let save = self.pos;
             if self.trigger_phrase() {
@@ -631,13 +768,25 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             self.skip_tail();
             return Ok(());
         }
+        if !steps.is_empty() && self.colour() {
+            // "hold, at all costs".
+            return Ok(());
+        }
+        let first = steps.len();
+        let clause_at = self.here();
+        self.clause_body(steps)?;
+        self.check_formations(steps.get(first..).unwrap_or_default(), clause_at)
+    }
+
+    /// The clause itself, after preambles and colour.
+    fn clause_body(&mut self, steps: &mut Vec<Step>) -> PResult<()> {
         let Some(tok) = self.peek() else {
             return Err(self.expected("an order"));
         };
         let Some(raw) = tok.word() else {
             return Err(self.expected("an order such as 'advance to ...' or 'hold'"));
         };
-        let verb = resolve_verb(raw);
+        let verb = resolve_verb(raw).or_else(|| verb_alias(raw).map(str::to_string));
         let push = |steps: &mut Vec<Step>, action: Action| {
             steps.push(Step {
                 trigger: Trigger::Then,
@@ -730,8 +879,17 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             }
             Some("unlimber") => {
                 self.pos += 1;
+                let there = self.unlimber_place()?;
                 let facing = self.optional_facing()?;
-                push(steps, Action::Unlimber { facing });
+                if let Some(p) = there {
+                    push(steps, Self::move_to(p));
+                    steps.push(Step {
+                        trigger: Trigger::OnArrival,
+                        action: Action::Unlimber { facing },
+                    });
+                } else {
+                    push(steps, Action::Unlimber { facing });
+                }
             }
             Some("mount") => {
                 self.pos += 1;
@@ -770,11 +928,12 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 }
             }
             _ if (raw == "in" || raw == "at") && !steps.is_empty() => self.arrival_place(steps)?,
+            _ if self.vocabulary(steps)? => {}
             _ => {
                 return Err(PErr {
                     at: tok.start,
                     message: format!(
-                        "expected an order such as 'advance', 'form', 'face', 'fire', 'hold' or 'charge', found {}",
+                        "expected an order such as 'advance', 'form', 'face', 'fire', 'hold', 'charge', 'support', 'follow' or 'rally', found {}",
                         self.found()
                     ),
                     suggestions: Vec::new(),
@@ -837,10 +996,18 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             ..MoveBuild::default()
         };
         if !self.at_words(&["on", "the"]) {
-            self.eat_any(&["forward", "forwards", "ahead", "out", "on"]);
+            self.eat_any(&["forward", "forwards", "fwd", "ahead", "out", "on"]);
         }
+        // "move up in support of ...", "come up on the left of ...".
+        if self.at_word("up") && self.at_any(1, &["in", "on", "behind", "beside", "alongside"]) {
+            self.pos += 1;
+        }
+        self.enemy_as_destination(&mut m)?;
         loop {
             if self.move_modifier(&mut m)? {
+                continue;
+            }
+            if self.colour() {
                 continue;
             }
             break;
@@ -1147,6 +1314,9 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     }
 
     fn charge(&mut self, steps: &mut Vec<Step>) -> PResult<()> {
+        if self.eat_word("bayonets") {
+            self.note("'charge bayonets' read as: charge");
+        }
         self.eat_any(&["at", "into", "on", "upon"]);
         let at = self.here();
         let mut target = self.designation_a();
@@ -1215,11 +1385,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         let save = self.pos;
         self.eat_any(&["the", "that", "any"]);
         let nearest = self.eat_any(&["nearest", "closest"]).is_some();
-        let enemy = self
-            .eat_any(&[
-                "enemy", "enemies", "enemys", "rebel", "rebels", "yankee", "yankees",
-            ])
-            .is_some();
+        let enemy = self.eat_enemy_word();
         // "enemy B", "the enemy battery C": a designation, for the name
         // lookup.
         if self.designation_at(0) {
@@ -1241,6 +1407,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 return None;
             }
         }
+        let near = self.description_place();
         let front = self.eat_words(&["to", "our", "front"])
             || self.eat_words(&["to", "your", "front"])
             || self.eat_words(&["to", "its", "front"])
@@ -1250,8 +1417,9 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             || self.eat_words(&["in", "front"])
             || self.eat_words(&["before", "us"])
             || self.eat_words(&["ahead"]);
-        if enemy || (arm.is_some() && (nearest || front)) {
-            Some(EnemyDescription { arm, front })
+        let near = near.or_else(|| self.description_place());
+        if enemy || (arm.is_some() && (nearest || front || near.is_some())) {
+            Some(EnemyDescription { arm, front, near })
         } else {
             self.pos = save;
             None
@@ -1263,6 +1431,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     /// written, the nearest. Nothing unseen is ever chosen or mentioned.
     fn described_enemy(&self, d: &EnemyDescription, at: usize) -> PResult<UnitId> {
         let here = self.at;
+        let from = d.near.unwrap_or(here);
         let found = self
             .ctx
             .visible_enemies
@@ -1283,8 +1452,8 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             })
             .min_by(|a, b| {
                 a.position
-                    .distance(here)
-                    .total_cmp(&b.position.distance(here))
+                    .distance(from)
+                    .total_cmp(&b.position.distance(from))
                     .then(a.id.cmp(&b.id))
             });
         found.map(|u| u.id).ok_or_else(|| PErr {
@@ -1297,7 +1466,13 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                     Some(_) => "regiment ",
                     None => "",
                 },
-                if d.front { " to your front" } else { "" }
+                if d.front {
+                    " to your front"
+                } else if d.near.is_some() {
+                    " there"
+                } else {
+                    ""
+                }
             ),
             suggestions: Vec::new(),
         })
@@ -1310,11 +1485,18 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         }
         self.eat_any(&["into", "in", "to", "up"]);
         self.eat_any(&["a", "an"]);
+        // "deploy as skirmishers".
+        if self.at_words(&["as", "skirmishers"]) {
+            self.pos += 1;
+        }
         let is_artillery = self.unit.is_some_and(|u| u.arm.is_artillery());
         if verb == "deploy" && (is_artillery || self.at_word("the") || self.at_word("guns")) {
             self.eat_word("the");
             self.eat_any(&["guns", "battery"]);
-            if is_artillery && self.formation().is_none() {
+            let save = self.pos;
+            let named = self.formation().is_some();
+            self.pos = save;
+            if is_artillery && !named {
                 let facing = self.optional_facing()?;
                 steps.push(Step {
                     trigger: Trigger::Then,
@@ -1514,10 +1696,14 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         }
         let verb = self.word_at(0).unwrap_or_default();
         self.pos += 1;
-        if verb == "open" && !self.eat_word("fire") {
+        if verb == "open"
+            && !self.eat_word("fire")
+            && !(self.eat_word("up") || self.at_any(0, &["on", "upon", "at"]))
+        {
             return Err(self.expected("'fire' after 'open'"));
         }
         self.eat_word("away");
+        self.fire_colour();
         // V.F.2: a share right after the verb ("fire 8 castings at ...",
         // "fire half at ...", "fire only 6 castings at ...", "fire with 8
         // castings at ...").
@@ -1593,7 +1779,10 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         {
             return true;
         }
-        self.at_word("with") && !TAILS.iter().any(|t| self.at_words(t)) && !self.share_at(1)
+        self.at_word("with")
+            && !TAILS.iter().any(|t| self.at_words(t))
+            && !COLOUR.iter().any(|t| self.at_words(t))
+            && !self.share_at(1)
     }
 
     /// The units a fire is combined with (APSoF V.F.1): "with the 12th Ohio
@@ -1623,7 +1812,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             with.push(id);
             let save = self.pos;
             let comma = self.eat_punct(',');
-            let and = self.eat_word("and");
+            let and = self.eat_word("and") || self.eat_punct('&');
             if (comma || and) && self.partner_follows() {
                 continue;
             }
@@ -1838,7 +2027,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             parts.push((at, target_at, FirePart { share, target }));
             let save = self.pos;
             let comma = self.eat_punct(',');
-            let and = self.eat_word("and");
+            let and = self.eat_word("and") || self.eat_punct('&');
             if (comma || and) && self.share_at(0) {
                 continue;
             }
@@ -2034,16 +2223,14 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         let save = self.pos;
         let at = self.here();
         if let Some(d) = self.enemy_description() {
-            if d.front {
+            if d.front || d.near.is_some() {
                 return Ok(FireTarget::Unit(self.described_enemy(&d, at)?));
             }
             self.pos = save;
         }
         self.eat_any(&["the", "any"]);
         let nearest = self.eat_any(&["nearest", "closest"]).is_some();
-        let enemy = self
-            .eat_any(&["enemy", "enemies", "rebel", "rebels", "yankee", "yankees"])
-            .is_some();
+        let enemy = self.eat_enemy_word();
         // "enemy B", "enemy battery C": a designation, read as a name below.
         let lettered = enemy
             && (self.designation_at(0)
@@ -2129,11 +2316,19 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             &["fast"],
             &["in", "place"],
             &["where", "you", "are"],
+            &["this", "position"],
+            &["this", "ground"],
+            &["this", "line"],
+            &["this", "place"],
+            &["your", "line"],
         ];
         for g in grounds {
             if self.eat_words(g) {
                 break;
             }
+        }
+        if self.held_place(steps)? {
+            return Ok(());
         }
         let formation = self.formation_words_after_in();
         let facing = self.optional_facing()?;
@@ -2256,6 +2451,979 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 "splitting and combining units is not in use in this game (scenario options split-units, skirmishers)",
             ))
         }
+    }
+
+    // ------------------------------------------------------------ player vocabulary (issue #15)
+    //
+    // Verbs outside the fixed list, each read as one of the engine's
+    // actions with a note for the receipt saying what it became; colour
+    // kept as colour; the period's names for the enemy; and the orders a
+    // unit of its kind cannot be given.
+
+    fn note(&mut self, n: impl Into<String>) {
+        self.notes.push(n.into());
+    }
+
+    /// The text of the mail between two byte offsets, trimmed.
+    fn written(&self, from: usize, to: usize) -> String {
+        self.text.get(from..to).unwrap_or("").trim().to_string()
+    }
+
+    /// Byte offset just past the last token read.
+    fn last_end(&self) -> usize {
+        self.pos
+            .checked_sub(1)
+            .and_then(|k| self.toks.get(k))
+            .map(|t| t.end)
+            .unwrap_or(self.end)
+    }
+
+    fn note_colour(&mut self, start: usize, end: usize) {
+        let w = self.written(start, end);
+        if !w.is_empty() {
+            self.note(format!("'{w}' kept as colour, not an order"));
+        }
+    }
+
+    /// A colour phrase ("at all costs", "with vigour", "to the last man"):
+    /// eaten and noted.
+    fn colour(&mut self) -> bool {
+        let start = self.here();
+        if COLOUR.iter().any(|p| self.eat_words(p)) {
+            let end = self.last_end();
+            self.note_colour(start, end);
+            return true;
+        }
+        false
+    }
+
+    /// Whether the writer's side is the Confederate one, by its name.
+    fn writer_is_confederate(&self) -> Option<bool> {
+        let name = self
+            .ctx
+            .state
+            .sides
+            .iter()
+            .find(|s| s.id == self.ctx.side)?
+            .name
+            .to_lowercase();
+        if ["confeder", "rebel", "csa", "south"]
+            .iter()
+            .any(|k| name.contains(k))
+        {
+            Some(true)
+        } else if ["union", "federal", "usa", "north"]
+            .iter()
+            .any(|k| name.contains(k))
+        {
+            Some(false)
+        } else {
+            None
+        }
+    }
+
+    /// "enemy", or a period nickname for the other side ("reb", "secesh",
+    /// "johnnies", "yankee", "bluebellies"): eaten when it names the
+    /// enemy. A nickname for the writer's own side is not an enemy word.
+    fn eat_enemy_word(&mut self) -> bool {
+        if self
+            .eat_any(&["enemy", "enemies", "enemys", "enemy's"])
+            .is_some()
+        {
+            return true;
+        }
+        let Some(w) = self.word_at(0) else {
+            return false;
+        };
+        let Some(&(_, confederate)) = NICKNAMES.iter().find(|(n, _)| *n == w) else {
+            return false;
+        };
+        if self.writer_is_confederate() == Some(confederate) {
+            return false;
+        }
+        self.pos += 1;
+        true
+    }
+
+    /// Where a described enemy is: "in front of Stony Ridge", "near the
+    /// farm", "on the ridge", "in the orchard". A phrase that names no
+    /// place is left unread; "in front of us" is the unit's front.
+    fn description_place(&mut self) -> Option<Pos> {
+        if self.depth >= 4 || self.at_trigger() {
+            return None;
+        }
+        let save = self.pos;
+        let ok = (self.eat_words(&["in", "front", "of"]) && !self.at_any(0, &["us", "you", "it"]))
+            || self
+                .eat_any(&["near", "beside", "behind", "around", "on", "in", "beyond"])
+                .is_some()
+            || self.eat_words(&["close", "to"]);
+        if !ok {
+            self.pos = save;
+            return None;
+        }
+        self.depth += 1;
+        let from = self.at;
+        let p = self.place(from, true);
+        self.depth -= 1;
+        match p {
+            Ok(p) => Some(p),
+            Err(_) => {
+                self.pos = save;
+                None
+            }
+        }
+    }
+
+    /// Formations, limbering and mounting the unit's kind cannot take
+    /// (APSoF III.D: artillery is limbered or unlimbered; III.E–G:
+    /// infantry and cavalry formations; III.H: only cavalry mounts), for
+    /// the steps one clause wrote.
+    fn check_formations(&self, steps: &[Step], at: usize) -> PResult<()> {
+        let Some(u) = self.unit else {
+            return Ok(());
+        };
+        let name = self.unit_called(u.id);
+        let refuse = |message: String| PErr {
+            at,
+            message,
+            suggestions: Vec::new(),
+        };
+        for s in steps {
+            let formation = match &s.action {
+                Action::Form { formation, .. } => Some(*formation),
+                Action::Move(m) | Action::Retreat(m) => m.formation,
+                Action::Limber if !u.arm.is_artillery() => Some(Formation::Limbered),
+                Action::Unlimber { .. } if !u.arm.is_artillery() => Some(Formation::Unlimbered),
+                Action::Mount | Action::Dismount if u.arm != Arm::Cavalry => {
+                    return Err(refuse(format!(
+                        "{name} is not cavalry: only cavalry mounts and dismounts (APSoF III.H)"
+                    )));
+                }
+                _ => None,
+            };
+            let Some(f) = formation else { continue };
+            if f.allowed_for(u.arm) {
+                continue;
+            }
+            return Err(refuse(if u.arm.is_artillery() {
+                format!(
+                    "{name} is a battery: artillery is either limbered or unlimbered (APSoF III.D), never in {}; write 'limber' to move it or 'unlimber facing ...' to fire",
+                    formation_words(f)
+                )
+            } else {
+                format!(
+                    "{name} is not artillery: only batteries limber and unlimber (APSoF III.D); write 'form line' or 'form column'"
+                )
+            }));
+        }
+        Ok(())
+    }
+
+    /// A verb outside the fixed list, read as what the rules can do.
+    /// `false` when the word is not one of them.
+    fn vocabulary(&mut self, steps: &mut Vec<Step>) -> PResult<bool> {
+        let Some(w) = self.word_at(0) else {
+            return Ok(false);
+        };
+        // One letter off a long verb of this list ("suport", "engadge").
+        const LONG: &[&str] = &[
+            "support", "engage", "follow", "conform", "oblique", "reform",
+        ];
+        let w = if LONG.contains(&w) || w.chars().count() < 6 {
+            w
+        } else {
+            let close: Vec<&&str> = LONG
+                .iter()
+                .filter(|v| strsim::damerau_levenshtein(w, v) == 1)
+                .collect();
+            match close.as_slice() {
+                [one] => **one,
+                _ => w,
+            }
+        };
+        match w {
+            "rally" | "rallies" => self.rally(steps)?,
+            "await" | "awaits" | "abide" => self.await_enemy(steps)?,
+            "support" | "supports" => self.support(steps)?,
+            "engage" | "engages" => self.engage(steps)?,
+            "follow" | "follows" | "conform" | "conforms" => self.follow(steps)?,
+            "take" | "seek" | "find" if self.at_any(1, &["cover", "shelter"]) => {
+                self.take_cover(steps)?
+            }
+            "shift" | "oblique" | "sidestep" | "edge" => self.shift(steps)?,
+            "close" if self.at_any(1, &["up", "ranks"]) => self.close_up(steps)?,
+            "throw" | "send" | "put" | "push" if self.skirmishers_ahead() => {
+                self.throw_out_skirmishers(steps)?
+            }
+            "counter" if self.at_any(1, &["battery", "batteries"]) => self.shell(steps)?,
+            "counterbattery" | "shell" | "bombard" | "cannonade" => self.shell(steps)?,
+            "reform" | "redress" => self.reform(steps)?,
+            "keep"
+                if self.at_any(1, &["pace", "station", "abreast", "up", "step"])
+                    || self.at_words(&["keep", "in", "line", "with"]) =>
+            {
+                self.keep_pace(steps)?
+            }
+            "pour" | "volley" | "give" if self.volley_ahead() => self.volley(steps)?,
+            "fix" if self.at_any(1, &["bayonets", "bayonet"]) => {
+                let start = self.here();
+                self.pos += 2;
+                let end = self.last_end();
+                self.note_colour(start, end);
+            }
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    /// A unit of the writer's side named here, for 'support', 'follow' and
+    /// 'close up on': an enemy's name gets the answer a name of nothing
+    /// gets, so nothing about unseen enemies leaks.
+    fn own_unit_for(&mut self, verb: &str) -> PResult<(UnitId, String)> {
+        self.eat_any(&["the"]);
+        let own = self.ctx.own_units();
+        let id = self.need_name(&own, &|s| {
+            format!(
+                "no unit of your side is called {s}; '{verb}' is for your own side's units (to go at an enemy write 'advance toward B' or 'charge B')"
+            )
+        })?;
+        if Some(id) == self.unit.map(|u| u.id) {
+            return Err(self.err(format!(
+                "a unit cannot {verb} itself; name another of your units"
+            )));
+        }
+        Ok((id, self.unit_called(id)))
+    }
+
+    /// Where the ordered unit stands beside or behind a friendly unit, as
+    /// [`Self::relative_place`] rules it: beside is frontages edge to edge
+    /// with a 1" interval, behind is 2" between the ranks (the rules give
+    /// no supporting distance; docs/orders.md, Rulings).
+    fn station_on(&self, id: UnitId, rel: Station) -> PResult<Pos> {
+        let Some(friend) = self.ctx.state.unit(id) else {
+            return Err(self.err("that unit is no longer on the field"));
+        };
+        let f = geometry::footprint(friend);
+        let (w, d) = self
+            .unit
+            .map(|u| geometry::formation_size(u, u.formation))
+            .unwrap_or((0.0, 0.0));
+        Ok(match rel {
+            Station::Left => f.to_table(-(f.frontage / 2.0 + w / 2.0 + 1.0), 0.0),
+            Station::Right => f.to_table(f.frontage / 2.0 + w / 2.0 + 1.0, 0.0),
+            Station::Behind => f.to_table(0.0, -(f.depth / 2.0 + d / 2.0 + 2.0)),
+        })
+    }
+
+    fn move_to(p: Pos) -> Action {
+        Action::Move(MoveOrder {
+            waypoints: vec![p],
+            by_road: false,
+            formation: None,
+            gait: Gait::March,
+            fire_while_moving: false,
+            backwards: false,
+        })
+    }
+
+    fn push(steps: &mut Vec<Step>, trigger: Trigger, action: Action) {
+        steps.push(Step { trigger, action });
+    }
+
+    /// "rally", "rally the men", "rally on the colours", "rally behind the
+    /// 6th": the unit's standing intention to rally and stay put. Rallying
+    /// is not an order in Iron Brigade: a unit below its base morale tries
+    /// in every rally phase (APSoF VI.E.1), and one rallying from 0 may not
+    /// move that turn (VI.E.2.iv). So it holds (there, if a place is
+    /// named).
+    fn rally(&mut self, steps: &mut Vec<Step>) -> PResult<()> {
+        self.pos += 1;
+        self.eat_words(&["the", "men"]);
+        self.eat_any(&["them", "it"]);
+        let colours: &[&[&str]] = &[
+            &["on", "the", "colours"],
+            &["on", "the", "colors"],
+            &["on", "the", "flag"],
+            &["round", "the", "colours"],
+            &["round", "the", "colors"],
+            &["around", "the", "colours"],
+            &["around", "the", "colors"],
+            &["around", "the", "flag"],
+            &["here"],
+            &["in", "place"],
+            &["where", "they", "are"],
+        ];
+        colours.iter().any(|c| self.eat_words(c));
+        let mut there = String::new();
+        if !self.at_end() && !self.at_separator() && !self.at_trigger() {
+            let save = self.pos;
+            if self.at_word("behind") || self.at_words(&["in", "rear", "of"]) {
+                // The place reads "behind ..." itself.
+            } else if self
+                .eat_any(&["on", "at", "to", "in", "near", "by", "upon"])
+                .is_some()
+            {
+            } else {
+                self.pos = save;
+            }
+            if self.pos != save || self.at_word("behind") || self.at_words(&["in", "rear", "of"]) {
+                let from = self.at;
+                let p = self.place(from, false)?;
+                Self::push(steps, Trigger::Then, Self::move_to(p));
+                Self::push(steps, Trigger::OnArrival, Action::Hold);
+                there = " there".to_string();
+            }
+        }
+        if there.is_empty() {
+            Self::push(steps, Trigger::Then, Action::Hold);
+        }
+        self.note(format!(
+            "'rally' read as: hold{there}; a unit below its base morale tries to rally in every rally phase whatever its orders (APSoF VI.E.1), and one rallying from 0 may not move that turn (VI.E.2.iv)"
+        ));
+        Ok(())
+    }
+
+    /// "await the enemy", "await their attack", "await orders": hold, the
+    /// rest is colour (a unit holding fires at enemies in its fire zone,
+    /// APSoF I.B.4.i.b).
+    fn await_enemy(&mut self, steps: &mut Vec<Step>) -> PResult<()> {
+        let verb_at = self.here();
+        self.pos += 1;
+        let start = self.here();
+        while !self.at_end() && !self.at_separator() && !self.at_trigger() {
+            self.pos += 1;
+        }
+        let what = if self.pos > 0 && start < self.last_end() && self.here() > start {
+            self.written(start, self.last_end())
+        } else {
+            String::new()
+        };
+        let _ = verb_at;
+        Self::push(steps, Trigger::Then, Action::Hold);
+        self.note(if what.is_empty() {
+            "'await' read as: hold (it fires at enemies in its fire zone, APSoF I.B.4.i.b)"
+                .to_string()
+        } else {
+            format!(
+                "'await {what}' read as: hold (it fires at enemies in its fire zone, APSoF I.B.4.i.b)"
+            )
+        });
+        Ok(())
+    }
+
+    /// "support the 2nd Wisconsin" [on the left | on the right]: go to 2"
+    /// behind it (or beside it on the flank named). The rules give no
+    /// supporting distance; this is Adjutant's ruling for "behind" and
+    /// "beside" (docs/orders.md, Rulings).
+    fn support(&mut self, steps: &mut Vec<Step>) -> PResult<()> {
+        self.pos += 1;
+        let (id, name) = self.own_unit_for("support")?;
+        // "on the left", "on its right", and "the 2nd Wisconsin's left".
+        let rel = if self.eat_words(&["on", "the", "left"])
+            || self.eat_words(&["on", "its", "left"])
+            || self.eat_words(&["on", "their", "left"])
+            || self.eat_word("left")
+        {
+            self.eat_word("flank");
+            Station::Left
+        } else if self.eat_words(&["on", "the", "right"])
+            || self.eat_words(&["on", "its", "right"])
+            || self.eat_words(&["on", "their", "right"])
+            || self.eat_word("right")
+        {
+            self.eat_word("flank");
+            Station::Right
+        } else {
+            self.eat_words(&["from", "behind"]);
+            self.eat_words(&["in", "rear"]);
+            Station::Behind
+        };
+        let p = self.station_on(id, rel)?;
+        Self::push(steps, Trigger::Then, Self::move_to(p));
+        let how = match rel {
+            Station::Behind => "2\" behind it",
+            Station::Left => "its left, 1\" from its flank",
+            Station::Right => "its right, 1\" from its flank",
+        };
+        self.note(format!(
+            "'support {name}' read as: advance to {how}, as it stands now (the rules give no supporting distance; Adjutant's ruling for 'behind' and 'beside')"
+        ));
+        Ok(())
+    }
+
+    /// "engage B", "engage the regiment to our front": fire at it (APSoF
+    /// V). Engaging is fire from where the unit stands; a unit fires only
+    /// at enemies in its fire zone and range that it can see (V.C), so to
+    /// close first the order must say so ("advance toward B, then fire at
+    /// B").
+    fn engage(&mut self, steps: &mut Vec<Step>) -> PResult<()> {
+        self.pos += 1;
+        let target = if self.at_end() || self.at_separator() || self.at_trigger() {
+            FireTarget::AtWill
+        } else {
+            self.fire_target()?
+        };
+        let with = if self.partners_ahead() {
+            Some(self.fire_partners()?)
+        } else {
+            None
+        };
+        let action = match with {
+            Some(with) => Action::FireWith { target, with },
+            None => Action::Fire(target),
+        };
+        Self::push(steps, Trigger::Then, action);
+        self.note(
+            "'engage' read as: fire from where it stands (APSoF V: only at enemies it can see in its fire zone and range); to close first write 'advance toward B, then fire at B'",
+        );
+        Ok(())
+    }
+
+    /// "follow the 7th" (2" behind it) or "conform to the 7th" (keeping
+    /// the station it has on it now): [`Action::Follow`], resolved each
+    /// turn in the movement phase, after the leader has moved.
+    fn follow(&mut self, steps: &mut Vec<Step>) -> PResult<()> {
+        let verb = self.word_at(0).unwrap_or_default();
+        let conform = verb.starts_with("con") || verb.starts_with("com");
+        self.pos += 1;
+        if conform {
+            self.eat_any(&["to", "with"]);
+        } else {
+            self.eat_any(&["behind", "after", "on"]);
+        }
+        let _ = self.eat_words(&["the", "movements", "of"])
+            || self.eat_words(&["the", "movement", "of"])
+            || self.eat_words(&["the", "moves", "of"]);
+        let (id, name) = self.own_unit_for(if conform { "conform to" } else { "follow" })?;
+        self.eat_any(&["movements", "movement", "moves", "lead"]);
+        // "follow the 7th in column": the formation first.
+        if let Some(formation) = self.formation_words_after_in() {
+            Self::push(
+                steps,
+                Trigger::Then,
+                Action::Form {
+                    formation,
+                    facing: None,
+                },
+            );
+        }
+        let Some(friend) = self.ctx.state.unit(id) else {
+            return Err(self.err("that unit is no longer on the field"));
+        };
+        let f = geometry::footprint(friend);
+        let (right, ahead) = if conform {
+            f.to_local(self.at)
+        } else {
+            let p = self.station_on(id, Station::Behind)?;
+            f.to_local(p)
+        };
+        Self::push(
+            steps,
+            Trigger::Then,
+            Action::Follow {
+                unit: id,
+                right,
+                ahead,
+            },
+        );
+        self.note(if conform {
+            format!(
+                "'conform to {name}' read as: follow its moves, keeping the station it has on it now; each turn it moves after {name}, toward that station where {name} then stands (its own move, APSoF IV.C.3, IV.G)"
+            )
+        } else {
+            format!(
+                "'follow {name}' read as: follow its moves 2\" behind it; each turn it moves after {name}, toward that station where {name} then stands (its own move, APSoF IV.C.3, IV.G)"
+            )
+        });
+        Ok(())
+    }
+
+    /// "take cover" [in|behind|among place]: lie down (APSoF III.J: units
+    /// lying down fire at +2 and may get beneficial modifiers when fired
+    /// upon; VI.C.6's "go prone"), at the place named once there.
+    fn take_cover(&mut self, steps: &mut Vec<Step>) -> PResult<()> {
+        self.pos += 2;
+        let save = self.pos;
+        let place_follows = self.at_word("behind")
+            || self
+                .eat_any(&["in", "among", "at", "inside", "within", "along"])
+                .is_some();
+        if place_follows {
+            let from = self.at;
+            let p = self.place(from, false)?;
+            Self::push(steps, Trigger::Then, Self::move_to(p));
+            Self::push(steps, Trigger::OnArrival, Action::LieDown);
+            self.note(
+                "'take cover' read as: go there, then lie down on arrival (APSoF III.J: lying down fires at +2 and may give modifiers when fired upon)",
+            );
+        } else {
+            self.pos = save;
+            Self::push(steps, Trigger::Then, Action::LieDown);
+            self.note(
+                "'take cover' read as: lie down where it is (APSoF III.J: lying down fires at +2 and may give modifiers when fired upon); to reach cover write 'take cover in the woods'",
+            );
+        }
+        Ok(())
+    }
+
+    /// "shift 3 inches to the left", "oblique right 2 inches", "shift to
+    /// the fence": a move at 45° off the front (APSoF IV.C.3: units move
+    /// only in the direction they face; the oblique limit is Adjutant's
+    /// ruling), or to a place.
+    fn shift(&mut self, steps: &mut Vec<Step>) -> PResult<()> {
+        let verb = self.word_at(0).unwrap_or_default();
+        self.pos += 1;
+        self.eat_any(&["half"]);
+        let side = |p: &mut Self| -> Option<f64> {
+            let save = p.pos;
+            p.eat_words(&["to", "the"]);
+            p.eat_word("its");
+            if p.eat_word("left") {
+                return Some(-crate::rules::iron_brigade::movement::OBLIQUE_LIMIT);
+            }
+            if p.eat_word("right") {
+                return Some(crate::rules::iron_brigade::movement::OBLIQUE_LIMIT);
+            }
+            p.pos = save;
+            None
+        };
+        let mut turn = side(self);
+        if turn.is_none() && (self.at_word("to") || self.at_word("toward")) {
+            self.pos += 1;
+            let from = self.at;
+            let p = self.place(from, false)?;
+            Self::push(steps, Trigger::Then, Self::move_to(p));
+            self.note(format!("'{verb}' read as: advance there"));
+            return Ok(());
+        }
+        if !self.at_number() {
+            return Err(self.expected(&format!(
+                "how far and which way after '{verb}', as in '{verb} left 3 inches' (a move at 45° off the front, APSoF IV.C.3)"
+            )));
+        }
+        let bearing = normalize_deg(self.facing + turn.unwrap_or(0.0));
+        let from = self.at;
+        let p = self.offset_place(from, bearing)?;
+        if turn.is_none() {
+            turn = side(self);
+            if let Some(t) = turn {
+                let dist = p.distance(from);
+                let (dx, dy) = geometry::facing_vector(normalize_deg(self.facing + t));
+                let q = Pos::new(from.x + dx * dist, from.y + dy * dist);
+                Self::push(steps, Trigger::Then, Self::move_to(q));
+            } else {
+                Self::push(steps, Trigger::Then, Self::move_to(p));
+            }
+        } else {
+            Self::push(steps, Trigger::Then, Self::move_to(p));
+        }
+        let which = match turn {
+            Some(t) if t < 0.0 => "45° to the left of its front",
+            Some(_) => "45° to the right of its front",
+            None => "straight ahead",
+        };
+        self.note(format!(
+            "'{verb}' read as: advance {which} (APSoF IV.C.3: units move only the way they face; Adjutant allows up to 45° off the front)"
+        ));
+        Ok(())
+    }
+
+    /// "close up" (form line: the closed order of APSoF III.E, III.G.1,
+    /// from skirmish order or en masse), "close up on the 6th" (beside it,
+    /// on its nearer flank).
+    fn close_up(&mut self, steps: &mut Vec<Step>) -> PResult<()> {
+        self.pos += 2;
+        if self.eat_any(&["on", "to", "with"]).is_some() {
+            let (id, name) = self.own_unit_for("close up on")?;
+            let left = self.station_on(id, Station::Left)?;
+            let right = self.station_on(id, Station::Right)?;
+            let (p, side) = if left.distance(self.at) <= right.distance(self.at) {
+                (left, "left")
+            } else {
+                (right, "right")
+            };
+            Self::push(steps, Trigger::Then, Self::move_to(p));
+            self.note(format!(
+                "'close up on {name}' read as: advance to its {side}, 1\" from its flank (the nearer flank; Adjutant's ruling for 'beside')"
+            ));
+            return Ok(());
+        }
+        if self.unit.is_some_and(|u| u.arm.is_artillery()) {
+            return Err(self.err(
+                "a battery has no ranks to close (APSoF III.D: limbered or unlimbered); write 'limber' or 'unlimber facing ...'",
+            ));
+        }
+        let facing = self.optional_facing()?;
+        Self::push(
+            steps,
+            Trigger::Then,
+            Action::Form {
+                formation: Formation::Line,
+                facing,
+            },
+        );
+        self.note("'close up' read as: form line (closed order, APSoF III.E, III.G.1)");
+        Ok(())
+    }
+
+    /// "reform" [in line | into column] [facing ...]: a formation change;
+    /// without a formation, line (APSoF III.G.1, the base formation; III.G.5
+    /// calls en masse the confused state units reform from).
+    fn reform(&mut self, steps: &mut Vec<Step>) -> PResult<()> {
+        self.pos += 1;
+        self.eat_any(&["the", "its", "their"]);
+        self.eat_any(&["ranks", "line", "lines", "unit", "regiment"]);
+        if self.unit.is_some_and(|u| u.arm.is_artillery()) {
+            return Err(self.err(
+                "a battery has no formation to reform (APSoF III.D: limbered or unlimbered); write 'limber' or 'unlimber facing ...'",
+            ));
+        }
+        let f = self.formation_words_after_in().or_else(|| {
+            self.eat_any(&["as"]);
+            self.formation()
+        });
+        let facing = self.optional_facing()?;
+        Self::push(
+            steps,
+            Trigger::Then,
+            Action::Form {
+                formation: f.unwrap_or(Formation::Line),
+                facing,
+            },
+        );
+        if f.is_none() {
+            self.note(
+                "'reform' read as: form line (APSoF III.G.1, the base formation; III.G.5: en masse is the confused state units reform from)",
+            );
+        }
+        Ok(())
+    }
+
+    /// "hold the fence line", "hold the Brawner farm": go there if not
+    /// there already, and hold on arrival. `false` (nothing read) when no
+    /// place follows.
+    fn held_place(&mut self, steps: &mut Vec<Step>) -> PResult<bool> {
+        if self.at_end() || self.at_separator() || self.at_trigger() {
+            return Ok(false);
+        }
+        if COLOUR.iter().any(|c| self.at_words(c))
+            || TAILS.iter().any(|c| self.at_words(c))
+            || self.at_any(0, &["in", "into", "facing", "and", "then", "to"])
+        {
+            return Ok(false);
+        }
+        let save = self.pos;
+        let start = self.here();
+        let from = self.at;
+        let Ok(p) = self.place(from, true) else {
+            self.pos = save;
+            return Ok(false);
+        };
+        self.eat_any(&["line", "position"]);
+        let written = self.written(start, self.last_end());
+        if p.distance(self.at) > 0.5 {
+            Self::push(steps, Trigger::Then, Self::move_to(p));
+            Self::push(steps, Trigger::OnArrival, Action::Hold);
+            self.note(format!(
+                "'hold {written}' read as: advance there, then hold"
+            ));
+        } else {
+            Self::push(steps, Trigger::Then, Action::Hold);
+        }
+        Ok(true)
+    }
+
+    /// "unlimber on the ridge facing east", "unlimber at the farm": the
+    /// place to go to first.
+    fn unlimber_place(&mut self) -> PResult<Option<Pos>> {
+        let save = self.pos;
+        if self.eat_any(&["on", "at", "in", "near"]).is_none() || self.at_trigger() {
+            self.pos = save;
+            return Ok(None);
+        }
+        let from = self.at;
+        self.place(from, false).map(Some)
+    }
+
+    /// "advance on the yankees", "move against B", "press upon the
+    /// enemy battery": toward that enemy (one the side sees), as "toward".
+    fn enemy_as_destination(&mut self, m: &mut MoveBuild) -> PResult<()> {
+        if !self.at_any(0, &["on", "upon", "against"]) {
+            return Ok(());
+        }
+        let save = self.pos;
+        self.pos += 1;
+        let probe = self.pos;
+        let enemy = self.designation_a().is_some()
+            || self.designation_at(0)
+            || self.enemy_description().is_some();
+        self.pos = probe;
+        if !enemy {
+            self.pos = save;
+            return Ok(());
+        }
+        let start = self.here();
+        let from = self.at;
+        let p = self.place(from, false)?;
+        let w = self.written(start, self.last_end());
+        self.note(format!(
+            "'on {w}' read as: toward that enemy, where your side last saw it ({}, {})",
+            (p.x * 10.0).round() / 10.0,
+            (p.y * 10.0).round() / 10.0
+        ));
+        m.dests.push(p);
+        Ok(())
+    }
+
+    /// Ammunition and volley words after "fire" ("fire canister at",
+    /// "fire by volley at"): colour. Iron Brigade does not choose the
+    /// round or the drill: the charts give fire by range (APSoF V, XIII).
+    fn fire_colour(&mut self) {
+        let words: &[&[&str]] = &[
+            &["by", "volley"],
+            &["by", "volleys"],
+            &["in", "volleys"],
+            &["by", "companies"],
+            &["by", "file"],
+            &["by", "rank"],
+            &["a", "volley"],
+            &["volleys"],
+            &["canister"],
+            &["double", "canister"],
+            &["case", "shot"],
+            &["case"],
+            &["shell"],
+            &["shells"],
+            &["solid", "shot"],
+            &["shot"],
+            &["spherical", "case"],
+        ];
+        let start = self.here();
+        if words.iter().any(|w| self.eat_words(w)) {
+            let end = self.last_end();
+            self.note_colour(start, end);
+        }
+    }
+
+    /// "keep pace with the 7th", "keep station on the 7th", "keep abreast
+    /// of the 7th", "keep in line with the 7th": conform to it.
+    fn keep_pace(&mut self, steps: &mut Vec<Step>) -> PResult<()> {
+        self.pos += 1;
+        self.eat_any(&["pace", "station", "abreast", "up", "step", "in"]);
+        self.eat_word("line");
+        self.eat_any(&["with", "on", "of", "alongside"]);
+        let (id, name) = self.own_unit_for("keep pace with")?;
+        let Some(friend) = self.ctx.state.unit(id) else {
+            return Err(self.err("that unit is no longer on the field"));
+        };
+        let (right, ahead) = geometry::footprint(friend).to_local(self.at);
+        Self::push(
+            steps,
+            Trigger::Then,
+            Action::Follow {
+                unit: id,
+                right,
+                ahead,
+            },
+        );
+        self.note(format!(
+            "'keep pace with {name}' read as: follow its moves, keeping the station it has on it now; each turn it moves after {name}, toward that station where {name} then stands (its own move, APSoF IV.C.3, IV.G)"
+        ));
+        Ok(())
+    }
+
+    /// Whether a volley is meant: "pour fire into", "pour a volley into",
+    /// "volley fire at", "give them a volley".
+    fn volley_ahead(&self) -> bool {
+        match self.word_at(0) {
+            Some("pour") => self.at_any(1, &["fire", "a", "volleys", "it", "in", "lead"]),
+            Some("volley") => true,
+            Some("give") => (1..=4).any(|k| self.at_any(k, &["volley", "volleys", "fire"])),
+            _ => false,
+        }
+    }
+
+    /// "pour fire into the reb line", "volley at B", "give them a volley":
+    /// fire (APSoF V); "them" is fire at will.
+    fn volley(&mut self, steps: &mut Vec<Step>) -> PResult<()> {
+        let start = self.here();
+        let verb = self.word_at(0).unwrap_or_default();
+        self.pos += 1;
+        let mut target = None;
+        if verb == "give" {
+            if !self.eat_any(&["them", "it", "him"]).is_some_and(|_| true) {
+                let at = self.here();
+                if let Some(u) = self.designation_a() {
+                    target = Some(FireTarget::Unit(u));
+                } else if let Some(d) = self.enemy_description() {
+                    target = Some(if d.front || d.near.is_some() || d.arm.is_none() {
+                        if d.arm.is_none() && !d.front && d.near.is_none() {
+                            FireTarget::AtWill
+                        } else {
+                            FireTarget::Unit(self.described_enemy(&d, at)?)
+                        }
+                    } else {
+                        FireTarget::NearestOf(d.arm.unwrap_or(Arm::Infantry))
+                    });
+                } else {
+                    let enemies = self.ctx.visible_enemy_units();
+                    let u = self.need_name(&enemies, &|s| {
+                        format!("no enemy unit in sight is called {s}; fire at a unit your side can see, or 'at will'")
+                    })?;
+                    target = Some(FireTarget::Unit(u));
+                }
+            }
+            self.eat_any(&["a", "another"]);
+            self.eat_any(&["volley", "volleys", "fire"]);
+        } else {
+            self.eat_any(&["a", "in", "it"]);
+            self.eat_any(&["fire", "volley", "volleys", "lead"]);
+        }
+        let target = match target {
+            Some(t) => t,
+            None if self.eat_any(&["into", "at", "on", "upon"]).is_some() => self.fire_target()?,
+            None => FireTarget::AtWill,
+        };
+        Self::push(steps, Trigger::Then, Action::Fire(target));
+        let end = self.last_end();
+        let w = self.written(start, end);
+        self.note(format!("'{w}' read as: fire (APSoF V)"));
+        Ok(())
+    }
+
+    /// Whether "out skirmishers", "forward a skirmish line", "4 castings as
+    /// skirmishers" follows a verb such as "throw".
+    fn skirmishers_ahead(&self) -> bool {
+        (1..=6).any(|k| self.at_any(k, &["skirmishers", "skirmisher", "skirmish"]))
+    }
+
+    /// "throw out skirmishers", "send forward 4 castings as skirmishers":
+    /// skirmishers are split off from their parent unit (APSoF VII.E), an
+    /// advanced-rules reorganisation (III.F.2) — with the scenario option
+    /// `skirmishers` or `split-units`, a split of the castings named;
+    /// otherwise refused with what can be written instead.
+    fn throw_out_skirmishers(&mut self, steps: &mut Vec<Step>) -> PResult<()> {
+        let at = self.here();
+        self.pos += 1;
+        self.eat_any(&["out", "forward", "forwards", "ahead", "off"]);
+        let n = self.number();
+        if n.is_some() {
+            self.castings_word()?;
+            self.eat_any(&["as", "of"]);
+        }
+        self.eat_any(&["a", "the", "some", "our", "its"]);
+        self.eat_any(&["company", "screen", "line"]);
+        self.eat_word("of");
+        if self.eat_word("skirmish") {
+            self.eat_any(&["line", "screen", "order"]);
+        } else {
+            self.eat_any(&["skirmishers", "skirmisher"]);
+        }
+        self.eat_any(&["out", "forward", "ahead", "to", "the", "front"]);
+        self.eat_words(&["to", "the", "front"]);
+        let refuse = |message: String| PErr {
+            at,
+            message,
+            suggestions: Vec::new(),
+        };
+        let Some(u) = self.unit else {
+            return Err(refuse("only units throw out skirmishers".to_string()));
+        };
+        if !matches!(u.arm, Arm::Infantry | Arm::Cavalry) {
+            return Err(refuse(format!(
+                "{} cannot throw out skirmishers: skirmishers are split off infantry and cavalry (APSoF VII.E, III.E)",
+                self.unit_called(u.id)
+            )));
+        }
+        let o = &self.ctx.state.options;
+        if !(o.skirmishers || o.advanced_organization) {
+            return Err(refuse(
+                "skirmishers split off their regiment only under the advanced rules (APSoF III.F.2, VII.E), not in use in this game; to put the whole regiment in skirmish order write 'form skirmish order'"
+                    .to_string(),
+            ));
+        }
+        let Some(n) = n else {
+            return Err(refuse(format!(
+                "say how many castings go out, as in 'throw out 4 castings as skirmishers' ({} has {})",
+                self.unit_called(u.id),
+                u.castings
+            )));
+        };
+        if n.fract() != 0.0 || n < 1.0 || n >= f64::from(u.castings) {
+            return Err(refuse(format!(
+                "a unit of {} castings can send out 1 to {} castings, not {n}",
+                u.castings,
+                u.castings.saturating_sub(1)
+            )));
+        }
+        let new_name = format!("{} skirmishers", u.name);
+        Self::push(
+            steps,
+            Trigger::Then,
+            Action::Split {
+                castings: n as u32,
+                new_name: new_name.clone(),
+            },
+        );
+        self.note(format!(
+            "'throw out skirmishers' read as: split off {n} castings as {new_name}, a skirmish line ahead of it (APSoF VII.E)"
+        ));
+        Ok(())
+    }
+
+    /// "shell B", "bombard the battery in front of Stony Ridge",
+    /// "counter-battery", "counter-battery fire at C": artillery fire
+    /// (APSoF V); counter-battery with no target is at the nearest enemy
+    /// battery in sight when the fire is made.
+    fn shell(&mut self, steps: &mut Vec<Step>) -> PResult<()> {
+        let at = self.here();
+        let counter = self.at_word("counter") || self.at_word("counterbattery");
+        let verb = if counter {
+            "counter-battery".to_string()
+        } else {
+            self.word_at(0).unwrap_or_default().to_string()
+        };
+        self.pos += if self.at_word("counter") { 2 } else { 1 };
+        self.eat_any(&["fire", "firing"]);
+        if let Some(u) = self.unit
+            && !u.arm.is_artillery()
+        {
+            return Err(PErr {
+                at,
+                message: format!(
+                    "{} has no guns: '{verb}' is artillery fire; write 'fire at ...'",
+                    self.unit_called(u.id)
+                ),
+                suggestions: Vec::new(),
+            });
+        }
+        self.eat_any(&["at", "on", "upon", "against"]);
+        let target = if self.at_end() || self.at_separator() || self.at_trigger() {
+            if counter {
+                FireTarget::NearestOf(Arm::Artillery)
+            } else {
+                FireTarget::AtWill
+            }
+        } else {
+            self.fire_target().map_err(|mut e| {
+                e.message = format!(
+                    "{}; guns fire only at enemy units they can see (APSoF V.C.3), not at ground",
+                    e.message
+                );
+                e
+            })?
+        };
+        Self::push(steps, Trigger::Then, Action::Fire(target));
+        self.note(format!(
+            "'{verb}' read as: artillery fire (APSoF V){}",
+            if counter && target == FireTarget::NearestOf(Arm::Artillery) {
+                ", at the nearest enemy battery in sight when the fire is made"
+            } else {
+                ""
+            }
+        ));
+        Ok(())
     }
 
     // ------------------------------------------------------------ places
@@ -2470,6 +3638,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         let mut waypoints = Vec::new();
         let mut double_time = false;
         let mut first = true;
+        let mut with_unit: Option<UnitId> = None;
         loop {
             let mut dummy = Trigger::Then;
             self.separators(&mut dummy);
@@ -2492,6 +3661,29 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                         double_time = true;
                     }
                 }
+                Some("stay" | "remain" | "hold" | "wait" | "halt")
+                    if self.at_any(1, &["with", "beside", "alongside"]) =>
+                {
+                    // "stay with the 10th Ohio": accompany it.
+                    self.pos += 2;
+                    with_unit = Some(self.accompanied_unit()?);
+                    self.officer_move_end()?;
+                    continue;
+                }
+                _ if self.at_any(0, &["accompany", "accompanies", "join", "joins"])
+                    && self.accompany_ahead(1) =>
+                {
+                    self.pos += 1;
+                    with_unit = Some(self.accompanied_unit()?);
+                    while self.gait_words()
+                        || self.eat_words(&["at", "the", "gallop"])
+                        || self.eat_words(&["at", "a", "gallop"])
+                    {
+                        double_time = true;
+                    }
+                    self.officer_move_end()?;
+                    continue;
+                }
                 Some("stay" | "remain" | "hold" | "wait" | "halt") => {
                     self.pos += 1;
                     self.eat_any(&["here", "put", "where"]);
@@ -2508,7 +3700,25 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 }
             }
             first = false;
-            self.eat_word("with");
+            if self.at_word("with")
+                || self.at_word("alongside")
+                || self.at_words(&["along", "with"])
+            {
+                // "ride with the 10th Ohio": he accompanies it this turn,
+                // going where it goes (APSoF IV.D), not to where it stands
+                // now.
+                self.eat_word("along");
+                self.pos += 1;
+                with_unit = Some(self.accompanied_unit()?);
+                while self.gait_words()
+                    || self.eat_words(&["at", "the", "gallop"])
+                    || self.eat_words(&["at", "a", "gallop"])
+                {
+                    double_time = true;
+                }
+                self.officer_move_end()?;
+                continue;
+            }
             let mut m = self.move_phrase(Gait::March, "ride")?;
             if m.dests.is_empty() && m.vias.is_empty() {
                 // "ride with the 2nd Wisconsin", "join the 6th".
@@ -2529,10 +3739,16 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 return Err(self.expected("';', 'then' or the end of the order"));
             }
         }
+        if with_unit.is_some() && !waypoints.is_empty() {
+            return Err(self.err(
+                "an officer either rides to places or rides with a unit in one turn; write 'ride with the ...' alone",
+            ));
+        }
         Ok(OfficerMove {
             officer,
             waypoints,
             double_time,
+            with_unit,
         })
     }
 
@@ -2582,6 +3798,39 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             trigger: Trigger::Then,
             action: Action::ClearObstacle { obstacle },
         });
+        Ok(())
+    }
+
+    /// Whether a unit of the side is named `k` tokens ahead (for "join
+    /// the 10th Ohio" as accompanying it, against "join" a place).
+    fn accompany_ahead(&mut self, k: usize) -> bool {
+        let save = self.pos;
+        self.pos += k;
+        self.eat_word("the");
+        let own = self.ctx.own_units();
+        let hit = matches!(self.name(&own), Lookup::Found(_));
+        self.pos = save;
+        hit
+    }
+
+    /// The unit an officer rides with: any unit of his side.
+    fn accompanied_unit(&mut self) -> PResult<UnitId> {
+        self.eat_word("the");
+        let own = self.ctx.own_units();
+        self.need_name(&own, &|s| {
+            format!(
+                "no unit of your side is called {s}; an officer rides with units of his own side, or 'to' a place"
+            )
+        })
+    }
+
+    /// After an officer's move: the end, a separator, or colour.
+    fn officer_move_end(&mut self) -> PResult<()> {
+        self.skip_tail();
+        while self.colour() {}
+        if !(self.at_end() || self.at_separator()) {
+            return Err(self.expected("';', 'then' or the end of the order"));
+        }
         Ok(())
     }
 }

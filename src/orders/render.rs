@@ -185,6 +185,9 @@ fn action(a: &Action, ctx: &ParseContext) -> String {
         }
         Action::Combine { with } => format!("combine with {}", unit_name(*with, ctx)),
         Action::ClearObstacle { obstacle } => obstacle.order_words().to_string(),
+        Action::Follow { unit, .. } => {
+            format!("follow {}, keeping station on it", unit_name(*unit, ctx))
+        }
     }
 }
 
@@ -247,6 +250,7 @@ pub fn normalise(item: &Item, ctx: &ParseContext) -> String {
             unit,
             follows_previous,
             steps: st,
+            notes,
             ..
         } => {
             let after = if *follows_previous {
@@ -254,7 +258,12 @@ pub fn normalise(item: &Item, ctx: &ParseContext) -> String {
             } else {
                 ""
             };
-            format!("{}: {after}{}", unit_name(*unit, ctx), steps(st, ctx))
+            let mut s = format!("{}: {after}{}", unit_name(*unit, ctx), steps(st, ctx));
+            for n in notes {
+                s.push_str(" — ");
+                s.push_str(n);
+            }
+            s
         }
         Item::Officer { order, .. } => {
             let name = ctx
@@ -262,15 +271,26 @@ pub fn normalise(item: &Item, ctx: &ParseContext) -> String {
                 .officer(order.officer)
                 .map(|o| o.name.clone())
                 .unwrap_or_else(|| format!("officer {}", order.officer.0));
-            if order.waypoints.is_empty() {
-                return format!("{name}: stay where he is");
-            }
-            let route: Vec<String> = order.waypoints.iter().map(|p| place(*p, ctx)).collect();
             let gallop = if order.double_time {
                 " at the gallop"
             } else {
                 ""
             };
+            if let Some(u) = order.with_unit {
+                let now = ctx
+                    .state
+                    .unit(u)
+                    .map(|x| format!(", now at {}", place(x.position, ctx)))
+                    .unwrap_or_default();
+                return format!(
+                    "{name}: ride with {}{gallop} (he goes where it goes this turn{now})",
+                    unit_name(u, ctx)
+                );
+            }
+            if order.waypoints.is_empty() {
+                return format!("{name}: stay where he is");
+            }
+            let route: Vec<String> = order.waypoints.iter().map(|p| place(*p, ctx)).collect();
             format!("{name}: ride to {}{gallop}", route.join(", then to "))
         }
     }

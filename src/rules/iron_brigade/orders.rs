@@ -161,6 +161,17 @@ pub enum Action {
     ClearObstacle {
         obstacle: Obstacle,
     },
+    /// Follow (conform to) the moves of another unit of the side: each
+    /// turn, after the leader has moved, it moves (its own move) toward the
+    /// station it had on that unit when the order was read, `right` and
+    /// `ahead` inches in the leader's frame, from where the leader then
+    /// stands. Standing while it is the last step ("follow the 7th",
+    /// "conform to the 7th").
+    Follow {
+        unit: UnitId,
+        right: f64,
+        ahead: f64,
+    },
 }
 
 /// When a step of an order begins.
@@ -206,6 +217,12 @@ pub struct OfficerMove {
     /// Double time: allowed every turn he gives no orders, and then he is in
     /// transit and affects no morale (APSoF IV.D).
     pub double_time: bool,
+    /// "Ride with the 10th Ohio": he accompanies that unit of his side,
+    /// riding (after the units' moves) to where it stands once it has
+    /// moved, as far as his move allows (APSoF IV.D). The waypoints, if
+    /// any, are ridden first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub with_unit: Option<UnitId>,
 }
 
 /// An order waiting for its turn, or being carried out.

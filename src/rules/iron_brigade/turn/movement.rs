@@ -136,8 +136,35 @@ pub(crate) fn movement_phase(
             decisions.insert(id, d);
         }
     }
-    apply_changes(ctx, &decisions);
-    let outcomes = plan_and_apply_moves(ctx, &mut decisions);
+    // Units following another ("follow", "conform to") move after it, in
+    // waves: those whose leader is not itself waiting to follow go first.
+    let mut waiting = followers(ctx, &decisions);
+    let mut wave: BTreeMap<UnitId, Decision> = decisions
+        .iter()
+        .filter(|(id, _)| !waiting.iter().any(|f| f.0 == **id))
+        .map(|(id, d)| (*id, d.clone()))
+        .collect();
+    let mut outcomes = BTreeMap::new();
+    loop {
+        apply_changes(ctx, &wave);
+        outcomes.append(&mut plan_and_apply_moves(ctx, &mut wave));
+        decisions.append(&mut wave);
+        if waiting.is_empty() {
+            break;
+        }
+        let ready: Vec<(UnitId, UnitId, f64, f64)> = {
+            let now: Vec<_> = waiting
+                .iter()
+                .filter(|f| !waiting.iter().any(|g| g.0 == f.1))
+                .copied()
+                .collect();
+            // A ring of followers: the rest go together.
+            if now.is_empty() { waiting.clone() } else { now }
+        };
+        waiting.retain(|f| !ready.contains(f));
+        wave = conform_followers(ctx, &decisions, &ready);
+    }
+    accompanying_officers(ctx, orders);
     complete_steps(ctx, &decisions, &outcomes);
     for (&id, d) in &decisions {
         if let Some(o) = d.work
@@ -196,6 +223,117 @@ fn officer_moves(ctx: &mut Ctx<'_>, orders: &TurnOrders) {
             });
         }
     }
+}
+
+/// "Ride with the 10th Ohio" (APSoF IV.D: officers move at the player's
+/// whim, without orders): after the units' moves, an officer who
+/// accompanies a unit of his side rides to where it now stands, as far as
+/// his move (and double time, if asked and allowed) takes him. Pure: the
+/// unit's new position is in the state.
+fn accompanying_officers(ctx: &mut Ctx<'_>, orders: &TurnOrders) {
+    let mut moves: Vec<_> = orders
+        .officer_moves
+        .iter()
+        .filter(|m| m.with_unit.is_some())
+        .collect();
+    moves.sort_by_key(|m| m.officer);
+    for m in moves {
+        let (Some(o), Some(u)) = (
+            ctx.state.officer(m.officer),
+            m.with_unit.and_then(|u| ctx.state.unit(u)),
+        ) else {
+            continue;
+        };
+        if o.status != OfficerStatus::Active || u.castings == 0 || u.side != o.side {
+            continue;
+        }
+        let (from, to) = (o.position, u.position);
+        if from.distance(to) < 1e-6 {
+            continue;
+        }
+        let gave_orders = orders.unit_orders.iter().any(|x| x.issued_by == m.officer);
+        let double_time = m.double_time && !gave_orders;
+        if let Ok(out) = plan_officer_move(&ctx.state, m.officer, &[to], double_time) {
+            if let Some(o) = ctx.state.officer_mut(m.officer) {
+                o.position = out.end;
+            }
+            let officer = ctx.oref(m.officer);
+            ctx.events.push(Event::OfficerMoved {
+                officer,
+                from,
+                to: out.end,
+                double_time,
+                note: String::new(),
+            });
+        }
+    }
+}
+
+/// Units carrying out [`Action::Follow`] this turn, with their leader
+/// and station: (follower, leader, right, ahead).
+fn followers(
+    ctx: &Ctx<'_>,
+    decisions: &BTreeMap<UnitId, Decision>,
+) -> Vec<(UnitId, UnitId, f64, f64)> {
+    ctx.unit_ids()
+        .into_iter()
+        .filter(|id| {
+            decisions
+                .get(id)
+                .is_some_and(|d| d.completion == Completion::Standing)
+        })
+        .filter_map(|id| match current_step(&ctx.book, id, ctx.turn) {
+            Some((_, _, _, Action::Follow { unit, right, ahead })) => {
+                Some((id, unit, right, ahead))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// "Follow the 7th", "conform to the 7th" ([`Action::Follow`]): a
+/// follower moves after its leader has moved, toward its station on the
+/// leader where the leader now stands and as it now faces (the station
+/// taken when the order was read). It moves as any ordered move does
+/// (IV.C.3's facing, its own move's length); the meeting of units on the
+/// same ground (IV.F) is judged among the units moving together. A leader
+/// gone from the field ends the step. Returns the followers' decisions.
+fn conform_followers(
+    ctx: &Ctx<'_>,
+    decisions: &BTreeMap<UnitId, Decision>,
+    ready: &[(UnitId, UnitId, f64, f64)],
+) -> BTreeMap<UnitId, Decision> {
+    let mut out = BTreeMap::new();
+    for &(id, leader, right, ahead) in ready {
+        let (Some(d), Some(u)) = (decisions.get(&id), ctx.state.unit(id)) else {
+            continue;
+        };
+        let Some(l) = ctx.state.unit(leader).filter(|l| l.castings > 0) else {
+            let mut d = d.clone();
+            d.skip = Some("the unit it was to follow is no longer on the field".into());
+            out.insert(id, d);
+            continue;
+        };
+        let station = footprint(l).to_table(right, ahead);
+        let m = MoveOrder {
+            waypoints: vec![station],
+            by_road: false,
+            formation: None,
+            gait: Default::default(),
+            fire_while_moving: false,
+            backwards: false,
+        };
+        let split_ok = split_move_bars(u).is_empty();
+        let cw = ctx.state.options.cannon_weights;
+        let mut nd = Decision::idle(d.fire);
+        nd.order = d.order;
+        move_decision(&mut nd, ctx, u, &m, None, split_ok, cw, false);
+        if matches!(nd.completion, Completion::OnArrival | Completion::Now) {
+            nd.completion = Completion::Standing;
+        }
+        out.insert(id, nd);
+    }
+    out
 }
 
 /// APSoF VI.C.6: a pinned unit (combat morale 1) in the open with the enemy
@@ -398,6 +536,11 @@ fn decide(ctx: &Ctx<'_>, id: UnitId) -> Option<Decision> {
         Action::Move(m) | Action::Retreat(m) => {
             let retreat = matches!(action, Action::Retreat(_));
             move_decision(&mut d, ctx, u, m, None, split_ok, cw, retreat);
+        }
+        Action::Follow { .. } => {
+            // Resolved in `conform_followers`, once the leader's move for
+            // the turn is known.
+            d.completion = Completion::Standing;
         }
         Action::Charge { target, to, .. } => {
             let goal = target

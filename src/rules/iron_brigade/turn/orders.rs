@@ -52,6 +52,13 @@ pub fn validate(state: &BattleState, orders: &TurnOrders) -> Result<(), TurnErro
                 officer: m.officer.0,
             });
         }
+        if let Some(u) = m.with_unit
+            && state.unit(u).is_none()
+        {
+            return Err(TurnError::UnknownMovingOfficer {
+                officer: m.officer.0,
+            });
+        }
     }
     Ok(())
 }
@@ -89,6 +96,10 @@ fn check_action(state: &BattleState, o: &UnitOrder, action: &Action) -> Result<(
         }
         Action::Face(d) => direction(d),
         Action::Fire(FireTarget::Unit(u)) | Action::Combine { with: u } => unit_known(*u),
+        Action::Follow { unit, right, ahead } => {
+            unit_known(*unit)?;
+            finite(&[Pos::new(*right, *ahead)])
+        }
         Action::FireWith { target, with } => {
             if let FireTarget::Unit(u) = target {
                 unit_known(*u)?;
