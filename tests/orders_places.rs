@@ -46,69 +46,275 @@ fn dest(steps: &[Step]) -> Pos {
         .expect("a move")
 }
 
-#[test]
-fn explore() {
-    let g = game("brawners-farm.toml");
-    let blue = player(
-        &g,
+fn near(a: Pos, b: Pos) -> bool {
+    a.distance(b) < 0.05
+}
+
+fn union(g: &Game) -> ParseContext<'_> {
+    player(
+        g,
         "Gibbon",
         &["4th Virginia", "2nd Virginia", "5th Virginia"],
+    )
+}
+
+#[test]
+fn form_on_the_left_of_a_friendly_regiment() {
+    let g = game("brawners-farm.toml");
+    let ctx = union(&g);
+    let (steps, receipt, _) = read(&ctx, "7th Wisconsin: form on the left of the 2nd Wisconsin");
+    // The 2nd Wisconsin stands in line at (32, 24) facing north: the 7th
+    // goes to its left (west), level with it, and forms line facing north.
+    let p = dest(&steps);
+    assert!((p.y - 24.0).abs() < 0.05 && p.x < 32.0, "{p:?}");
+    assert_eq!(
+        receipt,
+        format!(
+            "7th Wisconsin: advance to ({}, 24); on arrival form line facing north (0°)",
+            (p.x * 10.0).round() / 10.0
+        )
     );
-    let grey = player(&g, "Lawton", &["2nd Wisconsin"]);
-    for (ctx, t) in [
-        (
-            &blue,
-            "7th Wisconsin: form on the left of the 2nd Wisconsin",
-        ),
-        (&blue, "19th Indiana: pull back behind the field fence"),
-        (
-            &blue,
-            "7th Wisconsin: move 100 yards in rear of the battery",
-        ),
-        (&blue, "6th Wisconsin: move up on the right of the 2nd"),
-        (&blue, "6th Wisconsin: move NE 200 yds"),
-        (&blue, "6th Wisconsin: ADVANCE NORTH 8 INCHES"),
-        (&blue, "6th Wisconsin: advance 80 paces north"),
-        (&blue, "6th Wisconsin: advance north 20 rods"),
-        (&blue, "2nd Wisconsin: fall back to the woods"),
-        (&blue, "2nd Wisconsin: advance to the woods"),
-        (&blue, "2nd Wisconsin: advance to (-2, 2.9)"),
-        (&blue, "2nd Wisconsin: advance to -2, 2.9"),
-        (&blue, "2nd Wisconsin: advance to (74, 50)"),
-        (
-            &blue,
-            "2nd Wisconsin: take position 100 yards in rear of the battery",
-        ),
-        (
-            &blue,
-            "19th Indiana: fall back 100 paces behind the turnpike fence",
-        ),
-        (&blue, "2nd Wisconsin: advance behind B"),
-        (
-            &blue,
-            "7th Wisconsin: advance in support of the 2nd Wisconsin",
-        ),
-        (&blue, "7th Wisconsin: advance beside the 2nd Wisconsin"),
-        (&blue, "7th Wisconsin: advance to the Douglass house"),
-        (
-            &grey,
-            "Carpenter's Battery: move to the edge of the woods and unlimber facing south",
-        ),
-        (&grey, "26th Georgia: fall back to the woods"),
-        (&grey, "60th Georgia: form on the right of the 26th Georgia"),
-        (&grey, "60th Georgia: advance to 50 paces in front of A"),
-    ] {
-        let m = parse(ctx, t);
-        for e in &m.errors {
-            println!("{t}\n   ERR {e}");
-        }
-        for i in &m.items {
-            println!(
-                "{t}\n   {}\n   notes {:?}",
-                normalise(i, ctx),
-                receipt_notes(i, ctx)
-            );
-        }
+    // "on the right of the 6th", "up", and the bare ordinal of a unit.
+    let (steps, _, _) = read(&ctx, "7th Wisconsin: move up on the right of the 2nd");
+    assert!(dest(&steps).x > 32.0);
+    // "beside" takes the nearer flank and says which.
+    let (_, _, notes) = read(&ctx, "7th Wisconsin: advance beside the 2nd Wisconsin");
+    assert_eq!(
+        notes,
+        ["beside 2nd Wisconsin: on its right, the flank nearer the unit"]
+    );
+}
+
+#[test]
+fn behind_a_fence_on_the_map_is_a_place_not_a_unit() {
+    let g = game("brawners-farm.toml");
+    let ctx = union(&g);
+    // Today's "no unit of your side is called 'the field fence'" is gone:
+    // the fence is a place. The Union front is north (toward the enemy it
+    // sees), so behind the fence is south of it, the front rank 1/2" from
+    // it (within the 1" at which a fence is cover).
+    let (steps, receipt, _) = read(&ctx, "19th Indiana: pull back behind the field fence");
+    assert!(matches!(steps[0].action, Action::Retreat(_)), "{receipt}");
+    let p = dest(&steps);
+    // The fence's west end, the point nearest the 19th at (21, 13), is (30, 20).
+    assert!(
+        p.y < 20.0 && p.distance(Pos::new(30.0, 20.0)) < 3.0,
+        "{p:?}"
+    );
+    // With a distance: 100 paces behind the turnpike fence.
+    let (steps, _, _) = read(
+        &ctx,
+        "19th Indiana: fall back 100 paces behind the turnpike fence",
+    );
+    assert!(dest(&steps).y < 9.5);
+}
+
+#[test]
+fn a_written_distance_sets_the_gap_from_a_unit() {
+    let g = game("brawners-farm.toml");
+    let ctx = union(&g);
+    // Battery B at (28, 12) facing north: 100 yards (4" at 25 yd/in)
+    // between its rear and the 7th Wisconsin's front rank.
+    let (near_steps, _, _) = read(&ctx, "7th Wisconsin: move in rear of the battery");
+    let (far_steps, _, _) = read(&ctx, "7th Wisconsin: move 100 yards in rear of the battery");
+    let (a, b) = (dest(&near_steps), dest(&far_steps));
+    assert!(near(Pos::new(a.x, 0.0), Pos::new(28.0, 0.0)));
+    assert!(((a.y - b.y) - 2.0).abs() < 0.05, "{a:?} {b:?}");
+}
+
+#[test]
+fn relative_to_an_enemy_only_if_seen() {
+    let g = game("brawners-farm.toml");
+    // Lawton's Georgians see the 2nd Wisconsin, lettered A for them.
+    let ctx = player(&g, "Lawton", &["2nd Wisconsin"]);
+    let (steps, _, _) = read(&ctx, "60th Georgia: advance to 50 paces in front of A");
+    // The 2nd faces north: its front is north of (32, 24).
+    let p = dest(&steps);
+    assert!(near(Pos::new(p.x, 0.0), Pos::new(32.0, 0.0)) && p.y > 24.0);
+    // An enemy they have not seen is answered like a word that names
+    // nothing, and never suggested; the real name of a seen one too.
+    for hidden in ["the 6th Wisconsin", "the 2nd Wisconsin"] {
+        let m = parse(&ctx, &format!("60th Georgia: move behind {hidden}"));
+        let e = &m.errors[0];
+        assert!(
+            e.message.starts_with(&format!(
+                "no unit of your side, enemy in sight or place you know of is called '{hidden}'"
+            )),
+            "{e}"
+        );
+        assert!(!e.to_string().contains("Wisconsin: "), "{e}");
+        assert!(
+            e.suggestions.iter().all(|s| !s.contains("Wisconsin")),
+            "{:?}",
+            e.suggestions
+        );
     }
-    let _ = (dest, read);
+}
+
+#[test]
+fn direction_before_distance_and_paces_and_rods() {
+    let g = game("brawners-farm.toml");
+    let ctx = union(&g);
+    let pairs = [
+        ("move NE 200 yds", "move 200 yds NE"),
+        ("ADVANCE NORTH 8 INCHES", "advance 8 inches north"),
+        ("advance north-west 3\"", "advance 3\" north-west"),
+    ];
+    for (a, b) in pairs {
+        let (x, _, _) = read(&ctx, &format!("6th Wisconsin: {a}"));
+        let (y, _, _) = read(&ctx, &format!("6th Wisconsin: {b}"));
+        assert_eq!(x, y, "{a} / {b}");
+    }
+    // The 6th Wisconsin is at (46, 14.5). 90 paces = 75 yards = 3"; 25
+    // rods = 137.5 yards = 5.5" (APSoF IV.A, 25 yards to the inch).
+    let (s, _, _) = read(&ctx, "6th Wisconsin: advance 90 paces north");
+    assert!(near(dest(&s), Pos::new(46.0, 17.5)), "{:?}", dest(&s));
+    let (s, _, _) = read(&ctx, "6th Wisconsin: advance north 25 rods");
+    assert!(near(dest(&s), Pos::new(46.0, 20.0)), "{:?}", dest(&s));
+}
+
+#[test]
+fn falling_back_to_the_woods_goes_to_the_woods_in_the_rear() {
+    let g = game("brawners-farm.toml");
+    let ctx = union(&g);
+    let (steps, receipt, notes) = read(&ctx, "2nd Wisconsin: fall back to the woods");
+    assert_eq!(
+        receipt,
+        "2nd Wisconsin: retreat to Brawner's woods (10, 23)"
+    );
+    assert!(near(dest(&steps), Pos::new(10.0, 23.0)));
+    assert_eq!(
+        notes,
+        [
+            "'the woods' could be the woods (44, 38) or Brawner's woods (10, 23); falling back, took Brawner's woods (10, 23), the one to your rear, away from the enemy"
+        ]
+    );
+    // An advance keeps the name's own match, and says what else it could be
+    // and that it lies behind the enemy line as the Union has seen it.
+    let (steps, _, notes) = read(&ctx, "2nd Wisconsin: advance to the woods");
+    assert!(near(dest(&steps), Pos::new(44.0, 38.0)));
+    assert!(
+        notes.iter().any(|n| n.contains("took the woods (44, 38)")),
+        "{notes:?}"
+    );
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("behind enemy") && n.contains("beyond the enemy's line")),
+        "{notes:?}"
+    );
+    // The Confederates' rear is north: the same words take the north woods.
+    let grey = player(&g, "Lawton", &["2nd Wisconsin"]);
+    let (steps, _, _) = read(&grey, "26th Georgia: fall back to the woods");
+    assert!(near(dest(&steps), Pos::new(44.0, 38.0)));
+}
+
+#[test]
+fn the_edge_of_the_woods_for_guns_inside_it_is_the_front_edge() {
+    let g = game("brawners-farm.toml");
+    let grey = player(&g, "Lawton", &["2nd Wisconsin"]);
+    // Carpenter's Battery stands in the north woods at (44, 40). Before,
+    // "the edge" was the nearest, its rear (north) edge; now the edge toward
+    // the enemy, where it can unlimber facing south and see out.
+    let (steps, _, notes) = read(
+        &grey,
+        "Carpenter's Battery: move to the edge of the woods and unlimber facing south",
+    );
+    let p = dest(&steps);
+    assert!(p.y < 35.0, "{p:?}");
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("the unit is in the north woods")),
+        "{notes:?}"
+    );
+    // A Union regiment south of the woods still goes to the near edge.
+    let ctx = union(&g);
+    let (steps, _, _) = read(
+        &ctx,
+        "2nd Wisconsin: advance to the edge of the north woods",
+    );
+    assert!(dest(&steps).y < 35.0);
+}
+
+#[test]
+fn a_destination_off_the_table_is_told_with_where_the_unit_stops() {
+    let g = game("brawners-farm.toml");
+    let ctx = union(&g);
+    for text in [
+        "2nd Wisconsin: advance to (-2, 2.9)",
+        "2nd Wisconsin: advance to -2, 2.9",
+    ] {
+        let (steps, receipt, notes) = read(&ctx, text);
+        assert!(near(dest(&steps), Pos::new(-2.0, 2.9)));
+        assert_eq!(receipt, "2nd Wisconsin: advance to (-2, 2.9)");
+        assert_eq!(
+            notes,
+            [
+                "(-2, 2.9) is off the table (72\" x 48\"); the move goes only as far as the table edge, to (0, 2.9), and stops there"
+            ]
+        );
+    }
+}
+
+#[test]
+fn a_route_through_a_seen_enemy_is_told_and_an_unseen_one_never() {
+    let g = game("brawners-farm.toml");
+    // Gibbon sees only the 5th Virginia (lettered A for him) at (31, 31).
+    let ctx = player(&g, "Gibbon", &["5th Virginia"]);
+    let (_, _, notes) = read(&ctx, "2nd Wisconsin: advance to (31, 40)");
+    assert_eq!(
+        notes,
+        [
+            "the route to (31, 40) goes through enemy A (at (31, 31)); the unit will stop where the rules stop it"
+        ]
+    );
+    // The 2nd Virginia stands at (26, 30), unseen: no word of it.
+    let (_, _, notes) = read(&ctx, "2nd Wisconsin: advance to (26, 40)");
+    assert!(notes.iter().all(|n| !n.contains("(26, 30)")), "{notes:?}");
+    assert!(notes.iter().all(|n| !n.contains("Virginia")), "{notes:?}");
+}
+
+#[test]
+fn errors_give_examples_from_the_scenario_played() {
+    let g = game("brawners-farm.toml");
+    let ctx = union(&g);
+    let m = parse(&ctx, "2nd Wisconsin: advance");
+    let e = m.errors[0].to_string();
+    assert!(e.contains("'to the Brawner farm'"), "{e}");
+    assert!(e.contains("'behind 2nd Wisconsin'"), "{e}");
+    assert!(!e.contains("ford") && !e.contains("Ohio"), "{e}");
+    let m = parse(&ctx, "2nd Wisconsin: fall back");
+    let e = m.errors[0].to_string();
+    assert!(
+        e.contains("'to the Brawner farm'") && !e.contains("ford"),
+        "{e}"
+    );
+}
+
+#[test]
+fn old_relative_orders_keep_their_meaning() {
+    // The training scenario's pinned forms read as before.
+    let g = game("training.toml");
+    let ctx = blue(&g);
+    let tenth = g.state.unit(g.unit("10th Ohio")).unwrap().clone();
+    let f = adjutant::rules::iron_brigade::geometry::footprint(&tenth);
+    let twelfth = g.state.unit(g.unit("12th Ohio")).unwrap().clone();
+    let (w, d) =
+        adjutant::rules::iron_brigade::geometry::formation_size(&twelfth, twelfth.formation);
+    let (s, _, _) = read(&ctx, "12th Ohio: advance behind the 10th Ohio");
+    assert!(near(
+        dest(&s),
+        f.to_table(0.0, -(f.depth / 2.0 + d / 2.0 + 2.0))
+    ));
+    let (s, _, _) = read(&ctx, "12th Ohio: advance on the left of the 10th Ohio");
+    assert!(near(
+        dest(&s),
+        f.to_table(-(f.frontage / 2.0 + w / 2.0 + 1.0), 0.0)
+    ));
+    let (s, _, _) = read(&ctx, "12th Ohio: advance in support of the 10th Ohio");
+    assert!(near(
+        dest(&s),
+        f.to_table(0.0, -(f.depth / 2.0 + d / 2.0 + 2.0))
+    ));
 }
