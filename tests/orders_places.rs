@@ -290,6 +290,40 @@ fn errors_give_examples_from_the_scenario_played() {
         e.contains("'to the Brawner farm'") && !e.contains("ford"),
         "{e}"
     );
+    // Fire examples name the enemy as this player may: by a letter his
+    // side has given, never a real name, nor the training scenario's.
+    for text in [
+        "2nd Wisconsin: fire 8 castings",
+        "2nd Wisconsin: split its fire between A",
+        "2nd Wisconsin: combine fire",
+        "Gibbon: sing",
+    ] {
+        let m = parse(&ctx, text);
+        let e = m.errors[0].to_string();
+        for bad in ["Tennessee", "Ridley", "Ohio", "orchard", "Virginia"] {
+            assert!(!e.contains(bad), "{text}: {e}");
+        }
+    }
+    let m = parse(&ctx, "2nd Wisconsin: fire 8 castings");
+    assert!(
+        m.errors[0].message.contains("'8 castings at enemy A'"),
+        "{:?}",
+        m.errors
+    );
+    let m = parse(&ctx, "2nd Wisconsin: combine fire");
+    assert!(
+        m.errors[0]
+            .message
+            .contains("'combine fire with 19th Indiana'"),
+        "{:?}",
+        m.errors
+    );
+    let m = parse(&ctx, "Gibbon: sing");
+    assert!(
+        m.errors[0].message.contains("'ride to the Brawner farm'"),
+        "{:?}",
+        m.errors
+    );
 }
 
 #[test]

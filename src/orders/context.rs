@@ -518,6 +518,51 @@ impl<'a> ParseContext<'a> {
             .map(|u| u.name.clone())
     }
 
+    /// Enemies as this player may write them, for examples in errors: the
+    /// first two his side sees, by designation (or real name when
+    /// identities are known), else letters that stand for no one yet.
+    pub fn example_enemies(&self) -> (String, String) {
+        let mut names: Vec<(usize, String, String)> = self
+            .state
+            .enemies_of(self.side)
+            .filter(|u| self.visible_enemies.contains(&u.id))
+            .filter_map(|u| {
+                if self.enemy_names.known() {
+                    return Some((0, u.name.clone(), u.name.clone()));
+                }
+                self.enemy_names.designation(u.id).map(|d| {
+                    let shown = if d.eq_ignore_ascii_case("a") {
+                        format!("enemy {d}")
+                    } else {
+                        d.to_string()
+                    };
+                    (d.len(), d.to_string(), shown)
+                })
+            })
+            .collect();
+        names.sort();
+        let names: Vec<String> = names.into_iter().map(|(_, _, s)| s).collect();
+        let mut it = names.into_iter();
+        let first = it.next().unwrap_or_else(|| "B".to_string());
+        let second = it.next().unwrap_or_else(|| {
+            if first == "C" {
+                "D".to_string()
+            } else {
+                "C".to_string()
+            }
+        });
+        (first, second)
+    }
+
+    /// Another of the player's own units than `not`, for examples in errors.
+    pub fn example_other_unit(&self, not: Option<UnitId>) -> Option<String> {
+        self.state
+            .units_of(self.side)
+            .filter(|u| Some(u.id) != not && self.commands(u.id))
+            .map(|u| u.name.clone())
+            .next()
+    }
+
     /// A place of the scenario, for examples in errors: its first landmark,
     /// else its first named feature.
     pub fn example_place(&self) -> Option<String> {

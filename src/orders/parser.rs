@@ -1853,9 +1853,10 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             let at = self.here();
             let share = self.fire_share()?;
             if self.eat_any(&["at", "on", "upon", "into"]).is_none() {
-                return Err(self.expected(
-                    "'at' and a target after the share, as in '8 castings at the 5th Tennessee'",
-                ));
+                let (e1, _) = self.ctx.example_enemies();
+                return Err(self.expected(&format!(
+                    "'at' and a target after the share, as in '8 castings at {e1}'"
+                )));
             }
             let target_at = self.here();
             let target = self.fire_target()?;
@@ -1963,9 +1964,10 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             let first_at = self.here();
             let first = self.fire_target()?;
             if !(self.eat_word("and") || self.eat_punct(',')) {
-                return Err(self.expected(
-                    "'and' and a second target, as in 'split its fire between the 5th Tennessee and Ridley's Battery'",
-                ));
+                let (e1, e2) = self.ctx.example_enemies();
+                return Err(self.expected(&format!(
+                    "'and' and a second target, as in 'split its fire between {e1} and {e2}'"
+                )));
             }
             let second_at = self.here();
             let second = self.fire_target()?;
@@ -2009,9 +2011,10 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             self.eat_punct(':');
             self.eat_punct(',');
             if !self.share_at(0) {
-                return Err(self.expected(
-                    "the shares, as in 'split fire: 10 castings at the 5th Tennessee, 6 at the nearest enemy battery', or 'between' two targets",
-                ));
+                let (e1, _) = self.ctx.example_enemies();
+                return Err(self.expected(&format!(
+                    "the shares, as in 'split fire: 10 castings at {e1}, 6 at the nearest enemy battery', or 'between' two targets"
+                )));
             }
             self.fire_parts()?
         };
@@ -2031,9 +2034,13 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         self.eat_any(&["fire", "fires", "firing"]);
         let (target, with) = self.fire_body()?;
         let Some(with) = with else {
-            return Err(self.expected(
-                "'with' and the units you command to fire together, as in 'combine fire with the 12th Ohio'",
-            ));
+            let partner = self
+                .ctx
+                .example_other_unit(self.unit.map(|u| u.id))
+                .unwrap_or_else(|| "another of your units".to_string());
+            return Err(self.expected(&format!(
+                "'with' and the units you command to fire together, as in 'combine fire with {partner}'"
+            )));
         };
         steps.push(Step {
             trigger: Trigger::Then,
@@ -3080,9 +3087,13 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 }
                 _ if !first && (self.at_word("to") || self.at_word("toward")) => {}
                 _ => {
-                    return Err(self.expected(
-                        "an officer's move such as 'ride to the orchard' (officers move without orders)",
-                    ));
+                    let example = self
+                        .ctx
+                        .example_place()
+                        .unwrap_or_else(|| "(34, 12)".to_string());
+                    return Err(self.expected(&format!(
+                        "an officer's move such as 'ride to {example}' (officers move without orders)"
+                    )));
                 }
             }
             first = false;
