@@ -352,3 +352,42 @@ fn old_relative_orders_keep_their_meaning() {
         f.to_table(0.0, -(f.depth / 2.0 + d / 2.0 + 2.0))
     ));
 }
+
+/// Every place example docs/orders.md gives (its "Places" table, on the
+/// training scenario) reads, so the page stays true.
+#[test]
+fn the_documented_place_examples_read() {
+    let g = game("training.toml");
+    let ctx = blue(&g);
+    for order in [
+        "10th Ohio: advance to the near edge of the wood",
+        "10th Ohio: advance to the edge of the wood",
+        "10th Ohio: advance to (-2, 2.9)",
+        "10th Ohio: move NE 200 yds",
+        "10th Ohio: ADVANCE NORTH 8 INCHES",
+        "10th Ohio: advance north-west 3\"",
+        "10th Ohio: advance north 300 yards of the crossroads",
+        "10th Ohio: advance 80 paces north",
+        "10th Ohio: fall back 20 rods",
+        "10th Ohio: advance 150 feet east",
+        "14th Ohio: advance to the left of Miller's fence",
+        "14th Ohio: advance beside the 12th Ohio",
+        "14th Ohio: advance alongside the 12th Ohio",
+        "14th Ohio: advance next to the 12th Ohio",
+        "14th Ohio: advance abreast of the 12th Ohio",
+        "14th Ohio: advance in rear of Battery A",
+        "14th Ohio: advance behind Miller's fence",
+        "14th Ohio: advance in front of the wood",
+        "14th Ohio: advance behind 5th Tennessee",
+        "14th Ohio: advance 100 yards in rear of Battery A",
+        "14th Ohio: advance 50 paces in front of 5th Tennessee",
+        "14th Ohio: advance 2 inches on the left of the 12th Ohio",
+        "14th Ohio: form on the left of the 10th Ohio",
+        "14th Ohio: form line on the right of the 12th Ohio facing north",
+        "14th Ohio: move up on the right of the 10th Ohio",
+    ] {
+        let m = parse(&ctx, order);
+        assert!(m.errors.is_empty(), "{order}: {:?}", m.errors);
+        assert_eq!(m.items.len(), 1, "{order}");
+    }
+}

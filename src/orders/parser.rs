@@ -22,8 +22,12 @@
 //! move     := verb (to place | via place | by road | in formation
 //!           | at the double | firing | backwards | with bayonets)*
 //! place    := "(" x "," y ")" | x "," y | n unit [compass] [of place]
-//!           | ("on the left of" | "on the right of" | "behind" | "in front of") unit
-//!           | "the edge of" place | name
+//!           | compass n unit [of place]                 -- "NE 200 yds"
+//!           | [n unit] rel (unit | place)               -- "100 yards in rear of ..."
+//!           | ["the"] ["near"] "edge of" place | name
+//! unit     := "yards" | "paces" | "rods" | "feet" | "inches" | '"'
+//! rel      := "on the left of" | "on the right of" | "behind" | "in rear of"
+//!           | "in front of" | "in support of" | "beside" | "next to" | ...
 //! ```
 //!
 //! Each clause is small and its own function; the parser never panics and
@@ -2739,13 +2743,16 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         })
     }
 
-    /// "form on the left of the 2nd Wisconsin [in line] [facing ...]": go
+    /// "form [line] on the left of the 2nd Wisconsin [in line] [facing ...]": go
     /// there, then on arrival form (line unless written; artillery
     /// unlimbers) facing as written, else as the unit beside which it
     /// forms (or the side's front, beside a place). `false` if the words
     /// after the verb are not a relative position.
     fn form_relative(&mut self, steps: &mut Vec<Step>) -> PResult<bool> {
         let save = self.pos;
+        self.eat_any(&["into", "in", "to"]);
+        self.eat_any(&["a", "an"]);
+        let before = self.formation();
         self.eat_any(&["up"]);
         let at = self.here();
         let gap = if self.at_number() {
@@ -2765,7 +2772,9 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             return Ok(false);
         };
         let (p, facing) = self.relative_to(rel, gap, at)?;
-        let formation = if self.eat_any(&["in", "into"]).is_some() {
+        let formation = if before.is_some() {
+            before
+        } else if self.eat_any(&["in", "into"]).is_some() {
             self.eat_any(&["a", "an"]);
             self.formation()
         } else {
