@@ -228,6 +228,14 @@ fn the_edge_of_the_woods_for_guns_inside_it_is_the_front_edge() {
             .any(|n| n.contains("the unit is in the north woods")),
         "{notes:?}"
     );
+    // "The far edge" is where the line from the unit through the middle
+    // of the area leaves it: for the 2nd Wisconsin at (32, 24), north.
+    let ctx = union(&g);
+    let (steps, _, _) = read(
+        &ctx,
+        "2nd Wisconsin: advance to the far edge of the north woods",
+    );
+    assert!(dest(&steps).y > 40.0, "{:?}", dest(&steps));
     // A Union regiment south of the woods still goes to the near edge.
     let ctx = union(&g);
     let (steps, _, _) = read(
@@ -385,9 +393,97 @@ fn the_documented_place_examples_read() {
         "14th Ohio: form on the left of the 10th Ohio",
         "14th Ohio: form line on the right of the 12th Ohio facing north",
         "14th Ohio: move up on the right of the 10th Ohio",
+        "14th Ohio: advance to a position on the left of the 10th Ohio",
+        "14th Ohio: advance to the far edge of the wood",
+        "14th Ohio: advance to the far side of the wood",
     ] {
         let m = parse(&ctx, order);
         assert!(m.errors.is_empty(), "{order}: {:?}", m.errors);
         assert_eq!(m.items.len(), 1, "{order}");
+    }
+}
+
+/// Words of the place phrases, for the property below.
+const PLACE_VOCAB: &[&str] = &[
+    "2nd Wisconsin:",
+    "Battery B:",
+    "Gibbon:",
+    "advance",
+    "move",
+    "up",
+    "fall back",
+    "form",
+    "line",
+    "unlimber",
+    "facing",
+    "south",
+    "NE",
+    "north",
+    "200",
+    "-2",
+    "2.9",
+    "1e308",
+    "0",
+    "yds",
+    "paces",
+    "rods",
+    "feet",
+    "inches",
+    "\"",
+    "of",
+    "from",
+    "to",
+    "(",
+    ")",
+    ",",
+    ";",
+    "the",
+    "edge of",
+    "near",
+    "woods",
+    "the woods",
+    "field fence",
+    "the 2nd",
+    "A",
+    "B",
+    "enemy",
+    "on the left of",
+    "on the right of",
+    "behind",
+    "in rear of",
+    "in front of",
+    "in support of",
+    "beside",
+    "next to",
+    "the left of",
+    "then",
+    "on arrival",
+    "\n",
+];
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 400, ..Default::default() })]
+
+    /// No place phrase makes the parser or the receipt panic, and errors
+    /// point inside the text.
+    #[test]
+    fn place_phrases_never_panic(
+        ws in proptest::collection::vec(proptest::sample::select(PLACE_VOCAB), 0..30)
+    ) {
+        let g = game("brawners-farm.toml");
+        let text = ws.join(" ");
+        for ctx in [union(&g), player(&g, "Lawton", &["2nd Wisconsin"])] {
+            let m = parse(&ctx, &text);
+            let lines = text.split('\n').count().max(1);
+            for e in &m.errors {
+                proptest::prop_assert!(e.line >= 1 && e.line <= lines, "{e:?}");
+            }
+            for i in &m.items {
+                let _ = normalise(i, &ctx);
+                for n in receipt_notes(i, &ctx) {
+                    proptest::prop_assert!(!n.contains("Virginia") && !n.contains("Georgia"), "{n}");
+                }
+            }
+        }
     }
 }

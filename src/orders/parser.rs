@@ -2316,6 +2316,12 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         if let Some(p) = self.compass_first_offset(from)? {
             return Ok(p);
         }
+        // "a position on the left of ...", "position behind ...".
+        let save = self.pos;
+        if (self.eat_words(&["a", "position"]) || self.eat_word("position")) && !self.at_relative()
+        {
+            self.pos = save;
+        }
         if let Some(p) = self.relative_place()? {
             return Ok(p);
         }
@@ -2327,7 +2333,12 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             let u = self.described_enemy(&d, at)?;
             return Ok(self.ctx.locate(PlaceRef::Unit(u), from, false));
         }
-        let edge = self.eat_words(&["the", "edge", "of"])
+        let far = self.eat_words(&["the", "far", "edge", "of"])
+            || self.eat_words(&["far", "edge", "of"])
+            || self.eat_words(&["the", "far", "side", "of"])
+            || self.eat_words(&["the", "other", "side", "of"]);
+        let edge = far
+            || self.eat_words(&["the", "edge", "of"])
             || self.eat_words(&["edge", "of"])
             || self.eat_words(&["the", "near", "edge", "of"])
             || self.eat_words(&["near", "edge", "of"]);
@@ -2343,7 +2354,12 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             other => other,
         };
         let place = self.choose_among_like(place, &words, from, at);
-        let p = if edge && self.ctx.has_edge(place) {
+        let p = if far && let Some(ring) = self.ctx.outline(place) {
+            // The far edge: where the line from the unit through the
+            // middle of the area leaves it.
+            let c = self.ctx.locate(place, from, false);
+            super::context::ray_exit(ring, from, geometry::bearing(from, c)).unwrap_or(c)
+        } else if edge && self.ctx.has_edge(place) {
             self.edge_point(place, from, at)
         } else {
             self.ctx.locate(place, from, false)
