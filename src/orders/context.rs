@@ -732,4 +732,31 @@ mod tests {
         assert!(point_in(&square, Pos::new(5.0, 5.0)));
         assert!(!point_in(&square, Pos::new(15.0, 5.0)));
     }
+
+    /// A 10" square wood: a ray south from inside leaves by the south
+    /// edge; from north of the wood, the edge that looks out south is the
+    /// south edge, though the north edge is nearer; and the same holds with
+    /// the ring written the other way round.
+    #[test]
+    fn ray_exit_and_the_edge_that_looks_out() {
+        let square = [
+            Pos::new(0.0, 0.0),
+            Pos::new(10.0, 0.0),
+            Pos::new(10.0, 10.0),
+            Pos::new(0.0, 10.0),
+        ];
+        let q = ray_exit(&square, Pos::new(4.0, 6.0), 180.0).unwrap();
+        assert!(q.distance(Pos::new(4.0, 0.0)) < 1e-9, "{q:?}");
+        assert!(ray_exit(&square, Pos::new(4.0, 20.0), 0.0).is_none());
+        let north_of = Pos::new(4.0, 12.0);
+        let q = edge_looking(&square, north_of, 180.0).unwrap();
+        assert!(q.distance(Pos::new(4.0, 0.0)) < 1e-9, "{q:?}");
+        let mut reversed = square;
+        reversed.reverse();
+        let q = edge_looking(&reversed, north_of, 180.0).unwrap();
+        assert!(q.distance(Pos::new(4.0, 0.0)) < 1e-9, "{q:?}");
+        // Facing north from north of it: the near (north) edge itself.
+        let q = edge_looking(&square, north_of, 0.0).unwrap();
+        assert!(q.distance(Pos::new(4.0, 10.0)) < 1e-9, "{q:?}");
+    }
 }
