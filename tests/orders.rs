@@ -581,7 +581,7 @@ fn error_expected_a_place_after_to() {
     let m = parse(&ctx, "10th Ohio: advance");
     assert_eq!(
         one_error(&m).message,
-        "expected a place after 'advance', such as 'to the ford', 'to (34, 12)' or '300 yards north of ...', found the end of the order"
+        "expected a place after 'advance', such as 'to Miller's Crossroads', 'to (34, 12)', 'NE 200 yards' or 'behind 10th Ohio', found the end of the order"
     );
 }
 
@@ -673,7 +673,7 @@ fn error_missing_formation_direction_head_and_trailing_words() {
     );
     assert_eq!(
         msg("10th Ohio: advance 300 north of the ford"),
-        "expected 'yards' or 'inches' after 300, found 'north'"
+        "expected 'yards', 'paces', 'rods' or 'inches' after 300, found 'north'"
     );
     assert_eq!(
         msg("10th Ohio: advance to (34, 12"),

@@ -222,7 +222,7 @@ fn combined_fire_refusals() {
     );
     assert_eq!(
         err("combine fire at the 5th Tennessee").message,
-        "expected 'with' and the units you command to fire together, as in 'combine fire with the 12th Ohio', found the end of the order"
+        "expected 'with' and the units you command to fire together, as in 'combine fire with 12th Ohio', found the end of the order"
     );
     assert_eq!(
         err("fire with").message,
@@ -489,15 +489,15 @@ fn split_fire_refusals() {
     assert_eq!((e.line, e.column), (1, 61));
     assert_eq!(
         err("split fire between the 5th Tennessee").message,
-        "expected 'and' and a second target, as in 'split its fire between the 5th Tennessee and Ridley's Battery', found the end of the order"
+        "expected 'and' and a second target, as in 'split its fire between 3rd Tennessee and 5th Tennessee', found the end of the order"
     );
     assert_eq!(
         err("split fire").message,
-        "expected the shares, as in 'split fire: 10 castings at the 5th Tennessee, 6 at the nearest enemy battery', or 'between' two targets, found the end of the order"
+        "expected the shares, as in 'split fire: 10 castings at 3rd Tennessee, 6 at the nearest enemy battery', or 'between' two targets, found the end of the order"
     );
     assert_eq!(
         err("fire 8 castings").message,
-        "expected 'at' and a target after the share, as in '8 castings at the 5th Tennessee', found the end of the order"
+        "expected 'at' and a target after the share, as in '8 castings at 3rd Tennessee', found the end of the order"
     );
     // An unseen enemy as a split target is refused like any unknown name.
     assert_eq!(

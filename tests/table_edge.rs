@@ -119,3 +119,25 @@ fn a_retreat_short_of_the_edge_stays_on_the_table() {
         u.position
     );
 }
+
+/// Colonel Hale at (24, 34) rides for (24, 40), 4" beyond the north edge:
+/// like a unit's ordered move (issue #15, "consistently"), his ride stops at
+/// the edge, at (24, 36), which his receipt told him.
+#[test]
+fn an_officer_rides_only_to_the_table_edge() {
+    let mut s = training(&[TENTH_OHIO]);
+    s.officer_mut(OfficerId(1)).unwrap().position = Pos::new(24.0, 34.0);
+    let orders = TurnOrders {
+        officer_moves: vec![adjutant::rules::iron_brigade::orders::OfficerMove {
+            officer: OfficerId(1),
+            waypoints: vec![Pos::new(24.0, 40.0)],
+            double_time: false,
+            with_unit: None,
+        }],
+        ..Default::default()
+    };
+    let out = run(&s, &orders, &[]);
+    let o = out.state.officer(OfficerId(1)).unwrap();
+    assert!((o.position.y - 36.0).abs() < 1e-6, "{:?}", o.position);
+    assert!((o.position.x - 24.0).abs() < 1e-6, "{:?}", o.position);
+}

@@ -418,6 +418,9 @@ fn record(
                 {
                     Ok((_, replaced)) => {
                         let mut s = format!("{understood}\n    {timing}");
+                        for n in orders::receipt_notes(item, pctx) {
+                            s.push_str(&format!("\n    NOTE: {n}"));
+                        }
                         if replaced.is_some() {
                             s.push_str("; replaces your earlier order to this unit for this turn");
                         } else if *follows_previous {
@@ -440,10 +443,14 @@ fn record(
                     order,
                     text,
                 ) {
-                    Ok(_) => Ok(format!(
-                        "{understood}\n    moves on turn {}",
-                        ctx.counts_for_turn
-                    )),
+                    Ok(_) => {
+                        let mut s =
+                            format!("{understood}\n    moves on turn {}", ctx.counts_for_turn);
+                        for n in orders::receipt_notes(item, pctx) {
+                            s.push_str(&format!("\n    NOTE: {n}"));
+                        }
+                        Ok(s)
+                    }
                     Err(e @ BookError::UnknownOfficer { .. }) => {
                         Err(format!("{understood}\n    not recorded: {e}"))
                     }

@@ -47,6 +47,31 @@ pub struct NameCache {
     places: std::cell::OnceCell<Vec<Candidate<PlaceRef>>>,
     own_units: std::cell::OnceCell<Vec<Candidate<UnitId>>>,
     enemy_units: std::cell::OnceCell<Vec<Candidate<UnitId>>>,
+    /// What the parser chose for the player where an order could be read
+    /// more than one way (the near edge, the woods to the rear, ...),
+    /// kept for the receipt (`render::notes`). Not a cache, but like one
+    /// it starts empty with the context.
+    notes: std::cell::RefCell<Vec<ParseNote>>,
+}
+
+/// A note the parser made while reading an order, for its receipt: `at`
+/// is the byte offset in the mail, `tail` the order's text from there to
+/// its end (to find the order again), `text` what the player is told.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParseNote {
+    pub at: usize,
+    pub tail: String,
+    pub text: String,
+}
+
+/// An enemy unit the player's side has seen: where it is (in sight now)
+/// or was last seen, and the unit itself when in sight (for its facing
+/// and frontage). Built only from what the side saw (fog of war).
+#[derive(Debug, Clone, Copy)]
+pub struct SeenEnemy<'s> {
+    pub id: UnitId,
+    pub at: Pos,
+    pub in_sight: Option<&'s crate::rules::iron_brigade::state::Unit>,
 }
 
 /// Unit and place aliases of a scenario, keyed to the ids of the battle state
@@ -373,6 +398,252 @@ impl<'a> ParseContext<'a> {
     pub fn bearing(&self, from: Pos, to: Pos) -> f64 {
         geometry::bearing(from, to)
     }
+
+    // ------------------------------------------------ places (issue #15)
+
+    /// Keep notes for the receipt of the order they were made in.
+    pub fn add_notes(&self, notes: Vec<ParseNote>) {
+        if let Ok(mut n) = self.cache.notes.try_borrow_mut() {
+            for note in notes {
+                if !n.contains(&note) {
+                    n.push(note);
+                }
+            }
+        }
+    }
+
+    /// The notes made while reading the order at `span` whose text (as
+    /// written, trimmed) is `paragraph`.
+    pub fn notes_for(&self, span: super::Span, paragraph: &str) -> Vec<String> {
+        let Ok(n) = self.cache.notes.try_borrow() else {
+            return Vec::new();
+        };
+        let mut out: Vec<String> = Vec::new();
+        for note in n.iter() {
+            if (span.start..span.end).contains(&note.at)
+                && paragraph.trim_end().ends_with(note.tail.trim())
+                && !out.contains(&note.text)
+            {
+                out.push(note.text.clone());
+            }
+        }
+        out
+    }
+
+    /// The enemy units the side has seen: in sight now where they are,
+    /// otherwise at their last-known place (`identity`). Never a unit the
+    /// side has not seen.
+    pub fn seen_enemies(&self) -> Vec<SeenEnemy<'a>> {
+        let state: &'a BattleState = self.state;
+        let mut out: Vec<SeenEnemy<'a>> = state
+            .enemies_of(self.side)
+            .filter(|u| self.visible_enemies.contains(&u.id))
+            .map(|u| SeenEnemy {
+                id: u.id,
+                at: u.position,
+                in_sight: Some(u),
+            })
+            .collect();
+        for (id, d) in &self.enemy_names.units {
+            if !self.visible_enemies.contains(id) {
+                out.push(SeenEnemy {
+                    id: *id,
+                    at: d.last_at,
+                    in_sight: None,
+                });
+            }
+        }
+        out
+    }
+
+    /// The side's front, as a compass bearing: from the middle of its own
+    /// units toward the middle of the enemy units it has seen (where they
+    /// are or were last seen); with no enemy seen, the mean facing of its
+    /// own units; north if it has none. Ruling (the rules are silent):
+    /// "behind", "in front of", "left" and "right" of a place, and "the
+    /// rear" of a retreat, are taken from this front (docs/orders.md).
+    pub fn side_front(&self) -> f64 {
+        let own: Vec<&crate::rules::iron_brigade::state::Unit> =
+            self.state.units_of(self.side).collect();
+        let seen = self.seen_enemies();
+        let mean = |ps: &[Pos]| -> Option<Pos> {
+            if ps.is_empty() {
+                return None;
+            }
+            let n = ps.len() as f64;
+            Some(Pos::new(
+                ps.iter().map(|p| p.x).sum::<f64>() / n,
+                ps.iter().map(|p| p.y).sum::<f64>() / n,
+            ))
+        };
+        let own_at: Vec<Pos> = own.iter().map(|u| u.position).collect();
+        let enemy_at: Vec<Pos> = seen.iter().map(|e| e.at).collect();
+        if let (Some(a), Some(b)) = (mean(&own_at), mean(&enemy_at))
+            && a.distance(b) > 0.01
+        {
+            return geometry::bearing(a, b);
+        }
+        let (sx, sy) = own.iter().fold((0.0, 0.0), |(x, y), u| {
+            let (fx, fy) = geometry::facing_vector(u.facing);
+            (x + fx, y + fy)
+        });
+        if sx.abs() + sy.abs() > 1e-9 {
+            return geometry::bearing(Pos::new(0.0, 0.0), Pos::new(sx, sy));
+        }
+        0.0
+    }
+
+    /// The outline of an area or hill place, if it has one.
+    pub fn outline(&self, place: PlaceRef) -> Option<&'a [Pos]> {
+        let state: &'a BattleState = self.state;
+        let t = &state.terrain;
+        match place {
+            PlaceRef::Area(i) => t.areas.get(i).map(|a| a.outline.as_slice()),
+            PlaceRef::Hill(i) => t.hills.get(i).map(|h| h.outline.as_slice()),
+            PlaceRef::Point(p) => self
+                .area_at(p)
+                .and_then(|i| t.areas.get(i))
+                .map(|a| a.outline.as_slice()),
+            _ => None,
+        }
+    }
+
+    /// A player's own unit's name, for examples in errors: the first of his
+    /// command, else of his side.
+    pub fn example_unit(&self) -> Option<String> {
+        self.state
+            .units_of(self.side)
+            .find(|u| self.commands(u.id))
+            .or_else(|| self.state.units_of(self.side).next())
+            .map(|u| u.name.clone())
+    }
+
+    /// Enemies as this player may write them, for examples in errors: the
+    /// first two his side sees, by designation (or real name when
+    /// identities are known), else letters that stand for no one yet.
+    pub fn example_enemies(&self) -> (String, String) {
+        let mut names: Vec<(usize, String, String)> = self
+            .state
+            .enemies_of(self.side)
+            .filter(|u| self.visible_enemies.contains(&u.id))
+            .filter_map(|u| {
+                if self.enemy_names.known() {
+                    return Some((0, u.name.clone(), u.name.clone()));
+                }
+                self.enemy_names.designation(u.id).map(|d| {
+                    let shown = if d.eq_ignore_ascii_case("a") {
+                        format!("enemy {d}")
+                    } else {
+                        d.to_string()
+                    };
+                    (d.len(), d.to_string(), shown)
+                })
+            })
+            .collect();
+        names.sort();
+        let names: Vec<String> = names.into_iter().map(|(_, _, s)| s).collect();
+        let mut it = names.into_iter();
+        let first = it.next().unwrap_or_else(|| "B".to_string());
+        let second = it.next().unwrap_or_else(|| {
+            if first == "C" {
+                "D".to_string()
+            } else {
+                "C".to_string()
+            }
+        });
+        (first, second)
+    }
+
+    /// Another of the player's own units than `not`, for examples in errors.
+    pub fn example_other_unit(&self, not: Option<UnitId>) -> Option<String> {
+        self.state
+            .units_of(self.side)
+            .filter(|u| Some(u.id) != not && self.commands(u.id))
+            .map(|u| u.name.clone())
+            .next()
+    }
+
+    /// A place of the scenario, for examples in errors: its first landmark,
+    /// else its first named feature.
+    pub fn example_place(&self) -> Option<String> {
+        let t = &self.state.terrain;
+        t.landmarks
+            .first()
+            .map(|l| l.name.clone())
+            .or_else(|| t.areas.first().map(|a| a.name.clone()))
+            .or_else(|| t.lines.first().map(|l| l.name.clone()))
+    }
+}
+
+/// Where a ray from `from` along `bearing` last leaves a ring, if it does.
+pub fn ray_exit(ring: &[Pos], from: Pos, bearing: f64) -> Option<Pos> {
+    let (dx, dy) = geometry::facing_vector(bearing);
+    let n = ring.len();
+    let mut best: Option<f64> = None;
+    for i in 0..n {
+        let (Some(a), Some(b)) = (ring.get(i), ring.get((i + 1) % n)) else {
+            continue;
+        };
+        let (ex, ey) = (b.x - a.x, b.y - a.y);
+        let den = dx * ey - dy * ex;
+        if den.abs() < 1e-12 {
+            continue;
+        }
+        let (wx, wy) = (a.x - from.x, a.y - from.y);
+        let t = (wx * ey - wy * ex) / den;
+        let u = (wx * dy - wy * dx) / den;
+        if t >= 0.0 && (0.0..=1.0).contains(&u) && best.is_none_or(|b| t > b) {
+            best = Some(t);
+        }
+    }
+    best.map(|t| Pos::new(from.x + dx * t, from.y + dy * t))
+}
+
+/// The point of a ring's edge nearest `from` among the edges whose outside
+/// looks within 60° of `bearing` (the edge from which a unit facing that
+/// way looks out of the area); `None` if no edge does.
+pub fn edge_looking(ring: &[Pos], from: Pos, bearing: f64) -> Option<Pos> {
+    let n = ring.len();
+    if n < 3 {
+        return None;
+    }
+    // Shoelace: positive area is anticlockwise (x east, y north).
+    let area2: f64 = (0..n)
+        .filter_map(|i| Some((ring.get(i)?, ring.get((i + 1) % n)?)))
+        .map(|(a, b)| a.x * b.y - b.x * a.y)
+        .sum();
+    let (fx, fy) = geometry::facing_vector(bearing);
+    let mut best: Option<(f64, Pos)> = None;
+    for i in 0..n {
+        let (Some(a), Some(b)) = (ring.get(i), ring.get((i + 1) % n)) else {
+            continue;
+        };
+        let (ex, ey) = (b.x - a.x, b.y - a.y);
+        let len = (ex * ex + ey * ey).sqrt();
+        if len < 1e-9 {
+            continue;
+        }
+        // Outward normal: right of the edge for an anticlockwise ring.
+        let (nx, ny) = if area2 > 0.0 {
+            (ey / len, -ex / len)
+        } else {
+            (-ey / len, ex / len)
+        };
+        if nx * fx + ny * fy < 0.5 {
+            continue;
+        }
+        let q = nearest_on_path(&[*a, *b], false, from);
+        let d = q.distance(from);
+        if best.is_none_or(|(bd, _)| d < bd) {
+            best = Some((d, q));
+        }
+    }
+    best.map(|(_, q)| q)
+}
+
+/// Whether `p` lies inside a ring.
+pub fn inside(ring: &[Pos], p: Pos) -> bool {
+    point_in(ring, p)
 }
 
 /// The average of a ring's corners (closing corner not counted twice).
@@ -460,5 +731,32 @@ mod tests {
         assert_eq!(centre(&square), Pos::new(5.0, 5.0));
         assert!(point_in(&square, Pos::new(5.0, 5.0)));
         assert!(!point_in(&square, Pos::new(15.0, 5.0)));
+    }
+
+    /// A 10" square wood: a ray south from inside leaves by the south
+    /// edge; from north of the wood, the edge that looks out south is the
+    /// south edge, though the north edge is nearer; and the same holds with
+    /// the ring written the other way round.
+    #[test]
+    fn ray_exit_and_the_edge_that_looks_out() {
+        let square = [
+            Pos::new(0.0, 0.0),
+            Pos::new(10.0, 0.0),
+            Pos::new(10.0, 10.0),
+            Pos::new(0.0, 10.0),
+        ];
+        let q = ray_exit(&square, Pos::new(4.0, 6.0), 180.0).unwrap();
+        assert!(q.distance(Pos::new(4.0, 0.0)) < 1e-9, "{q:?}");
+        assert!(ray_exit(&square, Pos::new(4.0, 20.0), 0.0).is_none());
+        let north_of = Pos::new(4.0, 12.0);
+        let q = edge_looking(&square, north_of, 180.0).unwrap();
+        assert!(q.distance(Pos::new(4.0, 0.0)) < 1e-9, "{q:?}");
+        let mut reversed = square;
+        reversed.reverse();
+        let q = edge_looking(&reversed, north_of, 180.0).unwrap();
+        assert!(q.distance(Pos::new(4.0, 0.0)) < 1e-9, "{q:?}");
+        // Facing north from north of it: the near (north) edge itself.
+        let q = edge_looking(&square, north_of, 0.0).unwrap();
+        assert!(q.distance(Pos::new(4.0, 10.0)) < 1e-9, "{q:?}");
     }
 }

@@ -24,7 +24,7 @@ mod render;
 pub use context::{ParseContext, scenario_aliases};
 pub use mail::parse_mail;
 pub use parser::compass_degrees;
-pub use render::{ExpectedTiming, expected_effective_turn, normalise};
+pub use render::{ExpectedTiming, expected_effective_turn, normalise, receipt_notes};
 
 use crate::rules::iron_brigade::orders::{OfficerMove, Step};
 use crate::rules::iron_brigade::state::{OfficerId, UnitId};

@@ -23,8 +23,12 @@
 //! move     := verb (to place | via place | by road | in formation
 //!           | at the double | firing | backwards | with bayonets)*
 //! place    := "(" x "," y ")" | x "," y | n unit [compass] [of place]
-//!           | ("on the left of" | "on the right of" | "behind" | "in front of") unit
-//!           | "the edge of" place | name
+//!           | compass n unit [of place]                 -- "NE 200 yds"
+//!           | [n unit] rel (unit | place)               -- "100 yards in rear of ..."
+//!           | ["the"] ["near"] "edge of" place | name
+//! unit     := "yards" | "paces" | "rods" | "feet" | "inches" | '"'
+//! rel      := "on the left of" | "on the right of" | "behind" | "in rear of"
+//!           | "in front of" | "in support of" | "beside" | "next to" | ...
 //! ```
 //!
 //! Each clause is small and its own function; the parser never panics and
@@ -361,6 +365,15 @@ pub struct OrderParser<'c, 'a> {
     /// What the receipt must say beside the steps (issue #15): how a verb
     /// outside the fixed list was read, and colour kept as colour.
     notes: Vec<String>,
+    /// Places issue #15 reads by the order's sense: inside a retreat
+    /// ("fall back to the woods": the one to the rear).
+    retreating: bool,
+    /// Notes on places for the receipt, kept in the context when the order
+    /// is read (`ParseContext::add_notes`), by byte offset.
+    place_notes: Vec<(usize, String)>,
+    /// "The edge of" an area chosen in a move, settled once the whole
+    /// order is read (a later facing may choose another edge).
+    edges: Vec<EdgeChoice>,
 }
 
 impl<'c, 'a> OrderParser<'c, 'a> {
@@ -383,6 +396,9 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             facing: unit.map(|u| u.facing).unwrap_or(0.0),
             depth: 0,
             notes: Vec::new(),
+            retreating: false,
+            place_notes: Vec::new(),
+            edges: Vec::new(),
         }
     }
 
@@ -675,6 +691,8 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 "expected an order after the unit's name, such as 'advance to ...', 'hold' or 'fire at will'",
             ));
         }
+        self.settle_edges(&mut steps);
+        self.keep_notes();
         Ok((follows, steps))
     }
 
@@ -945,8 +963,13 @@ impl<'c, 'a> OrderParser<'c, 'a> {
 
     fn require_destination(&self, m: &MoveBuild, verb: &str) -> PResult<()> {
         if m.dests.is_empty() && m.vias.is_empty() {
+            let example = self
+                .ctx
+                .example_place()
+                .unwrap_or_else(|| "(34, 12)".to_string());
             return Err(self.expected(&format!(
-                "a place after '{verb}', such as 'to the ford', 'to (34, 12)' or '300 yards north of ...'"
+                "a place after '{verb}', such as 'to {example}', 'to (34, 12)', 'NE 200 yards' or 'behind {}'",
+                self.ctx.example_unit().unwrap_or_else(|| "a unit".to_string())
             )));
         }
         Ok(())
@@ -1018,6 +1041,14 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     /// A retreat: like a move, but a bare distance ("fall back 3 inches")
     /// is straight back from the unit's facing.
     fn move_phrase_retreat(&mut self, verb: &str) -> PResult<MoveBuild> {
+        let was = self.retreating;
+        self.retreating = true;
+        let m = self.move_phrase_retreat_inner(verb);
+        self.retreating = was;
+        m
+    }
+
+    fn move_phrase_retreat_inner(&mut self, verb: &str) -> PResult<MoveBuild> {
         let mut m = MoveBuild::default();
         if self.at_number() && !self.toks.get(self.pos + 1).is_some_and(|t| t.is_punct(',')) {
             let from = self.at;
@@ -1028,8 +1059,12 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             m = self.move_phrase(Gait::March, verb)?;
         }
         if m.dests.is_empty() && m.vias.is_empty() {
+            let example = self
+                .ctx
+                .example_place()
+                .unwrap_or_else(|| "(34, 12)".to_string());
             return Err(self.expected(&format!(
-                "a place after '{verb}', such as 'to the ford' or '6 inches south'"
+                "a place after '{verb}', such as 'to {example}' or '6 inches south'"
             )));
         }
         Ok(m)
@@ -1099,6 +1134,9 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             m.by_road = true;
             return Ok(true);
         }
+        if self.move_up_words() {
+            return Ok(true);
+        }
         if matches!(
             self.word_at(0),
             Some("by" | "along" | "down" | "up" | "on" | "using")
@@ -1153,20 +1191,10 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     }
 
     /// Whether a place that needs no preposition starts here: a number, a
-    /// coordinate, or a position relative to a unit.
+    /// coordinate, a compass point and a distance ("NE 200 yds"), or a
+    /// position relative to a unit or place.
     fn starts_place(&self) -> bool {
-        self.at_number()
-            || self.at_punct('(')
-            || self.at_word("behind")
-            || self.at_words(&["in", "front", "of"])
-            || self.at_words(&["on", "the", "left"])
-            || self.at_words(&["on", "the", "right"])
-            || self.at_words(&["to", "the", "left", "of"])
-            || self.at_words(&["to", "the", "right", "of"])
-            || self.at_words(&["to", "the", "rear", "of"])
-            || self.at_words(&["in", "rear", "of"])
-            || self.at_words(&["in", "support", "of"])
-            || self.at_words(&["ahead", "of"])
+        self.at_number() || self.at_punct('(') || self.at_relative() || self.at_compass_distance()
     }
 
     /// "at the double (quick)", "double quick", "in double time", ...
@@ -1479,6 +1507,9 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     }
 
     fn form(&mut self, steps: &mut Vec<Step>, verb: &str) -> PResult<()> {
+        if self.form_relative(steps)? {
+            return Ok(());
+        }
         if verb == "change" {
             self.eat_word("formation");
             self.eat_any(&["to", "into"]);
@@ -2018,9 +2049,10 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             let at = self.here();
             let share = self.fire_share()?;
             if self.eat_any(&["at", "on", "upon", "into"]).is_none() {
-                return Err(self.expected(
-                    "'at' and a target after the share, as in '8 castings at the 5th Tennessee'",
-                ));
+                let (e1, _) = self.ctx.example_enemies();
+                return Err(self.expected(&format!(
+                    "'at' and a target after the share, as in '8 castings at {e1}'"
+                )));
             }
             let target_at = self.here();
             let target = self.fire_target()?;
@@ -2128,9 +2160,10 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             let first_at = self.here();
             let first = self.fire_target()?;
             if !(self.eat_word("and") || self.eat_punct(',')) {
-                return Err(self.expected(
-                    "'and' and a second target, as in 'split its fire between the 5th Tennessee and Ridley's Battery'",
-                ));
+                let (e1, e2) = self.ctx.example_enemies();
+                return Err(self.expected(&format!(
+                    "'and' and a second target, as in 'split its fire between {e1} and {e2}'"
+                )));
             }
             let second_at = self.here();
             let second = self.fire_target()?;
@@ -2174,9 +2207,10 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             self.eat_punct(':');
             self.eat_punct(',');
             if !self.share_at(0) {
-                return Err(self.expected(
-                    "the shares, as in 'split fire: 10 castings at the 5th Tennessee, 6 at the nearest enemy battery', or 'between' two targets",
-                ));
+                let (e1, _) = self.ctx.example_enemies();
+                return Err(self.expected(&format!(
+                    "the shares, as in 'split fire: 10 castings at {e1}, 6 at the nearest enemy battery', or 'between' two targets"
+                )));
             }
             self.fire_parts()?
         };
@@ -2196,9 +2230,13 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         self.eat_any(&["fire", "fires", "firing"]);
         let (target, with) = self.fire_body()?;
         let Some(with) = with else {
-            return Err(self.expected(
-                "'with' and the units you command to fire together, as in 'combine fire with the 12th Ohio'",
-            ));
+            let partner = self
+                .ctx
+                .example_other_unit(self.unit.map(|u| u.id))
+                .unwrap_or_else(|| "another of your units".to_string());
+            return Err(self.expected(&format!(
+                "'with' and the units you command to fire together, as in 'combine fire with {partner}'"
+            )));
         };
         steps.push(Step {
             trigger: Trigger::Then,
@@ -3446,6 +3484,15 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             }
             return self.offset_place(from, self.facing);
         }
+        if let Some(p) = self.compass_first_offset(from)? {
+            return Ok(p);
+        }
+        // "a position on the left of ...", "position behind ...".
+        let save = self.pos;
+        if (self.eat_words(&["a", "position"]) || self.eat_word("position")) && !self.at_relative()
+        {
+            self.pos = save;
+        }
         if let Some(p) = self.relative_place()? {
             return Ok(p);
         }
@@ -3457,20 +3504,37 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             let u = self.described_enemy(&d, at)?;
             return Ok(self.ctx.locate(PlaceRef::Unit(u), from, false));
         }
-        let edge = self.eat_words(&["the", "edge", "of"])
+        let far = self.eat_words(&["the", "far", "edge", "of"])
+            || self.eat_words(&["far", "edge", "of"])
+            || self.eat_words(&["the", "far", "side", "of"])
+            || self.eat_words(&["the", "other", "side", "of"]);
+        let edge = far
+            || self.eat_words(&["the", "edge", "of"])
             || self.eat_words(&["edge", "of"])
-            || self.eat_words(&["the", "edge", "of", "the"]);
+            || self.eat_words(&["the", "near", "edge", "of"])
+            || self.eat_words(&["near", "edge", "of"]);
+        let at = self.here();
+        let first = self.pos;
         let places = self.ctx.places();
         let place = self.need_name(places, &|s| {
             format!("expected a place: {s} is not a landmark, feature or unit you know of")
         })?;
+        let words = token_words(self.toks.get(first..self.pos).unwrap_or_default());
         let place = match place {
             PlaceRef::Point(p) if edge => self.ctx.area_at(p).map(PlaceRef::Area).unwrap_or(place),
             other => other,
         };
-        let p = self
-            .ctx
-            .locate(place, from, edge && self.ctx.has_edge(place));
+        let place = self.choose_among_like(place, &words, from, at);
+        let p = if far && let Some(ring) = self.ctx.outline(place) {
+            // The far edge: where the line from the unit through the
+            // middle of the area leaves it.
+            let c = self.ctx.locate(place, from, false);
+            super::context::ray_exit(ring, from, geometry::bearing(from, c)).unwrap_or(c)
+        } else if edge && self.ctx.has_edge(place) {
+            self.edge_point(place, from, at)
+        } else {
+            self.ctx.locate(place, from, false)
+        };
         self.skip_place_qualifiers();
         Ok(p)
     }
@@ -3519,13 +3583,17 @@ impl<'c, 'a> OrderParser<'c, 'a> {
 
     fn coordinates(&mut self) -> PResult<Pos> {
         let paren = self.eat_punct('(');
+        let minus_x = self.minus_before();
         let Some(x) = self.number() else {
             return Err(self.expected("a coordinate such as (34, 12)"));
         };
         self.eat_punct(',');
+        let minus_y = self.minus_before();
         let Some(y) = self.number() else {
             return Err(self.expected("the second coordinate, as in (34, 12)"));
         };
+        let x = if minus_x { -x } else { x };
+        let y = if minus_y { -y } else { y };
         if paren && !self.eat_punct(')') {
             return Err(self.expected("')' to close the coordinates"));
         }
@@ -3537,26 +3605,15 @@ impl<'c, 'a> OrderParser<'c, 'a> {
 
     /// "300 yards north of the church", "5 inches east of X", "6 inches
     /// south" (of the unit itself), "4 inches" (straight on along
-    /// `default_bearing`).
+    /// `default_bearing`), "100 yards in rear of the battery".
     fn offset_place(&mut self, from: Pos, default_bearing: f64) -> PResult<Pos> {
-        let Some(n) = self.number() else {
-            return Err(self.expected("a distance"));
-        };
-        let inches = if self.eat_any(&["yards", "yard", "yds", "yd", "y"]).is_some() {
-            if !(self.ctx.yards_per_inch.is_finite() && self.ctx.yards_per_inch > 0.0) {
-                return Err(
-                    self.err("this game has no yards-per-inch scale; give the distance in inches")
-                );
-            }
-            n / self.ctx.yards_per_inch
-        } else if self.eat_any(&["inches", "inch", "in", "ins"]).is_some() || self.eat_punct('"') {
-            n
-        } else {
-            return Err(self.expected(&format!("'yards' or 'inches' after {n}")));
-        };
-        if !(0.0..=1000.0).contains(&inches) {
-            return Err(self.err(format!("{n} is too far to be a place on the table")));
+        let n_at = self.here();
+        let inches = self.distance()?;
+        let rel_at = self.here();
+        if let Some(rel) = self.relative_words() {
+            return Ok(self.relative_to(rel, Some(inches), rel_at)?.0);
         }
+        let _ = n_at;
         self.eat_words(&["to", "the"]);
         let bearing = self.compass();
         let base = if self.eat_any(&["of", "from"]).is_some() {
@@ -3575,59 +3632,615 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         Ok(Pos::new(base.x + dx * inches, base.y + dy * inches))
     }
 
-    /// "on the left of the 6th Wisconsin", "behind the 19th Indiana", "in
-    /// front of ...": beside a friendly unit, by its position and facing.
-    ///
-    /// Ruling (the rules are silent): beside means frontages edge to edge
-    /// with a 1" interval; behind and in front mean 2" between the ranks.
+    /// "on the left of the 6th Wisconsin", "behind the field fence", "in
+    /// front of ...": a position relative to a unit or a place (see
+    /// [`Self::relative_to`]).
     fn relative_place(&mut self) -> PResult<Option<Pos>> {
-        #[derive(Clone, Copy)]
-        enum Rel {
-            Left,
-            Right,
-            Behind,
-            Front,
-        }
-        let rel = if self.eat_words(&["on", "the", "left", "of"])
-            || self.eat_words(&["to", "the", "left", "of"])
-            || self.eat_words(&["on", "the", "left", "flank", "of"])
-        {
-            Rel::Left
-        } else if self.eat_words(&["on", "the", "right", "of"])
-            || self.eat_words(&["to", "the", "right", "of"])
-            || self.eat_words(&["on", "the", "right", "flank", "of"])
-        {
-            Rel::Right
-        } else if self.eat_word("behind")
-            || self.eat_words(&["in", "rear", "of"])
-            || self.eat_words(&["to", "the", "rear", "of"])
-            || self.eat_words(&["in", "support", "of"])
-        {
-            Rel::Behind
-        } else if self.eat_words(&["in", "front", "of"]) || self.eat_words(&["ahead", "of"]) {
-            Rel::Front
-        } else {
+        let at = self.here();
+        let Some(rel) = self.relative_words() else {
             return Ok(None);
         };
-        let own = self.ctx.own_units();
-        let id = self.need_name(&own, &|s| {
-            format!("no unit of your side is called {s}; place yourself relative to your own units")
-        })?;
-        let Some(friend) = self.ctx.state.unit(id) else {
-            return Err(self.err("that unit is no longer on the field"));
+        Ok(Some(self.relative_to(rel, None, at)?.0))
+    }
+
+    // ------------------------------------------------ places (issue #15)
+    //
+    // Relative positions to units and places, direction before distance,
+    // paces and rods, and places chosen by the order's sense. Rulings in
+    // docs/orders.md ("Places", "Rulings").
+
+    /// A distance: a number and its unit, in table inches. Yards, paces
+    /// and rods are turned into inches by the scenario's ground scale
+    /// (APSoF IV.A: "each inch on the wargame table represents 25 yards");
+    /// a pace is 30 inches (the common-time step of Hardee's and Casey's
+    /// infantry tactics), a rod 16.5 feet.
+    fn distance(&mut self) -> PResult<f64> {
+        let Some(n) = self.number() else {
+            return Err(self.expected("a distance"));
         };
-        let f = geometry::footprint(friend);
+        let yards = |p: &Self, y: f64| -> PResult<f64> {
+            if !(p.ctx.yards_per_inch.is_finite() && p.ctx.yards_per_inch > 0.0) {
+                return Err(
+                    p.err("this game has no yards-per-inch scale; give the distance in inches")
+                );
+            }
+            Ok(y / p.ctx.yards_per_inch)
+        };
+        let inches = if self.eat_any(&["yards", "yard", "yds", "yd", "y"]).is_some() {
+            yards(self, n)?
+        } else if self.eat_any(&["paces", "pace", "steps", "step"]).is_some() {
+            yards(self, n * PACE_YARDS)?
+        } else if self.eat_any(&["rods", "rod"]).is_some() {
+            yards(self, n * ROD_YARDS)?
+        } else if self.eat_any(&["feet", "foot", "ft"]).is_some() {
+            yards(self, n / 3.0)?
+        } else if self.eat_any(&["inches", "inch", "in", "ins"]).is_some() || self.eat_punct('"') {
+            n
+        } else {
+            return Err(self.expected(&format!("'yards', 'paces', 'rods' or 'inches' after {n}")));
+        };
+        if !(0.0..=1000.0).contains(&inches) {
+            return Err(self.err(format!("{n} is too far to be a place on the table")));
+        }
+        Ok(inches)
+    }
+
+    /// Whether the number here is written with a minus sign ("(-2, 2.9)"):
+    /// the lexer reads a hyphen as a space, so look at the text itself.
+    fn minus_before(&self) -> bool {
+        let Some(t) = self.peek() else {
+            return false;
+        };
+        if !matches!(t.tok, Tok::Number(_)) {
+            return false;
+        }
+        let before = self.text.get(..t.start).unwrap_or("");
+        let mut back = before.chars().rev();
+        matches!(back.next(), Some('-' | '\u{2212}' | '\u{2013}'))
+            && back
+                .next()
+                .is_none_or(|c| c.is_whitespace() || c == '(' || c == ',')
+    }
+
+    /// Whether a compass point and a distance start here ("NE 200 yds").
+    fn at_compass_distance(&self) -> bool {
+        let mut k = 0;
+        while k < 3 && self.word_at(k).and_then(compass_letters).is_some() {
+            k += 1;
+        }
+        k > 0
+            && matches!(
+                self.toks.get(self.pos + k).map(|t| &t.tok),
+                Some(Tok::Number(_))
+            )
+    }
+
+    /// Direction before distance: "NE 200 yds", "north 8 inches" (of the
+    /// unit), "north 300 yards of the farm".
+    fn compass_first_offset(&mut self, from: Pos) -> PResult<Option<Pos>> {
+        if !self.at_compass_distance() {
+            return Ok(None);
+        }
+        let save = self.pos;
+        let Some(bearing) = self.compass() else {
+            self.pos = save;
+            return Ok(None);
+        };
+        if !self.at_number() {
+            self.pos = save;
+            return Ok(None);
+        }
+        let inches = self.distance()?;
+        let base = if self.eat_any(&["of", "from"]).is_some() {
+            if self.depth >= 4 {
+                return Err(self.err("too many places within places; give the place directly"));
+            }
+            self.depth += 1;
+            let p = self.place(from, false);
+            self.depth -= 1;
+            p?
+        } else {
+            from
+        };
+        let (dx, dy) = geometry::facing_vector(bearing);
+        Ok(Some(Pos::new(base.x + dx * inches, base.y + dy * inches)))
+    }
+
+    /// The words of a relative position, without eating them.
+    fn at_relative(&self) -> bool {
+        REL_WORDS.iter().any(|(ws, _)| self.at_words(ws))
+    }
+
+    /// The words of a relative position ("on the left of", "behind", "in
+    /// rear of", "beside", ...), eaten.
+    fn relative_words(&mut self) -> Option<Rel> {
+        for (ws, rel) in REL_WORDS {
+            if self.eat_words(ws) {
+                return Some(*rel);
+            }
+        }
+        None
+    }
+
+    /// "up" in "move up on the right of the 6th", "come up behind ...".
+    fn move_up_words(&mut self) -> bool {
+        if !self.at_word("up") || self.at_words(&["up", "to"]) {
+            return false;
+        }
+        self.pos += 1;
+        if self.at_relative() || self.at_any(0, &["to", "toward", "towards", "into", "beside"]) {
+            return true;
+        }
+        self.pos -= 1;
+        false
+    }
+
+    /// Where `rel` puts the ordered unit beside a unit or a place, and the
+    /// facing it would take there; `gap` is a distance written before the
+    /// words ("100 yards in rear of the battery").
+    ///
+    /// Rulings (the rules are silent; docs/orders.md):
+    /// - of a unit (his own, or an enemy his side sees now), left, right,
+    ///   front and rear are that unit's, by its facing; beside means
+    ///   frontages edge to edge with a 1" interval, behind and in front 2"
+    ///   between the ranks; "in support of" is behind; "beside" is the
+    ///   flank nearer the ordered unit. A written distance replaces the
+    ///   interval (it is the gap between the two units' ranks or flanks).
+    /// - of a place (a landmark, feature, or an enemy known only by its
+    ///   last-known place), they are the writer's side's: its front is
+    ///   toward the enemy it has seen (`ParseContext::side_front`). Behind
+    ///   a wall or fence the front rank stands 1/2" from it, within the
+    ///   1" at which it is the unit's cover (`sight::COVER_REACH`); behind
+    ///   anything else, 1" clear of its edge.
+    fn relative_to(&mut self, rel: Rel, gap: Option<f64>, at: usize) -> PResult<(Pos, f64)> {
         let (w, d) = self
             .unit
             .map(|u| geometry::formation_size(u, u.formation))
             .unwrap_or((0.0, 0.0));
-        let p = match rel {
-            Rel::Left => f.to_table(-(f.frontage / 2.0 + w / 2.0 + 1.0), 0.0),
-            Rel::Right => f.to_table(f.frontage / 2.0 + w / 2.0 + 1.0, 0.0),
-            Rel::Behind => f.to_table(0.0, -(f.depth / 2.0 + d / 2.0 + 2.0)),
-            Rel::Front => f.to_table(0.0, f.depth / 2.0 + d / 2.0 + 2.0),
+        let reference = self.relative_reference()?;
+        match reference {
+            PlaceRef::Unit(id) => {
+                let Some(other) = self.ctx.state.unit(id) else {
+                    return Err(self.err("that unit is no longer on the field"));
+                };
+                let f = geometry::footprint(other);
+                let side_gap = gap.unwrap_or(1.0);
+                let rank_gap = gap.unwrap_or(2.0);
+                let left = f.to_table(-(f.frontage / 2.0 + w / 2.0 + side_gap), 0.0);
+                let right = f.to_table(f.frontage / 2.0 + w / 2.0 + side_gap, 0.0);
+                let p = match rel {
+                    Rel::Left => left,
+                    Rel::Right => right,
+                    Rel::Behind | Rel::Support => {
+                        f.to_table(0.0, -(f.depth / 2.0 + d / 2.0 + rank_gap))
+                    }
+                    Rel::Front => f.to_table(0.0, f.depth / 2.0 + d / 2.0 + rank_gap),
+                    Rel::Beside => {
+                        let (p, flank) = if left.distance(self.at) <= right.distance(self.at) {
+                            (left, "left")
+                        } else {
+                            (right, "right")
+                        };
+                        self.place_note(
+                            at,
+                            format!(
+                                "beside {}: on its {flank}, the flank nearer the unit",
+                                self.ctx.call_unit(id)
+                            ),
+                        );
+                        p
+                    }
+                };
+                Ok((p, f.facing))
+            }
+            place => {
+                let front = self.ctx.side_front();
+                let dir = match rel {
+                    Rel::Left => normalize_deg(front - 90.0),
+                    Rel::Right => normalize_deg(front + 90.0),
+                    Rel::Behind | Rel::Support => normalize_deg(front + 180.0),
+                    Rel::Front => front,
+                    Rel::Beside => {
+                        let l = normalize_deg(front - 90.0);
+                        let r = normalize_deg(front + 90.0);
+                        let c = self.ctx.locate(place, self.at, false);
+                        let (lx, ly) = geometry::facing_vector(l);
+                        if (self.at.x - c.x) * lx + (self.at.y - c.y) * ly >= 0.0 {
+                            l
+                        } else {
+                            r
+                        }
+                    }
+                };
+                let lateral = matches!(rel, Rel::Left | Rel::Right | Rel::Beside);
+                let is_cover = matches!(place, PlaceRef::Line(i) if self
+                .ctx
+                .state
+                .terrain
+                .lines
+                .get(i)
+                .is_some_and(|l| matches!(
+                    l.kind,
+                    crate::rules::iron_brigade::kinds::LineKind::Fence
+                        | crate::rules::iron_brigade::kinds::LineKind::Wall
+                )));
+                let anchor = match (self.ctx.outline(place), place) {
+                    (Some(ring), _) => {
+                        let c = self.ctx.locate(place, self.at, false);
+                        super::context::ray_exit(ring, c, dir).unwrap_or(c)
+                    }
+                    (None, PlaceRef::Line(i)) if lateral => {
+                        // The end of the line farthest that way.
+                        let (vx, vy) = geometry::facing_vector(dir);
+                        self.ctx
+                            .state
+                            .terrain
+                            .lines
+                            .get(i)
+                            .and_then(|l| {
+                                l.path.iter().copied().max_by(|a, b| {
+                                    (a.x * vx + a.y * vy).total_cmp(&(b.x * vx + b.y * vy))
+                                })
+                            })
+                            .unwrap_or(self.at)
+                    }
+                    _ => self.ctx.locate(place, self.at, false),
+                };
+                let clear = match gap {
+                    Some(g) => g,
+                    None if is_cover && !lateral => 0.5,
+                    None => 1.0,
+                };
+                let half = if lateral { w / 2.0 } else { d / 2.0 };
+                let (vx, vy) = geometry::facing_vector(dir);
+                let p = Pos::new(
+                    anchor.x + vx * (half + clear),
+                    anchor.y + vy * (half + clear),
+                );
+                Ok((p, front))
+            }
+        }
+    }
+
+    /// What a relative position is relative to: a unit of the writer's
+    /// side, an enemy his side sees (by designation, description or, when
+    /// identities are known, name), or a place (landmark, feature, an
+    /// enemy's last-known place). Never an enemy the side has not seen.
+    fn relative_reference(&mut self) -> PResult<PlaceRef> {
+        // His own units and the enemies in sight in one set, so that the
+        // closest name wins ("B" the designation, not "Battery B").
+        let mut units = self.ctx.own_units();
+        units.extend(self.ctx.visible_enemy_units());
+        if let Lookup::Found(id) = self.name(&units) {
+            return Ok(PlaceRef::Unit(id));
+        }
+        if let Some(u) = self.designation_a() {
+            return Ok(PlaceRef::Unit(u));
+        }
+        let at = self.here();
+        if let Some(d) = self.enemy_description() {
+            return self.described_enemy(&d, at).map(PlaceRef::Unit);
+        }
+        let places = self.ctx.places();
+        let example = self.ctx.example_unit().unwrap_or_default();
+        self.need_name(places, &|s| {
+            format!(
+                "no unit of your side, enemy in sight or place you know of is called {s}; place yourself relative to a unit or a place, as in 'behind {example}'"
+            )
+        })
+    }
+
+    /// "form [line] on the left of the 2nd Wisconsin [in line] [facing ...]": go
+    /// there, then on arrival form (line unless written; artillery
+    /// unlimbers) facing as written, else as the unit beside which it
+    /// forms (or the side's front, beside a place). `false` if the words
+    /// after the verb are not a relative position.
+    fn form_relative(&mut self, steps: &mut Vec<Step>) -> PResult<bool> {
+        let save = self.pos;
+        self.eat_any(&["into", "in", "to"]);
+        self.eat_any(&["a", "an"]);
+        let before = self.formation();
+        self.eat_any(&["up"]);
+        let at = self.here();
+        let gap = if self.at_number() {
+            let before = self.pos;
+            match self.distance() {
+                Ok(g) if self.at_relative() => Some(g),
+                _ => {
+                    self.pos = before;
+                    None
+                }
+            }
+        } else {
+            None
         };
-        Ok(Some(p))
+        let Some(rel) = self.relative_words() else {
+            self.pos = save;
+            return Ok(false);
+        };
+        let (p, facing) = self.relative_to(rel, gap, at)?;
+        let formation = if before.is_some() {
+            before
+        } else if self.eat_any(&["in", "into"]).is_some() {
+            self.eat_any(&["a", "an"]);
+            self.formation()
+        } else {
+            None
+        };
+        let written = self.optional_facing()?;
+        let facing = Some(written.unwrap_or(Direction::Degrees(facing)));
+        let artillery = self.unit.is_some_and(|u| u.arm.is_artillery());
+        let action = match formation {
+            Some(Formation::Limbered) => Action::Limber,
+            Some(Formation::Unlimbered) => Action::Unlimber { facing },
+            Some(f) => Action::Form {
+                formation: f,
+                facing,
+            },
+            None if artillery => Action::Unlimber { facing },
+            None => Action::Form {
+                formation: Formation::Line,
+                facing,
+            },
+        };
+        steps.push(Step {
+            trigger: Trigger::Then,
+            action: Action::Move(MoveOrder {
+                waypoints: vec![p],
+                by_road: false,
+                formation: None,
+                gait: Gait::March,
+                fire_while_moving: false,
+                backwards: false,
+            }),
+        });
+        steps.push(Step {
+            trigger: Trigger::OnArrival,
+            action,
+        });
+        Ok(true)
+    }
+
+    /// A generic place word ("the woods", "the fence") that fits several
+    /// places: in a retreat, the one farthest to the side's rear (APSoF
+    /// VI.C.1 has broken units retreat away from the enemy; a fall back
+    /// is read the same way), told in the receipt with the others and
+    /// their positions. Elsewhere the name's own match stands, as before.
+    fn choose_among_like(
+        &mut self,
+        chosen: PlaceRef,
+        words: &[String],
+        from: Pos,
+        at: usize,
+    ) -> PlaceRef {
+        let core: Vec<&str> = words
+            .iter()
+            .map(String::as_str)
+            .filter(|w| *w != "the")
+            .collect();
+        let [noun] = core.as_slice() else {
+            return chosen;
+        };
+        let stem = noun.trim_end_matches('s');
+        if !GENERIC_PLACES.contains(&stem) {
+            return chosen;
+        }
+        let like = self.places_like(stem, from);
+        if like.len() < 2 {
+            return chosen;
+        }
+        let chosen_key = self.place_key(chosen);
+        let same = |p: &Self, t: PlaceRef| p.place_key(t) == chosen_key;
+        let list: Vec<String> = like
+            .iter()
+            .map(|(_, name, p)| format!("{name} {}", show_pos(*p)))
+            .collect();
+        let written = words.join(" ");
+        if !self.retreating {
+            if let Some((_, name, p)) = like.iter().find(|(t, _, _)| same(self, *t)) {
+                self.place_note(
+                    at,
+                    format!(
+                        "'{written}' could be {}; took {name} {} (write its full name for another)",
+                        or_list(&list),
+                        show_pos(*p)
+                    ),
+                );
+            }
+            return chosen;
+        }
+        let (fx, fy) = geometry::facing_vector(self.ctx.side_front());
+        let ahead = |p: Pos| (p.x - from.x) * fx + (p.y - from.y) * fy;
+        let Some((key, name, p)) = like
+            .iter()
+            .min_by(|a, b| ahead(a.2).total_cmp(&ahead(b.2)))
+            .cloned()
+        else {
+            return chosen;
+        };
+
+        let whereto = if ahead(p) < 0.0 {
+            "the one to your rear, away from the enemy"
+        } else {
+            "the one farthest from the enemy; none lies behind the unit"
+        };
+        self.place_note(
+            at,
+            format!(
+                "'{written}' could be {}; falling back, took {name} {}, {whereto}",
+                or_list(&list),
+                show_pos(p)
+            ),
+        );
+        key
+    }
+
+    /// One place per thing (a landmark inside an area is that area), for
+    /// every place whose name has `stem` as a word, with where it is.
+    fn places_like(&self, stem: &str, from: Pos) -> Vec<(PlaceRef, String, Pos)> {
+        // (the thing, the place as named, its name, where).
+        let mut out: Vec<(PlaceRef, PlaceRef, String, Pos)> = Vec::new();
+        for c in self.ctx.places() {
+            if matches!(c.target, PlaceRef::Unit(_)) {
+                continue;
+            }
+            if !c.words.iter().any(|w| w.trim_end_matches('s') == stem) {
+                continue;
+            }
+            let key = self.place_key(c.target);
+            if out.iter().any(|(k, _, _, _)| *k == key) {
+                continue;
+            }
+            let p = self.ctx.locate(c.target, from, false);
+            out.push((key, c.target, c.display.clone(), p));
+        }
+        out.into_iter().map(|(_, t, n, p)| (t, n, p)).collect()
+    }
+
+    /// A place as the thing it names: a landmark in an area is the area.
+    fn place_key(&self, p: PlaceRef) -> PlaceRef {
+        match p {
+            PlaceRef::Point(q) => self.ctx.area_at(q).map(PlaceRef::Area).unwrap_or(p),
+            other => other,
+        }
+    }
+
+    /// "The edge of" an area or hill: the point of its edge nearest the
+    /// unit; for a unit inside it, the edge toward the enemy (the side's
+    /// front). Kept to be settled by a later facing (`settle_edges`).
+    fn edge_point(&mut self, place: PlaceRef, from: Pos, at: usize) -> Pos {
+        let near = self.ctx.locate(place, from, true);
+        let Some(ring) = self.ctx.outline(place) else {
+            return near;
+        };
+        let name = self.place_name(place);
+        let p = if super::context::inside(ring, from) {
+            let front = self.ctx.side_front();
+            match super::context::ray_exit(ring, from, front) {
+                Some(q) => {
+                    self.place_note(
+                        at,
+                        format!(
+                            "the unit is in {name}: 'the edge' is taken as its edge toward the enemy, {}",
+                            show_pos(q)
+                        ),
+                    );
+                    q
+                }
+                None => near,
+            }
+        } else {
+            near
+        };
+        self.edges.push(EdgeChoice {
+            point: p,
+            ring: ring.to_vec(),
+            from,
+            at,
+            name,
+        });
+        p
+    }
+
+    fn place_name(&self, place: PlaceRef) -> String {
+        let t = &self.ctx.state.terrain;
+        match self.place_key(place) {
+            PlaceRef::Area(i) => t.areas.get(i).map(|a| a.name.clone()),
+            PlaceRef::Hill(i) => t.hills.get(i).map(|h| h.name.clone()),
+            PlaceRef::Line(i) => t.lines.get(i).map(|l| l.name.clone()),
+            _ => None,
+        }
+        .unwrap_or_else(|| "the place".to_string())
+    }
+
+    /// A later facing settles "the edge of" an area for guns, and for a
+    /// unit that starts inside the area: the edge from which that facing
+    /// looks out of it (guns facing into a wood from its far edge see
+    /// nothing, APSoF V.C.3), unless an enemy the side has seen is in it.
+    fn settle_edges(&mut self, steps: &mut [Step]) {
+        let edges = std::mem::take(&mut self.edges);
+        let artillery = self.unit.is_some_and(|u| u.arm.is_artillery());
+        let seen = self.ctx.seen_enemies();
+        for e in edges {
+            if !(artillery || super::context::inside(&e.ring, e.from)) {
+                continue;
+            }
+            let Some(i) = steps.iter().position(|s| match &s.action {
+                Action::Move(m) | Action::Retreat(m) => {
+                    m.waypoints.iter().any(|w| w.distance(e.point) < 1e-9)
+                }
+                _ => false,
+            }) else {
+                continue;
+            };
+            let facing = steps.iter().skip(i + 1).find_map(|s| match &s.action {
+                Action::Unlimber {
+                    facing: Some(Direction::Degrees(d)),
+                }
+                | Action::Form {
+                    facing: Some(Direction::Degrees(d)),
+                    ..
+                }
+                | Action::Face(Direction::Degrees(d)) => Some(*d),
+                _ => None,
+            });
+            let Some(d) = facing else {
+                continue;
+            };
+            let (fx, fy) = geometry::facing_vector(d);
+            let look = Pos::new(e.point.x + fx * 0.5, e.point.y + fy * 0.5);
+            if !super::context::inside(&e.ring, look)
+                || seen.iter().any(|x| super::context::inside(&e.ring, x.at))
+            {
+                continue;
+            }
+            let Some(q) = super::context::edge_looking(&e.ring, e.from, d) else {
+                continue;
+            };
+            if let Some(Action::Move(m) | Action::Retreat(m)) =
+                steps.get_mut(i).map(|s| &mut s.action)
+            {
+                for w in m.waypoints.iter_mut() {
+                    if w.distance(e.point) < 1e-9 {
+                        *w = q;
+                    }
+                }
+            }
+            self.place_note(
+                e.at,
+                format!(
+                    "the edge of {} nearest the unit, {}, faces into it; took the edge from which it can face as ordered, {}",
+                    e.name,
+                    show_pos(e.point),
+                    show_pos(q)
+                ),
+            );
+        }
+    }
+
+    /// A note for the receipt about the words at byte offset `at`.
+    fn place_note(&mut self, at: usize, text: String) {
+        if !self.place_notes.iter().any(|(_, t)| *t == text) {
+            self.place_notes.push((at, text));
+        }
+    }
+
+    /// The order's notes, kept in the context for its receipt.
+    fn keep_notes(&mut self) {
+        let notes = std::mem::take(&mut self.place_notes);
+        let end = self.end.min(self.text.len());
+        let start = self.toks.first().map(|t| t.start).unwrap_or(end).min(end);
+        let body = self.text.get(start..end).unwrap_or("").to_string();
+        self.ctx.add_notes(
+            notes
+                .into_iter()
+                .map(|(at, text)| super::context::ParseNote {
+                    at,
+                    tail: body.clone(),
+                    text,
+                })
+                .collect(),
+        );
     }
 
     // ------------------------------------------------------------ officers
@@ -3694,9 +4307,13 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 }
                 _ if !first && (self.at_word("to") || self.at_word("toward")) => {}
                 _ => {
-                    return Err(self.expected(
-                        "an officer's move such as 'ride to the orchard' (officers move without orders)",
-                    ));
+                    let example = self
+                        .ctx
+                        .example_place()
+                        .unwrap_or_else(|| "(34, 12)".to_string());
+                    return Err(self.expected(&format!(
+                        "an officer's move such as 'ride to {example}' (officers move without orders)"
+                    )));
                 }
             }
             first = false;
@@ -3744,6 +4361,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 "an officer either rides to places or rides with a unit in one turn; write 'ride with the ...' alone",
             ));
         }
+        self.keep_notes();
         Ok(OfficerMove {
             officer,
             waypoints,
@@ -3832,6 +4450,93 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             return Err(self.expected("';', 'then' or the end of the order"));
         }
         Ok(())
+    }
+}
+
+// ------------------------------------------------ places (issue #15)
+
+/// A pace in yards: 30 inches, the common-time step of the period's drill
+/// manuals (Hardee's and Casey's infantry tactics).
+const PACE_YARDS: f64 = 30.0 / 36.0;
+/// A rod (pole, perch) in yards: 16.5 feet.
+const ROD_YARDS: f64 = 16.5 / 3.0;
+
+/// A position relative to a unit or a place.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Rel {
+    Left,
+    Right,
+    Behind,
+    Front,
+    Support,
+    Beside,
+}
+
+/// The words of each relative position, longest first where one starts
+/// another.
+const REL_WORDS: &[(&[&str], Rel)] = &[
+    (&["on", "the", "left", "flank", "of"], Rel::Left),
+    (&["on", "the", "left", "of"], Rel::Left),
+    (&["to", "the", "left", "of"], Rel::Left),
+    (&["the", "left", "of"], Rel::Left),
+    (&["left", "of"], Rel::Left),
+    (&["on", "the", "right", "flank", "of"], Rel::Right),
+    (&["on", "the", "right", "of"], Rel::Right),
+    (&["to", "the", "right", "of"], Rel::Right),
+    (&["the", "right", "of"], Rel::Right),
+    (&["right", "of"], Rel::Right),
+    (&["behind"], Rel::Behind),
+    (&["in", "the", "rear", "of"], Rel::Behind),
+    (&["in", "rear", "of"], Rel::Behind),
+    (&["to", "the", "rear", "of"], Rel::Behind),
+    (&["at", "the", "rear", "of"], Rel::Behind),
+    (&["the", "rear", "of"], Rel::Behind),
+    (&["in", "support", "of"], Rel::Support),
+    (&["in", "front", "of"], Rel::Front),
+    (&["to", "the", "front", "of"], Rel::Front),
+    (&["ahead", "of"], Rel::Front),
+    (&["beside"], Rel::Beside),
+    (&["alongside", "of"], Rel::Beside),
+    (&["alongside"], Rel::Beside),
+    (&["next", "to"], Rel::Beside),
+    (&["abreast", "of"], Rel::Beside),
+];
+
+/// Words for kinds of place that a scenario may have several of.
+const GENERIC_PLACES: &[&str] = &[
+    "wood", "fence", "house", "farm", "ridge", "road", "hill", "orchard", "field", "stream",
+    "creek", "church", "ford", "wall", "lane", "building",
+];
+
+/// "The edge of" an area as first chosen in a move.
+#[derive(Debug, Clone)]
+struct EdgeChoice {
+    point: Pos,
+    ring: Vec<Pos>,
+    from: Pos,
+    at: usize,
+    name: String,
+}
+
+/// "(34, 12)".
+fn show_pos(p: Pos) -> String {
+    let r = |x: f64| {
+        let v = (x * 10.0).round() / 10.0;
+        if v.fract() == 0.0 {
+            format!("{v:.0}")
+        } else {
+            format!("{v:.1}")
+        }
+    };
+    format!("({}, {})", r(p.x), r(p.y))
+}
+
+/// "a", "a or b", "a, b or c".
+fn or_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} or {last}", init.join(", ")),
     }
 }
 

@@ -296,6 +296,126 @@ pub fn normalise(item: &Item, ctx: &ParseContext) -> String {
     }
 }
 
+/// What the receipt must say about an order besides reading it back
+/// (issue #15): what the parser chose where the words fitted more than
+/// one place; a destination off the table, and where the unit will stop
+/// (docs/rulings.md, "The table edge": an ordered move goes only as far as
+/// the edge); and a move whose route passes through an enemy his side has
+/// seen, or ends behind one (as his side knows them: enemies in sight
+/// where they are, others where last seen; never one it has not seen).
+pub fn receipt_notes(item: &Item, ctx: &ParseContext) -> Vec<String> {
+    let (span, text) = match item {
+        Item::Unit { span, text, .. } | Item::Officer { span, text, .. } => (*span, text.as_str()),
+    };
+    let mut out = ctx.notes_for(span, text);
+    let (start, frontage, legs): (Pos, f64, Vec<(Vec<Pos>, bool)>) = match item {
+        Item::Unit { unit, steps, .. } => {
+            let Some(u) = ctx.state.unit(*unit) else {
+                return out;
+            };
+            let w = crate::rules::iron_brigade::geometry::footprint(u).frontage;
+            let legs = steps
+                .iter()
+                .filter_map(|s| match &s.action {
+                    Action::Move(m) => Some((m.waypoints.clone(), false)),
+                    Action::Retreat(m) => Some((m.waypoints.clone(), true)),
+                    Action::Charge { to: Some(p), .. } => Some((vec![*p], false)),
+                    _ => None,
+                })
+                .collect();
+            (u.position, w, legs)
+        }
+        Item::Officer { order, .. } => {
+            let at = ctx
+                .state
+                .officer(order.officer)
+                .map(|o| o.position)
+                .unwrap_or_default();
+            (at, 0.0, vec![(order.waypoints.clone(), false)])
+        }
+    };
+    // Off the table.
+    if let Some(t) = ctx.state.table {
+        for (wps, _) in &legs {
+            for p in wps {
+                let q = t.clamp(*p);
+                if q.distance(*p) > 1e-9 {
+                    out.push(format!(
+                        "{} is off the table ({}\" x {}\"); the move goes only as far as the table edge, to {}, and stops there",
+                        place(*p, ctx),
+                        num(t.width),
+                        num(t.height),
+                        place(q, ctx)
+                    ));
+                }
+            }
+        }
+    }
+    // Through or behind an enemy the side has seen.
+    let Item::Unit { .. } = item else {
+        return out;
+    };
+    let seen = ctx.seen_enemies();
+    let (fx, fy) = crate::rules::iron_brigade::geometry::facing_vector(ctx.side_front());
+    let mut from = start;
+    for (wps, _) in &legs {
+        for p in wps {
+            for e in &seen {
+                let half = e
+                    .in_sight
+                    .map(|u| crate::rules::iron_brigade::geometry::footprint(u).frontage / 2.0)
+                    .unwrap_or(2.0);
+                let where_ = if e.in_sight.is_some() {
+                    format!("at {}", place(e.at, ctx))
+                } else {
+                    format!("last seen at {}", place(e.at, ctx))
+                };
+                let name = ctx.call_unit(e.id);
+                // The enemy itself as the destination is meant.
+                if p.distance(e.at) <= half + 0.5 {
+                    continue;
+                }
+                let (t, d) = seg_param(from, *p, e.at);
+                let ahead_of_start = (e.at.x - start.x) * fx + (e.at.y - start.y) * fy;
+                let beyond = (p.x - e.at.x) * fx + (p.y - e.at.y) * fy;
+                if t > 0.0 && t < 1.0 && d <= half + frontage / 2.0 {
+                    out.push(format!(
+                        "the route to {} goes through {name} ({where_}); the unit will stop where the rules stop it",
+                        place(*p, ctx)
+                    ));
+                } else if ahead_of_start > 0.0
+                    && beyond > 0.0
+                    && t > 0.0
+                    && t < 1.0
+                    && d <= half + 6.0
+                {
+                    out.push(format!(
+                        "{} lies behind {name} ({where_}), beyond the enemy's line as your side has seen it",
+                        place(*p, ctx)
+                    ));
+                }
+            }
+            from = *p;
+        }
+    }
+    out.dedup();
+    out
+}
+
+/// Where along the segment a→b the point nearest `p` is (0 at a, 1 at b)
+/// and how far `p` is from the segment.
+fn seg_param(a: Pos, b: Pos, p: Pos) -> (f64, f64) {
+    let (dx, dy) = (b.x - a.x, b.y - a.y);
+    let len2 = dx * dx + dy * dy;
+    if len2 <= 1e-12 {
+        return (0.0, a.distance(p));
+    }
+    let t = ((p.x - a.x) * dx + (p.y - a.y) * dy) / len2;
+    let tc = t.clamp(0.0, 1.0);
+    let q = Pos::new(a.x + dx * tc, a.y + dy * tc);
+    (t, q.distance(p))
+}
+
 /// When an order is expected to take effect, as far as it can be known when
 /// it is read (APSoF I.C.1).
 #[derive(Debug, Clone, Copy, PartialEq)]

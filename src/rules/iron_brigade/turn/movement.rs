@@ -209,7 +209,10 @@ fn officer_moves(ctx: &mut Ctx<'_>, orders: &TurnOrders) {
             String::new()
         };
         let from = o.position;
-        if let Ok(out) = plan_officer_move(&ctx.state, m.officer, &m.waypoints, double_time) {
+        // An officer's ride stops at the table edge like a unit's ordered
+        // move (docs/rulings.md, "The table edge").
+        let waypoints = on_table(ctx, &m.waypoints);
+        if let Ok(out) = plan_officer_move(&ctx.state, m.officer, &waypoints, double_time) {
             if let Some(o) = ctx.state.officer_mut(m.officer) {
                 o.position = out.end;
             }
