@@ -9,6 +9,7 @@ pub mod cycle;
 pub mod deadline;
 pub mod dispatches;
 pub mod identity;
+pub mod reply_form;
 pub mod report_mail;
 pub mod reports;
 pub mod resend;
