@@ -303,3 +303,100 @@ fn a_form_that_matches_no_report_is_said_to_be_unread() {
     assert!(out.contains("it was NOT read"), "{out}");
     assert_eq!(orders_of(&g, "2nd Wisconsin"), 0);
 }
+
+/// In an umpired game a paragraph the language cannot read still goes to
+/// the umpire as free text, whatever heading it has; that is not a
+/// refusal, so READY counts. Without an umpire the error is the answer.
+#[test]
+fn an_unreadable_paragraph_goes_to_the_umpire_in_an_umpired_game() {
+    let g = GameDir::with_scenario("ump", BRAWNER);
+    g.db()
+        .execute(
+            "UPDATE games SET umpire_address = 'umpire@example.test' WHERE name = 'ump'",
+            [],
+        )
+        .unwrap();
+    g.order_mail(
+        "gibbon1",
+        "gibbon@example.test",
+        "Gibbon",
+        "7th: hold\n\n\
+         2nd Wis & 6th Wis: make a great show of force without bringing on an engagement\n\n\
+         READY\n\nRegards,\nGibbon",
+    );
+    g.run_once();
+    let out = receipts_to(&g, "gibbon@example.test");
+    assert!(out.contains("Sent to the umpire to interpret"), "{out}");
+    assert!(out.contains("line 4"), "{out}");
+    assert!(!out.contains("NOT EVERYTHING"), "{out}");
+    assert!(out.contains("You are READY"), "{out}");
+    assert_eq!(
+        g.count("SELECT count(*) FROM interpretations WHERE paragraph LIKE '2nd Wis & 6th Wis:%'"),
+        1
+    );
+    // The sign-off is not sent to the umpire.
+    assert_eq!(g.count("SELECT count(*) FROM interpretations"), 1);
+}
+
+/// Quoted lines that look like orders, outside the report's form, are not
+/// read, and the receipt says so.
+#[test]
+fn quoted_orders_outside_the_form_are_told_not_read() {
+    let g = GameDir::with_scenario("quoted", BRAWNER);
+    g.order_mail(
+        "gibbon1",
+        "gibbon@example.test",
+        "Gibbon",
+        "19th Indiana: hold\n\n\
+         On Sun, 22 Nov 2026, Gibbon wrote:\n\
+         > 7th Wisconsin: advance 2 inches north\n\
+         > see you on the field\n",
+    );
+    g.run_once();
+    let out = receipts_to(&g, "gibbon@example.test");
+    assert!(
+        out.contains("Quoted lines that look like orders were NOT read"),
+        "{out}"
+    );
+    assert!(out.contains("line 5"), "{out}");
+    assert_eq!(orders_of(&g, "7th Wisconsin"), 0);
+}
+
+/// An HTML reply (Gmail's shape: the answer above, the report's HTML in a
+/// blockquote under "On … wrote:") whose form was edited in the quote.
+#[test]
+fn an_order_form_edited_in_an_html_reply_is_read() {
+    let g = GameDir::with_scenario("formhtml", BRAWNER);
+    let html: String = g
+        .db()
+        .query_row(
+            "SELECT r.html FROM reports r JOIN players p ON p.id = r.player_id WHERE p.name = 'Gibbon'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(html.contains("7th Wisconsin: hold"), "{html}");
+    let edited = html.replacen(
+        "7th Wisconsin: hold",
+        "7th Wisconsin: advance 2 inches north",
+        1,
+    );
+    let body = format!(
+        "<div dir=\"ltr\">New orders for the 7th below.</div><br><div class=\"gmail_quote\">\
+         <div dir=\"ltr\" class=\"gmail_attr\">On Sun, 22 Nov 2026 at 10:00, Adjutant &lt;adjutant@example.test&gt; wrote:<br></div>\
+         <blockquote class=\"gmail_quote\" style=\"margin:0px 0px 0px 0.8ex\">{edited}</blockquote></div>"
+    );
+    let raw = format!(
+        "From: Gibbon <gibbon@example.test>\r\nTo: {}\r\nSubject: Re: briefing\r\n\
+         Message-ID: <formhtml1@example.test>\r\nDate: Sun, 22 Nov 2026 10:00:00 +0000\r\n\
+         MIME-Version: 1.0\r\nContent-Type: text/html; charset=utf-8\r\n\r\n{body}\r\n",
+        g.token_address("Gibbon", 1),
+    );
+    g.drop_mail("formhtml1", raw.as_bytes());
+    g.run_once();
+    let out = receipts_to(&g, "gibbon@example.test");
+    assert!(out.contains("Order form in your reply"), "{out}");
+    assert!(out.contains("7th Wisconsin: advance"), "{out}");
+    assert_eq!(orders_of(&g, "7th Wisconsin"), 1);
+    assert_eq!(g.count("SELECT count(*) FROM orders"), 1, "{out}");
+}

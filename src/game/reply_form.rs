@@ -45,7 +45,7 @@ fn strip_quote_marks(line: &str) -> (bool, &str) {
     if !t.starts_with('>') {
         return (false, line);
     }
-    let rest = t.trim_start_matches(|c: char| c == '>' || c == ' ');
+    let rest = t.trim_start_matches(['>', ' ']);
     (true, rest)
 }
 
@@ -54,9 +54,15 @@ fn is_rule(line: &str) -> bool {
     t.len() >= 10 && t.chars().all(|c| c == '-' || c == '_' || c == '—')
 }
 
+/// The form's heading, however the reply's client rendered it ("##
+/// Orders — edit and send back" from an HTML heading, upper case, …).
 fn is_marker(line: &str) -> bool {
-    let t = line.trim().to_lowercase();
-    MARKERS.iter().any(|m| t == *m)
+    let t = line
+        .trim()
+        .trim_start_matches(['#', '*', ' '])
+        .trim_end_matches(['#', '*', ' ', ':'])
+        .to_lowercase();
+    t.len() < 60 && MARKERS.iter().any(|m| t == *m)
 }
 
 /// Words of a line for comparing: case, spacing and a final full stop do
@@ -145,6 +151,50 @@ pub fn form_in_reply(body: &str, read: &[usize]) -> Option<Vec<FormLine>> {
     Some(entries)
 }
 
+/// Quoted lines (`>`) outside the report's order form, with their mail
+/// lines: the caller tells the player which of them look like orders,
+/// since they are not read. Lines of a quoted receipt ("  * 7th
+/// Wisconsin: hold", "  ! line 3 …") are left out: they are Adjutant's own
+/// words. At most `limit` lines are returned.
+pub fn quoted_outside_form(body: &str, limit: usize) -> Vec<FormLine> {
+    let mut out = Vec::new();
+    let mut in_form = false;
+    let mut rules = 0;
+    for (i, raw) in body.lines().enumerate() {
+        let (quoted, text) = strip_quote_marks(raw);
+        if is_marker(text) {
+            in_form = true;
+            rules = 0;
+            continue;
+        }
+        if in_form {
+            if is_rule(text) {
+                rules += 1;
+                if rules == 2 {
+                    in_form = false;
+                }
+            }
+            continue;
+        }
+        if !quoted || !text.contains(':') {
+            continue;
+        }
+        let after_marks = raw.trim_start().trim_start_matches('>');
+        let after_marks = after_marks.strip_prefix(' ').unwrap_or(after_marks);
+        if after_marks.starts_with("  * ") || after_marks.starts_with("  ! ") {
+            continue;
+        }
+        out.push(FormLine {
+            line: i + 1,
+            text: text.trim().to_string(),
+        });
+        if out.len() >= limit {
+            break;
+        }
+    }
+    out
+}
+
 /// Compare the form in a reply with the form sent.
 pub fn compare(sent: &[String], reply: &[FormLine]) -> FormEdits {
     let sent: Vec<String> = sent.iter().map(|s| norm(s)).collect();
@@ -207,6 +257,23 @@ mod tests {
         // A line the player unquoted was read with the rest of the mail.
         let form = form_in_reply(reply, &[9, 10]).unwrap();
         assert!(compare(&sent, &form).edited.is_empty());
+    }
+
+    #[test]
+    fn the_form_is_found_in_an_html_reply_as_rendered() {
+        let raw = "From: a@example.test\nContent-Type: text/html; charset=utf-8\n\n\
+            <div>Changed.</div><div class=\"gmail_quote\"><div>On Sun, Adjutant wrote:<br></div>\
+            <blockquote class=\"gmail_quote\"><p>Coordinates.</p>\
+            <h2 style=\"font-size: 1.2em;\">Orders \u{2014} edit and send back</h2>\
+            <pre style=\"background: #f4efe1; padding: 8px;\">From Gibbon:\n2nd Wisconsin: advance 2 inches north\n7th Wisconsin: advance to the Brawner farm in line\n</pre>\
+            </blockquote></div>";
+        let p = crate::mail::parse::parse_inbound(raw.as_bytes(), &Default::default());
+        let form = form_in_reply(&p.body_text, &[]);
+        assert!(form.is_some(), "{:?}", p.body_text);
+        let edits = compare(&sent_form(REPORT).unwrap(), &form.unwrap_or_default());
+        assert_eq!(edits.unchanged, 1, "{:?}", p.body_text);
+        assert_eq!(edits.edited.len(), 1, "{:?}", p.body_text);
+        assert!(quoted_outside_form(&p.body_text, 10).is_empty());
     }
 
     #[test]

@@ -308,6 +308,7 @@ impl SubmissionHandler for OrdersHandler {
             c.0 = ctx.mail_line(c.0);
         }
         let form = read_form(tx, ctx, &pctx, &mut parsed)?;
+        let quoted_orders = quoted_orders(ctx, &pctx);
         let mut lines = record(tx, ctx, &pctx, &parsed)?;
         let not_recorded = lines.iter().any(|l| l.is_err());
         lines.extend(
@@ -397,6 +398,16 @@ impl SubmissionHandler for OrdersHandler {
             &kept,
             form.as_ref(),
         );
+        if !quoted_orders.is_empty() {
+            text.push_str(&format!(
+                "\nQuoted lines that look like orders were NOT read (quoted text is never read as\n\
+                 orders, except your report's order form); take the '>' off to send them:\n{}",
+                quoted_orders
+                    .iter()
+                    .map(|l| format!("  - line {}: {}\n", l.line, l.text))
+                    .collect::<String>()
+            ));
+        }
         if !sent.is_empty() {
             text.push_str("\nReports asked for:\n");
             for s in &sent {
@@ -560,6 +571,24 @@ struct FormNote {
     /// Units the mail's own text ordered, whose form line was therefore
     /// not used.
     superseded: Vec<String>,
+}
+
+/// Quoted lines outside the order form that read as orders to the player's
+/// units: not read, but told (issue #15: never dropped silently).
+fn quoted_orders(
+    ctx: &SubmissionContext<'_>,
+    pctx: &ParseContext<'_>,
+) -> Vec<super::reply_form::FormLine> {
+    super::reply_form::quoted_outside_form(ctx.body, 200)
+        .into_iter()
+        .filter(|l| {
+            orders::parse_mail(&l.text, pctx)
+                .items
+                .iter()
+                .any(|i| matches!(i, Item::Unit { .. }))
+        })
+        .take(5)
+        .collect()
 }
 
 /// Find the report's order form in the mail as received and read its

@@ -165,11 +165,11 @@ pub fn strip_quotes(text: &str) -> (String, Stripped) {
             blank_run.get_or_insert(n);
             continue;
         }
-        if let Some(b) = blank_run.take() {
-            if !out.is_empty() {
-                out.push('\n');
-                info.lines.push(b);
-            }
+        if let Some(b) = blank_run.take()
+            && !out.is_empty()
+        {
+            out.push('\n');
+            info.lines.push(b);
         }
         out.push_str(line);
         out.push('\n');

@@ -470,20 +470,20 @@ impl Reader<'_, '_, '_> {
         match paragraph(self.text, self.ctx, &para, ps, pe, self.issuer) {
             Ok(items) => self.out.items.extend(items),
             Err(ParaErr { err, units }) => {
-                if units.is_empty() {
-                    if let Some(closing) = courtesy(self.text, self.ctx, &para, self.signed_off) {
-                        self.signed_off |= closing;
-                        let (line, _) = line_col(self.text, ps);
-                        let first = para
-                            .segments
-                            .first()
-                            .and_then(|&(s, e)| self.text.get(s..e))
-                            .unwrap_or("")
-                            .trim()
-                            .to_string();
-                        self.out.courtesies.push((line, first));
-                        return;
-                    }
+                if units.is_empty()
+                    && let Some(closing) = courtesy(self.text, self.ctx, &para, self.signed_off)
+                {
+                    self.signed_off |= closing;
+                    let (line, _) = line_col(self.text, ps);
+                    let first = para
+                        .segments
+                        .first()
+                        .and_then(|&(s, e)| self.text.get(s..e))
+                        .unwrap_or("")
+                        .trim()
+                        .to_string();
+                    self.out.courtesies.push((line, first));
+                    return;
                 }
                 let mut e = to_error(self.text, ps, pe, err);
                 e.units = units;
