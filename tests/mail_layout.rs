@@ -400,3 +400,29 @@ fn an_order_form_edited_in_an_html_reply_is_read() {
     assert_eq!(orders_of(&g, "7th Wisconsin"), 1);
     assert_eq!(g.count("SELECT count(*) FROM orders"), 1, "{out}");
 }
+
+/// A heading on its own line with an order on each plain line below it:
+/// read as one sentence first, then, since that cannot be read, a step per
+/// line.
+#[test]
+fn a_heading_on_its_own_line_with_an_order_per_line() {
+    let g = GameDir::with_scenario("ownline", BRAWNER);
+    g.order_mail(
+        "gibbon1",
+        "gibbon@example.test",
+        "Gibbon",
+        "2nd Wisconsin:\nadvance 2 inches north\nform line facing north\n\n\
+         6th Wisconsin:\nadvance to the Brawner\nfarm in line",
+    );
+    g.run_once();
+    let out = receipts_to(&g, "gibbon@example.test");
+    assert!(!out.contains("Not understood"), "{out}");
+    assert!(
+        out.contains("2nd Wisconsin: advance") && out.contains("then form line facing north"),
+        "{out}"
+    );
+    assert!(
+        out.contains("6th Wisconsin: advance to the Brawner farm (22, 22) in line"),
+        "{out}"
+    );
+}

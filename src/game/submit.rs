@@ -743,8 +743,8 @@ fn receipt_text(
         for (_, l) in kept.units.iter().filter(|(n, _)| n.is_empty()) {
             let _ = writeln!(
                 t,
-                "  The paragraph at line {l} named no unit of yours: the unit it was meant for\n  \
-                 keeps its previous orders."
+                "  The paragraph at line {l} could not be read: if it was an order, the unit it\n  \
+                 was meant for keeps its previous orders."
             );
         }
         if parsed.ready {
