@@ -7,6 +7,17 @@
 //! mail layer removes them first), as are quoted lines (`>`) and anything
 //! after a signature separator (`--`). Each paragraph stands alone: a bad
 //! one is reported and the others still count.
+//!
+//! Heads are read as players write them (issue #15, `docs/orders.md`
+//! "Layout"): with a rank (`Gen. Gibbon:`), as a bare ordinal (`7th:`, the
+//! one unit of his command with that number, else he is asked which),
+//! several units under one head (`2nd Wis & 7th Wis:`, the order read for
+//! each), `Col. X will advance the 2nd Wisconsin …`, and a head on its own
+//! line over bulleted steps or an order per line. Greetings and signatures
+//! ("Sir,", "Thanks,", the writer's name and rank) are set aside in
+//! [`ParsedMail::courtesies`], not reported as errors. An error whose head
+//! named units of his carries them ([`OrderError::units`]): they keep their
+//! previous orders.
 
 use super::context::ParseContext;
 use super::lexer::{Tok, Token, lex};
