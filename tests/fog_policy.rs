@@ -25,7 +25,7 @@ fn until_in_sight(play: &mut Play, player: &Player) -> (UnitId, String) {
         }
         for p in &players {
             let (body, _) = orders_for(play, &state, p, 12 + turn);
-            play.send(p, &body);
+            play.send_ready(p, &body);
         }
         play.g.run_once();
         play.note_sightings();
@@ -277,7 +277,7 @@ fn probes_by_every_player_of_both_scenarios_learn_nothing_hidden() {
                 }
                 play.send(p, &probes.join("\n\n"));
                 let (body, _) = orders_for(&play, &before, p, turn);
-                play.send(p, &body);
+                play.send_ready(p, &body);
             }
             play.g.run_once();
             assert_eq!(play.open_turn(), Some(turn + 1));

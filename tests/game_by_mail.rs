@@ -36,10 +36,27 @@ fn orders_are_read_receipted_and_the_turn_runs_when_all_are_ready() {
     // The bad paragraph is reported with its line; the good one counted.
     assert!(out.contains("Not understood"), "{out}");
     assert!(out.contains("line "), "{out}");
-    assert!(out.contains("You are READY"), "{out}");
+    // A READY beside a refused order is not counted (issue #15): the
+    // player believed all his orders were in. The receipt says so at its
+    // top, with the unit that keeps its previous orders.
+    assert!(out.contains("Your READY was NOT counted"), "{out}");
+    assert!(
+        out.contains("These units keep their previous orders: 12th Ohio"),
+        "{out}"
+    );
     assert_eq!(g.count("SELECT COUNT(*) FROM orders"), 2);
+    assert_eq!(g.open_turn(), 1);
+    g.order_mail(
+        "blue2",
+        "blue@example.test",
+        "Blue",
+        "12th Ohio: hold.\n\nREADY",
+    );
+    g.run_once();
+    assert!(decoded(&g.outbox()).contains("You are READY"));
+    assert_eq!(g.count("SELECT COUNT(*) FROM orders"), 3);
 
-    // Both players were ready, so the turn was processed in the same cycle.
+    // Both players are now ready, so the turn was processed in that cycle.
     assert_eq!(g.open_turn(), 2);
     let json: String = g
         .db()

@@ -41,7 +41,7 @@ fn play_to_the_last_turn(name: &str, path: &str) {
         let mut written = Vec::new();
         for p in &players {
             let (body, n) = orders_for(&play, &before, p, turn);
-            play.send(p, &body);
+            play.send_ready(p, &body);
             written.push((p.name.clone(), n));
         }
         play.g.run_once();

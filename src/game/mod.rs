@@ -13,6 +13,7 @@ pub mod ending;
 pub mod identity;
 pub mod notice;
 pub mod pause;
+pub mod reply_form;
 pub mod report_mail;
 pub mod reports;
 pub mod resend;

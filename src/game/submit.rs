@@ -298,8 +298,19 @@ impl SubmissionHandler for OrdersHandler {
             place_aliases: names.place_aliases,
             cache: Default::default(),
         };
-        let parsed = orders::parse_mail(ctx.text, &pctx);
+        let mut parsed = orders::parse_mail(ctx.text, &pctx);
+        // Lines as the player wrote them, not as the cleaned text counts
+        // them (PASSWORD lines, quotes and blank runs are gone from it).
+        for e in &mut parsed.errors {
+            e.line = ctx.mail_line(e.line);
+        }
+        for c in &mut parsed.courtesies {
+            c.0 = ctx.mail_line(c.0);
+        }
+        let form = read_form(tx, ctx, &pctx, &mut parsed)?;
+        let quoted_orders = quoted_orders(ctx, &pctx);
         let mut lines = record(tx, ctx, &pctx, &parsed)?;
+        let not_recorded = lines.iter().any(|l| l.is_err());
         lines.extend(
             super::dispatches::take_dispatches(
                 tx,
@@ -333,7 +344,13 @@ impl SubmissionHandler for OrdersHandler {
         } else {
             Vec::new()
         };
-        if parsed.ready {
+        // READY is counted only when every order of the mail was taken (or
+        // handed to the umpire): a player who wrote READY believed his
+        // orders were in, and a turn run early on a refused order would
+        // carry out what he did not mean. The receipt says so at its top.
+        let refused = (!parsed.errors.is_empty() && forwarded.is_empty()) || not_recorded;
+        let ready_counts = parsed.ready && !refused;
+        if ready_counts {
             tx.prepare_cached("UPDATE submissions SET ready = 1 WHERE id = ?1")
                 .and_then(|mut st| st.execute([ctx.submission_id]))
                 .map_err(sql)?;
@@ -367,7 +384,30 @@ impl SubmissionHandler for OrdersHandler {
             parsed.report_request,
             parsed.history,
         )?;
-        let mut text = receipt_text(ctx, &parsed, &lines, &deadline_line(tx, ctx)?, &forwarded);
+        let kept = Kept {
+            refused,
+            ready_counts,
+            units: kept_units(&pctx, &parsed, &forwarded),
+        };
+        let mut text = receipt_text(
+            ctx,
+            &parsed,
+            &lines,
+            &deadline_line(tx, ctx)?,
+            &forwarded,
+            &kept,
+            form.as_ref(),
+        );
+        if !quoted_orders.is_empty() {
+            text.push_str(&format!(
+                "\nQuoted lines that look like orders were NOT read (quoted text is never read as\n\
+                 orders, except your report's order form); take the '>' off to send them:\n{}",
+                quoted_orders
+                    .iter()
+                    .map(|l| format!("  - line {}: {}\n", l.line, l.text))
+                    .collect::<String>()
+            ));
+        }
         if !sent.is_empty() {
             text.push_str("\nReports asked for:\n");
             for s in &sent {
@@ -493,12 +533,183 @@ fn deadline_line(tx: &Transaction<'_>, ctx: &SubmissionContext<'_>) -> Result<St
     })
 }
 
+/// What a mail with a refused order leaves as it was: the units that keep
+/// their previous orders, and whether its READY counted.
+struct Kept {
+    refused: bool,
+    ready_counts: bool,
+    /// Units named by a refused paragraph (with the mail line), and the
+    /// lines of refused paragraphs that named no unit of his.
+    units: Vec<(String, usize)>,
+}
+
+/// The units whose paragraphs were refused (not sent to the umpire), by
+/// name with the line; a paragraph that named none is listed as `("", line)`.
+fn kept_units(
+    pctx: &ParseContext<'_>,
+    parsed: &ParsedMail,
+    forwarded: &[crate::umpire::turns::free_text::Forwarded],
+) -> Vec<(String, usize)> {
+    if !forwarded.is_empty() {
+        return Vec::new();
+    }
+    let mut out: Vec<(String, usize)> = Vec::new();
+    for e in &parsed.errors {
+        if e.units.is_empty() {
+            out.push((String::new(), e.line));
+        }
+        for u in &e.units {
+            let name = pctx.call_unit(*u);
+            if !out.iter().any(|(n, _)| *n == name) {
+                out.push((name, e.line));
+            }
+        }
+    }
+    out
+}
+
+/// The reply's order form, as read (`reply_form`).
+struct FormNote {
+    /// The turn of the report whose form it is; `None`: no stored report
+    /// matched, so the form could not be compared and was not read.
+    turn: Option<u32>,
+    unchanged: usize,
+    edited: usize,
+    /// Units the mail's own text ordered, whose form line was therefore
+    /// not used.
+    superseded: Vec<String>,
+}
+
+/// Quoted lines outside the order form that read as orders to the player's
+/// units: not read, but told (issue #15: never dropped silently).
+fn quoted_orders(
+    ctx: &SubmissionContext<'_>,
+    pctx: &ParseContext<'_>,
+) -> Vec<super::reply_form::FormLine> {
+    super::reply_form::quoted_outside_form(ctx.body, 200)
+        .into_iter()
+        .filter(|l| {
+            orders::parse_mail(&l.text, pctx)
+                .items
+                .iter()
+                .any(|i| matches!(i, Item::Unit { .. }))
+        })
+        .take(5)
+        .collect()
+}
+
+/// Find the report's order form in the mail as received and read its
+/// edited lines as orders (`reply_form`), adding them to `parsed`.
+fn read_form(
+    tx: &Transaction<'_>,
+    ctx: &SubmissionContext<'_>,
+    pctx: &ParseContext<'_>,
+    parsed: &mut ParsedMail,
+) -> Result<Option<FormNote>, IntakeError> {
+    use super::reply_form;
+    if ctx.body.is_empty() {
+        return Ok(None);
+    }
+    let read: Vec<usize> = (1..=ctx.text.lines().count())
+        .map(|n| ctx.mail_line(n))
+        .collect();
+    let Some(form) = reply_form::form_in_reply(ctx.body, &read) else {
+        return Ok(None);
+    };
+    if form.is_empty() {
+        return Ok(None);
+    }
+    let token_turn = match ctx.auth {
+        crate::mail::auth::AuthMethod::ReplyToken { turn } => Some(turn),
+        crate::mail::auth::AuthMethod::Password => None,
+    };
+    let reports: Vec<(u32, String)> = tx
+        .prepare_cached(
+            "SELECT t.number, r.text FROM reports r JOIN turns t ON t.id = r.turn_id
+             WHERE r.game_id = ?1 AND r.player_id = ?2 AND t.superseded_at IS NULL
+             ORDER BY t.number DESC, r.id DESC LIMIT 4",
+        )
+        .and_then(|mut st| {
+            st.query_map(params![ctx.game.0, ctx.player_id], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })?
+            .collect()
+        })
+        .map_err(sql)?;
+    let sent: Vec<(u32, Vec<String>)> = reports
+        .iter()
+        .filter_map(|(n, t)| reply_form::sent_form(t).map(|f| (*n, f)))
+        .collect();
+    let chosen = sent
+        .iter()
+        .find(|(n, f)| Some(*n) == token_turn && reply_form::matching(f, &form) > 0)
+        .or_else(|| {
+            sent.iter()
+                .filter(|(_, f)| reply_form::matching(f, &form) > 0)
+                .max_by_key(|(n, f)| (reply_form::matching(f, &form), *n))
+        });
+    let Some((turn, sent_lines)) = chosen else {
+        return Ok(Some(FormNote {
+            turn: None,
+            unchanged: 0,
+            edited: 0,
+            superseded: Vec::new(),
+        }));
+    };
+    let edits = reply_form::compare(sent_lines, &form);
+    let mut note = FormNote {
+        turn: Some(*turn),
+        unchanged: edits.unchanged,
+        edited: edits.edited.len(),
+        superseded: Vec::new(),
+    };
+    if edits.edited.is_empty() {
+        return Ok(Some(note));
+    }
+    let mut text = String::new();
+    let mut map = Vec::new();
+    for l in edits.from.iter().chain(&edits.edited) {
+        text.push_str(&l.text);
+        text.push('\n');
+        map.push(l.line);
+    }
+    let fp = orders::parse_mail(&text, pctx);
+    let ordered: BTreeSet<UnitId> = parsed
+        .items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Unit { unit, .. } => Some(*unit),
+            Item::Officer { .. } => None,
+        })
+        .collect();
+    for item in fp.items {
+        match &item {
+            Item::Unit { unit, .. } if ordered.contains(unit) => {
+                note.superseded.push(pctx.call_unit(*unit));
+            }
+            _ => parsed.items.push(item),
+        }
+    }
+    for mut e in fp.errors {
+        e.line = e
+            .line
+            .checked_sub(1)
+            .and_then(|i| map.get(i))
+            .copied()
+            .unwrap_or(e.line);
+        parsed.errors.push(e);
+    }
+    Ok(Some(note))
+}
+
 fn receipt_text(
     ctx: &SubmissionContext<'_>,
     parsed: &ParsedMail,
     lines: &[Line],
     deadline: &str,
     forwarded: &[crate::umpire::turns::free_text::Forwarded],
+    kept: &Kept,
+    form: Option<&FormNote>,
 ) -> String {
     let mut t = String::new();
     let _ = writeln!(t, "Adjutant has read your orders.\n");
@@ -518,6 +729,71 @@ fn receipt_text(
     }
     let _ = writeln!(t);
     let _ = writeln!(t, "{deadline}\n");
+    if kept.refused {
+        let _ = writeln!(
+            t,
+            "NOT EVERYTHING IN THIS MAIL WAS TAKEN (see \"Not understood\" below)."
+        );
+        let named: Vec<String> = kept
+            .units
+            .iter()
+            .filter(|(n, _)| !n.is_empty())
+            .map(|(n, l)| format!("{n} (line {l})"))
+            .collect();
+        if !named.is_empty() {
+            let _ = writeln!(
+                t,
+                "  These units keep their previous orders: {}.",
+                named.join(", ")
+            );
+        }
+        for (_, l) in kept.units.iter().filter(|(n, _)| n.is_empty()) {
+            let _ = writeln!(
+                t,
+                "  The paragraph at line {l} could not be read: if it was an order, the unit it\n  \
+                 was meant for keeps its previous orders."
+            );
+        }
+        if parsed.ready {
+            let _ = writeln!(
+                t,
+                "  Your READY was NOT counted: send the corrected orders with READY again,\n  \
+                 or the turn runs at its deadline with the orders that were taken."
+            );
+        }
+        let _ = writeln!(t);
+    }
+    if let Some(f) = form {
+        match f.turn {
+            Some(turn) => {
+                let _ = writeln!(
+                    t,
+                    "Order form in your reply (from the report for turn {turn}): {} {} unchanged\n  \
+                     (those units keep their orders), {} edited {} read as orders below.",
+                    f.unchanged,
+                    if f.unchanged == 1 { "line" } else { "lines" },
+                    f.edited,
+                    if f.edited == 1 { "line" } else { "lines" },
+                );
+                if !f.superseded.is_empty() {
+                    let _ = writeln!(
+                        t,
+                        "  Not taken from the form, because your mail orders them above it: {}.",
+                        f.superseded.join(", ")
+                    );
+                }
+            }
+            None => {
+                let _ = writeln!(
+                    t,
+                    "Your reply quotes an order form, but it does not match the form of any report\n\
+                     sent to you, so it was NOT read. Write the orders you want to change without\n\
+                     the '>' quote marks, or above the quoted report."
+                );
+            }
+        }
+        let _ = writeln!(t);
+    }
     if lines.is_empty() && parsed.errors.is_empty() {
         let _ = writeln!(
             t,
@@ -562,12 +838,29 @@ fn receipt_text(
         }
         let _ = writeln!(t);
     }
+    if !parsed.courtesies.is_empty() {
+        let said: Vec<String> = parsed
+            .courtesies
+            .iter()
+            .map(|(l, s)| format!("line {l} \"{s}\""))
+            .collect();
+        let _ = writeln!(
+            t,
+            "Read as greeting or signature, not as orders: {}.\n",
+            said.join(", ")
+        );
+    }
     if parsed.ready && ctx.late {
         let _ = writeln!(
             t,
             "Your READY does not carry over: write READY again once you have seen the\n\
              results of turn {}, or the turn runs at its deadline.",
             ctx.counts_for_turn.saturating_sub(1)
+        );
+    } else if parsed.ready && !kept.ready_counts {
+        let _ = writeln!(
+            t,
+            "Your READY was not counted, because an order in this mail was not taken."
         );
     } else if parsed.ready {
         let _ = writeln!(t, "You are READY for this turn.");

@@ -27,45 +27,123 @@ pub const MAX_PASSWORD_CANDIDATES: usize = 3;
 pub struct PasswordLines {
     /// Secrets from `PASSWORD` lines, in order.
     pub candidates: Vec<String>,
-    /// The body without those lines.
+    /// The body without the passwords (a line that held only a password is
+    /// gone; other text on its line stays).
     pub text: String,
+    /// For each line of `text`, its 0-based line in the body given.
+    pub lines: Vec<usize>,
 }
 
-/// Take `PASSWORD <secret>` lines out of an order body. The keyword is
-/// case-insensitive, may be followed by `:` or `=`, and must start its own
-/// line (leading spaces allowed); the secret is the rest of the line. The
-/// lines are removed so the secret never reaches the order parser, receipts
-/// or the umpire's view.
+/// Take `PASSWORD <secret>` out of an order body. The keyword is
+/// case-insensitive and may be followed by `:` or `=`. At the start of a
+/// line the secret is the rest of the line — or, when more text follows a
+/// secret-shaped run (four groups of four letters and digits, as
+/// `secret::generate_secret` makes them), just that run: an HTML mail
+/// rendered to text often puts the password and the first order on one
+/// line. Inside a line, only `PASSWORD` followed by a secret-shaped run
+/// counts. The secrets are removed so they never reach the order parser,
+/// receipts or the umpire's view.
 pub fn extract_password(body: &str) -> PasswordLines {
     let mut out = PasswordLines::default();
-    let mut kept: Vec<&str> = Vec::new();
-    for line in body.lines() {
+    let mut kept: Vec<String> = Vec::new();
+    for (i, line) in body.lines().enumerate() {
         match password_on_line(line) {
-            Some(secret) => out.candidates.push(secret),
-            None => kept.push(line),
+            Some((secret, rest)) => {
+                out.candidates.push(secret);
+                if !rest.trim().is_empty() {
+                    kept.push(rest);
+                    out.lines.push(i);
+                }
+            }
+            None => {
+                kept.push(line.to_string());
+                out.lines.push(i);
+            }
         }
     }
     out.text = kept.join("\n");
     out
 }
 
-fn password_on_line(line: &str) -> Option<String> {
-    let t = line.trim();
-    let head = t.get(..8)?;
-    if !head.eq_ignore_ascii_case("password") {
-        return None;
+/// Length of the secret-shaped run at the start of `s` (16 letters and
+/// digits of the secret alphabet, hyphens and spaces between them allowed),
+/// and the secret as written; `None` if `s` does not start with one.
+fn secret_run(s: &str) -> Option<(usize, String)> {
+    let lead = s.len() - s.trim_start().len();
+    let mut count = 0;
+    let mut end = lead;
+    for (i, c) in s.char_indices().skip_while(|(i, _)| *i < lead) {
+        if c.is_ascii_alphanumeric() {
+            let l = c.to_ascii_lowercase();
+            if !(l.is_ascii_lowercase() || ('2'..='7').contains(&l)) {
+                return None;
+            }
+            count += 1;
+            end = i + 1;
+            if count == 16 {
+                break;
+            }
+        } else if c == '-' || c == ' ' {
+            continue;
+        } else {
+            return None;
+        }
     }
-    let rest = t.get(8..)?;
-    // "PASSWORD foo", "Password: foo", "password=foo"; not "passwords are…".
-    let rest = if let Some(r) = rest.strip_prefix([':', '=']) {
-        r
-    } else if rest.starts_with(char::is_whitespace) {
-        rest
-    } else {
-        return None;
-    };
-    let secret = rest.trim();
-    (!secret.is_empty()).then(|| secret.to_string())
+    // The run must end at a word boundary.
+    let next = s.get(end..).and_then(|r| r.chars().next());
+    (count == 16 && next.is_none_or(|c| !c.is_ascii_alphanumeric()))
+        .then(|| (end, s.get(lead..end).unwrap_or("").to_string()))
+}
+
+fn password_on_line(line: &str) -> Option<(String, String)> {
+    let lower = line.to_ascii_lowercase();
+    let mut from = 0;
+    while let Some(k) = lower
+        .get(from..)
+        .and_then(|l| l.find("password"))
+        .map(|k| k + from)
+    {
+        from = k + 8;
+        let at_start = line.get(..k).is_some_and(|b| b.trim().is_empty());
+        let boundary_before = line
+            .get(..k)
+            .and_then(|b| b.chars().last())
+            .is_none_or(|c| !c.is_alphanumeric());
+        let Some(rest) = line.get(k + 8..) else {
+            continue;
+        };
+        // "PASSWORD foo", "Password: foo", "password=foo"; not "passwords are…".
+        let rest = if let Some(r) = rest.strip_prefix([':', '=']) {
+            r
+        } else if rest.starts_with(char::is_whitespace) {
+            rest
+        } else {
+            continue;
+        };
+        let rest_start = line.len() - rest.len();
+        match secret_run(rest) {
+            Some((len, secret)) if boundary_before => {
+                let before = line.get(..k).unwrap_or("").trim_end();
+                let after = line.get(rest_start + len..).unwrap_or("").trim_start();
+                let after = after
+                    .strip_prefix(['.', ',', ';'])
+                    .unwrap_or(after)
+                    .trim_start();
+                let remainder = match (before.is_empty(), after.is_empty()) {
+                    (true, _) => after.to_string(),
+                    (false, true) => before.to_string(),
+                    (false, false) => format!("{before} {after}"),
+                };
+                return Some((secret, remainder));
+            }
+            _ if at_start => {
+                let secret = rest.trim();
+                return (!secret.is_empty()).then(|| (secret.to_string(), String::new()));
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// What the store knows about the player the mail claims to be from.
@@ -194,5 +272,31 @@ mod tests {
             "From Gibbon:\n2nd Wisconsin: advance.\nPasswords are silly: hold.\nPassword"
         );
         assert_eq!(extract_password("password=abc").candidates, vec!["abc"]);
+    }
+
+    #[test]
+    fn a_password_sharing_its_line_with_orders_is_found() {
+        // What html2text makes of `<p>PASSWORD k7qd-m2xa-p4rt-zn5e <span>2nd
+        // Wisconsin: hold</span></p>`, and a password after other words.
+        let p = extract_password(
+            "PASSWORD k7qd-m2xa-p4rt-zn5e 2nd Wisconsin: hold\nOrders from Gibbon. Password: K7QD M2XA P4RT ZN5E.\n19th Indiana: hold",
+        );
+        assert_eq!(
+            p.candidates,
+            vec!["k7qd-m2xa-p4rt-zn5e", "K7QD M2XA P4RT ZN5E"]
+        );
+        assert_eq!(
+            p.text,
+            "2nd Wisconsin: hold\nOrders from Gibbon.\n19th Indiana: hold"
+        );
+        assert_eq!(p.lines, vec![0, 1, 2]);
+        // A password line on its own is gone, and the lines still say
+        // where each kept line was.
+        let p = extract_password("PASSWORD k7qd-m2xa-p4rt-zn5e\n2nd Wisconsin: hold");
+        assert_eq!(p.text, "2nd Wisconsin: hold");
+        assert_eq!(p.lines, vec![1]);
+        // Words that merely contain it are left alone.
+        let p = extract_password("the passwords k7qd-m2xa-p4rt-zn5e");
+        assert!(p.candidates.is_empty());
     }
 }

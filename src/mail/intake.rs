@@ -104,7 +104,24 @@ pub struct SubmissionContext<'a> {
     pub subject: Option<&'a str>,
     /// The cleaned order text: quotes, signatures and PASSWORD lines removed.
     pub text: &'a str,
+    /// For each line of `text`, its 1-based line in the mail as the player
+    /// wrote it (empty: `text` is the mail, line for line).
+    pub line_numbers: &'a [usize],
+    /// The mail's body before quotes and signature were removed
+    /// (normalised, passwords still in it): where an edited copy of the
+    /// report's order form is looked for. Empty when there was no mail.
+    pub body: &'a str,
     pub received_at: i64,
+}
+
+impl SubmissionContext<'_> {
+    /// The line of the mail as written for line `n` (1-based) of `text`.
+    pub fn mail_line(&self, n: usize) -> usize {
+        n.checked_sub(1)
+            .and_then(|i| self.line_numbers.get(i))
+            .copied()
+            .unwrap_or(n)
+    }
 }
 
 /// What the handler wants answered.
@@ -486,6 +503,11 @@ fn process_one(
                 mail,
                 late.then(|| format!("late: counts for turn {counts_for_turn}")),
             )?;
+            let line_numbers: Vec<usize> = password
+                .lines
+                .iter()
+                .map(|&i| parsed.text_lines.get(i).copied().unwrap_or(i + 1))
+                .collect();
             let ctx = SubmissionContext {
                 submission_id,
                 public_id: &public_id,
@@ -501,6 +523,8 @@ fn process_one(
                 auth: method,
                 subject: parsed.subject.as_deref(),
                 text: &password.text,
+                line_numbers: &line_numbers,
+                body: &parsed.body_text,
                 received_at: mail.received_at,
             };
             let receipt = handler.handle(tx, &ctx)?;

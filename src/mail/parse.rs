@@ -70,6 +70,10 @@ pub struct InboundParsed {
     pub report_type: Option<String>,
     /// The cleaned order text: no quotes, no signature, normalised.
     pub text: String,
+    /// For each line of `text`, its 1-based line in `body_text` (the mail
+    /// as the player wrote it): receipts name lines by these.
+    #[serde(default)]
+    pub text_lines: Vec<usize>,
     /// The chosen body before quotes and signature were removed (normalised).
     pub body_text: String,
     pub body_source: BodySource,
@@ -190,6 +194,8 @@ fn parse_guarded(raw: &[u8], limits: &Limits) -> InboundParsed {
     p.quoted_lines_removed = info.quoted_lines;
     p.reply_cut = info.cut_reply;
     p.signature_cut = info.cut_signature;
+    p.text_lines = info.lines;
+    p.text_lines.truncate(limits.max_lines);
     let line_count = text.lines().count();
     if line_count > limits.max_lines {
         p.over_limit = Some(format!(

@@ -116,6 +116,9 @@ pub struct Stripped {
     pub cut_reply: bool,
     /// A signature was cut.
     pub cut_signature: bool,
+    /// For each line of the cleaned text, its 1-based line in the text
+    /// given, so that an error can name the line as the player wrote it.
+    pub lines: Vec<usize>,
 }
 
 /// Remove quoted replies and signatures from normalised text; leading and
@@ -123,7 +126,7 @@ pub struct Stripped {
 /// one, since paragraphs (one per unit) are what the order parser needs.
 pub fn strip_quotes(text: &str) -> (String, Stripped) {
     let lines: Vec<&str> = text.split('\n').collect();
-    let mut kept: Vec<&str> = Vec::new();
+    let mut kept: Vec<(usize, &str)> = Vec::new();
     let mut info = Stripped::default();
     let mut i = 0;
     while let Some(line) = lines.get(i) {
@@ -151,23 +154,26 @@ pub fn strip_quotes(text: &str) -> (String, Stripped) {
         if is_quoted(line) {
             info.quoted_lines += 1;
         } else {
-            kept.push(line);
+            kept.push((i + 1, line));
         }
         i += 1;
     }
     let mut out = String::new();
-    let mut blank_run = false;
-    for line in kept {
+    let mut blank_run: Option<usize> = None;
+    for (n, line) in kept {
         if line.trim().is_empty() {
-            blank_run = true;
+            blank_run.get_or_insert(n);
             continue;
         }
-        if blank_run && !out.is_empty() {
+        if let Some(b) = blank_run.take()
+            && !out.is_empty()
+        {
             out.push('\n');
+            info.lines.push(b);
         }
-        blank_run = false;
         out.push_str(line);
         out.push('\n');
+        info.lines.push(n);
     }
     (out.trim_end().to_string(), info)
 }
@@ -178,6 +184,17 @@ mod tests {
 
     fn clean(s: &str) -> String {
         strip_quotes(&normalise(s)).0
+    }
+
+    #[test]
+    fn cleaned_lines_know_their_line_in_the_mail() {
+        let t = "\n\n2nd Wisconsin: advance.\n> quoted\n> more\n\n\n19th Indiana: hold.\nthen lie down\n";
+        let (s, info) = strip_quotes(&normalise(t));
+        assert_eq!(
+            s,
+            "2nd Wisconsin: advance.\n\n19th Indiana: hold.\nthen lie down"
+        );
+        assert_eq!(info.lines, vec![3, 6, 8, 9]);
     }
 
     #[test]

@@ -7,10 +7,21 @@
 //! mail layer removes them first), as are quoted lines (`>`) and anything
 //! after a signature separator (`--`). Each paragraph stands alone: a bad
 //! one is reported and the others still count.
+//!
+//! Heads are read as players write them (issue #15, `docs/orders.md`
+//! "Layout"): with a rank (`Gen. Gibbon:`), as a bare ordinal (`7th:`, the
+//! one unit of his command with that number, else he is asked which),
+//! several units under one head (`2nd Wis & 7th Wis:`, the order read for
+//! each), `Col. X will advance the 2nd Wisconsin …`, and a head on its own
+//! line over bulleted steps or an order per line. Greetings and signatures
+//! ("Sir,", "Thanks,", the writer's name and rank) are set aside in
+//! [`ParsedMail::courtesies`], not reported as errors. An error whose head
+//! named units of his carries them ([`OrderError::units`]): they keep their
+//! previous orders.
 
 use super::context::ParseContext;
 use super::lexer::{Tok, Token, lex};
-use super::names::{Candidate, Lookup, lookup, suggest, token_words};
+use super::names::{Candidate, Lookup, lookup, norm_word, norm_words, suggest, token_words};
 use super::parser::{OrderParser, PErr, line_col};
 use super::{DispatchRequest, DispatchTo, Item, OrderError, ParsedMail, Span};
 use crate::rules::iron_brigade::state::{OfficerId, UnitId};
@@ -22,10 +33,27 @@ enum Head {
     Officer(OfficerId),
 }
 
-/// Lines of one paragraph, as byte ranges of the mail text.
+/// Lines of one paragraph, as byte ranges of the mail text, each with
+/// whether it started with a bullet ("- ", "* ", "• ", "1. "): a bulleted
+/// line under a heading is a step of its own.
 #[derive(Debug, Default)]
 struct Para {
     segments: Vec<(usize, usize)>,
+    bulleted: Vec<bool>,
+}
+
+impl Para {
+    fn new(start: usize, end: usize, bulleted: bool) -> Para {
+        Para {
+            segments: vec![(start, end)],
+            bulleted: vec![bulleted],
+        }
+    }
+
+    fn push(&mut self, start: usize, end: usize, bulleted: bool) {
+        self.segments.push((start, end));
+        self.bulleted.push(bulleted);
+    }
 }
 
 /// Byte ranges of the lines of `text`, without line endings.
@@ -50,8 +78,8 @@ fn lines(text: &str) -> Vec<(usize, usize)> {
 }
 
 /// Offset where a line's content starts: past indentation and a bullet
-/// ("- ", "* ", "• ", "1. ", "2) ").
-fn content_start(text: &str, start: usize, end: usize) -> usize {
+/// ("- ", "* ", "• ", "1. ", "2) "), and whether there was a bullet.
+fn content_start(text: &str, start: usize, end: usize) -> (usize, bool) {
     let line = text.get(start..end).unwrap_or("");
     let trimmed = line.trim_start();
     let mut at = start + (line.len() - trimmed.len());
@@ -72,15 +100,33 @@ fn content_start(text: &str, start: usize, end: usize) -> usize {
         let rest = text.get(at..end).unwrap_or("");
         at += rest.len() - rest.trim_start().len();
     }
-    at
+    (at, bullet_len > 0)
+}
+
+/// The state of reading one mail: the paragraph being gathered, the
+/// officer of the last `FROM` line, and whether a sign-off was seen.
+struct Reader<'m, 'c, 'a> {
+    text: &'m str,
+    ctx: &'c ParseContext<'a>,
+    issuer: Option<OfficerId>,
+    cur: Option<Para>,
+    /// A closing ("Thanks,", "Your obedient servant") has been read: short
+    /// unreadable paragraphs after it are the writer's name and rank.
+    signed_off: bool,
+    out: ParsedMail,
 }
 
 /// Read a player's mail. Never fails: whatever cannot be read is an
 /// [`OrderError`] in the result, with line and column.
 pub fn parse_mail(text: &str, ctx: &ParseContext) -> ParsedMail {
-    let mut out = ParsedMail::default();
-    let mut issuer: Option<OfficerId> = None;
-    let mut cur: Option<Para> = None;
+    let mut r = Reader {
+        text,
+        ctx,
+        issuer: None,
+        cur: None,
+        signed_off: false,
+        out: ParsedMail::default(),
+    };
     let all = lines(text);
     let mut i = 0;
     while let Some(&(ls, le)) = all.get(i) {
@@ -88,79 +134,75 @@ pub fn parse_mail(text: &str, ctx: &ParseContext) -> ParsedMail {
         let line = text.get(ls..le).unwrap_or("");
         let trimmed = line.trim();
         if trimmed.is_empty() {
-            flush(text, ctx, &mut cur, issuer, &mut out);
+            r.flush();
             continue;
         }
         if trimmed == "--" || line == "-- " {
             break;
         }
         if trimmed.starts_with('>') {
-            flush(text, ctx, &mut cur, issuer, &mut out);
+            r.flush();
             continue;
         }
-        let cs = content_start(text, ls, le);
+        let (cs, bulleted) = content_start(text, ls, le);
         let toks = lex(text, cs, le);
         let first = toks.first().and_then(Token::word).unwrap_or("");
         match first {
             "password" | "passwd" => {
-                flush(text, ctx, &mut cur, issuer, &mut out);
+                r.flush();
                 continue;
             }
             "ready" if is_ready_line(&toks) => {
-                flush(text, ctx, &mut cur, issuer, &mut out);
-                out.ready = true;
+                r.flush();
+                r.out.ready = true;
                 continue;
             }
             "report" | "history" => {
-                flush(text, ctx, &mut cur, issuer, &mut out);
-                if let Err(e) = turn_request(first, &toks, &mut out) {
-                    out.errors.push(to_error(text, ls, le, e));
+                r.flush();
+                if let Err(e) = turn_request(first, &toks, &mut r.out) {
+                    r.out.errors.push(to_error(text, ls, le, e));
                 }
                 continue;
             }
             "dispatch" => {
-                flush(text, ctx, &mut cur, issuer, &mut out);
+                r.flush();
                 let (end_line, result) = dispatch(text, ctx, &all, i - 1, &toks);
                 i = end_line + 1;
                 match result {
-                    Ok(d) => out.dispatches.push(d),
-                    Err(e) => out.errors.push(to_error(text, ls, le, e)),
+                    Ok(d) => r.out.dispatches.push(d),
+                    Err(e) => r.out.errors.push(to_error(text, ls, le, e)),
                 }
                 continue;
             }
             "from" => {
-                flush(text, ctx, &mut cur, issuer, &mut out);
+                r.flush();
                 if text.get(cs..le).is_some_and(|l| l.contains('@')) {
                     continue; // a quoted mail header, not an order line
                 }
                 match from_line(ctx, text, &toks, le) {
                     Ok((officer, rest)) => {
-                        issuer = Some(officer);
+                        r.issuer = Some(officer);
                         if let Some(rest) = rest {
-                            cur = Some(Para {
-                                segments: vec![(rest, le)],
-                            });
+                            r.cur = Some(Para::new(rest, le, false));
                         }
                     }
-                    Err(e) => out.errors.push(to_error(text, ls, le, e)),
+                    Err(e) => r.out.errors.push(to_error(text, ls, le, e)),
                 }
                 continue;
             }
             _ => {}
         }
         let has_head = head_colon(&toks).is_some();
-        match (&mut cur, has_head) {
-            (Some(p), false) => p.segments.push((cs, le)),
+        match (&mut r.cur, has_head) {
+            (Some(p), false) => p.push(cs, le, bulleted),
             _ => {
-                flush(text, ctx, &mut cur, issuer, &mut out);
-                cur = Some(Para {
-                    segments: vec![(cs, le)],
-                });
+                r.flush();
+                r.cur = Some(Para::new(cs, le, bulleted));
             }
         }
     }
-    flush(text, ctx, &mut cur, issuer, &mut out);
-    out
+    r.flush();
+    r.out
 }
 
 /// Index of the colon ending a paragraph head, if the line has one early.
@@ -197,6 +239,7 @@ fn to_error(text: &str, ps: usize, pe: usize, e: PErr) -> OrderError {
         paragraph: text.get(ps..pe).unwrap_or("").trim().to_string(),
         message: e.message,
         suggestions: e.suggestions,
+        units: Vec::new(),
     }
 }
 
@@ -426,29 +469,245 @@ fn words(toks: &[Token]) -> Vec<String> {
     token_words(toks)
 }
 
-/// Read the paragraph in `cur`, if any, into `out`.
-fn flush(
-    text: &str,
-    ctx: &ParseContext,
-    cur: &mut Option<Para>,
-    issuer: Option<OfficerId>,
-    out: &mut ParsedMail,
-) {
-    let Some(para) = cur.take() else {
-        return;
-    };
-    let (Some(&(ps, _)), Some(&(_, pe))) = (para.segments.first(), para.segments.last()) else {
-        return;
-    };
-    let toks: Vec<Token> = para
+impl Reader<'_, '_, '_> {
+    /// Read the paragraph being gathered, if any, into `out`.
+    fn flush(&mut self) {
+        let Some(para) = self.cur.take() else {
+            return;
+        };
+        let (Some(&(ps, _)), Some(&(_, pe))) = (para.segments.first(), para.segments.last()) else {
+            return;
+        };
+        match paragraph(self.text, self.ctx, &para, ps, pe, self.issuer) {
+            Ok(items) => self.out.items.extend(items),
+            Err(ParaErr { err, units }) => {
+                if units.is_empty()
+                    && let Some(closing) = courtesy(self.text, self.ctx, &para, self.signed_off)
+                {
+                    self.signed_off |= closing;
+                    let (line, _) = line_col(self.text, ps);
+                    let first = para
+                        .segments
+                        .first()
+                        .and_then(|&(s, e)| self.text.get(s..e))
+                        .unwrap_or("")
+                        .trim()
+                        .to_string();
+                    self.out.courtesies.push((line, first));
+                    return;
+                }
+                let mut e = to_error(self.text, ps, pe, err);
+                e.units = units;
+                self.out.errors.push(e);
+            }
+        }
+    }
+}
+
+/// Words a writer closes a letter with (or a mail client adds), matched at
+/// the start of a line: "Thanks,", "Regards", "Grüße, Col. Müller", "Your
+/// obedient servant", "Sent from my iPhone".
+const CLOSINGS: &[&str] = &[
+    "thanks",
+    "thank you",
+    "many thanks",
+    "regards",
+    "kind regards",
+    "best regards",
+    "warm regards",
+    "with regards",
+    "best wishes",
+    "all the best",
+    "best",
+    "cheers",
+    "yours",
+    "sincerely",
+    "respectfully",
+    "very respectfully",
+    "your obedient servant",
+    "your most obedient servant",
+    "your humble servant",
+    "obedient servant",
+    "i have the honor",
+    "i have the honour",
+    "i remain",
+    "god bless",
+    "good luck",
+    "gruss",
+    "grüsse",
+    "grüße",
+    "gruß",
+    "viele grüße",
+    "liebe grüße",
+    "mit freundlichen grüßen",
+    "mfg",
+    "cordialement",
+    "amicalement",
+    "salutations",
+    "saludos",
+    "sent from my",
+    "get outlook for",
+];
+
+/// Words a writer opens a letter with: "Sir,", "General,", "Dear Adjutant,".
+const OPENINGS: &[&str] = &[
+    "dear",
+    "sir",
+    "sirs",
+    "general",
+    "colonel",
+    "hello",
+    "hi",
+    "hallo",
+    "greetings",
+    "good morning",
+    "good evening",
+    "good afternoon",
+    "adjutant",
+];
+
+/// Ranks written before an officer's name: "Gen. Gibbon", "Col.
+/// Fairchild", "Lt. Col.", "Brig. Gen." (normalised words, see
+/// [`super::names::norm_word`]).
+const RANKS: &[&str] = &[
+    "gen",
+    "genl",
+    "general",
+    "brig",
+    "brigadier",
+    "bvt",
+    "brevet",
+    "maj",
+    "major",
+    "col",
+    "colonel",
+    "lt",
+    "lieut",
+    "lieutenant",
+    "capt",
+    "cpt",
+    "captain",
+    "sgt",
+    "sergeant",
+    "mr",
+];
+
+/// Words that may stand in a signature besides ranks and names.
+const SIGNATURE_WORDS: &[&str] = &[
+    "commanding",
+    "comdg",
+    "cmdg",
+    "brigade",
+    "bde",
+    "division",
+    "div",
+    "usa",
+    "csa",
+    "us",
+    "cs",
+    "army",
+    "iron",
+    "staff",
+    "the",
+    "of",
+    "by",
+    "for",
+    "order",
+    "aide",
+    "adc",
+];
+
+fn starts_with_phrase(line: &str, phrases: &[&str]) -> bool {
+    phrases.iter().any(|p| {
+        line.strip_prefix(p)
+            .is_some_and(|rest| rest.chars().next().is_none_or(|c| !c.is_alphanumeric()))
+    })
+}
+
+/// Whether an unreadable paragraph is a greeting or sign-off rather than an
+/// order: `Some(true)` a closing (what follows it is the writer's name),
+/// `Some(false)` a greeting or a name and rank, `None` neither. Only short
+/// paragraphs qualify, and never one whose head named a unit.
+fn courtesy(text: &str, ctx: &ParseContext, para: &Para, signed_off: bool) -> Option<bool> {
+    if para.segments.len() > 4 {
+        return None;
+    }
+    let lines: Vec<String> = para
         .segments
         .iter()
-        .flat_map(|&(s, e)| lex(text, s, e))
+        .map(|&(s, e)| text.get(s..e).unwrap_or("").trim().to_lowercase())
         .collect();
-    match paragraph(text, ctx, &toks, ps, pe, issuer) {
-        Ok(Some(item)) => out.items.push(item),
-        Ok(None) => {}
-        Err(e) => out.errors.push(to_error(text, ps, pe, e)),
+    let first = lines.first()?;
+    let first_words = first.split_whitespace().count();
+    if starts_with_phrase(first, CLOSINGS) && first_words <= 8 {
+        return Some(true);
+    }
+    let short = lines.iter().all(|l| l.split_whitespace().count() <= 8);
+    if signed_off && short {
+        return Some(false);
+    }
+    if para.segments.len() == 1
+        && first_words <= 5
+        && starts_with_phrase(first, OPENINGS)
+        && (first.ends_with([',', '!', ':']) || first_words <= 3)
+    {
+        return Some(false);
+    }
+    // A name and rank on their own: "J. Gibbon", "Brig. Gen. Gibbon,
+    // commanding".
+    let officers = ctx.side_officers();
+    let mut named = false;
+    for &(s, e) in &para.segments {
+        for w in norm_words(text.get(s..e).unwrap_or("")) {
+            let rank = RANKS.contains(&w.as_str()) || w == "colonel" || w == "general";
+            let officer = officers.iter().any(|o| o.words.contains(&w));
+            let initial = w.chars().count() == 1;
+            if !(rank || officer || initial || SIGNATURE_WORDS.contains(&w.as_str())) {
+                return None;
+            }
+            named |= rank || officer;
+        }
+    }
+    named.then_some(false)
+}
+
+/// The tokens of a paragraph. A bulleted line after the first is a step of
+/// its own, so a `;` is put before it (unless the line above ended in
+/// punctuation that separates already); with `separate_lines`, every line
+/// is a step: "2nd Wisconsin:" on a line of its own with an order per line
+/// below it.
+fn para_tokens(text: &str, para: &Para, separate_lines: bool) -> Vec<Token> {
+    let mut toks: Vec<Token> = Vec::new();
+    for (k, (&(s, e), &bullet)) in para.segments.iter().zip(&para.bulleted).enumerate() {
+        let line = lex(text, s, e);
+        let ends_step = toks
+            .last()
+            .is_some_and(|t| matches!(t.tok, Tok::Punct(';' | ',' | '.' | ':')));
+        if k > 0 && (bullet || separate_lines) && !line.is_empty() && !ends_step {
+            toks.push(Token {
+                tok: Tok::Punct(';'),
+                start: s,
+                end: s,
+            });
+        }
+        toks.extend(line);
+    }
+    toks
+}
+
+/// A paragraph that could not be read, with the units its head named (they
+/// keep their previous orders).
+struct ParaErr {
+    err: PErr,
+    units: Vec<UnitId>,
+}
+
+impl From<PErr> for ParaErr {
+    fn from(err: PErr) -> Self {
+        ParaErr {
+            err,
+            units: Vec::new(),
+        }
     }
 }
 
@@ -472,14 +731,187 @@ fn heads(ctx: &ParseContext) -> Vec<Candidate<Head>> {
     out
 }
 
+/// An example order for error messages, from the scenario being played:
+/// the first unit the player commands.
+fn example_head(ctx: &ParseContext) -> String {
+    ctx.own_units()
+        .into_iter()
+        .find(|c| ctx.commands(c.target))
+        .map(|c| c.display)
+        .unwrap_or_else(|| "2nd Wisconsin".to_string())
+}
+
+/// What a head names, read leniently: the name as written; else without a
+/// leading rank ("Gen. Gibbon", "Lt. Col. …"); else a bare ordinal ("7th")
+/// as the one unit under the player's command with that number.
+fn resolve_one(ctx: &ParseContext, cands: &[Candidate<Head>], toks: &[Token]) -> Lookup<Head> {
+    let w = words(toks);
+    let found = lookup(&w, cands);
+    if found != Lookup::NotFound {
+        return found;
+    }
+    let stripped: Vec<String> = w
+        .iter()
+        .skip_while(|x| RANKS.contains(&x.as_str()))
+        .cloned()
+        .collect();
+    if stripped.is_empty() {
+        return Lookup::NotFound;
+    }
+    if stripped.len() < w.len() {
+        let found = lookup(&stripped, cands);
+        if found != Lookup::NotFound {
+            return found;
+        }
+    }
+    let core: Vec<&String> = stripped
+        .iter()
+        .filter(|x| !matches!(x.as_str(), "the" | "regiment" | "regt" | "reg"))
+        .collect();
+    match core.as_slice() {
+        [n] if n.starts_with('#') => {
+            let mut hits: Vec<(UnitId, String)> = Vec::new();
+            for c in ctx.own_units() {
+                let Some(u) = ctx.state.unit(c.target) else {
+                    continue;
+                };
+                if ctx.commands(c.target)
+                    && norm_words(&u.name).contains(n)
+                    && !hits.iter().any(|(id, _)| *id == c.target)
+                {
+                    hits.push((c.target, u.name.clone()));
+                }
+            }
+            match hits.as_slice() {
+                [] => Lookup::NotFound,
+                [(one, _)] => Lookup::Found(Head::Unit(*one)),
+                many => Lookup::Ambiguous(many.iter().map(|(_, n)| n.clone()).collect()),
+            }
+        }
+        _ => Lookup::NotFound,
+    }
+}
+
+/// The heads of a paragraph: one name, or several joined by `&`, `and`,
+/// `,`, `+` or `/` ("2nd Wis & 7th Wis:"), each read by [`resolve_one`].
+fn resolve_heads(
+    ctx: &ParseContext,
+    cands: &[Candidate<Head>],
+    toks: &[Token],
+) -> Lookup<Vec<Head>> {
+    let single = resolve_one(ctx, cands, toks);
+    if let Lookup::Found(h) = single {
+        return Lookup::Found(vec![h]);
+    }
+    let parts: Vec<&[Token]> = toks
+        .split(|t| matches!(t.tok, Tok::Punct('&' | ',' | '+' | '/')) || t.is_word("and"))
+        .filter(|p| !p.is_empty())
+        .collect();
+    if parts.len() < 2 {
+        return match single {
+            Lookup::Ambiguous(n) => Lookup::Ambiguous(n),
+            _ => Lookup::NotFound,
+        };
+    }
+    let mut out: Vec<Head> = Vec::new();
+    for part in parts {
+        match resolve_one(ctx, cands, part) {
+            Lookup::Found(h) => {
+                if !out.contains(&h) {
+                    out.push(h);
+                }
+            }
+            Lookup::Ambiguous(n) => return Lookup::Ambiguous(n),
+            Lookup::NotFound => {
+                return match single {
+                    Lookup::Ambiguous(n) => Lookup::Ambiguous(n),
+                    _ => Lookup::NotFound,
+                };
+            }
+        }
+    }
+    Lookup::Found(out)
+}
+
+/// "Col. Fairchild will advance the 2nd Wisconsin to …": a rank and a
+/// name, `will` (`shall`, `should`, `must`, `is to`), a verb and the unit
+/// it is for. The unit is the head; the order is the verb and what follows
+/// the unit. When the name is one of the player's officers he issues it.
+fn officer_will(
+    ctx: &ParseContext,
+    cands: &[Candidate<Head>],
+    toks: &[Token],
+) -> Option<(Head, Vec<Token>, Option<OfficerId>)> {
+    let first = toks.first().and_then(Token::word).map(norm_word)?;
+    if !RANKS.contains(&first.as_str()) {
+        return None;
+    }
+    let k = toks.iter().take(8).position(|t| {
+        matches!(
+            t.word(),
+            Some("will" | "shall" | "should" | "must" | "is" | "to")
+        )
+    })?;
+    let name = toks.get(..k)?;
+    let mut v = k + 1;
+    if toks.get(k).is_some_and(|t| t.is_word("is")) && toks.get(v).is_some_and(|t| t.is_word("to"))
+    {
+        v += 1;
+    }
+    let verb = toks.get(v).filter(|t| t.word().is_some())?;
+    let units: Vec<Candidate<Head>> = cands
+        .iter()
+        .filter(|c| matches!(c.target, Head::Unit(_)))
+        .cloned()
+        .collect();
+    let after = toks.get(v + 1..)?;
+    for n in (1..=after.len().min(8)).rev() {
+        let unit_toks = after.get(..n)?;
+        if let Lookup::Found(h) = lookup(&words(unit_toks), &units) {
+            let mut body = vec![verb.clone()];
+            body.extend(after.get(n..).unwrap_or_default().iter().cloned());
+            let stripped: Vec<String> = words(name)
+                .into_iter()
+                .skip_while(|x| RANKS.contains(&x.as_str()))
+                .collect();
+            let by = match lookup(&stripped, &ctx.own_officers()) {
+                Lookup::Found(o) => Some(o),
+                _ => None,
+            };
+            return Some((h, body, by));
+        }
+    }
+    None
+}
+
+/// Read one paragraph into its items (one per unit its head names).
 fn paragraph(
+    text: &str,
+    ctx: &ParseContext,
+    para: &Para,
+    ps: usize,
+    pe: usize,
+    issuer: Option<OfficerId>,
+) -> Result<Vec<Item>, ParaErr> {
+    let first = read_paragraph(text, ctx, &para_tokens(text, para, false), ps, pe, issuer);
+    match first {
+        Err(e) if !e.units.is_empty() && para.segments.len() > 1 => {
+            // "2nd Wisconsin:" and an order on each line below it: each
+            // line a step.
+            read_paragraph(text, ctx, &para_tokens(text, para, true), ps, pe, issuer).map_err(|_| e)
+        }
+        other => other,
+    }
+}
+
+fn read_paragraph(
     text: &str,
     ctx: &ParseContext,
     toks: &[Token],
     ps: usize,
     pe: usize,
     issuer: Option<OfficerId>,
-) -> Result<Option<Item>, PErr> {
+) -> Result<Vec<Item>, ParaErr> {
     let para_text = text.get(ps..pe).unwrap_or("").trim().to_string();
     let span = Span { start: ps, end: pe };
     let cands = heads(ctx);
@@ -491,12 +923,12 @@ fn paragraph(
         })
         .cloned()
         .collect();
-    let (head, body) = match head_colon(toks) {
+    let (heads, body, issuer): (Vec<Head>, Vec<Token>, Option<OfficerId>) = match head_colon(toks) {
         Some(c) => {
             let head_toks = toks.get(..c).unwrap_or_default();
             let written = span_text(text, head_toks);
-            match lookup(&words(head_toks), &cands) {
-                Lookup::Found(h) => (h, toks.get(c + 1..).unwrap_or_default()),
+            match resolve_heads(ctx, &cands, head_toks) {
+                Lookup::Found(h) => (h, toks.get(c + 1..).unwrap_or_default().to_vec(), issuer),
                 Lookup::Ambiguous(names) => {
                     return Err(PErr {
                         at: ps,
@@ -504,12 +936,13 @@ fn paragraph(
                             "'{written}' could mean more than one unit; write the name in full"
                         ),
                         suggestions: names,
-                    });
+                    }
+                    .into());
                 }
                 Lookup::NotFound if toks.len() == c + 1 => {
                     // "Orders for turn 3:" with nothing after it: a heading
                     // the player wrote for himself, not an order.
-                    return Ok(None);
+                    return Ok(Vec::new());
                 }
                 Lookup::NotFound => {
                     return Err(PErr {
@@ -518,17 +951,65 @@ fn paragraph(
                             "no unit or officer of yours is called '{written}'; start each order with '<unit name>:'"
                         ),
                         suggestions: suggest(&written, &allowed),
-                    });
+                    }
+                    .into());
                 }
             }
         }
-        None => headless(toks, &cands).ok_or_else(|| PErr {
-            at: ps,
-            message: "expected '<unit name>:' at the start of the order, as in '10th Ohio: hold'"
-                .to_string(),
-            suggestions: Vec::new(),
-        })?,
+        None => match headless(toks, &cands) {
+            Some((h, rest)) => (vec![h], rest.to_vec(), issuer),
+            None => match officer_will(ctx, &cands, toks) {
+                Some((h, body, by)) => (vec![h], body, by.or(issuer)),
+                None => {
+                    return Err(PErr {
+                        at: ps,
+                        message: format!(
+                            "expected '<unit name>:' at the start of the order, as in '{}: hold'",
+                            example_head(ctx)
+                        ),
+                        suggestions: Vec::new(),
+                    }
+                    .into());
+                }
+            },
+        },
     };
+    let mut items = Vec::new();
+    let units: Vec<UnitId> = heads
+        .iter()
+        .filter_map(|h| match h {
+            Head::Unit(u) if ctx.commands(*u) => Some(*u),
+            _ => None,
+        })
+        .collect();
+    for head in heads {
+        let item = one_item(ctx, text, &body, head, ps, pe, issuer, &para_text, span);
+        match item {
+            Ok(i) => items.push(i),
+            Err(err) => {
+                return Err(ParaErr {
+                    err,
+                    units: units.clone(),
+                });
+            }
+        }
+    }
+    Ok(items)
+}
+
+/// The order a paragraph's body gives to one head.
+#[allow(clippy::too_many_arguments)]
+fn one_item(
+    ctx: &ParseContext,
+    text: &str,
+    body: &[Token],
+    head: Head,
+    ps: usize,
+    pe: usize,
+    issuer: Option<OfficerId>,
+    para_text: &str,
+    span: Span,
+) -> Result<Item, PErr> {
     match head {
         Head::Unit(id) => {
             let Some(unit) = ctx.state.unit(id) else {
@@ -557,15 +1038,15 @@ fn paragraph(
                 })?;
             let mut p = OrderParser::new(ctx, text, body, pe, Some(unit), unit.position);
             let (follows_previous, steps) = p.unit_order()?;
-            Ok(Some(Item::Unit {
+            Ok(Item::Unit {
                 unit: id,
                 issued_by,
                 follows_previous,
                 steps,
                 notes: p.take_notes(),
-                text: para_text,
+                text: para_text.to_string(),
                 span,
-            }))
+            })
         }
         Head::Officer(id) => {
             let at = ctx
@@ -575,11 +1056,11 @@ fn paragraph(
                 .unwrap_or_default();
             let mut p = OrderParser::new(ctx, text, body, pe, None, at);
             let order = p.officer_move(id)?;
-            Ok(Some(Item::Officer {
+            Ok(Item::Officer {
                 order,
-                text: para_text,
+                text: para_text.to_string(),
                 span,
-            }))
+            })
         }
     }
 }

@@ -102,6 +102,9 @@ pub struct OrderError {
     pub message: String,
     /// Allowed names nearest to what was written.
     pub suggestions: Vec<String>,
+    /// The player's units the paragraph's head named, when it named any:
+    /// they keep their previous orders.
+    pub units: Vec<UnitId>,
 }
 
 impl std::fmt::Display for OrderError {
@@ -131,4 +134,7 @@ pub struct ParsedMail {
     pub history: Option<(Option<u32>, Option<u32>)>,
     pub dispatches: Vec<DispatchRequest>,
     pub errors: Vec<OrderError>,
+    /// Greetings and sign-offs ("Sir,", "Thanks,", "J. Gibbon") read as
+    /// such and not as orders: the line and the line's text.
+    pub courtesies: Vec<(usize, String)>,
 }

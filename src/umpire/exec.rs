@@ -985,6 +985,8 @@ fn orders_for(ctx: &Ctx<'_, '_>, player: &str, text: &str) -> Result<Done, Fail>
         auth: AuthMethod::Password,
         subject: None,
         text,
+        line_numbers: &[],
+        body: "",
         received_at: ctx.now,
     };
     let slot = MailSlot::default();

@@ -272,6 +272,12 @@ impl Play {
         self.g.drop_mail(&file, raw.as_bytes());
     }
 
+    /// Mails `body` as `player`'s orders, then READY in a mail of its own.
+    pub fn send_ready(&mut self, player: &Player, body: &str) {
+        self.send(player, body);
+        self.send(player, "READY");
+    }
+
     /// Mails in the outbox not yet checked, oldest first.
     pub fn new_mails(&mut self) -> Vec<Mail> {
         let dir = self.g.path("var/outbox/new");
@@ -452,6 +458,9 @@ pub fn receipt_place(p: Pos) -> String {
 /// enemy's line), the rest probes of the identity policy in rotation —
 /// the enemy's real names as targets and places, designations, and
 /// descriptions. Returns the mail body and the number of paragraphs.
+/// READY goes in a mail of its own (`Play::send_ready`): the probes are
+/// refused by design, and a READY beside a refused order is not counted
+/// (issue #15, `docs/orders.md`).
 pub fn orders_for(play: &Play, state: &BattleState, player: &Player, turn: u32) -> (String, usize) {
     let units = play.units_of(state, player);
     let names: Vec<String> = units
@@ -524,7 +533,7 @@ pub fn orders_for(play: &Play, state: &BattleState, player: &Player, turn: u32) 
         paragraphs.push(format!("{name}: {order}."));
     }
     let n = paragraphs.len();
-    (format!("{}\n\nREADY", paragraphs.join("\n\n")), n)
+    (paragraphs.join("\n\n"), n)
 }
 
 /// The lines of `section` (a heading in capitals) of a report's text
