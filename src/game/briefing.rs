@@ -183,21 +183,19 @@ pub fn issue_briefings(
         let view = side_view(state, reader.side, vis, lk, &inputs)?;
         let report = reporter.player(&view)?;
         let report_id = match who {
-            Briefed::Everyone => {
-                Some(crate::store::insert_report(
-                    tx,
-                    &crate::store::NewReport {
-                        game_id: game_id.0,
-                        turn_id,
-                        player_id: Some(reader.id),
-                        side_id: Some(reader.side_row),
-                        text: &report.text,
-                        html: &report.html,
-                        map_base: Some(&report.map_base),
-                        created_at: now,
-                    },
-                )?)
-            }
+            Briefed::Everyone => Some(crate::store::insert_report(
+                tx,
+                &crate::store::NewReport {
+                    game_id: game_id.0,
+                    turn_id,
+                    player_id: Some(reader.id),
+                    side_id: Some(reader.side_row),
+                    text: &report.text,
+                    html: &report.html,
+                    map_base: Some(&report.map_base),
+                    created_at: now,
+                },
+            )?),
             Briefed::Player { .. } => None,
         };
         let to = live_addresses(tx, reader.id)?;

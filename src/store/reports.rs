@@ -63,10 +63,7 @@ fn map_base_id(conn: &Connection, game_id: i64, svg: &str) -> rusqlite::Result<i
 }
 
 fn deflate(bytes: &[u8]) -> Vec<u8> {
-    let mut enc = DeflateEncoder::new(
-        Vec::with_capacity(bytes.len() / 4),
-        Compression::new(LEVEL),
-    );
+    let mut enc = DeflateEncoder::new(Vec::with_capacity(bytes.len() / 4), Compression::new(LEVEL));
     // Writing to a Vec cannot fail.
     let _ = enc.write_all(bytes);
     enc.finish().unwrap_or_default()
@@ -209,7 +206,10 @@ mod tests {
             ids.push((id, html));
         }
         for (id, html) in &ids {
-            assert_eq!(report_html(store.conn(), *id).unwrap().as_deref(), Some(html.as_str()));
+            assert_eq!(
+                report_html(store.conn(), *id).unwrap().as_deref(),
+                Some(html.as_str())
+            );
         }
         let (layers, plain): (i64, i64) = store
             .conn()
@@ -222,7 +222,9 @@ mod tests {
         assert_eq!((layers, plain), (1, 0));
         let packed: i64 = store
             .conn()
-            .query_row("SELECT max(length(html_packed)) FROM reports", [], |r| r.get(0))
+            .query_row("SELECT max(length(html_packed)) FROM reports", [], |r| {
+                r.get(0)
+            })
             .unwrap();
         assert!(packed < 200, "{packed} bytes");
     }
@@ -246,7 +248,10 @@ mod tests {
             },
         )
         .unwrap();
-        assert_eq!(report_html(store.conn(), id).unwrap().as_deref(), Some("<p>no map</p>"));
+        assert_eq!(
+            report_html(store.conn(), id).unwrap().as_deref(),
+            Some("<p>no map</p>")
+        );
         store
             .conn()
             .execute(
@@ -255,7 +260,10 @@ mod tests {
             )
             .unwrap();
         let old = store.conn().last_insert_rowid();
-        assert_eq!(report_html(store.conn(), old).unwrap().as_deref(), Some("<p>old</p>"));
+        assert_eq!(
+            report_html(store.conn(), old).unwrap().as_deref(),
+            Some("<p>old</p>")
+        );
         // Plain and packed at once is refused, and so is a layer without
         // its place.
         assert!(
