@@ -171,9 +171,20 @@ pub fn run_with(dir: &Path, on_step: &mut dyn FnMut(DemoStep<'_>)) -> Result<Dem
             at: clock.now(),
             what: step.what,
         });
-        for m in step.mails {
-            let raw = m.raw(i, before.turn, secret_of(&created, m.player));
-            let path = inbox.join(format!("demo-{i}-{}.eml", m.player.to_lowercase()));
+        for (j, m) in step.mails.iter().enumerate() {
+            // A player's second mail of a step is named after his first, so
+            // the inbox reads them in the order written.
+            let again = step.mails[..j]
+                .iter()
+                .filter(|o| o.player == m.player)
+                .count();
+            let nth = if again == 0 {
+                String::new()
+            } else {
+                (again + 1).to_string()
+            };
+            let raw = m.raw(i, &nth, before.turn, secret_of(&created, m.player));
+            let path = inbox.join(format!("demo-{i}-{}{nth}.eml", m.player.to_lowercase()));
             std::fs::write(&path, raw).map_err(io(&path))?;
         }
         let r = runtime.block_on(crate::daemon::run_once(&config, &mut parts))?;
@@ -268,7 +279,7 @@ struct DemoMail {
 
 impl DemoMail {
     /// The raw RFC 5322 bytes, as a mail client would send them.
-    fn raw(&self, step: usize, turn: u32, secret: &str) -> Vec<u8> {
+    fn raw(&self, step: usize, nth: &str, turn: u32, secret: &str) -> Vec<u8> {
         let (ctype, body) = if self.html {
             (
                 "text/html; charset=utf-8",
@@ -288,7 +299,7 @@ impl DemoMail {
         };
         format!(
             "From: {p} <{f}>\r\nTo: adjutant@example.test\r\nSubject: Orders, turn {turn}\r\n\
-             Message-ID: <demo-{step}-{lp}@example.test>\r\nDate: Fri, 28 Aug 1862 18:30:00 -0500\r\n\
+             Message-ID: <demo-{step}-{lp}{nth}@example.test>\r\nDate: Fri, 28 Aug 1862 18:30:00 -0500\r\n\
              MIME-Version: 1.0\r\nContent-Type: {ctype}\r\n\r\n{b}\r\n",
             p = self.player,
             f = self.from,
@@ -319,7 +330,7 @@ struct Step {
 const SCRIPT: &[Step] = &[
     Step {
         when: When::AfterOpening(HOUR),
-        what: "turn 1: every player writes orders and READY (Doubleday's has a mistake; Baylor's is HTML-only)",
+        what: "turn 1: every player writes orders and READY (Doubleday's has a mistake, so his READY is not counted until he sends the correction; Baylor's is HTML-only)",
         mails: &[
             DemoMail {
                 player: "Gibbon",
@@ -355,6 +366,14 @@ const SCRIPT: &[Step] = &[
                 from: "trimble@example.test",
                 html: false,
                 body: "21st Georgia: hold.\n\nREADY",
+            },
+            DemoMail {
+                player: "Doubleday",
+                from: "doubleday@example.test",
+                html: false,
+                // His receipt said the READY beside a refused order was not
+                // counted: he sends the corrected order with READY again.
+                body: "76th New York: advance to the Douglass house.\n\nREADY",
             },
         ],
     },

@@ -862,7 +862,7 @@ fn v_b_note_star_by_mail() {
         "blue1",
         "blue@example.test",
         "Blue",
-        "10th Ohio: fire at the 3rd Tennessee.\n\n12th Ohio: hold fire.\n\nREADY",
+        "10th Ohio: fire at the nearest enemy.\n\n12th Ohio: hold fire.\n\nREADY",
     );
     g.order_mail(
         "grey1",

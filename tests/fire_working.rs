@@ -40,7 +40,7 @@ fn a_fire_is_told_with_its_working_to_whom_it_belongs() {
         "blue1",
         "blue@example.test",
         "Blue",
-        "10th Ohio: fire at the 3rd Tennessee.\n\nREADY",
+        "10th Ohio: fire at will.\n\nREADY",
     );
     g.order_mail(
         "grey1",

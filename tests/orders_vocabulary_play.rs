@@ -49,6 +49,11 @@ fn a_player_reads_what_his_words_became_and_the_turn_does_it() {
         "Grey",
         "3rd Tennessee: hold\n\nREADY",
     );
+    // Battery A's order is refused, so that mail's READY is not counted
+    // (docs/orders.md): Blue reads his receipt and sends READY again.
+    g.run_once();
+    assert_eq!(g.open_turn(), 1, "READY beside a refused order is not counted");
+    g.order_mail("blue1b", "blue@example.test", "Blue", "READY");
     g.run_once();
     let mails = g.outbox();
     let blue: Vec<String> = mails
@@ -73,7 +78,7 @@ fn a_player_reads_what_his_words_became_and_the_turn_does_it() {
         assert!(out.contains(want), "missing {want:?} in\n{out}");
     }
 
-    // Both were READY: the turn ran.
+    // Both are READY now: the turn ran.
     assert_eq!(g.open_turn(), 2);
     let (before, after) = (state(&g, 1), state(&g, 2));
     let unit = |s: &Snapshot, n: &str| {

@@ -61,7 +61,7 @@ fn play(g: &GameDir, turn: u32) {
         &format!("blue{turn}"),
         "blue@example.test",
         "Blue",
-        "10th Ohio: fire at the 3rd Tennessee.\n\n12th Ohio: hold fire.\n\nREADY",
+        "10th Ohio: fire at will.\n\n12th Ohio: hold fire.\n\nREADY",
     );
     g.order_mail(
         &format!("grey{turn}"),
