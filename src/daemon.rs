@@ -164,12 +164,13 @@ impl Default for Parts {
 
 impl Parts {
     /// The game's own parts: the system clock, orders read by the order
-    /// parser ([`crate::game::submit::OrdersHandler`]) and turns processed
+    /// parser ([`crate::game::submit::OrdersHandler`]) and the umpire's
+    /// commands by [`crate::umpire::exec::MailHandler`], and turns processed
     /// when due ([`crate::game::cycle::TurnCycle`]).
     pub fn game() -> Parts {
         let mail = MailSlot::default();
         Parts {
-            handler: Box::new(crate::game::submit::OrdersHandler::with_mail(mail.clone())),
+            handler: Box::new(crate::umpire::exec::MailHandler::with_mail(mail.clone())),
             due: Box::new(crate::game::cycle::TurnCycle::new(mail.clone())),
             mail,
             ..Parts::default()

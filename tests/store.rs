@@ -873,6 +873,7 @@ fn outbound(n: u32, created_at: i64) -> NewOutboundMail {
             .into_bytes(),
         in_reply_to: Some("<id1@host.com>".into()),
         created_at,
+        reply_tokens: Vec::new(),
     }
 }
 

@@ -23,9 +23,9 @@
 
 use super::ArchiveError;
 use super::load::{GameArchive, OrderRecord, TurnRecord};
-use super::order_text::{describe_parsed, describe_unit_order};
 use crate::clock::format_local;
 use crate::game::snapshot::Snapshot;
+use crate::orders::describe::{describe_parsed, describe_unit_order};
 use crate::report::place::coords;
 use crate::report::view::{EnemyUnit, UmpireSight};
 use crate::report::{

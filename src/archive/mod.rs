@@ -17,7 +17,6 @@
 
 pub mod export;
 pub mod load;
-pub mod order_text;
 pub mod replay;
 
 pub use export::{ExportSummary, export_site};

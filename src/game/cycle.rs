@@ -159,53 +159,7 @@ pub fn set_deadlines(
     })
 }
 
-/// Test-only: when this environment variable names a file, the turn
-/// processor writes that file and then sleeps inside the turn's
-/// transaction (just before the next turn is opened), so that
-/// `tests/kill_restart.rs` can SIGKILL it mid-turn. Never set it in
-/// production: a turn would take a minute longer.
-pub const PAUSE_IN_TURN_ENV: &str = "ADJUTANT_TEST_PAUSE_IN_TURN";
-
-fn pause_for_tests() {
-    if let Some(path) = std::env::var_os(PAUSE_IN_TURN_ENV) {
-        tracing::warn!("{PAUSE_IN_TURN_ENV} is set: pausing inside the turn's transaction");
-        if std::fs::write(&path, b"inside the turn transaction\n").is_ok() {
-            std::thread::sleep(std::time::Duration::from_secs(60));
-        }
-    }
-}
-
-/// The deadline for a turn of `game` opening at `opened_at`, from the
-/// game's stored settings. A schedule that cannot be read is logged and
-/// gives no deadline, so a turn is never lost over it (the game then waits
-/// for READY until the umpire sets the schedule again).
-///
-/// Called by the turn processor inside the turn's transaction, as the next
-/// turn is inserted: the place where [`PAUSE_IN_TURN_ENV`] pauses.
-pub fn next_deadline(tx: &Transaction<'_>, game: GameId, opened_at: i64) -> Option<i64> {
-    pause_for_tests();
-    let json: Option<String> = tx
-        .query_row(
-            "SELECT settings_json FROM games WHERE id = ?1",
-            [game.0],
-            |r| r.get(0),
-        )
-        .optional()
-        .ok()
-        .flatten();
-    let result = json
-        .as_deref()
-        .map(DeadlineSettings::from_settings_json)
-        .transpose()
-        .and_then(|s| s.map(|s| s.deadline_for(opened_at)).transpose());
-    match result {
-        Ok(d) => d.flatten(),
-        Err(e) => {
-            tracing::error!(game = game.0, error = %e, "no deadline set for the next turn");
-            None
-        }
-    }
-}
+pub use super::turn::{PAUSE_IN_TURN_ENV, next_deadline};
 
 /// The conditions, besides timing, for an open turn `t` of game `g` to run:
 /// the game is active, no attempt of it is held, no dice are awaited.

@@ -519,7 +519,7 @@ pub fn report_entries_named(
                             unit(o.unit)
                         ),
                         status: format!("taken from an enemy courier on turn {turn}"),
-                        text: crate::archive::order_text::describe_unit_order(o, &unit),
+                        text: crate::orders::describe::describe_unit_order(o, &unit),
                     });
                 }
             }

@@ -11,6 +11,7 @@ pub mod deadline;
 pub mod dispatches;
 pub mod ending;
 pub mod identity;
+pub mod interpretation;
 pub mod notice;
 pub mod pause;
 pub mod reply_form;
@@ -22,6 +23,7 @@ mod setup;
 pub mod snapshot;
 pub mod submit;
 pub mod turn;
+pub mod turn_error;
 pub mod umpire_dice;
 
 pub use setup::{CreatedGame, PlayerSecret, battle_state_from_scenario, new_game};

@@ -129,9 +129,9 @@ pub fn compose_letter(
     let reply_to = match letter.reply_token_for {
         Some((player, turn)) => {
             let t = token::make_token(&mail.server_key, letter.game, player, turn)?;
-            Some(Mailbox::named(
-                "Adjutant",
-                token::make_reply_to(&mail.game_master, &t)?,
+            Some((
+                Mailbox::named("Adjutant", token::make_reply_to(&mail.game_master, &t)?),
+                t,
             ))
         }
         None => None,
@@ -156,16 +156,20 @@ pub fn queue_umpire_letter(
         turn,
     )?;
     let reply_to = Mailbox::named("Adjutant", token::make_reply_to(&mail.game_master, &t)?);
-    let message = compose_with_reply_to(mail, letter, Some(reply_to), Vec::new())?;
+    let message = compose_with_reply_to(mail, letter, Some((reply_to, t)), Vec::new())?;
     Ok(Store::queue_outbound(tx, &message)?)
 }
 
 fn compose_with_reply_to(
     mail: &ReportMail,
     letter: &ReportLetter<'_>,
-    reply_to: Option<Mailbox>,
+    reply_to: Option<(Mailbox, String)>,
     extra: Vec<Attachment>,
 ) -> Result<NewOutboundMail, ReportMailError> {
+    let (reply_to, reply_tokens) = match reply_to {
+        Some((mailbox, t)) => (Some(mailbox), vec![t]),
+        None => (None, Vec::new()),
+    };
     let domain = &mail.message_id_domain;
     let message_id = compose::message_id(letter.kind, letter.game, letter.id, domain)?;
     let thread = compose::game_thread_id(letter.game, domain)?;
@@ -205,6 +209,7 @@ fn compose_with_reply_to(
         raw,
         in_reply_to: None,
         created_at: letter.now,
+        reply_tokens,
     })
 }
 

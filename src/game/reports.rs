@@ -537,7 +537,7 @@ pub(super) fn orders_by_unit(
 }
 
 /// The umpire sees every order as written AND as read: the steps the
-/// parser made of it, in words (`archive::order_text`, the same words the
+/// parser made of it, in words (`orders::describe`, the same words the
 /// archive shows), with true names — the umpire's view.
 fn umpire_orders(
     state: &BattleState,
@@ -560,7 +560,7 @@ fn umpire_orders(
             b.order.id,
             b.order.issued_turn,
             order_words(b, texts),
-            crate::archive::order_text::describe_unit_order(&b.order, &name_of)
+            crate::orders::describe::describe_unit_order(&b.order, &name_of)
         )
     };
     book.units

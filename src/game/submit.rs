@@ -225,14 +225,9 @@ fn unit_aliases(
 }
 
 impl SubmissionHandler for OrdersHandler {
-    /// The umpire's mail: his commands, run by `umpire::exec`.
-    fn handle_umpire(
-        &mut self,
-        tx: &Transaction<'_>,
-        ctx: &crate::mail::intake::UmpireMail<'_>,
-    ) -> Result<Receipt, IntakeError> {
-        crate::umpire::exec::handle_mail(tx, ctx, self.mail.get().as_deref())
-    }
+    // The umpire's mail is not taken here (the trait's default refuses it):
+    // `umpire::exec::MailHandler` wraps this handler and runs his commands,
+    // so the game layer never calls up into the umpire's.
 
     fn handle(
         &mut self,
@@ -325,9 +320,9 @@ impl SubmissionHandler for OrdersHandler {
         // Umpired game: what the parser could not read goes to the umpire
         // to interpret (issue #8, umpire::turns::free_text).
         let forwarded = if !parsed.errors.is_empty()
-            && crate::umpire::turns::free_text::umpired(tx, ctx.game).map_err(sql)?
+            && crate::game::interpretation::umpired(tx, ctx.game).map_err(sql)?
         {
-            crate::umpire::turns::free_text::forward(
+            crate::game::interpretation::forward(
                 tx,
                 ctx.game,
                 ctx.game_name,
@@ -548,7 +543,7 @@ struct Kept {
 fn kept_units(
     pctx: &ParseContext<'_>,
     parsed: &ParsedMail,
-    forwarded: &[crate::umpire::turns::free_text::Forwarded],
+    forwarded: &[crate::game::interpretation::Forwarded],
 ) -> Vec<(String, usize)> {
     if !forwarded.is_empty() {
         return Vec::new();
@@ -707,7 +702,7 @@ fn receipt_text(
     parsed: &ParsedMail,
     lines: &[Line],
     deadline: &str,
-    forwarded: &[crate::umpire::turns::free_text::Forwarded],
+    forwarded: &[crate::game::interpretation::Forwarded],
     kept: &Kept,
     form: Option<&FormNote>,
 ) -> String {

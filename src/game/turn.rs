@@ -10,71 +10,18 @@
 //! same bytes, so `state_hash` of the next turn identifies the outcome and a
 //! replay can check it.
 
+use super::deadline::DeadlineSettings;
 use super::report_mail::ReportMail;
-use super::reports::{ReportsError, TurnResult, issue_turn_reports};
+use super::reports::{TurnResult, issue_turn_reports};
 use super::snapshot::Snapshot;
 use super::umpire_dice::{self, UmpireDice};
 use crate::dice::{DiceSource, Roll, StreamDice};
 use crate::rules::iron_brigade::orders::{OfficerMove, TurnOrders, UnitOrder};
-use crate::rules::iron_brigade::turn::{TurnError, TurnOutcome, resolve_turn};
+use crate::rules::iron_brigade::turn::{TurnOutcome, resolve_turn};
 use crate::store::{GameId, Store, StoreError, seed_commitment, sha256_hex, turn_seed};
 use rusqlite::{OptionalExtension, Transaction, params};
 
-/// Why a turn could not be processed. Nothing was written.
-#[derive(Debug, thiserror::Error)]
-pub enum TurnCycleError {
-    #[error("no game named `{0}`; `adjutant game list` shows the games")]
-    NoSuchGame(String),
-    #[error("game `{0}` has no open turn to process")]
-    NoOpenTurn(String),
-    #[error(
-        "game `{game}` has {}; no more turns are processed",
-        if status == "finished" { "ended" } else { "been abandoned" }
-    )]
-    GameOver { game: String, status: String },
-    #[error("the stored snapshot of turn {turn} cannot be read: {source}")]
-    Snapshot {
-        turn: u32,
-        source: serde_json::Error,
-    },
-    #[error("order {id} of turn {turn} cannot be read: {source}")]
-    Order {
-        id: i64,
-        turn: u32,
-        source: serde_json::Error,
-    },
-    #[error("the engine refused turn {turn}: {source}")]
-    Engine { turn: u32, source: TurnError },
-    #[error("cannot serialise the outcome of turn {turn}: {source}")]
-    Outcome {
-        turn: u32,
-        source: serde_json::Error,
-    },
-    #[error("the reports of turn {turn} cannot be made, so the turn was not processed: {source}")]
-    Reports { turn: u32, source: ReportsError },
-    #[error(
-        "turn {turn} of game `{game}` is held for the umpire's review; the next turn is processed only after RELEASE (or REDO then RELEASE)"
-    )]
-    Held { game: String, turn: u32 },
-    #[error("an umpire's correction to turn {turn} no longer applies: {problem}")]
-    Correction { turn: u32, problem: String },
-    #[error(transparent)]
-    Store(#[from] StoreError),
-    #[error("database error while processing: {0}")]
-    Sql(#[from] rusqlite::Error),
-}
-
-impl TurnCycleError {
-    pub fn is_user_error(&self) -> bool {
-        matches!(
-            self,
-            TurnCycleError::NoSuchGame(_)
-                | TurnCycleError::NoOpenTurn(_)
-                | TurnCycleError::GameOver { .. }
-                | TurnCycleError::Held { .. }
-        ) || matches!(self, TurnCycleError::Store(e) if e.is_user_error())
-    }
-}
+pub use super::turn_error::TurnCycleError;
 
 /// What processing a turn did.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -423,7 +370,7 @@ pub(crate) fn run_attempt(
             next_json,
             state_hash,
             now,
-            super::cycle::next_deadline(tx, game_id, now),
+            next_deadline(tx, game_id, now),
             turn_id
         ],
     )?;
@@ -654,4 +601,52 @@ fn register_new_units(
         )?;
     }
     Ok(())
+}
+
+/// Test-only: when this environment variable names a file, the turn
+/// processor writes that file and then sleeps inside the turn's
+/// transaction (just before the next turn is opened), so that
+/// `tests/kill_restart.rs` can SIGKILL it mid-turn. Never set it in
+/// production: a turn would take a minute longer.
+pub const PAUSE_IN_TURN_ENV: &str = "ADJUTANT_TEST_PAUSE_IN_TURN";
+
+fn pause_for_tests() {
+    if let Some(path) = std::env::var_os(PAUSE_IN_TURN_ENV) {
+        tracing::warn!("{PAUSE_IN_TURN_ENV} is set: pausing inside the turn's transaction");
+        if std::fs::write(&path, b"inside the turn transaction\n").is_ok() {
+            std::thread::sleep(std::time::Duration::from_secs(60));
+        }
+    }
+}
+
+/// The deadline for a turn of `game` opening at `opened_at`, from the
+/// game's stored settings. A schedule that cannot be read is logged and
+/// gives no deadline, so a turn is never lost over it (the game then waits
+/// for READY until the umpire sets the schedule again).
+///
+/// Called by the turn processor inside the turn's transaction, as the next
+/// turn is inserted: the place where [`PAUSE_IN_TURN_ENV`] pauses.
+pub fn next_deadline(tx: &Transaction<'_>, game: GameId, opened_at: i64) -> Option<i64> {
+    pause_for_tests();
+    let json: Option<String> = tx
+        .query_row(
+            "SELECT settings_json FROM games WHERE id = ?1",
+            [game.0],
+            |r| r.get(0),
+        )
+        .optional()
+        .ok()
+        .flatten();
+    let result = json
+        .as_deref()
+        .map(DeadlineSettings::from_settings_json)
+        .transpose()
+        .and_then(|s| s.map(|s| s.deadline_for(opened_at)).transpose());
+    match result {
+        Ok(d) => d.flatten(),
+        Err(e) => {
+            tracing::error!(game = game.0, error = %e, "no deadline set for the next turn");
+            None
+        }
+    }
 }

@@ -156,8 +156,8 @@ pub(crate) fn request(
     dice: &UmpireDice,
     mail: &super::report_mail::ReportMail,
     now: i64,
-) -> Result<Vec<String>, super::turn::TurnCycleError> {
-    use super::turn::TurnCycleError;
+) -> Result<Vec<String>, super::turn_error::TurnCycleError> {
+    use super::turn_error::TurnCycleError;
     let words: Vec<String> = dice.wanted.iter().map(purpose_words).collect();
     if let Some(at) = dice.mismatch_at {
         tx.execute(

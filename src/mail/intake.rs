@@ -751,6 +751,7 @@ fn ask_which_game(
                         raw,
                         in_reply_to: theirs,
                         created_at: now,
+                        reply_tokens: Vec::new(),
                     },
                 )?;
                 Refusal::Queued
@@ -1521,6 +1522,7 @@ fn queue_answer(
             raw,
             in_reply_to: theirs,
             created_at: now,
+            reply_tokens: vec![reply_token.clone()],
         },
     )?;
     Ok(())

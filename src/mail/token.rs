@@ -100,6 +100,25 @@ pub fn extract_tokens<S: AsRef<str>>(addresses: &[S]) -> Vec<String> {
     out
 }
 
+/// The reply tokens in the `Reply-To` of a composed message (`raw`):
+/// for a message kept whole and queued later (a held turn's reports),
+/// whose tokens were not kept beside it.
+pub fn reply_tokens_in(raw: &[u8]) -> Vec<String> {
+    use mailparse::MailHeaderMap;
+    let Ok((headers, _)) = mailparse::parse_headers(raw) else {
+        return Vec::new();
+    };
+    let addresses: Vec<String> = headers
+        .get_all_values("Reply-To")
+        .into_iter()
+        .map(|value| match (value.find('<'), value.rfind('>')) {
+            (Some(a), Some(b)) if a < b => value.get(a + 1..b).unwrap_or("").to_string(),
+            _ => value,
+        })
+        .collect();
+    extract_tokens(&addresses)
+}
+
 fn is_token_shaped(tag: &str) -> bool {
     tag.len() == TOKEN_LEN
         && tag

@@ -1,7 +1,8 @@
 //! An order "as read": the engine's form of a written order
 //! ([`UnitOrder`] / [`OfficerMove`]) put back into short words, so the
-//! archive can show beside each paragraph what Adjutant understood. Unit
-//! ids are named through `name_of` (the archive is the umpire's view).
+//! archive can show beside each paragraph what Adjutant understood, and
+//! reports and captured dispatches can say what an order was. Unit ids are
+//! named through `name_of`: the caller decides what its reader may know.
 
 use crate::report::place::{coords, facing_point};
 use crate::rules::iron_brigade::orders::{

@@ -15,6 +15,7 @@
 //! unseen enemy's name is answered exactly like a nonsense word.
 
 pub mod context;
+pub mod describe;
 pub mod lexer;
 mod mail;
 pub mod names;

@@ -43,6 +43,11 @@ pub struct NewOutboundMail {
     pub in_reply_to: Option<String>,
     /// Queue time; the message is due from then.
     pub created_at: i64,
+    /// The reply tokens its `Reply-To` carries, given by whoever composed
+    /// it: remembered with the game (migration 0008, `reply_tokens`) so
+    /// intake finds the players to check a token against with one lookup,
+    /// whatever the number of games.
+    pub reply_tokens: Vec<String>,
 }
 
 /// A queued (or finished) message.
@@ -105,7 +110,12 @@ impl Store {
         ])?;
         let id = tx.last_insert_rowid();
         if let Some(game) = m.game_id {
-            remember_reply_tokens(tx, game, &m.raw)?;
+            for token in &m.reply_tokens {
+                tx.prepare_cached(
+                    "INSERT OR IGNORE INTO reply_tokens (token, game_id) VALUES (?1, ?2)",
+                )?
+                .execute(params![token, game.0])?;
+            }
         }
         Ok(id)
     }
@@ -303,29 +313,6 @@ fn with_secret(raw: Vec<u8>, placeholder: Option<String>, secret: Option<String>
         }
     }
     out
-}
-
-/// Records the game of the reply token in `raw`'s `Reply-To`, if any
-/// (migration 0008, `reply_tokens`), so intake can find the players to
-/// check a token against with one lookup, whatever the number of games.
-fn remember_reply_tokens(tx: &Transaction<'_>, game: GameId, raw: &[u8]) -> Result<(), StoreError> {
-    let Ok((headers, _)) = mailparse::parse_headers(raw) else {
-        return Ok(());
-    };
-    use mailparse::MailHeaderMap;
-    for value in headers.get_all_values("Reply-To") {
-        let address = match (value.find('<'), value.rfind('>')) {
-            (Some(a), Some(b)) if a < b => value.get(a + 1..b).unwrap_or(""),
-            _ => value.as_str(),
-        };
-        for token in crate::mail::token::extract_tokens(&[address]) {
-            tx.prepare_cached(
-                "INSERT OR IGNORE INTO reply_tokens (token, game_id) VALUES (?1, ?2)",
-            )?
-            .execute(params![token, game.0])?;
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

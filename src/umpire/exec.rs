@@ -1054,6 +1054,43 @@ fn orders_for(ctx: &Ctx<'_, '_>, player: &str, text: &str) -> Result<Done, Fail>
     })
 }
 
+/// The daemon's handler of every accepted mail: a player's orders go to
+/// the game's order handler ([`OrdersHandler`]), an authenticated umpire's
+/// commands to [`handle_mail`]. It lives here, above the game layer, so the
+/// game's intake never imports the umpire's commands (ARCHITECTURE.md,
+/// "Layers").
+pub struct MailHandler {
+    orders: OrdersHandler,
+    mail: crate::game::report_mail::MailSlot,
+}
+
+impl MailHandler {
+    pub fn with_mail(mail: crate::game::report_mail::MailSlot) -> Self {
+        MailHandler {
+            orders: OrdersHandler::with_mail(mail.clone()),
+            mail,
+        }
+    }
+}
+
+impl crate::mail::intake::SubmissionHandler for MailHandler {
+    fn handle(
+        &mut self,
+        tx: &Transaction<'_>,
+        ctx: &crate::mail::intake::SubmissionContext<'_>,
+    ) -> Result<crate::mail::intake::Receipt, crate::mail::intake::IntakeError> {
+        self.orders.handle(tx, ctx)
+    }
+
+    fn handle_umpire(
+        &mut self,
+        tx: &Transaction<'_>,
+        ctx: &crate::mail::intake::UmpireMail<'_>,
+    ) -> Result<crate::mail::intake::Receipt, crate::mail::intake::IntakeError> {
+        handle_mail(tx, ctx, self.mail.get().as_deref())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -422,6 +422,7 @@ fn queue(
             raw,
             in_reply_to: theirs,
             created_at: now,
+            reply_tokens: vec![reply_token.clone()],
         },
     )?;
     Ok(())

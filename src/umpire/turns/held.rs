@@ -93,6 +93,7 @@ pub fn release(ctx: &UmpireCtx<'_, '_>) -> Result<String, TurnPlaneError> {
                 kind,
                 message_id,
                 recipients,
+                reply_tokens: crate::mail::token::reply_tokens_in(&raw),
                 raw,
                 in_reply_to: None,
                 created_at: ctx.now,
