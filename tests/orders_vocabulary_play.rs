@@ -52,7 +52,11 @@ fn a_player_reads_what_his_words_became_and_the_turn_does_it() {
     // Battery A's order is refused, so that mail's READY is not counted
     // (docs/orders.md): Blue reads his receipt and sends READY again.
     g.run_once();
-    assert_eq!(g.open_turn(), 1, "READY beside a refused order is not counted");
+    assert_eq!(
+        g.open_turn(),
+        1,
+        "READY beside a refused order is not counted"
+    );
     g.order_mail("blue1b", "blue@example.test", "Blue", "READY");
     g.run_once();
     let mails = g.outbox();

@@ -337,6 +337,14 @@ pub enum Event {
         a: UnitRef,
         b: UnitRef,
     },
+    /// A unit whose move would have ended on ground a friendly unit also
+    /// reached this turn halted short of it, at `at` on its own path (our
+    /// ruling on IV.F between friends, docs/rulings.md).
+    HaltedShort {
+        unit: UnitRef,
+        of: UnitRef,
+        at: Pos,
+    },
     /// A morale change from moving through ranks or a failed ford
     /// (APSoF IV.C.5–6, IV.E.1).
     MoraleChanged {
@@ -550,6 +558,7 @@ impl Event {
             Event::Contact { a, b, .. } | Event::Met { a, b } | Event::FireOrder { a, b, .. } => {
                 vec![u(a), u(b)]
             }
+            Event::HaltedShort { unit, of, .. } => vec![u(unit), u(of)],
             Event::Combined { unit, into, .. } => vec![u(unit), u(into)],
             Event::RallyAttempt { unit, officer, .. } => {
                 let mut v = vec![u(unit)];
@@ -994,6 +1003,12 @@ impl Event {
             Event::Met { a, b } => format!(
                 "{} and {} make for the same ground and meet between.",
                 a.name, b.name
+            ),
+            Event::HaltedShort { unit, of, at } => format!(
+                "{} halts at {}, short of the ground {} reached.",
+                unit.name,
+                p(at),
+                of.name
             ),
             Event::MoraleChanged {
                 unit,

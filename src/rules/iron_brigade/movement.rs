@@ -1598,6 +1598,72 @@ pub fn resolve_meeting(
     ))
 }
 
+/// Our ruling on IV.F between friends (docs/rulings.md): IV.F's meeting
+/// "in a proportional distance ... from their original starting position"
+/// is for units "ordered to the same position". Two units of one side whose
+/// moves merely end on overlapping ground (one catching up with another on
+/// the same road, two regiments converging on a gap) are not both pulled
+/// back toward a point between their starts, which can leave them on top of
+/// each other: the one that would arrive later (the larger share of its
+/// allowance used) halts on its own path at the last point where its
+/// footprint clears the other's. `now` holds the units at their planned
+/// ends, in the formation and facing they end in.
+///
+/// Returns (the unit that halts, the unit it halts short of, where), or
+/// `None` when the ends do not overlap or no point of either path clears
+/// the other (then IV.F's meeting applies).
+pub fn friend_halts_short(
+    now: &BattleState,
+    a: (UnitId, &MoveOutcome),
+    b: (UnitId, &MoveOutcome),
+) -> Option<(UnitId, UnitId, Pos)> {
+    let fp = |id: UnitId, at: Pos| -> Option<Footprint> {
+        let u = now.unit(id)?;
+        Some(Footprint {
+            centre: at,
+            ..super::geometry::footprint(u)
+        })
+    };
+    let clash = |x: &Footprint, y: &Footprint| x.polygon().intersects(&y.polygon());
+    let (fa, fb) = (fp(a.0, a.1.end)?, fp(b.0, b.1.end)?);
+    if !clash(&fa, &fb) {
+        return None;
+    }
+    let share = |o: &MoveOutcome| {
+        if o.allowance > 1e-9 {
+            o.distance / o.allowance
+        } else {
+            f64::INFINITY
+        }
+    };
+    let order = if share(a.1) >= share(b.1) {
+        [(a, b.0, fb), (b, a.0, fa)]
+    } else {
+        [(b, a.0, fa), (a, b.0, fb)]
+    };
+    for ((id, out), other, other_fp) in order {
+        // Back along the path from its end, a quarter inch at a time.
+        let mut legs: Vec<(Pos, Pos)> = out.path.windows(2).map(|w| (w[0], w[1])).collect();
+        if legs.is_empty() {
+            continue;
+        }
+        legs.reverse();
+        for (from, to) in legs {
+            let len = from.distance(to);
+            let steps = (len / 0.25).ceil().max(1.0) as u32;
+            for k in 1..=steps {
+                let t = 1.0 - f64::from(k) / f64::from(steps);
+                let at = Pos::new(from.x + (to.x - from.x) * t, from.y + (to.y - from.y) * t);
+                let here = fp(id, at)?;
+                if !clash(&here, &other_fp) {
+                    return Some((id, other, at));
+                }
+            }
+        }
+    }
+    None
+}
+
 /// What a formation or facing change costs in the turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

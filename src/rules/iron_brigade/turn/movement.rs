@@ -987,6 +987,22 @@ fn plan_and_apply_moves(
             if oa.end.distance(ob.end) > 30.0 {
                 continue;
             }
+            let friends = ctx.state.unit(a).map(|u| u.side) == ctx.state.unit(b).map(|u| u.side);
+            if friends
+                && let Some((halts, short_of, at)) =
+                    crate::rules::iron_brigade::movement::friend_halts_short(
+                        &ctx.state,
+                        (a, oa),
+                        (b, ob),
+                    )
+            {
+                if let Some(m) = ctx.state.unit_mut(halts) {
+                    m.position = at;
+                }
+                let (unit, of) = (ctx.uref(halts), ctx.uref(short_of));
+                ctx.events.push(Event::HaltedShort { unit, of, at });
+                continue;
+            }
             if let Some((pa, pb)) =
                 crate::rules::iron_brigade::movement::resolve_meeting(&start, (a, oa), (b, ob))
             {
