@@ -73,13 +73,21 @@ fn fire_attack_working(
     base: u8,
     divisor: u8,
     modifiers: &[String],
+    perilous_why: &[String],
     combined: bool,
     dice: &[u8],
     total: u32,
     casualties: u32,
 ) -> String {
     // Each modifier with its section: the V.B table's lines are V.B.1.ii;
-    // acquired fire is V.D.1, a perilous situation V.G.1.
+    // acquired fire is V.D.1, a perilous situation its clause of V.G
+    // ("V.G.1.ii first fire at troops never under fire"; V.G.1 when the
+    // event does not say).
+    let peril = if perilous_why.is_empty() {
+        "V.G.1".to_string()
+    } else {
+        perilous_why.join("; ")
+    };
     let mods = if modifiers.is_empty() {
         "no modifiers (APSoF V.B.1.ii)".to_string()
     } else {
@@ -87,7 +95,7 @@ fn fire_attack_working(
             .iter()
             .map(|m| {
                 let at = if m.contains("perilous") {
-                    "V.G.1"
+                    peril.as_str()
                 } else if m.contains("acquired") {
                     "V.D.1"
                 } else {
@@ -389,6 +397,12 @@ pub enum Event {
         morale_lost: u32,
         split_move: bool,
         perilous: bool,
+        /// The clauses of APSoF V.G that made the fire perilous, each with
+        /// its section ("V.G.1.i flank attack", "V.G.2 declared by the
+        /// umpire"), named in the working. Left out of the JSON while
+        /// empty.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        perilous_why: Vec<String>,
         /// Combined fire (APSoF V.F.1): the other units firing with `unit`.
         /// Then `effectiveness` is the highest divisor of all of them,
         /// `castings_firing` and `dice_total` are the whole fire's, and
@@ -1062,6 +1076,7 @@ impl Event {
                 save_total,
                 morale_lost,
                 perilous,
+                perilous_why,
                 with,
                 split_fire,
                 attack_dice,
@@ -1128,6 +1143,7 @@ impl Event {
                         *base_effectiveness,
                         *effectiveness,
                         modifiers,
+                        perilous_why,
                         !with.is_empty(),
                         attack_dice,
                         *dice_total,
@@ -1495,6 +1511,7 @@ mod tests {
             morale_lost: 1,
             split_move: false,
             perilous: false,
+            perilous_why: vec![],
             with: vec![],
             split_fire: false,
             attack_dice: vec![4, 5, 5],
