@@ -7,7 +7,7 @@
 //! without looking at the battle state: reports must never reveal an enemy
 //! that side could not see, nor the enemy's written orders.
 
-use super::kinds::{Formation, Obstacle, OfficerRating};
+use super::kinds::{Formation, Obstacle, OfficerRating, PontoonTask};
 use super::sight::Visibility;
 use super::state::{OfficerId, Pos, SideId, UnitId};
 use crate::rules::sfrm::{CasualtyResult, DispatchEvent};
@@ -450,6 +450,36 @@ pub enum Event {
         obstacle: Obstacle,
         reason: String,
     },
+    /// A whole turn unloading pontoon boats or crossing in them (APSoF
+    /// IV.E.2): `turns` of the `of` it takes.
+    PontoonWork {
+        unit: UnitRef,
+        task: PontoonTask,
+        pontoons: String,
+        turns: u32,
+        of: u32,
+    },
+    /// The boats are off their wagons and on the water (APSoF IV.E.2).
+    PontoonsAfloat {
+        unit: UnitRef,
+        pontoons: String,
+        boats: u32,
+    },
+    /// The unit has crossed the stream in pontoon boats (APSoF IV.E.2) in
+    /// `trips` loads over `turns` turns, and stands on the far bank at `to`.
+    CrossedByPontoon {
+        unit: UnitRef,
+        stream: String,
+        trips: u32,
+        turns: u32,
+        to: Pos,
+    },
+    /// Unloading or crossing stopped before it was done; it starts over.
+    PontoonWorkStopped {
+        unit: UnitRef,
+        task: PontoonTask,
+        reason: String,
+    },
     /// APSoF VII.G (optional): a unit that lost more than one morale level
     /// in one check from fire rolls to keep its regimental command.
     RegimentalCommand {
@@ -622,7 +652,11 @@ impl Event {
             | Event::RegimentalCommand { unit, .. }
             | Event::ObstacleWork { unit, .. }
             | Event::ObstacleCleared { unit, .. }
-            | Event::ObstacleWorkStopped { unit, .. } => vec![u(unit)],
+            | Event::ObstacleWorkStopped { unit, .. }
+            | Event::PontoonWork { unit, .. }
+            | Event::PontoonsAfloat { unit, .. }
+            | Event::CrossedByPontoon { unit, .. }
+            | Event::PontoonWorkStopped { unit, .. } => vec![u(unit)],
             // Officers and riders by id only; visibility is the dispatch
             // event's own (see `visible_to`).
             Event::Sfrm { .. } => Vec::new(),
@@ -654,6 +688,11 @@ impl Event {
                 | Event::ObstacleWork { .. }
                 | Event::ObstacleCleared { .. }
                 | Event::ObstacleWorkStopped { .. }
+                // So is work with pontoon boats; the landing on the far
+                // bank is seen by whoever sees the unit there.
+                | Event::PontoonWork { .. }
+                | Event::PontoonsAfloat { .. }
+                | Event::PontoonWorkStopped { .. }
         )
     }
 
@@ -1192,6 +1231,65 @@ impl Event {
                     unit.name
                 ),
             },
+            Event::PontoonWork {
+                unit,
+                task,
+                pontoons,
+                turns,
+                of,
+            } => {
+                let what = match task {
+                    PontoonTask::Unload => "unloads",
+                    PontoonTask::Cross => "crosses in",
+                };
+                format!(
+                    "{} {what} {pontoons}: turn {turns} of {of} (APSoF IV.E.2).",
+                    unit.name
+                )
+            }
+            Event::PontoonsAfloat {
+                unit,
+                pontoons,
+                boats,
+            } => format!(
+                "{} has unloaded {pontoons} from their wagons: {boats} boat{} on the water, {} castings a trip (APSoF IV.E.2).",
+                unit.name,
+                if *boats == 1 { "" } else { "s" },
+                boats.saturating_mul(crate::rules::iron_brigade::pontoons::CASTINGS_PER_BOAT)
+            ),
+            Event::CrossedByPontoon {
+                unit,
+                stream,
+                trips,
+                turns,
+                to,
+            } => {
+                if k(unit) {
+                    format!(
+                        "{} has crossed {stream} in pontoon boats ({trips} trip{}, {turns} turn{}) and stands on the far bank at {} (APSoF IV.E.2).",
+                        unit.name,
+                        if *trips == 1 { "" } else { "s" },
+                        if *turns == 1 { "" } else { "s" },
+                        p(to)
+                    )
+                } else {
+                    format!(
+                        "{} lands from boats on the far bank of {stream} at {}.",
+                        unit.name,
+                        p(to)
+                    )
+                }
+            }
+            Event::PontoonWorkStopped { unit, task, reason } => {
+                let what = match task {
+                    PontoonTask::Unload => "unloading the pontoon boats",
+                    PontoonTask::Cross => "its crossing in the pontoon boats",
+                };
+                format!(
+                    "{} stops {what} ({reason}); it must start again.",
+                    unit.name
+                )
+            }
             Event::ObstacleWorkStopped {
                 unit,
                 obstacle,

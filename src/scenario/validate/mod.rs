@@ -78,7 +78,27 @@ pub fn validate(raw: &RawScenario) -> Result<Scenario, Vec<Problem>> {
 
     let table = check_table(&mut c, &raw.table);
     let sides = check_sides(&mut c, &raw.sides);
-    let terrain = check_terrain(&mut c, &raw.terrain);
+    let mut terrain = check_terrain(&mut c, &raw.terrain);
+    // APSoF IV.E.2: pontoon boats belong to a side of the scenario.
+    for (i, l) in terrain.lines.iter_mut().enumerate() {
+        let Some(w) = l.water.as_mut() else { continue };
+        for (j, p) in w.pontoons.iter_mut().enumerate() {
+            match sides
+                .iter()
+                .find(|s| s.name.trim().eq_ignore_ascii_case(p.side.trim()))
+            {
+                Some(s) => p.side = s.name.clone(),
+                None => c.problem(
+                    format!("terrain.lines[{i}].pontoons[{j}].side"),
+                    crate::scenario::names::unknown_name_message(
+                        "side",
+                        &p.side,
+                        sides.iter().map(|s| s.name.as_str()),
+                    ),
+                ),
+            }
+        }
+    }
     let landmarks = check_landmarks(&mut c, &raw.landmarks, table.as_ref());
     let officers = check_officers(&mut c, &raw.officers, &sides, table.as_ref());
     let units = check_units(&mut c, &raw.units, &sides, &officers, raw, table.as_ref());

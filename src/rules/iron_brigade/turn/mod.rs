@@ -136,6 +136,7 @@ pub fn resolve_turn(
     let reorgs = std::mem::take(&mut ctx.reorganizations);
     reorganize::apply(&mut ctx, reorgs)?;
     works::obstacle_work(&mut ctx);
+    works::pontoon_work(&mut ctx);
     sfrm_phase::generals_contacted(&mut ctx)?;
     sfrm_phase::ride(&mut ctx)?;
     ctx.advance();
@@ -184,6 +185,9 @@ pub(crate) struct Ctx<'d> {
     /// Units working on an obstacle this turn (APSoF VIII.D, VIII.E), from
     /// the movement phase; their work is counted after fire ([`works`]).
     pub working: BTreeMap<UnitId, super::kinds::Obstacle>,
+    /// Units unloading pontoon boats or crossing in them this turn (APSoF
+    /// IV.E.2), from the movement phase; counted after fire ([`works`]).
+    pub pontoon_working: BTreeMap<UnitId, super::kinds::PontoonTask>,
 }
 
 impl<'d> Ctx<'d> {
@@ -214,6 +218,7 @@ impl<'d> Ctx<'d> {
             general_contacts_at_start,
             reorganizations: Vec::new(),
             working: BTreeMap::new(),
+            pontoon_working: BTreeMap::new(),
         }
     }
 
