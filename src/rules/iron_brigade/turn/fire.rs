@@ -1232,7 +1232,7 @@ fn share_of(
 /// each named by its clause: flank, rear or surprise attack (V.G.1.i);
 /// first fire at troops never under fire (ii); first fire from repeaters
 /// at troops never under repeater fire (iii); a target that crossed a ford
-/// or went into abatis this turn (iv); a target changing formation this
+/// or went into abatis this turn, or is in pontoon boats (iv, IV.E.2); a target changing formation this
 /// turn or not in normal battlefield formation — a battery limbered up, a
 /// broken unit in flight (v); or the umpire declared it so this turn
 /// (V.G.2). Empty when the fire is not perilous.
@@ -1253,7 +1253,15 @@ fn perilous_clauses(ctx: &Ctx<'_>, u: &Unit, t: &Unit, target: UnitId) -> Vec<&'
         why.push("V.G.1.iii first fire from repeaters at troops never under their fire");
     }
     if ctx.crossing.contains(&target) {
-        why.push("V.G.1.iv crossing a ford or abatis");
+        why.push(
+            if ctx.pontoon_working.get(&target)
+                == Some(&crate::rules::iron_brigade::kinds::PontoonTask::Cross)
+            {
+                "V.G.1.iv crossing in pontoon boats"
+            } else {
+                "V.G.1.iv crossing a ford or abatis"
+            },
+        );
     }
     if ctx.changed_formation.contains(&target) {
         why.push("V.G.1.v changing formation");
