@@ -97,6 +97,7 @@ pub fn battle_state_from_scenario(s: &Scenario) -> BattleState {
                 retreating: false,
                 entrenched: false,
                 heavy_equipment: false,
+                legion: u.legion.clone(),
                 marks: st::UnitMarks::default(),
             }
         })

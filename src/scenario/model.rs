@@ -298,6 +298,8 @@ pub struct Unit {
     pub commander: String,
     /// Cavalry only: whether it starts mounted (APSoF III.H).
     pub mounted: bool,
+    /// The legion the unit is a section of (APSoF VII.F), by name.
+    pub legion: Option<String>,
 }
 
 /// Where an objective is.

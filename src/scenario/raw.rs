@@ -155,6 +155,7 @@ pub struct RawUnit {
     pub facing: Option<toml::Value>,
     pub commander: Option<String>,
     pub mounted: Option<bool>,
+    pub legion: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -81,6 +81,7 @@ fn known_keys(shape: &str) -> Option<&'static [&'static str]> {
             "facing",
             "commander",
             "mounted",
+            "legion",
         ],
         "objectives[]" => &["name", "landmark", "at", "radius", "points", "side", "turn"],
         _ => return None,

@@ -102,6 +102,34 @@ pub fn validate(raw: &RawScenario) -> Result<Scenario, Vec<Problem>> {
     let landmarks = check_landmarks(&mut c, &raw.landmarks, table.as_ref());
     let officers = check_officers(&mut c, &raw.officers, &sides, table.as_ref());
     let units = check_units(&mut c, &raw.units, &sides, &officers, raw, table.as_ref());
+    // APSoF VII.F: a legion is two or more sections of one side.
+    let mut legions: std::collections::BTreeMap<String, Vec<(usize, &str)>> =
+        std::collections::BTreeMap::new();
+    for (i, u) in units.iter().enumerate() {
+        if let Some(l) = &u.legion {
+            legions
+                .entry(l.to_lowercase())
+                .or_default()
+                .push((i, u.side.as_str()));
+        }
+    }
+    for (name, parts) in &legions {
+        let Some(&(first, side)) = parts.first() else {
+            continue;
+        };
+        if parts.len() < 2 {
+            c.problem(
+                format!("units[{first}].legion"),
+                format!("legion \"{name}\" has only this unit: a legion is several sections (infantry, a section of guns, a company of cavalry) that keep one morale while in contact (APSoF VII.F); give the other sections the same `legion`, or remove it"),
+            );
+        }
+        if let Some(&(i, _)) = parts.iter().find(|(_, s)| *s != side) {
+            c.problem(
+                format!("units[{i}].legion"),
+                format!("legion \"{name}\" has sections on two sides; a legion's sections are of one side (APSoF VII.F)"),
+            );
+        }
+    }
     let players = check_players(&mut c, raw, &sides, &officers);
     check_sides_have_units(&mut c, raw, &sides);
     check_ambiguous_names(&mut c, raw);

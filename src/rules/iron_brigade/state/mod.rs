@@ -146,6 +146,11 @@ pub struct Unit {
     /// Moves as heavy equipment: wagons, siege guns, pontoon trains (APSoF IV.B).
     #[serde(default)]
     pub heavy_equipment: bool,
+    /// The legion the unit is a section of (APSoF VII.F): while every
+    /// section is in contact with the others they keep one morale level.
+    /// Omitted while `None`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub legion: Option<String>,
     /// What the turn engine remembers about the unit from turn to turn.
     #[serde(default)]
     pub marks: UnitMarks,
@@ -847,6 +852,7 @@ impl Unit {
             retreating: false,
             entrenched: false,
             heavy_equipment: false,
+            legion: None,
             marks: UnitMarks::default(),
         }
     }
