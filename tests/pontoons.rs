@@ -263,7 +263,7 @@ fn iv_e_2_scenario_checks_the_boats() {
 
 /// Through the binary: Blue orders the 6th Wisconsin to unload its boats;
 /// four turns later his report says they are on the water, and the receipt
-/// wrote the order back.
+/// wrote the order back. His reports list his boats; Grey's do not.
 #[test]
 fn iv_e_2_unloading_by_mail() {
     let g = GameDir::with_scenario("pontoons", FIXTURE);
@@ -305,9 +305,22 @@ fn iv_e_2_unloading_by_mail() {
                 .contains("6th Wisconsin has unloaded Deep Creek pontoons 2 from their wagons")),
         "Blue is told the boats are afloat"
     );
+    // His report lists his boats, where they lie and whether afloat.
+    assert!(
+        blue.iter().any(|m| m.contains("PONTOON BOATS")
+            && m.contains("Deep Creek pontoons 2: 1 boat on their wagons")),
+        "the briefing lists the boats on their wagons"
+    );
+    assert!(
+        blue.iter()
+            .any(|m| m.contains("Deep Creek pontoons 2: 1 boat on the water")),
+        "the report after the unloading lists them afloat"
+    );
     let grey_told = mails
         .iter()
         .filter(|m| m.contains("To: grey@example.test"))
-        .any(|m| m.contains("Deep Creek pontoons") || m.contains("unload"));
+        .any(|m| {
+            m.contains("Deep Creek pontoons") || m.contains("unload") || m.contains("PONTOON")
+        });
     assert!(!grey_told, "Grey, far off, is told nothing of it");
 }
