@@ -1,8 +1,9 @@
 //! Rows of docs/rulings.md that had no test of their own, each played
 //! through a turn of the engine on the training scenario with fixed dice:
 //! VI.C.2 (no path of retreat), VI.E.2.ii (an officer hit with the unit and
-//! another in contact) and I.B.4.ii with IV.G ** (a half move across ground
-//! that forbids split moves).
+//! another in contact), I.B.4.ii with IV.G ** (a half move across ground
+//! that forbids split moves) and VI.C.3-4 (a battery broken near the enemy
+//! and in contact with it).
 
 use adjutant::dice::ScriptedDice;
 use adjutant::game::battle_state_from_scenario;
@@ -216,4 +217,70 @@ fn i_b_4_ii_a_half_move_across_barred_ground_becomes_a_full_move_without_fire() 
         "{:#?}",
         out.events
     );
+}
+
+const BATTERY: UnitId = UnitId(4);
+
+/// Battery A unlimbered at (20, 10) facing north at morale 1 (pinned: it
+/// does not fire), the 3rd Tennessee in line facing it, its rear rank
+/// `gap` inches from the battery's front.
+fn battery_under_fire(gap: f64) -> BattleState {
+    use adjutant::rules::iron_brigade::geometry::footprint;
+    let mut s = field(&[(BATTERY, 20.0, 10.0, 0.0), (THIRD_TENN, 20.0, 20.0, 180.0)]);
+    {
+        let b = s.unit_mut(BATTERY).unwrap();
+        b.formation = Formation::Unlimbered;
+        b.combat_morale = 1;
+    }
+    let bd = footprint(s.unit(BATTERY).unwrap()).depth;
+    let td = footprint(s.unit(THIRD_TENN).unwrap()).depth;
+    s.unit_mut(THIRD_TENN).unwrap().position = Pos::new(20.0, 10.0 + (bd + td) / 2.0 + gap);
+    s
+}
+
+fn seeded(s: &BattleState, seed: u8) -> TurnOutcome {
+    let mut d = adjutant::dice::StreamDice::new([seed; 32]);
+    resolve_turn(s, &OrderBook::default(), &TurnOrders::default(), &mut d).unwrap()
+}
+
+/// docs/rulings.md VI.C.3 and VI.C.4 through a turn: Battery A (4 crew),
+/// pinned at morale 1, is broken by the 3rd Tennessee's fire. With the 3rd
+/// 0.8" off (within 1", not in contact) a third of what is left of the crew
+/// is captured, rounded down, and the guns are not lost; in contact (0.2")
+/// the guns are lost as well (VI.C.4 "in contact").
+#[test]
+fn vi_c_3_4_a_battery_broken_within_an_inch_keeps_its_guns_in_contact_loses_them() {
+    let near = seeded(&battery_under_fire(0.8), 5);
+    let b = near.state.unit(BATTERY).unwrap();
+    assert!(b.broken, "{:#?}", near.events);
+    let captured: u32 = near
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Captured { unit, castings, .. } if unit.id == BATTERY => Some(*castings),
+            _ => None,
+        })
+        .sum();
+    // What the fire left, less a third of it rounded down.
+    let before = b.castings + captured;
+    assert_eq!(captured, before / 3, "{:#?}", near.events);
+    assert!(captured > 0);
+    assert!(
+        !near
+            .events
+            .iter()
+            .any(|e| matches!(e, Event::GunsLost { .. }))
+    );
+    assert_eq!(b.guns, 4);
+
+    let contact = seeded(&battery_under_fire(0.2), 1);
+    let b = contact.state.unit(BATTERY).unwrap();
+    assert!(b.broken, "{:#?}", contact.events);
+    assert!(
+        contact
+            .events
+            .iter()
+            .any(|e| matches!(e, Event::GunsLost { unit, .. } if unit.id == BATTERY))
+    );
+    assert_eq!(b.guns, 0);
 }
