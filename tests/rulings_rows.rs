@@ -2,8 +2,9 @@
 //! through a turn of the engine on the training scenario with fixed dice:
 //! VI.C.2 (no path of retreat), VI.E.2.ii (an officer hit with the unit and
 //! another in contact), I.B.4.ii with IV.G ** (a half move across ground
-//! that forbids split moves) and VI.C.3-4 (a battery broken near the enemy
-//! and in contact with it).
+//! that forbids split moves), VI.C.3-4 (a battery broken near the enemy
+//! and in contact with it), VI.E.1 and VI.E.2.iv (who rolls to rally, and a
+//! unit at 0 that rolls a loss) and the V.B table's "no fire" at morale 0.
 
 use adjutant::dice::ScriptedDice;
 use adjutant::game::battle_state_from_scenario;
@@ -283,4 +284,58 @@ fn vi_c_3_4_a_battery_broken_within_an_inch_keeps_its_guns_in_contact_loses_them
             .any(|e| matches!(e, Event::GunsLost { unit, .. } if unit.id == BATTERY))
     );
     assert_eq!(b.guns, 0);
+}
+
+/// docs/rulings.md VI.E.2.iv: the broken 12th Ohio (morale 0), whose good
+/// colonel was hit with it, rolls a 1 to rally: 1 + 0 - 4 = -3, two levels
+/// lost on the table; it stays at 0 and retreats. VI.E.1: the 10th Ohio at
+/// its base rolls nothing. V.B table: the broken 12th does not fire though
+/// the 3rd Tennessee is in range and sight.
+#[test]
+fn vi_e_2_iv_a_unit_at_0_rolling_a_loss_stays_at_0_and_retreats() {
+    let mut s = field(&[
+        (TENTH_OHIO, 10.0, 16.0, 0.0),
+        (TWELFTH_OHIO, 24.0, 16.0, 0.0),
+        (THIRD_TENN, 24.0, 21.0, 180.0),
+    ]);
+    {
+        let u = s.unit_mut(TWELFTH_OHIO).unwrap();
+        u.combat_morale = 0;
+        u.broken = true;
+        u.marks.officer_hit_with = Some(OfficerRating::Good);
+    }
+    let mut b = OrderBook::default();
+    b.units.extend([order(1, THIRD_TENN, Action::HoldFire)]);
+    let out = run(&s, &b, &[1]);
+    let rallies: Vec<(UnitId, u8, i32, u8)> = out
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            Event::RallyAttempt {
+                unit,
+                die,
+                modified_roll,
+                to,
+                ..
+            } => Some((unit.id, *die, *modified_roll, *to)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(rallies, vec![(TWELFTH_OHIO, 1, -3, 0)], "{:#?}", out.events);
+    let u = out.state.unit(TWELFTH_OHIO).unwrap();
+    assert_eq!(u.combat_morale, 0);
+    assert!(u.broken);
+    assert!(
+        out.events
+            .iter()
+            .any(|e| matches!(e, Event::Retreated { unit, .. } if unit.id == TWELFTH_OHIO)),
+        "{:#?}",
+        out.events
+    );
+    assert!(
+        !out.events
+            .iter()
+            .any(|e| matches!(e, Event::Fired { unit, .. } if unit.id == TWELFTH_OHIO)),
+        "a broken unit does not fire"
+    );
 }
