@@ -4,7 +4,8 @@
 //! another in contact), I.B.4.ii with IV.G ** (a half move across ground
 //! that forbids split moves), VI.C.3-4 (a battery broken near the enemy
 //! and in contact with it), VI.E.1 and VI.E.2.iv (who rolls to rally, and a
-//! unit at 0 that rolls a loss) and the V.B table's "no fire" at morale 0.
+//! unit at 0 that rolls a loss), the V.B table's "no fire" at morale 0
+//! and I.C.1's distance bands at their edges.
 
 use adjutant::dice::ScriptedDice;
 use adjutant::game::battle_state_from_scenario;
@@ -338,4 +339,58 @@ fn vi_e_2_iv_a_unit_at_0_rolling_a_loss_stays_at_0_and_retreats() {
             .any(|e| matches!(e, Event::Fired { unit, .. } if unit.id == TWELFTH_OHIO)),
         "a broken unit does not fire"
     );
+}
+
+/// docs/rulings.md I.C.1 through a turn: Colonel Hale writes to the 10th
+/// Ohio from due south of it. With the nearest part of the unit exactly 12"
+/// away the order acts this turn ("within 12 inches"); 12.01" away it waits
+/// a turn (the distance is not rounded like a fire range); exactly 24" is
+/// still one turn, 24.01" two.
+#[test]
+fn i_c_1_order_delay_at_the_band_edges() {
+    use adjutant::rules::iron_brigade::geometry::footprint;
+    for (distance, wait) in [(12.0, 0), (12.01, 1), (24.0, 1), (24.01, 2)] {
+        let mut s = field(&[(TENTH_OHIO, 20.0, 30.0, 0.0)]);
+        let rear = 30.0 - footprint(s.unit(TENTH_OHIO).unwrap()).depth / 2.0;
+        s.officers
+            .iter_mut()
+            .find(|o| o.id == HALE)
+            .unwrap()
+            .position = Pos::new(20.0, rear - distance);
+        let orders = TurnOrders {
+            unit_orders: vec![UnitOrder {
+                id: 1,
+                unit: TENTH_OHIO,
+                issued_by: HALE,
+                issued_turn: s.turn,
+                follows_previous: false,
+                steps: vec![Step {
+                    trigger: Trigger::Then,
+                    action: Action::HoldFire,
+                }],
+            }],
+            officer_moves: vec![],
+            dispatches: vec![],
+        };
+        let mut d = ScriptedDice::new(std::iter::repeat_n(3, 50)).unwrap();
+        let out = resolve_turn(&s, &OrderBook::default(), &orders, &mut d).unwrap();
+        let booked = out
+            .events
+            .iter()
+            .find_map(|e| match e {
+                Event::OrderBooked {
+                    effective_turn,
+                    distance,
+                    ..
+                } => Some((*effective_turn, *distance)),
+                _ => None,
+            })
+            .unwrap();
+        assert_eq!(
+            booked.0,
+            s.turn + wait,
+            "{distance}\" (measured {}) waits {wait}",
+            booked.1
+        );
+    }
 }
