@@ -5,7 +5,7 @@
 //! that forbids split moves), VI.C.3-4 (a battery broken near the enemy
 //! and in contact with it), VI.E.1 and VI.E.2.iv (who rolls to rally, and a
 //! unit at 0 that rolls a loss), the V.B table's "no fire" at morale 0
-//! and I.C.1's distance bands at their edges.
+//! I.C.1's distance bands at their edges, and VI.D.4's table for base 4.
 
 use adjutant::dice::ScriptedDice;
 use adjutant::game::battle_state_from_scenario;
@@ -393,4 +393,37 @@ fn i_c_1_order_delay_at_the_band_edges() {
             booked.1
         );
     }
+}
+
+/// docs/rulings.md VI.D.4 through a turn: the table, not the text's "up to
+/// 2 morale levels", rules. The 14th Ohio (base 4) ordered forward at the
+/// double rolls a 1: the base-4 column's 3 levels, 4 to 1 (and pinned).
+#[test]
+fn vi_d_4_the_table_s_three_levels_for_base_4_on_a_1() {
+    const FOURTEENTH: UnitId = UnitId(3);
+    let s = field(&[(FOURTEENTH, 40.0, 3.0, 0.0)]);
+    assert_eq!(s.unit(FOURTEENTH).unwrap().base_morale, 4);
+    let mut b = OrderBook::default();
+    b.units.extend([order(
+        1,
+        FOURTEENTH,
+        Action::Move(MoveOrder {
+            waypoints: vec![Pos::new(40.0, 20.0)],
+            by_road: false,
+            formation: None,
+            gait: Gait::DoubleQuick,
+            fire_while_moving: false,
+            backwards: false,
+        }),
+    )]);
+    let out = run(&s, &b, &[1]);
+    assert!(
+        out.events.iter().any(|e| matches!(e,
+            Event::DoubleQuick { unit, roll: 1, morale_lost: 3, .. } if unit.id == FOURTEENTH)),
+        "{:#?}",
+        out.events
+    );
+    let u = out.state.unit(FOURTEENTH).unwrap();
+    assert_eq!(u.combat_morale, 1);
+    assert!(u.marks.pinned);
 }
