@@ -5,7 +5,8 @@
 //! that forbids split moves), VI.C.3-4 (a battery broken near the enemy
 //! and in contact with it), VI.E.1 and VI.E.2.iv (who rolls to rally, and a
 //! unit at 0 that rolls a loss), the V.B table's "no fire" at morale 0
-//! I.C.1's distance bands at their edges, and VI.D.4's table for base 4.
+//! I.C.1's distance bands at their edges, VI.D.4's table for base 4, and
+//! V.B.3's short die.
 
 use adjutant::dice::ScriptedDice;
 use adjutant::game::battle_state_from_scenario;
@@ -426,4 +427,41 @@ fn vi_d_4_the_table_s_three_levels_for_base_4_on_a_1() {
     let u = out.state.unit(FOURTEENTH).unwrap();
     assert_eq!(u.combat_morale, 1);
     assert!(u.marks.pinned);
+}
+
+/// docs/rulings.md V.B.1.iii, V.B.3: two castings roll one die less the
+/// two short of four; a 1 counts as 0, never -1, and with no casualties
+/// the target rolls no save (V.B.1.vi).
+#[test]
+fn v_b_3_a_short_die_never_goes_below_0() {
+    let mut s = field(&[
+        (TENTH_OHIO, 20.0, 16.0, 0.0),
+        (THIRD_TENN, 20.0, 20.0, 180.0),
+    ]);
+    s.unit_mut(TENTH_OHIO).unwrap().castings = 2;
+    let mut b = OrderBook::default();
+    b.units.extend([order(1, THIRD_TENN, Action::HoldFire)]);
+    let out = run(&s, &b, &[1]);
+    let fired = out
+        .events
+        .iter()
+        .find_map(|e| match e {
+            Event::Fired {
+                unit,
+                dice_total,
+                casualties,
+                save_dice,
+                attack_dice,
+                ..
+            } if unit.id == TENTH_OHIO => Some((
+                *dice_total,
+                *casualties,
+                save_dice.clone(),
+                attack_dice.clone(),
+            )),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("{:#?}", out.events));
+    assert_eq!(fired, (0, 0, vec![], vec![1]));
+    assert_eq!(out.state.unit(THIRD_TENN).unwrap().castings, 17);
 }
