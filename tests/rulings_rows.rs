@@ -6,7 +6,7 @@
 //! and in contact with it), VI.E.1 and VI.E.2.iv (who rolls to rally, and a
 //! unit at 0 that rolls a loss), the V.B table's "no fire" at morale 0
 //! I.C.1's distance bands at their edges, VI.D.4's table for base 4, and
-//! V.B.3's short die.
+//! V.B.3's short die, and VI.D.2.v-vi (a checking unit under 4 castings).
 
 use adjutant::dice::ScriptedDice;
 use adjutant::game::battle_state_from_scenario;
@@ -464,4 +464,49 @@ fn v_b_3_a_short_die_never_goes_below_0() {
         .unwrap_or_else(|| panic!("{:#?}", out.events));
     assert_eq!(fired, (0, 0, vec![], vec![1]));
     assert_eq!(out.state.unit(THIRD_TENN).unwrap().castings, 17);
+}
+
+/// docs/rulings.md VI.D.2.v-vi through a turn: the broken 12th Ohio (16
+/// castings) falls back in sight of the 10th Ohio, down to 3 castings. The
+/// 12th rolls its 4 panic dice, 6+6+6+6 = 24, / 7 = 3; the 10th, under 4
+/// castings, has no saving die (a lone die could never reach 10): it loses
+/// 3 - 0 = 3 levels, 5 to 2.
+#[test]
+fn vi_d_2_v_a_checking_unit_under_4_castings_has_no_saving_die() {
+    let mut s = field(&[
+        (TENTH_OHIO, 14.0, 10.0, 0.0),
+        (TWELFTH_OHIO, 24.0, 10.0, 0.0),
+        (THIRD_TENN, 24.0, 30.0, 180.0),
+    ]);
+    s.unit_mut(TENTH_OHIO).unwrap().castings = 3;
+    {
+        let u = s.unit_mut(TWELFTH_OHIO).unwrap();
+        u.combat_morale = 0;
+        u.broken = true;
+    }
+    let mut b = OrderBook::default();
+    b.units.extend([
+        order(1, THIRD_TENN, Action::HoldFire),
+        order(2, TENTH_OHIO, Action::HoldFire),
+    ]);
+    // The 12th's rally die (3: no change), then its panic dice.
+    let out = run(&s, &b, &[3, 6, 6, 6, 6]);
+    let panic = out
+        .events
+        .iter()
+        .find_map(|e| match e {
+            Event::Panic {
+                unit,
+                panic_dice,
+                saving_dice,
+                morale_lost,
+                ..
+            } if unit.id == TENTH_OHIO => {
+                Some((panic_dice.clone(), saving_dice.clone(), *morale_lost))
+            }
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("{:#?}", out.events));
+    assert_eq!(panic, (vec![6, 6, 6, 6], vec![], 3));
+    assert_eq!(out.state.unit(TENTH_OHIO).unwrap().combat_morale, 2);
 }
