@@ -6,7 +6,8 @@
 //! and in contact with it), VI.E.1 and VI.E.2.iv (who rolls to rally, and a
 //! unit at 0 that rolls a loss), the V.B table's "no fire" at morale 0
 //! I.C.1's distance bands at their edges, VI.D.4's table for base 4, and
-//! V.B.3's short die, and VI.D.2.v-vi (a checking unit under 4 castings).
+//! V.B.3's short die, VI.D.2.v-vi (a checking unit under 4 castings) and
+//! the V.B table's lying-down modifier (III.J).
 
 use adjutant::dice::ScriptedDice;
 use adjutant::game::battle_state_from_scenario;
@@ -509,4 +510,45 @@ fn vi_d_2_v_a_checking_unit_under_4_castings_has_no_saving_die() {
         .unwrap_or_else(|| panic!("{:#?}", out.events));
     assert_eq!(panic, (vec![6, 6, 6, 6], vec![], 3));
     assert_eq!(out.state.unit(TENTH_OHIO).unwrap().combat_morale, 2);
+}
+
+/// docs/rulings.md V.B table with III.J: the 10th Ohio lying down fires
+/// at +2 with its rifled muskets; armed with breechloaders it fires lying
+/// down at no cost.
+#[test]
+fn v_b_iii_j_lying_down_costs_only_muzzle_loaders() {
+    use adjutant::rules::iron_brigade::kinds::Weapon;
+    let mods = |weapon: Weapon| {
+        let mut s = field(&[
+            (TENTH_OHIO, 20.0, 16.0, 0.0),
+            (THIRD_TENN, 20.0, 20.0, 180.0),
+        ]);
+        {
+            let u = s.unit_mut(TENTH_OHIO).unwrap();
+            u.lying_down = true;
+            u.weapon = weapon;
+        }
+        let mut b = OrderBook::default();
+        b.units.extend([order(1, THIRD_TENN, Action::HoldFire)]);
+        let out = run(&s, &b, &[]);
+        out.events
+            .iter()
+            .find_map(|e| match e {
+                Event::Fired {
+                    unit, modifiers, ..
+                } if unit.id == TENTH_OHIO => Some(modifiers.clone()),
+                _ => None,
+            })
+            .unwrap_or_else(|| panic!("{:#?}", out.events))
+    };
+    let rifled = mods(Weapon::RifledMusket);
+    assert!(
+        rifled.contains(&"firing lying down with muzzle-loaders +2".to_string()),
+        "{rifled:?}"
+    );
+    let breech = mods(Weapon::BreechloadingRifle);
+    assert!(
+        breech.iter().all(|m| !m.contains("lying down")),
+        "{breech:?}"
+    );
 }
