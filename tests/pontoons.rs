@@ -324,3 +324,52 @@ fn iv_e_2_unloading_by_mail() {
         });
     assert!(!grey_told, "Grey, far off, is told nothing of it");
 }
+
+/// Through the binary, as a player writes it: "cross the creek in the
+/// boats". Six turns later Blue's report says the 2nd Wisconsin has crossed
+/// in two trips and shows it on the far bank.
+#[test]
+fn iv_e_2_crossing_by_mail() {
+    let g = GameDir::with_scenario("ferry", FIXTURE);
+    g.order_mail(
+        "blue1",
+        "blue@example.test",
+        "Blue",
+        "2nd Wisconsin: cross the creek in the boats.\n\nREADY",
+    );
+    g.order_mail("grey1", "grey@example.test", "Grey", "READY");
+    g.run_once();
+    let receipt = g
+        .outbox()
+        .into_iter()
+        .find(|m| m.contains("2nd Wisconsin: cross by pontoon"))
+        .expect("the receipt writes the order back as understood");
+    assert!(!receipt.contains("Not understood"), "{receipt}");
+    for t in 2..=6u32 {
+        g.order_mail(&format!("blue{t}"), "blue@example.test", "Blue", "READY");
+        g.order_mail(&format!("grey{t}"), "grey@example.test", "Grey", "READY");
+        g.run_once();
+    }
+    assert_eq!(g.open_turn(), 7, "six turns were played");
+    let blue: Vec<String> = g
+        .outbox_all()
+        .iter()
+        .filter(|m| m.contains("To: blue@example.test"))
+        .map(|m| {
+            m.replace("=\r\n", "")
+                .replace("=\n", "")
+                .replace("\r\n", "\n")
+        })
+        .collect();
+    let last = blue
+        .iter()
+        .rev()
+        .find(|m| m.contains("Turn 6 results"))
+        .expect("the turn 6 report");
+    let flat = last.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("2nd Wisconsin has crossed Deep Creek in pontoon boats (2 trips, 6 turns)"),
+        "{flat}"
+    );
+    assert!(flat.contains("(11.0, 11.8)"), "{flat}");
+}
