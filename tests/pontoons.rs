@@ -166,7 +166,8 @@ fn iv_e_2_infantry_crosses_in_two_trips() {
 }
 
 /// IV.E.2: boats still on their wagons carry nobody; only infantry cross
-/// in them; and a unit must be at the boats.
+/// in them; a unit must be at the boats; and the far bank must be on the
+/// table.
 #[test]
 fn iv_e_2_who_may_cross() {
     let s = state();
@@ -190,6 +191,14 @@ fn iv_e_2_who_may_cross() {
     s.unit_mut(SECOND).unwrap().position = Pos::new(11.0, 5.0);
     let out = turn(&s, &book(&[(SECOND, PontoonTask::Cross)]));
     assert!(not_carried_out(&out, SECOND).contains("not at pontoon boats"));
+
+    // A far bank beyond the table's edge is no landing.
+    let mut s = state();
+    if let Some(t) = s.table.as_mut() {
+        t.height = 11.0;
+    }
+    let out = turn(&s, &book(&[(SECOND, PontoonTask::Cross)]));
+    assert!(not_carried_out(&out, SECOND).contains("off the table"));
 }
 
 /// A crossing broken off (another order) starts again from the first turn:

@@ -674,6 +674,18 @@ fn pontoon_decision(
         }
         _ => {}
     }
+    // The far bank must be on the table (the battlefield the scenario
+    // chose; docs/rulings.md, "The table edge").
+    if task == PontoonTask::Cross {
+        let (to, _, _) = crate::rules::iron_brigade::pontoons::landing(&ctx.state, u, p);
+        if ctx.state.table.is_some_and(|t| !t.contains(to)) {
+            d.skip = Some(format!(
+                "the far bank at ({:.1}, {:.1}) is off the table; the crossing is not made",
+                to.x, to.y
+            ));
+            return;
+        }
+    }
     // The boats carry one unit at a time: one already crossing in them
     // keeps them.
     if task == PontoonTask::Cross
