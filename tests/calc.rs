@@ -766,3 +766,28 @@ fn combined_fire_refuses_what_it_cannot_work_out() {
     assert_eq!(a, json(&seeded));
     assert_eq!(a["units"][0]["attack_dice"].as_array().unwrap().len(), 4);
 }
+
+/// docs/rulings.md, V.G.1 with `calc --effectiveness`: the umpire gives a
+/// divisor he worked out himself, so `--perilous` takes nothing off it;
+/// only the save multiplier is 10 (V.G.1). The worked example of V.B.1,
+/// perilous: 13 / 4 = 3 casualties as before, loss 10 x 3 - 11 = 19.
+#[test]
+fn v_g_1_perilous_with_a_given_effectiveness_only_multiplies_the_save() {
+    let v = json(&[
+        "fire",
+        "--firers",
+        "21",
+        "--targets",
+        "16",
+        "--effectiveness",
+        "4",
+        "--perilous",
+        "--dice",
+        "2,3,3,2,3",
+        "--save-dice",
+        "4,4,3",
+    ]);
+    assert_eq!(v["effectiveness"], 4);
+    assert_eq!(v["casualties"], 3);
+    assert_eq!(v["morale_loss"], 19);
+}

@@ -854,7 +854,8 @@ fn v_b_note_star_no_support_no_split() {
 /// fire at the 3rd is at 5", rifled musket base 5, 3 ranks deep −1, first
 /// fire −1, never under fire (perilous) −2: divisor 1, so at least 4
 /// casualties whatever the dice, split 17 : 15 — the 5th takes at least
-/// one and saves for it on its own.
+/// one and saves for it on its own. (Blue names the 3rd by its letter, A:
+/// the fog of war keeps its name from him.)
 #[test]
 fn v_b_note_star_by_mail() {
     let g = GameDir::with_scenario("support", "tests/fixtures/scenarios/support.toml");
@@ -862,7 +863,7 @@ fn v_b_note_star_by_mail() {
         "blue1",
         "blue@example.test",
         "Blue",
-        "10th Ohio: fire at the nearest enemy.\n\n12th Ohio: hold fire.\n\nREADY",
+        "10th Ohio: fire at A.\n\n12th Ohio: hold fire.\n\nREADY",
     );
     g.order_mail(
         "grey1",

@@ -40,7 +40,7 @@ fn a_fire_is_told_with_its_working_to_whom_it_belongs() {
         "blue1",
         "blue@example.test",
         "Blue",
-        "10th Ohio: fire at will.\n\nREADY",
+        "10th Ohio: fire at A.\n\nREADY",
     );
     g.order_mail(
         "grey1",
@@ -110,6 +110,15 @@ fn a_fire_is_told_with_its_working_to_whom_it_belongs() {
         assert!(blue.contains(part.as_str()), "{part} in {blue}");
     }
     assert!(!blue.contains("Save: save dice"), "{blue}");
+    // A perilous fire names its clause of V.G: the 3rd was never under fire.
+    if ev["perilous"].as_bool().unwrap() {
+        assert!(
+            blue.contains(
+                "defender in perilous situation -2 (V.G.1.ii first fire at troops never under fire"
+            ),
+            "{blue}"
+        );
+    }
     // The side fired on reads its save and loss, not the firer's dice.
     assert!(!grey.contains("Working:"), "{grey}");
     assert!(!grey.contains(&rolled), "{grey}");

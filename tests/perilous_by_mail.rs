@@ -5,6 +5,8 @@
 //! before turn 2 (`SET 3rd Tennessee morale 0`). The 10th Ohio's turn-2 fire
 //! at it is perilous there, and not in the other game, where the 3rd stands
 //! in line and was already under fire in turn 1 (so V.G.1.ii does not apply).
+//! The working in the firer's report names each clause that applies.
+//! (The 10th fires at the 3rd by its letter, A: Blue does not know its name.)
 
 mod common;
 
@@ -61,7 +63,7 @@ fn play(g: &GameDir, turn: u32) {
         &format!("blue{turn}"),
         "blue@example.test",
         "Blue",
-        "10th Ohio: fire at will.\n\n12th Ohio: hold fire.\n\nREADY",
+        "10th Ohio: fire at A.\n\n12th Ohio: hold fire.\n\nREADY",
     );
     g.order_mail(
         &format!("grey{turn}"),
@@ -91,6 +93,24 @@ fn tenth_fire(g: &GameDir, turn: u32) -> (bool, String) {
     (v["perilous"].as_bool().unwrap(), v["modifiers"].to_string())
 }
 
+/// The report of `player` (`None`: the umpire's) of `turn`'s results (sent
+/// with the next turn's orders), its words on one line.
+fn report(g: &GameDir, player: Option<&str>, turn: u32) -> String {
+    let text: String = g
+        .db()
+        .query_row(
+            "SELECT r.text FROM reports r JOIN turns t ON t.id = r.turn_id
+             LEFT JOIN players p ON p.id = r.player_id
+             WHERE t.number = ?1 AND t.superseded_at IS NULL
+             AND ((?2 IS NULL AND r.player_id IS NULL) OR p.name = ?2)
+             ORDER BY r.id DESC LIMIT 1",
+            rusqlite::params![turn + 1, player],
+            |r| r.get(0),
+        )
+        .unwrap_or_else(|e| panic!("a report of turn {turn} for {player:?}: {e}"));
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 fn game(name: &str, break_before_turn_2: bool) -> GameDir {
     let g = GameDir::with_scenario(name, FIXTURE);
     umpire(&g, "DICE MODE UMPIRE");
@@ -113,6 +133,26 @@ fn v_g_1_v_fire_at_a_broken_unit_is_perilous_by_mail() {
     let (perilous, mods) = tenth_fire(&broken, 2);
     assert!(perilous, "{mods}");
     assert!(mods.contains("defender in perilous situation -2"), "{mods}");
+    // The working names each clause, in the firer's report and the
+    // umpire's: the broken 3rd fell back, so the 10th fires into its rear.
+    for player in [Some("Blue"), None] {
+        let text = report(&broken, player, 2);
+        assert!(text.contains("TURN 2 RESULTS"), "{text}");
+        assert!(
+            text.contains(
+                "defender in perilous situation -2 (V.G.1.i rear attack; V.G.1.v not in battlefield formation: broken, in flight)"
+            ),
+            "{text}"
+        );
+        let first = report(&broken, player, 1);
+        assert!(first.contains("TURN 1 RESULTS"), "{first}");
+        assert!(
+            first.contains(
+                "defender in perilous situation -2 (V.G.1.ii first fire at troops never under fire)"
+            ),
+            "{first}"
+        );
+    }
     let steady = game("steady", false);
     let (perilous, mods) = tenth_fire(&steady, 2);
     assert!(!perilous, "{mods}");

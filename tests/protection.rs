@@ -259,6 +259,28 @@ fn v_g_2_umpire_declarations_last_one_turn() {
     let (eff, mods, cas) = tenths_fire(&out);
     assert_eq!((eff, cas), (3, 6), "{mods:?}");
     assert!(mods.contains(&"defender in perilous situation -2".to_string()));
+    // The working names the clause: V.G.2, not one of V.G.1's.
+    let why = out
+        .events
+        .iter()
+        .find_map(|e| match e {
+            Event::Fired {
+                unit, perilous_why, ..
+            } if unit.id == TENTH_OHIO => Some(perilous_why.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(why, vec!["V.G.2 declared by the umpire".to_string()]);
+    let told = out
+        .events
+        .iter()
+        .find(|e| matches!(e, Event::Fired { unit, .. } if unit.id == TENTH_OHIO))
+        .unwrap()
+        .describe();
+    assert!(
+        told.contains("defender in perilous situation -2 (V.G.2 declared by the umpire)"),
+        "{told}"
+    );
     assert!(!out.state.unit(THIRD_TENN).unwrap().marks.declared_perilous);
 }
 

@@ -97,6 +97,7 @@ pub fn battle_state_from_scenario(s: &Scenario) -> BattleState {
                 retreating: false,
                 entrenched: false,
                 heavy_equipment: false,
+                legion: u.legion.clone(),
                 marks: st::UnitMarks::default(),
             }
         })
@@ -114,7 +115,7 @@ pub fn battle_state_from_scenario(s: &Scenario) -> BattleState {
             .collect(),
         units,
         officers,
-        terrain: terrain(s),
+        terrain: terrain(s, &side_of),
         options: options(&s.options),
         replacements: Vec::new(),
         table: Some(st::TableSize {
@@ -144,11 +145,12 @@ fn opening_ranks(formation: Formation) -> Ranks {
     }
 }
 
-fn terrain(s: &Scenario) -> st::Terrain {
+fn terrain(s: &Scenario, side_of: &dyn Fn(&str) -> SideId) -> st::Terrain {
     let name_or = |name: &Option<String>, kind: &dyn std::fmt::Display, i: usize| {
         name.clone().unwrap_or_else(|| format!("{kind} {}", i + 1))
     };
     let mut fords = Vec::new();
+    let mut pontoons = Vec::new();
     let lines = s
         .terrain
         .lines
@@ -157,6 +159,22 @@ fn terrain(s: &Scenario) -> st::Terrain {
         .map(|(i, l)| {
             let name = name_or(&l.name, &l.kind, i);
             if let Some(w) = &l.water {
+                // APSoF IV.E.2: the boats at this stream.
+                for (j, p) in w.pontoons.iter().enumerate() {
+                    pontoons.push(st::Pontoons {
+                        name: if w.pontoons.len() > 1 {
+                            format!("{name} pontoons {}", j + 1)
+                        } else {
+                            format!("{name} pontoons")
+                        },
+                        stream: name.clone(),
+                        side: side_of(&p.side),
+                        boats: p.boats,
+                        position: pos(p.at),
+                        water: p.water_inches,
+                        afloat: !p.on_wagons,
+                    });
+                }
                 for (j, f) in w.fords.iter().enumerate() {
                     fords.push(st::Ford {
                         name: format!("{name} ford {}", j + 1),
@@ -215,6 +233,7 @@ fn terrain(s: &Scenario) -> st::Terrain {
             })
             .collect(),
         cleared: Vec::new(),
+        pontoons,
     }
 }
 

@@ -183,6 +183,7 @@ fn action(a: &Action, name_of: &dyn Fn(UnitId) -> String) -> String {
         }
         Action::Combine { with } => format!("combine with {}", name_of(*with)),
         Action::ClearObstacle { obstacle } => obstacle.order_words().to_string(),
+        Action::Pontoons { task } => task.order_words().to_string(),
         Action::Follow { unit, .. } => format!("follow {}", name_of(*unit)),
     }
 }

@@ -11,6 +11,7 @@
 //!           | fire | hold-fire | hold | lie-down | stand-up | limber
 //!           | unlimber | mount | dismount | split | combine
 //!           | ("clear" | "cut") [a path through] "the abatis" | "fill" [in] "the ditch"
+//!           | ("unload" | "launch") "the pontoons" | "cross" [water] ("by" | "in") "pontoon"
 //!           | ("at" | "in") place trigger          -- "in the cornfield upon arrival"
 //!           | "to" place                            -- continues the last move
 //! fire     := ("fire" | "open fire" | "shoot") (shares | [at target] [with units])
@@ -93,7 +94,8 @@ const VERBS: &[&str] = &[
     "about", "fire", "firing", "open", "shoot", "hold", "cease", "halt", "stand", "stay", "wait",
     "remain", "stop", "lie", "lay", "get", "rise", "limber", "unlimber", "mount", "dismount",
     "retreat", "withdraw", "fall", "pull", "back", "split", "detach", "divide", "combine", "merge",
-    "ride", "gallop", "return", "hurry", "change", "clear", "cut", "fill",
+    "ride", "gallop", "return", "hurry", "change", "clear", "cut", "fill", "unload", "launch",
+    "cross",
 ];
 
 /// Phrases of politeness or colour skipped before a clause.
@@ -929,6 +931,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 self.combine(steps)?;
             }
             Some("clear" | "cut" | "fill") => self.obstacle_work(steps, raw)?,
+            Some("unload" | "launch" | "cross") => self.pontoon_work(steps, raw)?,
             _ if raw == "to" || raw == "toward" || raw == "towards" => {
                 // "advance to X, then to Y": another waypoint of the last move.
                 self.pos += 1;
@@ -4415,6 +4418,53 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         steps.push(Step {
             trigger: Trigger::Then,
             action: Action::ClearObstacle { obstacle },
+        });
+        Ok(())
+    }
+
+    /// "unload the pontoons", "launch the boats", "cross by pontoon",
+    /// "cross the river in the pontoon boats": work with the side's pontoon
+    /// boats the unit is at (APSoF IV.E.2). Any words may name the water;
+    /// the boats must be named.
+    fn pontoon_work(&mut self, steps: &mut Vec<Step>, verb: &str) -> PResult<()> {
+        use crate::rules::iron_brigade::kinds::PontoonTask;
+        let at = self.here();
+        self.pos += 1;
+        let mut boats = false;
+        while !self.at_end() && !self.at_separator() && !self.at_trigger() {
+            if let Some(w) = self.word_at(0)
+                && matches!(
+                    w,
+                    "pontoon" | "pontoons" | "boat" | "boats" | "bateaux" | "pontoon-boats"
+                )
+            {
+                boats = true;
+            }
+            self.pos += 1;
+        }
+        let task = match (verb, boats) {
+            ("unload" | "launch", true) => PontoonTask::Unload,
+            ("cross", true) => PontoonTask::Cross,
+            ("cross", false) => {
+                return Err(PErr {
+                    at,
+                    message: "'cross' how? Streams are crossed by moving over them ('advance to the ford', APSoF IV.E.1), or in the side's pontoon boats ('cross by pontoon', IV.E.2)".into(),
+                    suggestions: Vec::new(),
+                });
+            }
+            _ => {
+                return Err(PErr {
+                    at,
+                    message: format!(
+                        "'{verb}' what? Pontoon boats are unloaded from their wagons with 'unload the pontoons' (APSoF IV.E.2)"
+                    ),
+                    suggestions: Vec::new(),
+                });
+            }
+        };
+        steps.push(Step {
+            trigger: Trigger::Then,
+            action: Action::Pontoons { task },
         });
         Ok(())
     }

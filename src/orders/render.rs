@@ -185,6 +185,7 @@ fn action(a: &Action, ctx: &ParseContext) -> String {
         }
         Action::Combine { with } => format!("combine with {}", unit_name(*with, ctx)),
         Action::ClearObstacle { obstacle } => obstacle.order_words().to_string(),
+        Action::Pontoons { task } => task.order_words().to_string(),
         Action::Follow { unit, .. } => {
             format!("follow {}, keeping station on it", unit_name(*unit, ctx))
         }

@@ -415,6 +415,7 @@ mod tests {
             morale_lost: 4,
             split_move: false,
             perilous: false,
+            perilous_why: vec![],
             with: vec![],
             split_fire: false,
             attack_dice: vec![4, 4, 5],

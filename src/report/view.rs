@@ -235,6 +235,9 @@ pub struct SideView {
     /// Messenger riders his side sees at the end of the turn, own and
     /// enemy, in words (SFRM messengers are pieces on the table).
     pub riders: Vec<String>,
+    /// His side's pontoon boats (APSoF IV.E.2), in words: where they lie,
+    /// how many, afloat or still on their wagons.
+    pub boats: Vec<String>,
     pub refused_mail: Vec<RefusedMail>,
     /// Pre-filled orders to edit and send back.
     pub order_template: String,
@@ -671,6 +674,32 @@ pub fn side_view(
             mark: if ours { Mark::Own } else { Mark::Enemy },
         });
     }
+    // His side's pontoon boats (APSoF IV.E.2): his own equipment, where
+    // it lies; the enemy's are not listed.
+    let boats: Vec<String> = state
+        .terrain
+        .pontoons
+        .iter()
+        .filter(|p| p.side == side)
+        .map(|p| {
+            let carry = p
+                .boats
+                .saturating_mul(crate::rules::iron_brigade::pontoons::CASTINGS_PER_BOAT);
+            format!(
+                "{}: {} boat{} {}, {} ({}); {carry} castings a trip.",
+                p.name,
+                p.boats,
+                if p.boats == 1 { "" } else { "s" },
+                if p.afloat {
+                    "on the water"
+                } else {
+                    "on their wagons (unload the pontoons: four turns)"
+                },
+                place_of(p.position, state, ypi),
+                coords(p.position)
+            )
+        })
+        .collect();
     let side_label = side_name(state, side);
     let clock = battle_clock(inputs.battle_start, inputs.minutes_per_turn, state.turn);
     let (min, max) = map_bounds(inputs.table, &state.terrain, &shown_points);
@@ -723,6 +752,7 @@ pub fn side_view(
         narrative: inputs.narrative.clone(),
         dispatches: inputs.dispatches.clone(),
         riders,
+        boats,
         refused_mail: inputs.refused_mail.clone(),
         order_template,
         ending: None,

@@ -131,6 +131,24 @@ pub struct Water {
     pub depth_inches: f64,
     pub current: Current,
     pub fords: Vec<Ford>,
+    /// Pontoon boats at the stream (APSoF IV.E.2).
+    pub pontoons: Vec<Pontoons>,
+}
+
+/// Pontoon boats of one side at a stream (APSoF IV.E.2): "Each pontoon boat
+/// may carry four castings. Pontoon boats move at a rate of 2\" per turn on
+/// water." `water_inches` is the table inches of water the boats cross
+/// there (a stream is drawn as a line; its width at the crossing is the
+/// designer's). Boats still on their wagons take four turns to unload.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pontoons {
+    /// The side whose boats they are, as the scenario's side is named.
+    pub side: String,
+    /// On the bank, within 1" of the stream's line.
+    pub at: Point,
+    pub boats: u32,
+    pub water_inches: f64,
+    pub on_wagons: bool,
 }
 
 /// Linear terrain (a polyline), APSoF IV.G.
@@ -280,6 +298,8 @@ pub struct Unit {
     pub commander: String,
     /// Cavalry only: whether it starts mounted (APSoF III.H).
     pub mounted: bool,
+    /// The legion the unit is a section of (APSoF VII.F), by name.
+    pub legion: Option<String>,
 }
 
 /// Where an objective is.

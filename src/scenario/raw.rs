@@ -71,6 +71,18 @@ pub struct RawLine {
     pub depth_inches: Option<f64>,
     pub current: Option<String>,
     pub fords: Vec<RawFord>,
+    pub pontoons: Vec<RawPontoons>,
+}
+
+/// Pontoon boats at a stream (APSoF IV.E.2).
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct RawPontoons {
+    pub side: Option<String>,
+    pub at: Option<Vec<f64>>,
+    pub boats: Option<i64>,
+    pub water_inches: Option<f64>,
+    pub on_wagons: Option<bool>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -143,6 +155,7 @@ pub struct RawUnit {
     pub facing: Option<toml::Value>,
     pub commander: Option<String>,
     pub mounted: Option<bool>,
+    pub legion: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -7,7 +7,7 @@
 //! without looking at the battle state: reports must never reveal an enemy
 //! that side could not see, nor the enemy's written orders.
 
-use super::kinds::{Formation, Obstacle, OfficerRating};
+use super::kinds::{Formation, Obstacle, OfficerRating, PontoonTask};
 use super::sight::Visibility;
 use super::state::{OfficerId, Pos, SideId, UnitId};
 use crate::rules::sfrm::{CasualtyResult, DispatchEvent};
@@ -73,13 +73,21 @@ fn fire_attack_working(
     base: u8,
     divisor: u8,
     modifiers: &[String],
+    perilous_why: &[String],
     combined: bool,
     dice: &[u8],
     total: u32,
     casualties: u32,
 ) -> String {
     // Each modifier with its section: the V.B table's lines are V.B.1.ii;
-    // acquired fire is V.D.1, a perilous situation V.G.1.
+    // acquired fire is V.D.1, a perilous situation its clause of V.G
+    // ("V.G.1.ii first fire at troops never under fire"; V.G.1 when the
+    // event does not say).
+    let peril = if perilous_why.is_empty() {
+        "V.G.1".to_string()
+    } else {
+        perilous_why.join("; ")
+    };
     let mods = if modifiers.is_empty() {
         "no modifiers (APSoF V.B.1.ii)".to_string()
     } else {
@@ -87,7 +95,7 @@ fn fire_attack_working(
             .iter()
             .map(|m| {
                 let at = if m.contains("perilous") {
-                    "V.G.1"
+                    peril.as_str()
                 } else if m.contains("acquired") {
                     "V.D.1"
                 } else {
@@ -397,6 +405,12 @@ pub enum Event {
         morale_lost: u32,
         split_move: bool,
         perilous: bool,
+        /// The clauses of APSoF V.G that made the fire perilous, each with
+        /// its section ("V.G.1.i flank attack", "V.G.2 declared by the
+        /// umpire"), named in the working. Left out of the JSON while
+        /// empty.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        perilous_why: Vec<String>,
         /// Combined fire (APSoF V.F.1): the other units firing with `unit`.
         /// Then `effectiveness` is the highest divisor of all of them,
         /// `castings_firing` and `dice_total` are the whole fire's, and
@@ -442,6 +456,36 @@ pub enum Event {
     ObstacleWorkStopped {
         unit: UnitRef,
         obstacle: Obstacle,
+        reason: String,
+    },
+    /// A whole turn unloading pontoon boats or crossing in them (APSoF
+    /// IV.E.2): `turns` of the `of` it takes.
+    PontoonWork {
+        unit: UnitRef,
+        task: PontoonTask,
+        pontoons: String,
+        turns: u32,
+        of: u32,
+    },
+    /// The boats are off their wagons and on the water (APSoF IV.E.2).
+    PontoonsAfloat {
+        unit: UnitRef,
+        pontoons: String,
+        boats: u32,
+    },
+    /// The unit has crossed the stream in pontoon boats (APSoF IV.E.2) in
+    /// `trips` loads over `turns` turns, and stands on the far bank at `to`.
+    CrossedByPontoon {
+        unit: UnitRef,
+        stream: String,
+        trips: u32,
+        turns: u32,
+        to: Pos,
+    },
+    /// Unloading or crossing stopped before it was done; it starts over.
+    PontoonWorkStopped {
+        unit: UnitRef,
+        task: PontoonTask,
         reason: String,
     },
     /// APSoF VII.G (optional): a unit that lost more than one morale level
@@ -617,7 +661,11 @@ impl Event {
             | Event::RegimentalCommand { unit, .. }
             | Event::ObstacleWork { unit, .. }
             | Event::ObstacleCleared { unit, .. }
-            | Event::ObstacleWorkStopped { unit, .. } => vec![u(unit)],
+            | Event::ObstacleWorkStopped { unit, .. }
+            | Event::PontoonWork { unit, .. }
+            | Event::PontoonsAfloat { unit, .. }
+            | Event::CrossedByPontoon { unit, .. }
+            | Event::PontoonWorkStopped { unit, .. } => vec![u(unit)],
             // Officers and riders by id only; visibility is the dispatch
             // event's own (see `visible_to`).
             Event::Sfrm { .. } => Vec::new(),
@@ -649,6 +697,11 @@ impl Event {
                 | Event::ObstacleWork { .. }
                 | Event::ObstacleCleared { .. }
                 | Event::ObstacleWorkStopped { .. }
+                // So is work with pontoon boats; the landing on the far
+                // bank is seen by whoever sees the unit there.
+                | Event::PontoonWork { .. }
+                | Event::PontoonsAfloat { .. }
+                | Event::PontoonWorkStopped { .. }
         )
     }
 
@@ -1077,6 +1130,7 @@ impl Event {
                 save_total,
                 morale_lost,
                 perilous,
+                perilous_why,
                 with,
                 split_fire,
                 attack_dice,
@@ -1143,6 +1197,7 @@ impl Event {
                         *base_effectiveness,
                         *effectiveness,
                         modifiers,
+                        perilous_why,
                         !with.is_empty(),
                         attack_dice,
                         *dice_total,
@@ -1191,6 +1246,65 @@ impl Event {
                     unit.name
                 ),
             },
+            Event::PontoonWork {
+                unit,
+                task,
+                pontoons,
+                turns,
+                of,
+            } => {
+                let what = match task {
+                    PontoonTask::Unload => "unloads",
+                    PontoonTask::Cross => "crosses in",
+                };
+                format!(
+                    "{} {what} {pontoons}: turn {turns} of {of} (APSoF IV.E.2).",
+                    unit.name
+                )
+            }
+            Event::PontoonsAfloat {
+                unit,
+                pontoons,
+                boats,
+            } => format!(
+                "{} has unloaded {pontoons} from their wagons: {boats} boat{} on the water, {} castings a trip (APSoF IV.E.2).",
+                unit.name,
+                if *boats == 1 { "" } else { "s" },
+                boats.saturating_mul(crate::rules::iron_brigade::pontoons::CASTINGS_PER_BOAT)
+            ),
+            Event::CrossedByPontoon {
+                unit,
+                stream,
+                trips,
+                turns,
+                to,
+            } => {
+                if k(unit) {
+                    format!(
+                        "{} has crossed {stream} in pontoon boats ({trips} trip{}, {turns} turn{}) and stands on the far bank at {} (APSoF IV.E.2).",
+                        unit.name,
+                        if *trips == 1 { "" } else { "s" },
+                        if *turns == 1 { "" } else { "s" },
+                        p(to)
+                    )
+                } else {
+                    format!(
+                        "{} lands from boats on the far bank of {stream} at {}.",
+                        unit.name,
+                        p(to)
+                    )
+                }
+            }
+            Event::PontoonWorkStopped { unit, task, reason } => {
+                let what = match task {
+                    PontoonTask::Unload => "unloading the pontoon boats",
+                    PontoonTask::Cross => "its crossing in the pontoon boats",
+                };
+                format!(
+                    "{} stops {what} ({reason}); it must start again.",
+                    unit.name
+                )
+            }
             Event::ObstacleWorkStopped {
                 unit,
                 obstacle,
@@ -1510,6 +1624,7 @@ mod tests {
             morale_lost: 1,
             split_move: false,
             perilous: false,
+            perilous_why: vec![],
             with: vec![],
             split_fire: false,
             attack_dice: vec![4, 5, 5],

@@ -262,6 +262,27 @@ impl Obstacle {
 }
 
 named_enum!(
+    /// Work with pontoon boats (APSoF IV.E.2): unloading them from their
+    /// wagons ("They take four turns to unload from wagons"), and crossing
+    /// a stream in them ("Infantry may cross bodies of water in pontoon
+    /// boats").
+    PontoonTask, "pontoon task", {
+        Unload => "unload",
+        Cross => "cross",
+    }
+);
+
+impl PontoonTask {
+    /// The order, as receipts and the archive write it back.
+    pub fn order_words(self) -> &'static str {
+        match self {
+            PontoonTask::Unload => "unload the pontoons",
+            PontoonTask::Cross => "cross by pontoon",
+        }
+    }
+}
+
+named_enum!(
     /// Kinds of linear terrain (polylines) (APSoF IV.G, IV.E).
     LineKind, "linear terrain", {
         Road => "road",

@@ -12,6 +12,7 @@ pub mod morale;
 pub mod movement;
 pub mod obstacles;
 pub mod orders;
+pub mod pontoons;
 pub mod sight;
 pub mod state;
 pub mod turn;

@@ -161,6 +161,11 @@ pub enum Action {
     ClearObstacle {
         obstacle: Obstacle,
     },
+    /// Unload the side's pontoon boats the unit is at from their wagons
+    /// (four turns), or cross the stream in them (APSoF IV.E.2).
+    Pontoons {
+        task: super::kinds::PontoonTask,
+    },
     /// Follow (conform to) the moves of another unit of the side: each
     /// turn, after the leader has moved, it moves (its own move) toward the
     /// station it had on that unit when the order was read, `right` and

@@ -78,10 +78,58 @@ pub fn validate(raw: &RawScenario) -> Result<Scenario, Vec<Problem>> {
 
     let table = check_table(&mut c, &raw.table);
     let sides = check_sides(&mut c, &raw.sides);
-    let terrain = check_terrain(&mut c, &raw.terrain);
+    let mut terrain = check_terrain(&mut c, &raw.terrain);
+    // APSoF IV.E.2: pontoon boats belong to a side of the scenario.
+    for (i, l) in terrain.lines.iter_mut().enumerate() {
+        let Some(w) = l.water.as_mut() else { continue };
+        for (j, p) in w.pontoons.iter_mut().enumerate() {
+            match sides
+                .iter()
+                .find(|s| s.name.trim().eq_ignore_ascii_case(p.side.trim()))
+            {
+                Some(s) => p.side = s.name.clone(),
+                None => c.problem(
+                    format!("terrain.lines[{i}].pontoons[{j}].side"),
+                    crate::scenario::names::unknown_name_message(
+                        "side",
+                        &p.side,
+                        sides.iter().map(|s| s.name.as_str()),
+                    ),
+                ),
+            }
+        }
+    }
     let landmarks = check_landmarks(&mut c, &raw.landmarks, table.as_ref());
     let officers = check_officers(&mut c, &raw.officers, &sides, table.as_ref());
     let units = check_units(&mut c, &raw.units, &sides, &officers, raw, table.as_ref());
+    // APSoF VII.F: a legion is two or more sections of one side.
+    let mut legions: std::collections::BTreeMap<String, Vec<(usize, &str)>> =
+        std::collections::BTreeMap::new();
+    for (i, u) in units.iter().enumerate() {
+        if let Some(l) = &u.legion {
+            legions
+                .entry(l.to_lowercase())
+                .or_default()
+                .push((i, u.side.as_str()));
+        }
+    }
+    for (name, parts) in &legions {
+        let Some(&(first, side)) = parts.first() else {
+            continue;
+        };
+        if parts.len() < 2 {
+            c.problem(
+                format!("units[{first}].legion"),
+                format!("legion \"{name}\" has only this unit: a legion is several sections (infantry, a section of guns, a company of cavalry) that keep one morale while in contact (APSoF VII.F); give the other sections the same `legion`, or remove it"),
+            );
+        }
+        if let Some(&(i, _)) = parts.iter().find(|(_, s)| *s != side) {
+            c.problem(
+                format!("units[{i}].legion"),
+                format!("legion \"{name}\" has sections on two sides; a legion's sections are of one side (APSoF VII.F)"),
+            );
+        }
+    }
     let players = check_players(&mut c, raw, &sides, &officers);
     check_sides_have_units(&mut c, raw, &sides);
     check_ambiguous_names(&mut c, raw);

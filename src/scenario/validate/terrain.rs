@@ -86,6 +86,7 @@ pub(super) fn check_line(c: &mut Checker, path: &str, l: &RawLine) -> Option<Lin
             ("depth_inches", l.depth_inches.is_some()),
             ("current", l.current.is_some()),
             ("fords", !l.fords.is_empty()),
+            ("pontoons", !l.pontoons.is_empty()),
         ] {
             if present {
                 c.problem(
@@ -156,6 +157,47 @@ pub(super) fn check_line(c: &mut Checker, path: &str, l: &RawLine) -> Option<Lin
             fords.push(Ford { at, depth_inches });
         }
     }
+    let mut pontoons = Vec::new();
+    for (i, p) in l.pontoons.iter().enumerate() {
+        let ppath = format!("{path}.pontoons[{i}]");
+        let at = c.required_point(&format!("{ppath}.at"), &p.at, None, "the boats' position");
+        let side = c
+            .required(
+                &format!("{ppath}.side"),
+                &p.side,
+                "the side whose boats they are",
+            )
+            .cloned();
+        let boats = super::units::count(c, &format!("{ppath}.boats"), p.boats, "pontoon boats");
+        let water = c
+            .required(
+                &format!("{ppath}.water_inches"),
+                &p.water_inches,
+                "table inches of water the boats cross there",
+            )
+            .copied()
+            .and_then(|w| c.positive(&format!("{ppath}.water_inches"), w, "water to cross"));
+        if let (Some(at), Some(pts)) = (at, points.as_ref()) {
+            let off = distance_to_polyline(at, pts);
+            if off > FORD_TOLERANCE {
+                c.problem(
+                    format!("{ppath}.at"),
+                    format!(
+                        "the boats are {off:.1}\" from the stream's line; put them on its bank, within {FORD_TOLERANCE}\" of it"
+                    ),
+                );
+            }
+        }
+        if let (Some(at), Some(side), Some(boats), Some(water_inches)) = (at, side, boats, water) {
+            pontoons.push(Pontoons {
+                side,
+                at,
+                boats,
+                water_inches,
+                on_wagons: p.on_wagons.unwrap_or(false),
+            });
+        }
+    }
     Some(Line {
         kind,
         name: l.name.clone(),
@@ -164,6 +206,7 @@ pub(super) fn check_line(c: &mut Checker, path: &str, l: &RawLine) -> Option<Lin
             depth_inches: depth?,
             current: current?,
             fords,
+            pontoons,
         }),
     })
 }

@@ -168,6 +168,12 @@ pub(super) fn check_units(
                 facing,
                 commander,
                 mounted,
+                legion: u
+                    .legion
+                    .as_deref()
+                    .map(str::trim)
+                    .filter(|l| !l.is_empty())
+                    .map(str::to_string),
             });
         }
     }

@@ -146,6 +146,11 @@ pub struct Unit {
     /// Moves as heavy equipment: wagons, siege guns, pontoon trains (APSoF IV.B).
     #[serde(default)]
     pub heavy_equipment: bool,
+    /// The legion the unit is a section of (APSoF VII.F): while every
+    /// section is in contact with the others they keep one morale level.
+    /// Omitted while `None`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub legion: Option<String>,
     /// What the turn engine remembers about the unit from turn to turn.
     #[serde(default)]
     pub marks: UnitMarks,
@@ -227,6 +232,19 @@ pub struct UnitMarks {
     /// a turn passes without work. Omitted while `None`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub obstacle_work: Option<ObstacleWork>,
+    /// Turns in a row spent unloading pontoon boats or crossing in them
+    /// (APSoF IV.E.2). Omitted while `None`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pontoon_work: Option<PontoonWork>,
+}
+
+/// Work under way with pontoon boats (APSoF IV.E.2): unloading or
+/// crossing, with which boats, and the whole turns done in a row.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PontoonWork {
+    pub task: crate::rules::iron_brigade::kinds::PontoonTask,
+    pub pontoons: String,
+    pub turns: u32,
 }
 
 /// Work under way on an obstacle (APSoF VIII.D, VIII.E): which, and how
@@ -404,6 +422,28 @@ pub struct Terrain {
     /// snapshots without any are as before.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cleared: Vec<Clearing>,
+    /// Pontoon boats at the streams (APSoF IV.E.2). Omitted while empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pontoons: Vec<Pontoons>,
+}
+
+/// Pontoon boats of one side at a stream (APSoF IV.E.2). On their wagons
+/// they must be unloaded (four turns) before anyone crosses in them; afloat,
+/// they carry infantry over, four castings a boat, at 2" a turn on water.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Pontoons {
+    /// "<stream> pontoons", numbered when a stream has several.
+    pub name: String,
+    /// The stream they are at, by name.
+    pub stream: String,
+    pub side: SideId,
+    pub boats: u32,
+    /// On the bank; after a crossing, on the bank the boats last reached.
+    pub position: Pos,
+    /// Table inches of water the boats cross there.
+    pub water: f64,
+    /// Unloaded from the wagons and on the water.
+    pub afloat: bool,
 }
 
 /// A way made through an obstacle by a unit's work: inside `outline` (a
@@ -812,6 +852,7 @@ impl Unit {
             retreating: false,
             entrenched: false,
             heavy_equipment: false,
+            legion: None,
             marks: UnitMarks::default(),
         }
     }

@@ -20,8 +20,8 @@ use crate::rules::iron_brigade::fire::{
     resolve_combined_fire, resolve_fire, resolve_fire_on_stack, roll_replacement, who_fires_first,
 };
 use crate::rules::iron_brigade::geometry::{
-    CONTACT_GAP, FireLine, FireZone, UnitFootprints, attack_aspect, fire_line_with, footprint,
-    formation_size, in_contact, officer_in_contact, own_ranks, range_inches, ranks_deep,
+    Aspect, CONTACT_GAP, FireLine, FireZone, UnitFootprints, attack_aspect, fire_line_with,
+    footprint, formation_size, in_contact, officer_in_contact, own_ranks, range_inches, ranks_deep,
     supports_behind,
 };
 use crate::rules::iron_brigade::kinds::{Arm, Formation};
@@ -772,6 +772,10 @@ struct Share {
     band: String,
     eff: crate::rules::iron_brigade::fire::Effectiveness,
     perilous: bool,
+    /// Each clause of APSoF V.G that makes the fire perilous, with its
+    /// section ("V.G.1.ii first fire at troops never under fire"), for the
+    /// working.
+    perilous_why: Vec<&'static str>,
     split_move: bool,
 }
 
@@ -819,6 +823,24 @@ fn fire(
     let divisor = shares.iter().map(|s| s.eff.divisor).max().unwrap_or(1);
     let raw = shares.iter().map(|s| s.eff.raw).max().unwrap_or(1);
     let perilous = shares.iter().all(|s| s.perilous);
+    // The clauses the working names: those every unit of a combined fire
+    // shares, else the lead unit's own.
+    let perilous_why: Vec<String> = if perilous {
+        let common: Vec<&str> = lead
+            .perilous_why
+            .iter()
+            .copied()
+            .filter(|c| others.iter().all(|o| o.perilous_why.contains(c)))
+            .collect();
+        let chosen = if common.is_empty() {
+            &lead.perilous_why[..]
+        } else {
+            &common[..]
+        };
+        chosen.iter().map(|c| (*c).to_string()).collect()
+    } else {
+        Vec::new()
+    };
     // V.B note *: a target counted 3 ranks deep only because units stand
     // in support behind it shares the casualties with them, and each saves
     // on its own castings. (Not under the X tables, which have no such
@@ -1029,6 +1051,7 @@ fn fire(
         morale_lost: out.morale_loss,
         split_move: shares.iter().any(|s| s.split_move),
         perilous,
+        perilous_why: perilous_why.clone(),
         with,
         split_fire: shot.split_fire,
         attack_dice: out.attack_dice.clone(),
@@ -1160,15 +1183,8 @@ fn share_of(
         && prior.is_some_and(|a| {
             a.turn.checked_add(1) == Some(ctx.turn) && a.at.distance(aim) <= ACQUIRED_TOLERANCE
         });
-    let perilous = attack_aspect(t, u.position).is_perilous()
-        || surprise(ctx, f.unit, t.side)
-        || t.broken
-        || !t.marks.been_under_fire
-        || (u.weapon.is_repeater() && !t.marks.been_under_repeater_fire)
-        || ctx.crossing.contains(&target)
-        || ctx.changed_formation.contains(&target)
-        || (t.arm.is_artillery() && t.formation == Formation::Limbered)
-        || t.marks.declared_perilous;
+    let perilous_why = perilous_clauses(ctx, u, t, target);
+    let perilous = !perilous_why.is_empty();
     let split_move = split_moving.contains(&f.unit);
     let mods = FireModifiers {
         protection,
@@ -1207,8 +1223,59 @@ fn share_of(
         band,
         eff,
         perilous,
+        perilous_why,
         split_move,
     }))
+}
+
+/// The perilous situations (APSoF V.G) that `firer`'s fire at `t` finds,
+/// each named by its clause: flank, rear or surprise attack (V.G.1.i);
+/// first fire at troops never under fire (ii); first fire from repeaters
+/// at troops never under repeater fire (iii); a target that crossed a ford
+/// or went into abatis this turn, or is in pontoon boats (iv, IV.E.2); a target changing formation this
+/// turn or not in normal battlefield formation — a battery limbered up, a
+/// broken unit in flight (v); or the umpire declared it so this turn
+/// (V.G.2). Empty when the fire is not perilous.
+fn perilous_clauses(ctx: &Ctx<'_>, u: &Unit, t: &Unit, target: UnitId) -> Vec<&'static str> {
+    let mut why = Vec::new();
+    match attack_aspect(t, u.position) {
+        Aspect::Flank => why.push("V.G.1.i flank attack"),
+        Aspect::Rear => why.push("V.G.1.i rear attack"),
+        Aspect::Front => {}
+    }
+    if surprise(ctx, u.id, t.side) {
+        why.push("V.G.1.i surprise attack");
+    }
+    if !t.marks.been_under_fire {
+        why.push("V.G.1.ii first fire at troops never under fire");
+    }
+    if u.weapon.is_repeater() && !t.marks.been_under_repeater_fire {
+        why.push("V.G.1.iii first fire from repeaters at troops never under their fire");
+    }
+    if ctx.crossing.contains(&target) {
+        why.push(
+            if ctx.pontoon_working.get(&target)
+                == Some(&crate::rules::iron_brigade::kinds::PontoonTask::Cross)
+            {
+                "V.G.1.iv crossing in pontoon boats"
+            } else {
+                "V.G.1.iv crossing a ford or abatis"
+            },
+        );
+    }
+    if ctx.changed_formation.contains(&target) {
+        why.push("V.G.1.v changing formation");
+    }
+    if t.broken {
+        why.push("V.G.1.v not in battlefield formation: broken, in flight");
+    }
+    if t.arm.is_artillery() && t.formation == Formation::Limbered {
+        why.push("V.G.1.v not in battlefield formation: limbered up");
+    }
+    if t.marks.declared_perilous {
+        why.push("V.G.2 declared by the umpire");
+    }
+    why
 }
 
 /// APSoF X (optional rule `alternate-fire-tables`): the results tables in

@@ -126,16 +126,19 @@ pub fn resolve_turn(
     for id in ctx.unit_ids() {
         ctx.mark_pinned(id);
     }
+    ctx.join_legions();
     ctx.replacements_arrive();
     orders::order_phase(&mut ctx, orders)?;
     sfrm_phase::write_dispatches(&mut ctx, &orders.dispatches);
     morale_phase::morale_phase(&mut ctx)?;
     double_quick::double_quick_phase(&mut ctx)?;
     let plans = movement::movement_phase(&mut ctx, orders)?;
+    ctx.join_legions();
     fire::fire_phase(&mut ctx, &plans)?;
     let reorgs = std::mem::take(&mut ctx.reorganizations);
     reorganize::apply(&mut ctx, reorgs)?;
     works::obstacle_work(&mut ctx);
+    works::pontoon_work(&mut ctx);
     sfrm_phase::generals_contacted(&mut ctx)?;
     sfrm_phase::ride(&mut ctx)?;
     ctx.advance();
@@ -184,6 +187,9 @@ pub(crate) struct Ctx<'d> {
     /// Units working on an obstacle this turn (APSoF VIII.D, VIII.E), from
     /// the movement phase; their work is counted after fire ([`works`]).
     pub working: BTreeMap<UnitId, super::kinds::Obstacle>,
+    /// Units unloading pontoon boats or crossing in them this turn (APSoF
+    /// IV.E.2), from the movement phase; counted after fire ([`works`]).
+    pub pontoon_working: BTreeMap<UnitId, super::kinds::PontoonTask>,
 }
 
 impl<'d> Ctx<'d> {
@@ -214,6 +220,7 @@ impl<'d> Ctx<'d> {
             general_contacts_at_start,
             reorganizations: Vec::new(),
             working: BTreeMap::new(),
+            pontoon_working: BTreeMap::new(),
         }
     }
 
@@ -353,8 +360,32 @@ impl<'d> Ctx<'d> {
         }
     }
 
-    /// Take `loss` morale levels off a unit and break it at 0.
+    /// Take `loss` morale levels off a unit and break it at 0. A section of
+    /// a legion in contact with all its other sections shares the loss with
+    /// them: they keep one morale level (APSoF VII.F).
     pub fn lose_morale(&mut self, id: UnitId, loss: u32, cause: &str) {
+        let partners = self.legion_partners(id);
+        self.lose_morale_alone(id, loss, cause);
+        if loss == 0 {
+            return;
+        }
+        for p in partners {
+            let from = self.state.unit(p).map_or(0, |u| u.combat_morale);
+            self.lose_morale_alone(p, loss, "with its legion (APSoF VII.F)");
+            let to = self.state.unit(p).map_or(0, |u| u.combat_morale);
+            if from != to {
+                let unit = self.uref(p);
+                self.events.push(Event::MoraleChanged {
+                    unit,
+                    from,
+                    to,
+                    reason: "one morale with its legion (APSoF VII.F)".into(),
+                });
+            }
+        }
+    }
+
+    fn lose_morale_alone(&mut self, id: UnitId, loss: u32, cause: &str) {
         let Some(u) = self.state.unit_mut(id) else {
             return;
         };
@@ -363,6 +394,93 @@ impl<'d> Ctx<'d> {
             self.break_unit(id, cause);
         }
         self.mark_pinned(id);
+    }
+
+    /// APSoF VII.F: the other sections of `id`'s legion while "all sections
+    /// of the legion remain in contact with each other": every section with
+    /// men left is linked to the rest by contact, and none is broken (a
+    /// section in flight has left the others). Otherwise none: each section
+    /// acts on its own morale (VII.C.3).
+    pub fn legion_partners(&self, id: UnitId) -> Vec<UnitId> {
+        let Some(u) = self.state.unit(id) else {
+            return Vec::new();
+        };
+        let Some(name) = u.legion.as_deref() else {
+            return Vec::new();
+        };
+        let parts: Vec<&super::state::Unit> = self
+            .state
+            .units
+            .iter()
+            .filter(|o| {
+                o.side == u.side
+                    && o.castings > 0
+                    && o.legion
+                        .as_deref()
+                        .is_some_and(|l| l.eq_ignore_ascii_case(name))
+            })
+            .collect();
+        if parts.len() < 2 || parts.iter().any(|p| p.broken) {
+            return Vec::new();
+        }
+        // One group linked by contact.
+        let mut reached = vec![false; parts.len()];
+        let mut stack = Vec::new();
+        if let Some(start) = parts.iter().position(|p| p.id == id) {
+            reached[start] = true;
+            stack.push(start);
+        }
+        while let Some(i) = stack.pop() {
+            for j in 0..parts.len() {
+                if !reached[j] && in_contact(parts[i], parts[j]) {
+                    reached[j] = true;
+                    stack.push(j);
+                }
+            }
+        }
+        if reached.iter().all(|r| *r) {
+            parts.iter().map(|p| p.id).filter(|&p| p != id).collect()
+        } else {
+            Vec::new()
+        }
+    }
+
+    /// APSoF VII.F: sections of a legion that are (again) all in contact
+    /// keep one morale level; when they differ, all take the lowest, as
+    /// units recombining do (VII.C.2).
+    pub fn join_legions(&mut self) {
+        for id in self.unit_ids() {
+            let partners = self.legion_partners(id);
+            if partners.is_empty() || partners.iter().any(|p| *p < id) {
+                continue;
+            }
+            let mut all = partners.clone();
+            all.push(id);
+            let lowest = all
+                .iter()
+                .filter_map(|p| self.state.unit(*p))
+                .map(|u| u.combat_morale)
+                .min()
+                .unwrap_or(0);
+            for p in all {
+                let Some(u) = self.state.unit_mut(p) else {
+                    continue;
+                };
+                let from = u.combat_morale;
+                if from == lowest {
+                    continue;
+                }
+                u.combat_morale = lowest;
+                let unit = self.uref(p);
+                self.events.push(Event::MoraleChanged {
+                    unit,
+                    from,
+                    to: lowest,
+                    reason: "one morale with its legion, the lowest of its sections (APSoF VII.F, VII.C.2)".into(),
+                });
+                self.mark_pinned(p);
+            }
+        }
     }
 
     /// APSoF VI.C.6, VI.F "No Advance***": a unit is pinned exactly while

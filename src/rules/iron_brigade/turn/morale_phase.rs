@@ -111,12 +111,18 @@ fn rating_rank(r: OfficerRating) -> u8 {
 /// that one rally). A unit rallying from 0 may not move this turn
 /// (VI.E.2.iv), nor a pinned unit rallying to 2 (VI.C.6). Once a broken unit
 /// rallies, friends that checked for it may check again if it breaks again.
+/// A legion whose sections are all in contact keeps one morale level (APSoF
+/// VII.F): its first section rolls, and the others take the result.
 pub(crate) fn rally(ctx: &mut Ctx<'_>) -> Result<(), TurnError> {
     for id in ctx.unit_ids() {
         let Some(u) = ctx.state.unit(id) else {
             continue;
         };
         if u.castings == 0 || u.combat_morale >= u.base_morale {
+            continue;
+        }
+        let partners = ctx.legion_partners(id);
+        if partners.iter().any(|p| *p < id) {
             continue;
         }
         // VII.G: a poor unit without its regimental command has a rally
@@ -186,6 +192,33 @@ pub(crate) fn rally(ctx: &mut Ctx<'_>) -> Result<(), TurnError> {
             for other in &mut ctx.state.units {
                 other.marks.panic_checked.retain(|&b| b != id);
             }
+        }
+        // VII.F: the legion's other sections share the rally.
+        for p in partners {
+            let Some(m) = ctx.state.unit_mut(p) else {
+                continue;
+            };
+            let from = m.combat_morale;
+            let to = out.new_morale.min(m.base_morale);
+            if from == to {
+                continue;
+            }
+            m.combat_morale = to;
+            if to > 0 {
+                m.broken = false;
+                m.retreating = false;
+            }
+            if (from == 0 && to > 0) || (from == 1 && to >= 2) {
+                ctx.no_move.insert(p);
+            }
+            let unit = ctx.uref(p);
+            ctx.events.push(Event::MoraleChanged {
+                unit,
+                from,
+                to,
+                reason: "rallies with its legion (APSoF VII.F)".into(),
+            });
+            ctx.mark_pinned(p);
         }
     }
     Ok(())

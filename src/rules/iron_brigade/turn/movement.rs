@@ -12,7 +12,7 @@ use crate::rules::iron_brigade::events::Event;
 use crate::rules::iron_brigade::geometry::{
     angle_between, bearing, footprint, in_contact, normalize_deg, officer_in_contact,
 };
-use crate::rules::iron_brigade::kinds::{Arm, Formation, Obstacle};
+use crate::rules::iron_brigade::kinds::{Arm, Formation, Obstacle, PontoonTask};
 use crate::rules::iron_brigade::movement::{
     ChangeCost, MoveClass, MoveIntent, MoveOutcome, MovePrep, OBLIQUE_LIMIT, Pace, StopReason,
     facing_change_cost, formation_change_cost, move_class, plan_move_with, plan_officer_move,
@@ -100,6 +100,9 @@ struct Decision {
     /// Works on an obstacle this turn (APSoF VIII.D, VIII.E), counted
     /// after fire ([`super::works`]).
     work: Option<Obstacle>,
+    /// Unloads pontoon boats or crosses in them this turn (APSoF IV.E.2),
+    /// counted after fire ([`super::works`]).
+    pontoon: Option<PontoonTask>,
 }
 
 impl Decision {
@@ -119,6 +122,7 @@ impl Decision {
             to_edge: false,
             reorg: None,
             work: None,
+            pontoon: None,
         }
     }
 }
@@ -171,6 +175,16 @@ pub(crate) fn movement_phase(
             && d.skip.is_none()
         {
             ctx.working.insert(id, o);
+        }
+        // APSoF IV.E.2; a unit in the boats is crossing an obstacle, a
+        // perilous target (V.G.1.iv).
+        if let Some(t) = d.pontoon
+            && d.skip.is_none()
+        {
+            ctx.pontoon_working.insert(id, t);
+            if t == PontoonTask::Cross {
+                ctx.crossing.insert(id);
+            }
         }
     }
     Ok(decisions
@@ -536,6 +550,9 @@ fn decide(ctx: &Ctx<'_>, id: UnitId) -> Option<Decision> {
         Action::ClearObstacle { obstacle } => {
             work_decision(&mut d, ctx, u, *obstacle, at_will);
         }
+        Action::Pontoons { task } => {
+            pontoon_decision(&mut d, ctx, u, *task, at_will);
+        }
         Action::Move(m) | Action::Retreat(m) => {
             let retreat = matches!(action, Action::Retreat(_));
             move_decision(&mut d, ctx, u, m, None, split_ok, cw, retreat);
@@ -599,6 +616,95 @@ fn work_decision(d: &mut Decision, ctx: &Ctx<'_>, u: &Unit, obstacle: Obstacle, 
             }
         }
         Err(why) => d.skip = Some(why),
+    }
+}
+
+/// APSoF IV.E.2: unload the pontoon boats the unit is at, or cross the
+/// stream in them. Like work on an obstacle, it is the unit's whole action:
+/// it does not move or fire, and its step lasts until the boats are afloat
+/// or the unit has landed ([`super::works`]). Only infantry ("Infantry may
+/// cross bodies of water in pontoon boats"; dismounted cavalry moves as
+/// infantry, III.H) crosses; unloading is work for men on foot, so the same
+/// units unload (our ruling). A pinned unit does neither (VI.C.6).
+fn pontoon_decision(
+    d: &mut Decision,
+    ctx: &Ctx<'_>,
+    u: &Unit,
+    task: PontoonTask,
+    at_will: FireMode,
+) {
+    use crate::rules::iron_brigade::pontoons::boats_at;
+    d.completion = Completion::Never;
+    if move_class(u) != MoveClass::Infantry {
+        d.skip = Some(match task {
+            PontoonTask::Cross => "only infantry cross in pontoon boats (APSoF IV.E.2)".into(),
+            PontoonTask::Unload => "only men on foot unload pontoon boats (APSoF IV.E.2)".into(),
+        });
+        return;
+    }
+    if u.marks.pinned {
+        d.held = Some("it is pinned and does not take to the boats (VI.C.6)".into());
+        d.fire = at_will;
+        return;
+    }
+    let i = match boats_at(&ctx.state, u) {
+        Ok(i) => i,
+        Err(why) => {
+            d.skip = Some(why);
+            return;
+        }
+    };
+    let Some(p) = ctx.state.terrain.pontoons.get(i) else {
+        return;
+    };
+    match (task, p.afloat) {
+        (PontoonTask::Unload, true) => {
+            d.skip = Some(format!(
+                "{} are already on the water; order 'cross by pontoon'",
+                p.name
+            ));
+            return;
+        }
+        (PontoonTask::Cross, false) => {
+            d.skip = Some(format!(
+                "{} are still on their wagons: order 'unload the pontoons' first (four turns, APSoF IV.E.2)",
+                p.name
+            ));
+            return;
+        }
+        _ => {}
+    }
+    // The far bank must be on the table (the battlefield the scenario
+    // chose; docs/rulings.md, "The table edge").
+    if task == PontoonTask::Cross {
+        let (to, _, _) = crate::rules::iron_brigade::pontoons::landing(&ctx.state, u, p);
+        if ctx.state.table.is_some_and(|t| !t.contains(to)) {
+            d.skip = Some(format!(
+                "the far bank at ({:.1}, {:.1}) is off the table; the crossing is not made",
+                to.x, to.y
+            ));
+            return;
+        }
+    }
+    // The boats carry one unit at a time: one already crossing in them
+    // keeps them.
+    if task == PontoonTask::Cross
+        && let Some(other) = ctx.state.units.iter().find(|o| {
+            o.id != u.id
+                && o.marks
+                    .pontoon_work
+                    .as_ref()
+                    .is_some_and(|w| w.task == PontoonTask::Cross && w.pontoons == p.name)
+        })
+    {
+        d.held = Some(format!("{} are carrying {} over", p.name, other.name));
+        d.fire = at_will;
+        return;
+    }
+    d.pontoon = Some(task);
+    d.fire = FireMode::None;
+    if u.lying_down {
+        d.lying = Some(false);
     }
 }
 

@@ -1,0 +1,158 @@
+//! Pontoon boats (APSoF IV.E.2). Pure geometry and arithmetic: which boats
+//! a unit is at, how long its crossing takes, and where it lands.
+//!
+//! The text: "Infantry may cross bodies of water in pontoon boats. When on
+//! wagons, pontoon boats move like heavy equipment. They take four turns to
+//! unload from wagons. Each pontoon boat may carry four castings. Pontoon
+//! boats move at a rate of 2" per turn on water."
+//!
+//! Our reading (docs/rulings.md, "Pontoon boats"): the boats are placed by
+//! the scenario at a stream's bank, on their wagons or afloat. A unit at
+//! boats still on their wagons unloads them in four whole turns of work. An
+//! infantry unit at afloat boats of its side crosses in them: each trip
+//! carries `boats` × 4 castings; a unit that needs more trips waits for the
+//! boats to come back for the rest, so the crossing takes `2 × trips − 1`
+//! legs over the water, each `water / 2"` turns rounded up. Then the unit
+//! stands on the far bank, as far from the stream as it stood on this one,
+//! facing away from the water, and the boats lie at the far bank.
+
+use super::geometry::{CONTACT_GAP, bearing, footprint};
+use super::state::{BattleState, Pontoons, Pos, Unit};
+use geo::{Distance, Euclidean};
+
+/// IV.E.2 "They take four turns to unload from wagons."
+pub const UNLOAD_TURNS: u32 = 4;
+/// IV.E.2 "Each pontoon boat may carry four castings."
+pub const CASTINGS_PER_BOAT: u32 = 4;
+/// IV.E.2 "Pontoon boats move at a rate of 2" per turn on water."
+pub const WATER_INCHES_PER_TURN: f64 = 2.0;
+
+/// The index in `state.terrain.pontoons` of the boats of `unit`'s side it
+/// is at: their position within [`CONTACT_GAP`] of its footprint, as units
+/// are in contact. `Err` says why it is at none.
+pub fn boats_at(state: &BattleState, unit: &Unit) -> Result<usize, String> {
+    let poly = footprint(unit).polygon();
+    let gap =
+        |p: &Pontoons| Euclidean.distance(&geo::Point::from(geo::Coord::from(p.position)), &poly);
+    let mut best: Option<(f64, usize)> = None;
+    for (i, p) in state.terrain.pontoons.iter().enumerate() {
+        if p.side != unit.side {
+            continue;
+        }
+        let g = gap(p);
+        if g <= CONTACT_GAP && best.is_none_or(|(b, _)| g < b) {
+            best = Some((g, i));
+        }
+    }
+    best.map(|(_, i)| i).ok_or_else(|| {
+        "it is not at pontoon boats of its side: move it up to them first (APSoF IV.E.2)".into()
+    })
+}
+
+/// Trips the boats make to carry `castings` over, four castings a boat.
+pub fn trips(p: &Pontoons, castings: u32) -> u32 {
+    let load = p.boats.saturating_mul(CASTINGS_PER_BOAT).max(1);
+    castings.div_ceil(load).max(1)
+}
+
+/// Whole turns one leg over the water takes: the water at 2" a turn,
+/// rounded up (a part of a turn on the water is a turn), at least one.
+pub fn turns_per_leg(p: &Pontoons) -> u32 {
+    let t = (p.water / WATER_INCHES_PER_TURN - 1e-9).ceil();
+    if t.is_finite() && t >= 1.0 {
+        // At most a few hundred for any table; saturate rather than wrap.
+        t.min(f64::from(u32::MAX)) as u32
+    } else {
+        1
+    }
+}
+
+/// Whole turns the crossing of `castings` takes: every trip over, and
+/// the boats back between trips.
+pub fn crossing_turns(p: &Pontoons, castings: u32) -> u32 {
+    let legs = trips(p, castings).saturating_mul(2).saturating_sub(1);
+    legs.saturating_mul(turns_per_leg(p))
+}
+
+/// The nearest point of the stream `name`'s line to `at`, if the stream
+/// is on the table.
+fn nearest_on_stream(state: &BattleState, name: &str, at: Pos) -> Option<Pos> {
+    let line = state.terrain.lines.iter().find(|l| l.name == name)?;
+    let mut best: Option<(f64, Pos)> = None;
+    for w in line.path.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        let (dx, dy) = (b.x - a.x, b.y - a.y);
+        let len2 = dx * dx + dy * dy;
+        let t = if len2 > 0.0 {
+            (((at.x - a.x) * dx + (at.y - a.y) * dy) / len2).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        let q = Pos::new(a.x + t * dx, a.y + t * dy);
+        let d = q.distance(at);
+        if best.is_none_or(|(bd, _)| d < bd) {
+            best = Some((d, q));
+        }
+    }
+    best.map(|(_, q)| q)
+}
+
+/// `at` mirrored across the stream: as far beyond its nearest point on
+/// the line as it stands before it. A point on the line goes `fallback`
+/// inches along `facing`.
+fn across(state: &BattleState, stream: &str, at: Pos, facing: f64, fallback: f64) -> Pos {
+    match nearest_on_stream(state, stream, at) {
+        Some(q) if q.distance(at) > 1e-6 => Pos::new(2.0 * q.x - at.x, 2.0 * q.y - at.y),
+        _ => {
+            let r = facing.to_radians();
+            Pos::new(at.x + fallback * r.sin(), at.y + fallback * r.cos())
+        }
+    }
+}
+
+/// Where `unit` lands from boats `p`: its centre mirrored across the
+/// stream, facing away from the water; and where the boats then lie.
+pub fn landing(state: &BattleState, unit: &Unit, p: &Pontoons) -> (Pos, f64, Pos) {
+    let fp = footprint(unit);
+    let centre = across(state, &p.stream, unit.position, unit.facing, fp.depth);
+    let facing = match nearest_on_stream(state, &p.stream, centre) {
+        Some(q) if q.distance(centre) > 1e-6 => bearing(q, centre),
+        _ => unit.facing,
+    };
+    let boats = across(state, &p.stream, p.position, unit.facing, fp.depth);
+    (centre, facing, boats)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::iron_brigade::state::SideId;
+
+    fn boats(boats: u32, water: f64) -> Pontoons {
+        Pontoons {
+            name: "the river pontoons".into(),
+            stream: "the river".into(),
+            side: SideId(0),
+            boats,
+            position: Pos::new(0.0, 0.0),
+            water,
+            afloat: true,
+        }
+    }
+
+    /// IV.E.2: four castings a boat, 2" a turn on water; the boats come
+    /// back for every load after the first.
+    #[test]
+    fn iv_e_2_crossing_time_by_boats_and_water() {
+        // 3 boats carry 12 castings: 12 go in one trip.
+        assert_eq!(trips(&boats(3, 4.0), 12), 1);
+        assert_eq!(crossing_turns(&boats(3, 4.0), 12), 2);
+        // 13 castings need a second trip: over, back, over.
+        assert_eq!(trips(&boats(3, 4.0), 13), 2);
+        assert_eq!(crossing_turns(&boats(3, 4.0), 13), 6);
+        // 3" of water is two turns a leg; 1" still takes one turn.
+        assert_eq!(turns_per_leg(&boats(1, 3.0)), 2);
+        assert_eq!(turns_per_leg(&boats(1, 1.0)), 1);
+        assert_eq!(turns_per_leg(&boats(1, 2.0)), 1);
+    }
+}

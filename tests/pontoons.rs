@@ -1,0 +1,384 @@
+//! APSoF IV.E.2 "By pontoon boat; Infantry may cross bodies of water in
+//! pontoon boats. When on wagons, pontoon boats move like heavy equipment.
+//! They take four turns to unload from wagons. Each pontoon boat may carry
+//! four castings. Pontoon boats move at a rate of 2" per turn on water."
+//!
+//! The fixture `tests/fixtures/scenarios/pontoons.toml`: Deep Creek (60",
+//! too deep to ford) runs along y = 10. The 2nd Wisconsin (20 castings,
+//! line) stands at the Union's three boats, afloat at (11, 9) with 4" of
+//! water to cross; the 6th Wisconsin (16 castings) at one boat still on its
+//! wagon at (36, 9), 3" of water there.
+
+mod common;
+
+use adjutant::dice::StreamDice;
+use adjutant::game::battle_state_from_scenario;
+use adjutant::rules::iron_brigade::events::Event;
+use adjutant::rules::iron_brigade::kinds::{Arm, PontoonTask};
+use adjutant::rules::iron_brigade::orders::{
+    Action, BookedOrder, OrderBook, Step, Trigger, TurnOrders, UnitOrder,
+};
+use adjutant::rules::iron_brigade::state::{BattleState, OfficerId, Pos, UnitId};
+use adjutant::rules::iron_brigade::turn::{TurnOutcome, resolve_turn};
+use common::GameDir;
+use std::path::Path;
+
+const FIXTURE: &str = "tests/fixtures/scenarios/pontoons.toml";
+const SECOND: UnitId = UnitId(1);
+const SIXTH: UnitId = UnitId(2);
+
+fn state() -> BattleState {
+    let sc = adjutant::scenario::load(Path::new(FIXTURE)).unwrap();
+    battle_state_from_scenario(&sc)
+}
+
+fn booked(unit: UnitId, id: u64, task: PontoonTask) -> BookedOrder {
+    BookedOrder {
+        order: UnitOrder {
+            id,
+            unit,
+            issued_by: OfficerId(1),
+            issued_turn: 1,
+            follows_previous: false,
+            steps: vec![Step {
+                trigger: Trigger::Then,
+                action: Action::Pontoons { task },
+            }],
+        },
+        effective_turn: 1,
+        current_step: 0,
+    }
+}
+
+fn book(orders: &[(UnitId, PontoonTask)]) -> OrderBook {
+    let mut book = OrderBook::default();
+    for (i, (u, t)) in orders.iter().enumerate() {
+        book.units.insert(*u, vec![booked(*u, i as u64 + 1, *t)]);
+    }
+    book
+}
+
+/// One turn; nothing in the fixture needs a die (the enemy is far off).
+fn turn(s: &BattleState, book: &OrderBook) -> TurnOutcome {
+    let mut d = StreamDice::new([7u8; 32]);
+    resolve_turn(s, book, &TurnOrders::default(), &mut d).unwrap()
+}
+
+fn not_carried_out(out: &TurnOutcome, id: UnitId) -> String {
+    out.events
+        .iter()
+        .find_map(|e| match e {
+            Event::OrderNotCarriedOut { unit, reason, .. } if unit.id == id => Some(reason.clone()),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no refusal for {id:?}: {:?}", out.events))
+}
+
+/// The scenario places the boats at the stream, afloat or on their wagons.
+#[test]
+fn iv_e_2_scenario_places_the_boats() {
+    let s = state();
+    let p = &s.terrain.pontoons;
+    assert_eq!(p.len(), 2, "{p:?}");
+    assert_eq!(p[0].name, "Deep Creek pontoons 1");
+    assert_eq!(p[0].stream, "Deep Creek");
+    assert_eq!((p[0].boats, p[0].water, p[0].afloat), (3, 4.0, true));
+    assert_eq!((p[1].boats, p[1].water, p[1].afloat), (1, 3.0, false));
+    assert_eq!(p[1].side, s.unit(SIXTH).unwrap().side, "side names match");
+}
+
+/// IV.E.2 "They take four turns to unload from wagons": three turns of
+/// work, and the boats are afloat at the end of the fourth; the unit
+/// neither moves nor fires meanwhile, and the order is then done.
+#[test]
+fn iv_e_2_unloading_takes_four_turns() {
+    let mut s = state();
+    let mut b = book(&[(SIXTH, PontoonTask::Unload)]);
+    let start = s.unit(SIXTH).unwrap().position;
+    for t in 1..=3u32 {
+        let out = turn(&s, &b);
+        assert!(
+            out.events.iter().any(|e| matches!(e,
+                Event::PontoonWork { unit, task: PontoonTask::Unload, turns, of: 4, .. }
+                    if unit.id == SIXTH && *turns == t)),
+            "turn {t}: {:?}",
+            out.events
+        );
+        assert!(!out.state.terrain.pontoons[1].afloat);
+        assert_eq!(out.state.unit(SIXTH).unwrap().position, start);
+        s = out.state;
+        b = out.book;
+    }
+    let four = turn(&s, &b);
+    assert!(four.state.terrain.pontoons[1].afloat);
+    assert!(four.events.iter().any(|e| matches!(e,
+        Event::PontoonsAfloat { unit, boats: 1, .. } if unit.id == SIXTH)));
+    assert!(!four.book.units.contains_key(&SIXTH), "the step is done");
+    let told = four
+        .events
+        .iter()
+        .find(|e| matches!(e, Event::PontoonsAfloat { .. }))
+        .unwrap()
+        .describe();
+    assert!(
+        told.contains("1 boat on the water, 4 castings a trip"),
+        "{told}"
+    );
+}
+
+/// IV.E.2: three boats carry 12 castings a trip, so the 2nd Wisconsin's 20
+/// go in two trips: over, back for the rest, over again — three legs of 4"
+/// at 2" a turn, 6 turns. Then it stands on the far bank, as far from the
+/// creek as it stood (1.75"), facing away from the water, and the boats
+/// lie at the far bank.
+#[test]
+fn iv_e_2_infantry_crosses_in_two_trips() {
+    let mut s = state();
+    let mut b = book(&[(SECOND, PontoonTask::Cross)]);
+    let start = s.unit(SECOND).unwrap().position;
+    for t in 1..=5u32 {
+        let out = turn(&s, &b);
+        assert!(
+            out.events.iter().any(|e| matches!(e,
+                Event::PontoonWork { unit, task: PontoonTask::Cross, turns, of: 6, .. }
+                    if unit.id == SECOND && *turns == t)),
+            "turn {t}: {:?}",
+            out.events
+        );
+        assert_eq!(out.state.unit(SECOND).unwrap().position, start);
+        s = out.state;
+        b = out.book;
+    }
+    let six = turn(&s, &b);
+    let u = six.state.unit(SECOND).unwrap();
+    assert!(
+        u.position.distance(Pos::new(11.0, 11.75)) < 1e-9,
+        "{:?}",
+        u.position
+    );
+    assert!(u.facing.abs() < 1e-9, "facing north, away from the water");
+    let boats = &six.state.terrain.pontoons[0];
+    assert!(boats.position.distance(Pos::new(11.0, 11.0)) < 1e-9);
+    assert!(six.events.iter().any(|e| matches!(e,
+        Event::CrossedByPontoon { unit, trips: 2, turns: 6, .. } if unit.id == SECOND)));
+    assert!(!six.book.units.contains_key(&SECOND), "the step is done");
+    assert!(u.marks.pontoon_work.is_none());
+}
+
+/// IV.E.2: boats still on their wagons carry nobody; only infantry cross
+/// in them; a unit must be at the boats; and the far bank must be on the
+/// table.
+#[test]
+fn iv_e_2_who_may_cross() {
+    let s = state();
+    let out = turn(&s, &book(&[(SIXTH, PontoonTask::Cross)]));
+    assert!(
+        not_carried_out(&out, SIXTH).contains("still on their wagons"),
+        "{:?}",
+        out.events
+    );
+
+    let mut s = state();
+    {
+        let u = s.unit_mut(SECOND).unwrap();
+        u.arm = Arm::Cavalry;
+        u.mounted = true;
+    }
+    let out = turn(&s, &book(&[(SECOND, PontoonTask::Cross)]));
+    assert!(not_carried_out(&out, SECOND).contains("only infantry"));
+
+    let mut s = state();
+    s.unit_mut(SECOND).unwrap().position = Pos::new(11.0, 5.0);
+    let out = turn(&s, &book(&[(SECOND, PontoonTask::Cross)]));
+    assert!(not_carried_out(&out, SECOND).contains("not at pontoon boats"));
+
+    // A far bank beyond the table's edge is no landing.
+    let mut s = state();
+    if let Some(t) = s.table.as_mut() {
+        t.height = 11.0;
+    }
+    let out = turn(&s, &book(&[(SECOND, PontoonTask::Cross)]));
+    assert!(not_carried_out(&out, SECOND).contains("off the table"));
+}
+
+/// A crossing broken off (another order) starts again from the first turn:
+/// the men went back to the bank.
+#[test]
+fn iv_e_2_a_crossing_broken_off_starts_again() {
+    let s = state();
+    let one = turn(&s, &book(&[(SECOND, PontoonTask::Cross)]));
+    assert_eq!(
+        one.state
+            .unit(SECOND)
+            .unwrap()
+            .marks
+            .pontoon_work
+            .as_ref()
+            .map(|w| w.turns),
+        Some(1)
+    );
+    let two = turn(&one.state, &OrderBook::default());
+    assert!(two.events.iter().any(|e| matches!(e,
+        Event::PontoonWorkStopped { unit, .. } if unit.id == SECOND)));
+    assert!(two.state.unit(SECOND).unwrap().marks.pontoon_work.is_none());
+    let three = turn(&two.state, &book(&[(SECOND, PontoonTask::Cross)]));
+    assert!(three.events.iter().any(|e| matches!(e,
+        Event::PontoonWork { unit, turns: 1, .. } if unit.id == SECOND)));
+}
+
+/// A unit in the boats is "attempting to cross ... obstacles" (V.G.1.iv):
+/// fire at it is perilous. The 3rd Tennessee is brought up to 6" across
+/// the creek.
+#[test]
+fn iv_e_2_a_unit_in_the_boats_is_a_perilous_target() {
+    let mut s = state();
+    let third = UnitId(3);
+    {
+        let t = s.unit_mut(third).unwrap();
+        t.position = Pos::new(11.0, 14.0);
+    }
+    s.unit_mut(SECOND).unwrap().marks.been_under_fire = true;
+    let out = turn(&s, &book(&[(SECOND, PontoonTask::Cross)]));
+    let why = out
+        .events
+        .iter()
+        .find_map(|e| match e {
+            Event::Fired {
+                target,
+                perilous_why,
+                ..
+            } if target.id == SECOND => Some(perilous_why.clone()),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("the 3rd fires at the 2nd: {:?}", out.events));
+    assert!(why.iter().any(|c| c.starts_with("V.G.1.iv")), "{why:?}");
+}
+
+/// The scenario format refuses boats away from the stream or of a side
+/// that is not in the scenario, with the fix.
+#[test]
+fn iv_e_2_scenario_checks_the_boats() {
+    let text = std::fs::read_to_string(FIXTURE)
+        .unwrap()
+        .replace("at = [11, 9], boats = 3", "at = [11, 5], boats = 3")
+        .replace("side = \"union\"", "side = \"Unoin\"");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.toml");
+    std::fs::write(&path, text).unwrap();
+    let err = adjutant::scenario::load(&path).unwrap_err().to_string();
+    assert!(err.contains("put them on its bank"), "{err}");
+    assert!(err.contains("Union"), "{err}");
+}
+
+/// Through the binary: Blue orders the 6th Wisconsin to unload its boats;
+/// four turns later his report says they are on the water, and the receipt
+/// wrote the order back. His reports list his boats; Grey's do not.
+#[test]
+fn iv_e_2_unloading_by_mail() {
+    let g = GameDir::with_scenario("pontoons", FIXTURE);
+    g.order_mail(
+        "blue1",
+        "blue@example.test",
+        "Blue",
+        "6th Wisconsin: unload the pontoons.\n\nREADY",
+    );
+    g.order_mail("grey1", "grey@example.test", "Grey", "READY");
+    g.run_once();
+    assert_eq!(g.open_turn(), 2, "turn 1 was played");
+    let receipt = g
+        .outbox()
+        .into_iter()
+        .find(|m| m.contains("unload the pontoons"))
+        .expect("the receipt writes the order back");
+    assert!(receipt.contains("6th Wisconsin"), "{receipt}");
+    for t in 2..=4u32 {
+        g.order_mail(&format!("blue{t}"), "blue@example.test", "Blue", "READY");
+        g.order_mail(&format!("grey{t}"), "grey@example.test", "Grey", "READY");
+        g.run_once();
+        assert_eq!(g.open_turn(), t + 1, "turn {t} was played");
+    }
+    let mails = g.outbox_all();
+    let blue = mails
+        .iter()
+        .filter(|m| m.contains("To: blue@example.test"))
+        .map(|m| m.replace("=\r\n", "").replace("=\n", ""))
+        .collect::<Vec<_>>();
+    assert!(
+        blue.iter()
+            .any(|m| m.contains("6th Wisconsin unloads Deep Creek pontoons 2: turn 3 of 4")),
+        "Blue is told of each turn's work"
+    );
+    assert!(
+        blue.iter()
+            .any(|m| m
+                .contains("6th Wisconsin has unloaded Deep Creek pontoons 2 from their wagons")),
+        "Blue is told the boats are afloat"
+    );
+    // His report lists his boats, where they lie and whether afloat.
+    assert!(
+        blue.iter().any(|m| m.contains("PONTOON BOATS")
+            && m.contains("Deep Creek pontoons 2: 1 boat on their wagons")),
+        "the briefing lists the boats on their wagons"
+    );
+    assert!(
+        blue.iter()
+            .any(|m| m.contains("Deep Creek pontoons 2: 1 boat on the water")),
+        "the report after the unloading lists them afloat"
+    );
+    let grey_told = mails
+        .iter()
+        .filter(|m| m.contains("To: grey@example.test"))
+        .any(|m| {
+            m.contains("Deep Creek pontoons") || m.contains("unload") || m.contains("PONTOON")
+        });
+    assert!(!grey_told, "Grey, far off, is told nothing of it");
+}
+
+/// Through the binary, as a player writes it: "cross the creek in the
+/// boats". Six turns later Blue's report says the 2nd Wisconsin has crossed
+/// in two trips and shows it on the far bank.
+#[test]
+fn iv_e_2_crossing_by_mail() {
+    let g = GameDir::with_scenario("ferry", FIXTURE);
+    g.order_mail(
+        "blue1",
+        "blue@example.test",
+        "Blue",
+        "2nd Wisconsin: cross the creek in the boats.\n\nREADY",
+    );
+    g.order_mail("grey1", "grey@example.test", "Grey", "READY");
+    g.run_once();
+    let receipt = g
+        .outbox()
+        .into_iter()
+        .find(|m| m.contains("2nd Wisconsin: cross by pontoon"))
+        .expect("the receipt writes the order back as understood");
+    assert!(!receipt.contains("Not understood"), "{receipt}");
+    for t in 2..=6u32 {
+        g.order_mail(&format!("blue{t}"), "blue@example.test", "Blue", "READY");
+        g.order_mail(&format!("grey{t}"), "grey@example.test", "Grey", "READY");
+        g.run_once();
+    }
+    assert_eq!(g.open_turn(), 7, "six turns were played");
+    let blue: Vec<String> = g
+        .outbox_all()
+        .iter()
+        .filter(|m| m.contains("To: blue@example.test"))
+        .map(|m| {
+            m.replace("=\r\n", "")
+                .replace("=\n", "")
+                .replace("\r\n", "\n")
+        })
+        .collect();
+    let last = blue
+        .iter()
+        .rev()
+        .find(|m| m.contains("Turn 6 results"))
+        .expect("the turn 6 report");
+    let flat = last.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("2nd Wisconsin has crossed Deep Creek in pontoon boats (2 trips, 6 turns)"),
+        "{flat}"
+    );
+    assert!(flat.contains("(11.0, 11.8)"), "{flat}");
+}
