@@ -367,13 +367,14 @@ fn demo_sets_up_a_game_and_refuses_to_overwrite() {
         .success()
         .stdout(predicate::str::contains("brawners-farm").and(predicate::str::contains("Gibbon")));
     assert!(demo.join("adjutant.toml").is_file());
-    // Three turns were played by mail: fifteen order mails read, each
-    // receipted, and one reminder (tests/demo.rs checks the details).
+    // Three turns were played by mail: sixteen order mails read (one a
+    // correction of a refused order), each receipted, and one reminder
+    // (tests/demo.rs checks the details).
     assert_eq!(
         std::fs::read_dir(demo.join("var/inbox/cur"))
             .unwrap()
             .count(),
-        15
+        16
     );
     let outbox: Vec<String> = std::fs::read_dir(demo.join("var/outbox/new"))
         .unwrap()
@@ -390,7 +391,7 @@ fn demo_sets_up_a_game_and_refuses_to_overwrite() {
         .iter()
         .filter(|r| r.contains("Subject: Orders received"))
         .collect();
-    assert_eq!(receipts.len(), 15);
+    assert_eq!(receipts.len(), 16);
     assert!(receipts.iter().any(|r| r.contains("Not understood")));
     assert!(
         receipts

@@ -602,7 +602,9 @@ impl Event {
             Event::Contact { a, b, .. } | Event::Met { a, b } | Event::FireOrder { a, b, .. } => {
                 vec![u(a), u(b)]
             }
-            Event::HaltedShort { unit, of, .. } => vec![u(unit), u(of)],
+            // Only the unit that halted: `of` is of its own side, and a
+            // side that sees only `of` is not told where an unseen unit is.
+            Event::HaltedShort { unit, .. } => vec![u(unit)],
             Event::Combined { unit, into, .. } => vec![u(unit), u(into)],
             Event::RallyAttempt { unit, officer, .. } => {
                 let mut v = vec![u(unit)];
@@ -1057,12 +1059,19 @@ impl Event {
                 "{} and {} make for the same ground and meet between.",
                 a.name, b.name
             ),
-            Event::HaltedShort { unit, of, at } => format!(
-                "{} halts at {}, short of the ground {} reached.",
-                unit.name,
-                p(at),
-                of.name
-            ),
+            Event::HaltedShort { unit, of, at } => {
+                if k(unit) {
+                    format!(
+                        "{} halts at {}, short of the ground {} reached.",
+                        unit.name,
+                        p(at),
+                        of.name
+                    )
+                } else {
+                    // The enemy sees where it halted, not whom it gave way to.
+                    format!("{} halts at {}.", unit.name, p(at))
+                }
+            }
             Event::MoraleChanged {
                 unit,
                 from,
@@ -1541,6 +1550,31 @@ mod tests {
             side: SideId(side),
             name: format!("unit {id}"),
         }
+    }
+
+    /// A unit that halted short of a friend is told to the enemy only when
+    /// the enemy sees it, and then without the friend it gave way to.
+    #[test]
+    fn a_halt_short_of_a_friend_is_told_only_of_the_unit_seen() {
+        let ev = Event::HaltedShort {
+            unit: unit(7, 1),
+            of: unit(8, 1),
+            at: Pos::new(3.0, 4.0),
+        };
+        let mut vis = Visibility::default();
+        let seen = SeenBy {
+            observer: Observer::Unit(UnitId(1)),
+            from: Pos::default(),
+            distance: 10.0,
+        };
+        vis.seen.insert(UnitId(8), seen.clone());
+        assert!(!visible_to(SideId(0), &ev, &vis), "only the friend is seen");
+        vis.seen.insert(UnitId(7), seen);
+        assert!(visible_to(SideId(0), &ev, &vis));
+        let told = ev.describe_as(&|s| s == SideId(1));
+        assert!(told.contains("unit 8"), "{told}");
+        let told = ev.describe_as(&|s| s == SideId(0));
+        assert_eq!(told, "unit 7 halts at (3.0, 4.0).");
     }
 
     #[test]
