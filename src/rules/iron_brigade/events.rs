@@ -1567,7 +1567,7 @@ mod tests {
             from: Pos::default(),
             distance: 10.0,
         };
-        vis.seen.insert(UnitId(8), seen.clone());
+        vis.seen.insert(UnitId(8), seen);
         assert!(!visible_to(SideId(0), &ev, &vis), "only the friend is seen");
         vis.seen.insert(UnitId(7), seen);
         assert!(visible_to(SideId(0), &ev, &vis));
