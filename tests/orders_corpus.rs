@@ -20,7 +20,7 @@
 mod orders_support;
 
 use adjutant::identity::{EnemyNames, IdentityPolicy};
-use adjutant::orders::{ParseContext, normalise, parse_mail};
+use adjutant::orders::{ParseContext, normalise, parse_mail, receipt_notes};
 use adjutant::rules::iron_brigade::state::{SideId, UnitId};
 use orders_support::{Game, game};
 use std::collections::{BTreeMap, BTreeSet};
@@ -178,7 +178,14 @@ fn corpus_of_player_orders() {
         let parsed = parse_mail(&case.text, &ctx);
         let readings: Vec<String> = parsed.items.iter().map(|i| normalise(i, &ctx)).collect();
         let errors: Vec<String> = parsed.errors.iter().map(|e| e.to_string()).collect();
-        let everything = format!("{readings:?} {errors:?} {parsed:?}");
+        // What the receipt says besides the reading (places chosen, a
+        // destination off the table, a route through the enemy).
+        let receipt: Vec<String> = parsed
+            .items
+            .iter()
+            .flat_map(|i| receipt_notes(i, &ctx))
+            .collect();
+        let everything = format!("{readings:?} {receipt:?} {errors:?} {parsed:?}");
 
         // Fog: no hidden real name the player did not write himself.
         for (side, name) in &all_enemy_names {

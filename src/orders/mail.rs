@@ -21,7 +21,7 @@
 
 use super::context::ParseContext;
 use super::lexer::{Tok, Token, lex};
-use super::names::{Candidate, Lookup, lookup, norm_word, norm_words, suggest, token_words};
+use super::names::{Candidate, Lookup, lookup, lookup_exact, norm_words, suggest, token_words};
 use super::parser::{OrderParser, PErr, line_col};
 use super::{DispatchRequest, DispatchTo, Item, OrderError, ParsedMail, Span};
 use crate::rules::iron_brigade::state::{OfficerId, UnitId};
@@ -744,7 +744,19 @@ fn example_head(ctx: &ParseContext) -> String {
 /// What a head names, read leniently: the name as written; else without a
 /// leading rank ("Gen. Gibbon", "Lt. Col. …"); else a bare ordinal ("7th")
 /// as the one unit under the player's command with that number.
-fn resolve_one(ctx: &ParseContext, cands: &[Candidate<Head>], toks: &[Token]) -> Lookup<Head> {
+fn resolve_one(
+    ctx: &ParseContext,
+    cands: &[Candidate<Head>],
+    toks: &[Token],
+    exact: bool,
+) -> Lookup<Head> {
+    let lookup = |q: &[String], c: &[Candidate<Head>]| {
+        if exact {
+            lookup_exact(q, c)
+        } else {
+            lookup(q, c)
+        }
+    };
     let w = words(toks);
     let found = lookup(&w, cands);
     if found != Lookup::NotFound {
@@ -798,8 +810,9 @@ fn resolve_heads(
     ctx: &ParseContext,
     cands: &[Candidate<Head>],
     toks: &[Token],
+    exact: bool,
 ) -> Lookup<Vec<Head>> {
-    let single = resolve_one(ctx, cands, toks);
+    let single = resolve_one(ctx, cands, toks, exact);
     if let Lookup::Found(h) = single {
         return Lookup::Found(vec![h]);
     }
@@ -815,7 +828,7 @@ fn resolve_heads(
     }
     let mut out: Vec<Head> = Vec::new();
     for part in parts {
-        match resolve_one(ctx, cands, part) {
+        match resolve_one(ctx, cands, part, exact) {
             Lookup::Found(h) => {
                 if !out.contains(&h) {
                     out.push(h);
@@ -833,6 +846,54 @@ fn resolve_heads(
     Lookup::Found(out)
 }
 
+/// The heads written before a paragraph's colon, read as written; else
+/// after a sender and an addressee ("Baylor to Col. Botts, 2nd Va:": the
+/// unit after the last comma or 'to'); else forgiving one slip of the pen
+/// in a name ("2nd Wiscosin:"), which the receipt then reads back.
+fn read_heads(
+    ctx: &ParseContext,
+    cands: &[Candidate<Head>],
+    toks: &[Token],
+    written: &str,
+) -> (Lookup<Vec<Head>>, Option<String>) {
+    let exact = resolve_heads(ctx, cands, toks, true);
+    if exact != Lookup::NotFound {
+        return (exact, None);
+    }
+    for k in (1..toks.len()).rev() {
+        let cut = toks
+            .get(k - 1)
+            .is_some_and(|t| matches!(t.tok, Tok::Punct(',')) || t.is_word("to"));
+        if !cut {
+            continue;
+        }
+        let rest = toks.get(k..).unwrap_or_default();
+        if let Lookup::Found(h) = resolve_heads(ctx, cands, rest, true)
+            && h.iter().all(|h| matches!(h, Head::Unit(_)))
+        {
+            return (Lookup::Found(h), None);
+        }
+    }
+    match resolve_heads(ctx, cands, toks, false) {
+        Lookup::Found(h) => {
+            let names: Vec<String> = h
+                .iter()
+                .map(|h| match h {
+                    Head::Unit(u) => ctx.call_unit(*u),
+                    Head::Officer(o) => ctx
+                        .state
+                        .officer(*o)
+                        .map(|o| o.name.clone())
+                        .unwrap_or_default(),
+                })
+                .collect();
+            let note = format!("'{written}' read as {}", names.join(" and "));
+            (Lookup::Found(h), Some(note))
+        }
+        other => (other, None),
+    }
+}
+
 /// "Col. Fairchild will advance the 2nd Wisconsin to …": a rank and a
 /// name, `will` (`shall`, `should`, `must`, `is to`), a verb and the unit
 /// it is for. The unit is the head; the order is the verb and what follows
@@ -842,10 +903,8 @@ fn officer_will(
     cands: &[Candidate<Head>],
     toks: &[Token],
 ) -> Option<(Head, Vec<Token>, Option<OfficerId>)> {
-    let first = toks.first().and_then(Token::word).map(norm_word)?;
-    if !RANKS.contains(&first.as_str()) {
-        return None;
-    }
+    // Whoever is addressed ("Col. Fairchild", "Colonel, you"): any few
+    // words before the 'will'.
     let k = toks.iter().take(8).position(|t| {
         matches!(
             t.word(),
@@ -923,11 +982,14 @@ fn read_paragraph(
         })
         .cloned()
         .collect();
+    let mut head_note: Option<String> = None;
     let (heads, body, issuer): (Vec<Head>, Vec<Token>, Option<OfficerId>) = match head_colon(toks) {
         Some(c) => {
             let head_toks = toks.get(..c).unwrap_or_default();
             let written = span_text(text, head_toks);
-            match resolve_heads(ctx, &cands, head_toks) {
+            let (found, note) = read_heads(ctx, &cands, head_toks, &written);
+            head_note = note;
+            match found {
                 Lookup::Found(h) => (h, toks.get(c + 1..).unwrap_or_default().to_vec(), issuer),
                 Lookup::Ambiguous(names) => {
                     return Err(PErr {
@@ -985,7 +1047,12 @@ fn read_paragraph(
     for head in heads {
         let item = one_item(ctx, text, &body, head, ps, pe, issuer, &para_text, span);
         match item {
-            Ok(i) => items.push(i),
+            Ok(mut i) => {
+                if let (Some(n), Item::Unit { notes, .. }) = (&head_note, &mut i) {
+                    notes.insert(0, n.clone());
+                }
+                items.push(i)
+            }
             Err(err) => {
                 return Err(ParaErr {
                     err,

@@ -36,7 +36,7 @@
 
 use super::context::{ParseContext, PlaceRef};
 use super::lexer::{Tok, Token};
-use super::names::{Candidate, Lookup, lookup, suggest, token_words};
+use super::names::{Candidate, Lookup, lookup_exact, lookup_typo, suggest, token_words};
 use crate::rules::iron_brigade::geometry::{self, normalize_deg};
 use crate::rules::iron_brigade::kinds::{Arm, Formation};
 use crate::rules::iron_brigade::orders::{
@@ -136,6 +136,9 @@ struct EnemyDescription {
     arm: Option<Arm>,
     front: bool,
     near: Option<Pos>,
+    /// "on Stony Ridge", "in the orchard": the enemy must stand inside
+    /// that place's outline.
+    within: Option<PlaceRef>,
 }
 
 // ------------------------------------------------------------ player vocabulary: words (issue #15)
@@ -180,6 +183,33 @@ const COLOUR: &[&[&str]] = &[
     &["till", "relieved"],
     &["in", "good", "order"],
     &["till", "further", "orders"],
+    &["at", "once"],
+    &["immediately"],
+    &["keep", "it", "up"],
+    &["keep", "at", "it"],
+    &["as", "rapidly", "as", "possible"],
+    &["as", "rapidly", "as", "you", "can"],
+    &["as", "fast", "as", "possible"],
+    &["as", "fast", "as", "you", "can"],
+    &["as", "quickly", "as", "possible"],
+    &["as", "quickly", "as", "you", "can"],
+    &["as", "hot", "as", "you", "can"],
+    &["rapidly"],
+    &["quickly"],
+    &["boys"],
+    &["men"],
+    &["lads"],
+    &["my", "boys"],
+    &["my", "lads"],
+    &["sir"],
+    &["and", "give", "them", "hell"],
+    &["give", "them", "hell"],
+    &["and", "drive", "them"],
+    &["drive", "them"],
+    &["god", "willing"],
+    &["if", "you", "can"],
+    &["with", "all", "haste"],
+    &["in", "haste"],
 ];
 
 /// The enemy called by a period nickname, with whether the nickname is for
@@ -374,6 +404,8 @@ pub struct OrderParser<'c, 'a> {
     /// "The edge of" an area chosen in a move, settled once the whole
     /// order is read (a later facing may choose another edge).
     edges: Vec<EdgeChoice>,
+    /// The named place [`Self::place`] last read, if it read a name.
+    last_place: Option<PlaceRef>,
 }
 
 impl<'c, 'a> OrderParser<'c, 'a> {
@@ -399,6 +431,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             retreating: false,
             place_notes: Vec::new(),
             edges: Vec::new(),
+            last_place: None,
         }
     }
 
@@ -532,6 +565,35 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 }
             }
             if self.pos == before {
+                self.skip_subject();
+            }
+            if self.pos == before {
+                return;
+            }
+        }
+    }
+
+    /// The subject of a period sentence, up to its 'will' ("the regiment
+    /// will advance", "Colonel Meredith will form line", "the 27th is to
+    /// hold"): a few words that are not an order, then `will`, `shall`,
+    /// `must`, `should`, `is to` or `are to`. The unit is the paragraph's
+    /// head; the words before the verb change nothing.
+    fn skip_subject(&mut self) {
+        const MODALS: &[&str] = &["will", "shall", "must", "should", "is", "are"];
+        for j in 0..5 {
+            let Some(w) = self.word_at(j) else {
+                return;
+            };
+            if MODALS.contains(&w) {
+                let to = matches!(w, "is" | "are");
+                if to && self.word_at(j + 1) != Some("to") {
+                    return;
+                }
+                self.pos += j + 1 + usize::from(to);
+                self.eat_any(&["now", "then", "at", "once"]);
+                return;
+            }
+            if j == 0 && (resolve_verb(w).is_some() || verb_alias(w).is_some()) {
                 return;
             }
         }
@@ -593,25 +655,44 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             }
             limit += 1;
         }
-        for end in (start + 1..=limit).rev() {
-            // A name never ends in punctuation, nor in "the": the article
-            // counts for nothing in a name, and taking it would swallow the
-            // start of what follows ("at the 5th Tennessee, the rest at ...").
-            if self
-                .toks
-                .get(end - 1)
-                .is_some_and(|t| matches!(t.tok, Tok::Punct(_)) || t.is_word("the"))
-            {
-                continue;
-            }
-            let words = token_words(self.toks.get(start..end).unwrap_or_default());
-            match lookup(&words, cands) {
-                Lookup::NotFound => continue,
-                Lookup::Found(t) => {
-                    self.pos = end;
-                    return Lookup::Found(t);
+        // Names as written first; then, forgiving one slip of the pen
+        // ("the Brawnr farm"), which the receipt reads back.
+        for exact in [true, false] {
+            for end in (start + 1..=limit).rev() {
+                // A name never ends in punctuation, nor in "the": the article
+                // counts for nothing in a name, and taking it would swallow the
+                // start of what follows ("at the 5th Tennessee, the rest at ...").
+                if self
+                    .toks
+                    .get(end - 1)
+                    .is_some_and(|t| matches!(t.tok, Tok::Punct(_)) || t.is_word("the"))
+                {
+                    continue;
                 }
-                amb => return amb,
+                let words = token_words(self.toks.get(start..end).unwrap_or_default());
+                let found = if exact {
+                    lookup_exact(&words, cands)
+                } else {
+                    lookup_typo(&words, cands)
+                };
+                match found {
+                    Lookup::NotFound => continue,
+                    Lookup::Found(t) => {
+                        if !exact {
+                            let written = self.written(
+                                self.toks.get(start).map_or(0, |t| t.start),
+                                self.toks.get(end - 1).map_or(0, |t| t.end),
+                            );
+                            if let Some(c) = cands.iter().find(|c| c.target == t) {
+                                let note = format!("'{written}' read as {}", c.display);
+                                self.note(note);
+                            }
+                        }
+                        self.pos = end;
+                        return Lookup::Found(t);
+                    }
+                    amb => return amb,
+                }
             }
         }
         Lookup::NotFound
@@ -1033,6 +1114,16 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             if self.colour() {
                 continue;
             }
+            // "advance, firing as you go, to the fence": a modifier set
+            // off by commas.
+            if self.at_punct(',') && !self.at_end() {
+                let save = self.pos;
+                self.pos += 1;
+                if !self.at_separator() && !self.at_trigger() && self.move_modifier(&mut m)? {
+                    continue;
+                }
+                self.pos = save;
+            }
             break;
         }
         Ok(m)
@@ -1073,6 +1164,12 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     /// One modifier of a move; `false` when the next words are not one.
     fn move_modifier(&mut self, m: &mut MoveBuild) -> PResult<bool> {
         let from = self.at;
+        // "at once", "at all costs": colour, not a place.
+        if self.at_any(0, &["at", "to", "with", "as", "if", "until", "till"])
+            && COLOUR.iter().any(|c| self.at_words(c))
+        {
+            return Ok(false);
+        }
         if self.at_words(&["until", "reaching"])
             || self.at_words(&["until", "you", "reach"])
             || self.at_words(&["until", "they", "reach"])
@@ -1420,8 +1517,16 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             self.pos = save;
             return None;
         }
+        // "horse battery", "field battery", "rifled guns": artillery.
+        if self.at_any(
+            0,
+            &["horse", "field", "rifled", "light", "heavy", "smoothbore"],
+        ) && self.at_any(1, &["battery", "batteries", "guns", "artillery", "section"])
+        {
+            self.pos += 1;
+        }
         let arm = match self.word_at(0) {
-            Some("battery" | "batteries" | "guns" | "gun" | "artillery" | "cannon") => {
+            Some("battery" | "batteries" | "guns" | "gun" | "artillery" | "cannon" | "section") => {
                 Some(Arm::Artillery)
             }
             Some("regiment" | "infantry" | "foot" | "line") => Some(Arm::Infantry),
@@ -1435,8 +1540,13 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 return None;
             }
         }
-        let near = self.description_place();
+        let (near, mut within) = self.description_place();
         let front = self.eat_words(&["to", "our", "front"])
+            || self.eat_words(&["in", "our", "front"])
+            || self.eat_words(&["in", "your", "front"])
+            || self.eat_words(&["on", "our", "front"])
+            || self.eat_words(&["opposite", "us"])
+            || self.eat_words(&["facing", "us"])
             || self.eat_words(&["to", "your", "front"])
             || self.eat_words(&["to", "its", "front"])
             || self.eat_words(&["to", "their", "front"])
@@ -1445,9 +1555,21 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             || self.eat_words(&["in", "front"])
             || self.eat_words(&["before", "us"])
             || self.eat_words(&["ahead"]);
-        let near = near.or_else(|| self.description_place());
+        let near = match near {
+            Some(p) => Some(p),
+            None => {
+                let (n, w) = self.description_place();
+                within = w;
+                n
+            }
+        };
         if enemy || (arm.is_some() && (nearest || front || near.is_some())) {
-            Some(EnemyDescription { arm, front, near })
+            Some(EnemyDescription {
+                arm,
+                front,
+                near,
+                within,
+            })
         } else {
             self.pos = save;
             None
@@ -1473,6 +1595,11 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 Some(a) => u.arm == a,
             })
             .filter(|u| {
+                d.within
+                    .and_then(|r| self.ctx.outline(r))
+                    .is_none_or(|ring| super::context::inside(ring, u.position))
+            })
+            .filter(|u| {
                 // In front: ahead of the line the unit faces along.
                 !d.front
                     || geometry::angle_between(self.facing, geometry::bearing(here, u.position))
@@ -1495,11 +1622,13 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                     None => "",
                 },
                 if d.front {
-                    " to your front"
+                    " to your front".to_string()
+                } else if let Some(r) = d.within {
+                    format!(" on {}", self.place_name(r))
                 } else if d.near.is_some() {
-                    " there"
+                    " there".to_string()
                 } else {
-                    ""
+                    String::new()
                 }
             ),
             suggestions: Vec::new(),
@@ -2359,6 +2488,15 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             &["this", "line"],
             &["this", "place"],
             &["your", "line"],
+            &["its", "ground"],
+            &["its", "position"],
+            &["their", "ground"],
+            &["their", "position"],
+            &["it"],
+            &["there"],
+            &["firm"],
+            &["steady"],
+            &["on"],
         ];
         for g in grounds {
             if self.eat_words(g) {
@@ -2586,29 +2724,63 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     /// Where a described enemy is: "in front of Stony Ridge", "near the
     /// farm", "on the ridge", "in the orchard". A phrase that names no
     /// place is left unread; "in front of us" is the unit's front.
-    fn description_place(&mut self) -> Option<Pos> {
+    fn description_place(&mut self) -> (Option<Pos>, Option<PlaceRef>) {
         if self.depth >= 4 || self.at_trigger() {
-            return None;
+            return (None, None);
         }
         let save = self.pos;
+        let inside =
+            self.at_any(0, &["on", "in", "inside", "atop"]) && !self.at_words(&["in", "front"]);
         let ok = (self.eat_words(&["in", "front", "of"]) && !self.at_any(0, &["us", "you", "it"]))
             || self
-                .eat_any(&["near", "beside", "behind", "around", "on", "in", "beyond"])
+                .eat_any(&[
+                    "near", "beside", "behind", "around", "on", "in", "beyond", "inside", "atop",
+                    "by",
+                ])
                 .is_some()
             || self.eat_words(&["close", "to"]);
         if !ok {
             self.pos = save;
-            return None;
+            return (None, None);
         }
         self.depth += 1;
         let from = self.at;
+        self.last_place = None;
         let p = self.place(from, true);
         self.depth -= 1;
         match p {
-            Ok(p) => Some(p),
+            Ok(p) => {
+                let within = self.last_place.and_then(|r| {
+                    if !inside {
+                        return None;
+                    }
+                    if self.ctx.outline(r).is_some() {
+                        return Some(r);
+                    }
+                    // A landmark on a hill ("Stony Ridge"): the outermost
+                    // contour around it.
+                    let PlaceRef::Point(at) = r else {
+                        return None;
+                    };
+                    let hills = &self.ctx.state.terrain.hills;
+                    (0..hills.len())
+                        .filter(|i| {
+                            hills
+                                .get(*i)
+                                .is_some_and(|h| super::context::inside(&h.outline, at))
+                        })
+                        .max_by(|a, b| {
+                            let area =
+                                |i: &usize| hills.get(*i).map_or(0.0, |h| ring_area(&h.outline));
+                            area(a).total_cmp(&area(b))
+                        })
+                        .map(PlaceRef::Hill)
+                });
+                (Some(p), within)
+            }
             Err(_) => {
                 self.pos = save;
-                None
+                (None, None)
             }
         }
     }
@@ -2695,7 +2867,13 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 self.throw_out_skirmishers(steps)?
             }
             "counter" if self.at_any(1, &["battery", "batteries"]) => self.shell(steps)?,
-            "counterbattery" | "shell" | "bombard" | "cannonade" => self.shell(steps)?,
+            "counterbattery" | "shell" | "bombard" | "cannonade" | "canister" | "grape"
+            | "grapeshot" | "shrapnel" => self.shell(steps)?,
+            "take" | "occupy" | "seize" | "secure" | "gain" | "man" | "line"
+                if self.position_ahead() =>
+            {
+                self.take_position(steps)?
+            }
             "reform" | "redress" => self.reform(steps)?,
             "keep"
                 if self.at_any(1, &["pace", "station", "abreast", "up", "step"])
@@ -2715,10 +2893,130 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         Ok(true)
     }
 
+    /// "the 7th", "the 26th": a bare ordinal, as comrades call a regiment,
+    /// standing for the one unit of the writer's own side with that
+    /// number (never an enemy: nothing is read or said about enemies
+    /// by number). Two with the number: asked which.
+    fn bare_ordinal(&mut self) -> PResult<Option<UnitId>> {
+        let save = self.pos;
+        let at = self.here();
+        self.eat_any(&["the"]);
+        let Some(t) = self.peek() else {
+            self.pos = save;
+            return Ok(None);
+        };
+        let Tok::Word(w) = &t.tok else {
+            self.pos = save;
+            return Ok(None);
+        };
+        let n = super::names::norm_word(w);
+        if !n.starts_with('#') || !w.starts_with(|c: char| c.is_ascii_digit()) {
+            self.pos = save;
+            return Ok(None);
+        }
+        let mut hits: Vec<(UnitId, String)> = Vec::new();
+        for u in &self.ctx.state.units {
+            if u.side == self.ctx.side
+                && super::names::norm_words(&u.name).contains(&n)
+                && !hits.iter().any(|(id, _)| *id == u.id)
+            {
+                hits.push((u.id, u.name.clone()));
+            }
+        }
+        match hits.as_slice() {
+            [(one, _)] => {
+                self.pos += 1;
+                self.eat_any(&["regiment", "regt", "battery"]);
+                Ok(Some(*one))
+            }
+            [] => {
+                self.pos = save;
+                Ok(None)
+            }
+            many => Err(PErr {
+                at,
+                message: format!(
+                    "'the {w}' could mean more than one of your units; write the name in full"
+                ),
+                suggestions: many.iter().map(|(_, n)| n.clone()).collect(),
+            }),
+        }
+    }
+
+    /// Whether "take (up) (a) position", "take post", "occupy ...",
+    /// "seize ...", "line the fence" start here.
+    fn position_ahead(&self) -> bool {
+        match self.word_at(0) {
+            Some("take") => {
+                self.at_any(1, &["position", "post", "station", "possession"])
+                    || (self.at_any(1, &["up", "a"])
+                        && self.at_any(2, &["position", "post", "station", "a"]))
+            }
+            Some("line") => self.at_any(1, &["the"]),
+            Some(_) => !self.at_end(),
+            None => false,
+        }
+    }
+
+    /// "take position behind the fence", "take up a position in rear of
+    /// the orchard", "take post at the farm", "occupy the Douglass
+    /// house", "seize the railroad cut", "line the fence": go there and
+    /// stay (a unit that has arrived holds, APSoF I.B.1).
+    fn take_position(&mut self, steps: &mut Vec<Step>) -> PResult<()> {
+        let verb = self.word_at(0).unwrap_or_default().to_string();
+        self.pos += 1;
+        if verb == "take" {
+            self.eat_any(&["up"]);
+            self.eat_any(&["a", "your"]);
+            self.eat_any(&["position", "post", "station", "possession"]);
+            self.eat_word("of");
+        }
+        // "take position 100 yards in rear of ...", "on the ridge", "at
+        // the farm", "in the orchard".
+        if !self.at_relative() && !self.at_number() {
+            self.eat_any(&["at", "on", "in", "upon", "along", "near", "by"]);
+        }
+        let m = self.move_phrase(Gait::March, &verb)?;
+        let mut m = m;
+        if m.dests.is_empty() && m.vias.is_empty() {
+            let from = self.at;
+            let p = self.place(from, false)?;
+            m.dests.push(p);
+            while self.move_modifier(&mut m)? {}
+        }
+        Self::push(steps, Trigger::Then, Action::Move(m.order()));
+        Self::push(steps, Trigger::OnArrival, Action::Hold);
+        let what = if verb == "take" {
+            "take position".to_string()
+        } else {
+            verb
+        };
+        self.note(format!("'{what}' read as: move there and hold"));
+        Ok(())
+    }
+
     /// A unit of the writer's side named here, for 'support', 'follow' and
     /// 'close up on': an enemy's name gets the answer a name of nothing
     /// gets, so nothing about unseen enemies leaks.
     fn own_unit_for(&mut self, verb: &str) -> PResult<(UnitId, String)> {
+        let save = self.pos;
+        self.eat_any(&["the"]);
+        let own = self.ctx.own_units();
+        let named = self.name(&own);
+        self.pos = save;
+        let bare = if named == Lookup::NotFound {
+            self.bare_ordinal()?
+        } else {
+            None
+        };
+        if let Some(id) = bare {
+            if Some(id) == self.unit.map(|u| u.id) {
+                return Err(self.err(format!(
+                    "a unit cannot {verb} itself; name another of your units"
+                )));
+            }
+            return Ok((id, self.unit_called(id)));
+        }
         self.eat_any(&["the"]);
         let own = self.ctx.own_units();
         let id = self.need_name(&own, &|s| {
@@ -3011,17 +3309,19 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     /// ruling), or to a place.
     fn shift(&mut self, steps: &mut Vec<Step>) -> PResult<()> {
         let verb = self.word_at(0).unwrap_or_default();
+        let oblique = verb == "oblique";
         self.pos += 1;
         self.eat_any(&["half"]);
         let side = |p: &mut Self| -> Option<f64> {
             let save = p.pos;
             p.eat_words(&["to", "the"]);
             p.eat_word("its");
+            p.eat_word("your");
             if p.eat_word("left") {
-                return Some(-crate::rules::iron_brigade::movement::OBLIQUE_LIMIT);
+                return Some(-1.0);
             }
             if p.eat_word("right") {
-                return Some(crate::rules::iron_brigade::movement::OBLIQUE_LIMIT);
+                return Some(1.0);
             }
             p.pos = save;
             None
@@ -3035,35 +3335,63 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             self.note(format!("'{verb}' read as: advance there"));
             return Ok(());
         }
+        let limit = crate::rules::iron_brigade::movement::OBLIQUE_LIMIT;
         if !self.at_number() {
+            if oblique && let Some(t) = turn {
+                // "oblique to the right and advance 4 inches": the moves
+                // after it go 45° off the front.
+                let more = self.at_separator();
+                if more {
+                    self.facing = normalize_deg(self.facing + t * limit);
+                    self.note(format!(
+                        "'oblique to the {}' read as: the moves after it go 45° to the {} of the front (APSoF IV.C.3: units move only the way they face; Adjutant allows up to 45° off the front)",
+                        if t < 0.0 { "left" } else { "right" },
+                        if t < 0.0 { "left" } else { "right" },
+                    ));
+                    return Ok(());
+                }
+            }
+            let example = if oblique {
+                format!("'{verb} left 3 inches' (a move at 45° off the front, APSoF IV.C.3)")
+            } else {
+                format!("'{verb} 2 inches to the left'")
+            };
             return Err(self.expected(&format!(
-                "how far and which way after '{verb}', as in '{verb} left 3 inches' (a move at 45° off the front, APSoF IV.C.3)"
+                "how far and which way after '{verb}', as in {example}"
             )));
         }
-        let bearing = normalize_deg(self.facing + turn.unwrap_or(0.0));
         let from = self.at;
-        let p = self.offset_place(from, bearing)?;
+        let n_at = self.pos;
+        let inches = self.distance()?;
         if turn.is_none() {
             turn = side(self);
-            if let Some(t) = turn {
-                let dist = p.distance(from);
-                let (dx, dy) = geometry::facing_vector(normalize_deg(self.facing + t));
-                let q = Pos::new(from.x + dx * dist, from.y + dy * dist);
-                Self::push(steps, Trigger::Then, Self::move_to(q));
-            } else {
-                Self::push(steps, Trigger::Then, Self::move_to(p));
-            }
-        } else {
-            Self::push(steps, Trigger::Then, Self::move_to(p));
         }
-        let which = match turn {
-            Some(t) if t < 0.0 => "45° to the left of its front",
-            Some(_) => "45° to the right of its front",
-            None => "straight ahead",
+        let Some(t) = turn else {
+            // "shift 3 inches" with no side: straight ahead, or a place
+            // written after the distance ("shift 2 inches north").
+            self.pos = n_at;
+            let facing = self.facing;
+            let p = self.offset_place(from, facing)?;
+            Self::push(steps, Trigger::Then, Self::move_to(p));
+            self.note(format!("'{verb}' read as: advance straight ahead"));
+            return Ok(());
         };
-        self.note(format!(
-            "'{verb}' read as: advance {which} (APSoF IV.C.3: units move only the way they face; Adjutant allows up to 45° off the front)"
-        ));
+        let off = if oblique { t * limit } else { t * 90.0 };
+        let (dx, dy) = geometry::facing_vector(normalize_deg(self.facing + off));
+        let q = Pos::new(from.x + dx * inches, from.y + dy * inches);
+        Self::push(steps, Trigger::Then, Self::move_to(q));
+        let which = if t < 0.0 { "left" } else { "right" };
+        if oblique {
+            self.note(format!(
+                "'{verb}' read as: advance 45° to the {which} of its front (APSoF IV.C.3: units move only the way they face; Adjutant allows up to 45° off the front)"
+            ));
+        } else {
+            self.note(format!(
+                "'{verb}' read as: move {} inches to its {which}, to {}; it turns to face that way to move and keeps that facing (APSoF IV.C.3: units move only the way they face)",
+                show_num(inches),
+                show_pos(q)
+            ));
+        }
         Ok(())
     }
 
@@ -3516,15 +3844,37 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         let at = self.here();
         let first = self.pos;
         let places = self.ctx.places();
-        let place = self.need_name(places, &|s| {
-            format!("expected a place: {s} is not a landmark, feature or unit you know of")
-        })?;
+        // An officer going "to the battery" where that could be his own
+        // or an enemy's: his own (an officer rides to his own units).
+        let own_pick = if self.unit.is_none() {
+            self.prefer_own(places).map(PlaceRef::Unit)
+        } else {
+            None
+        };
+        let place = match own_pick {
+            Some(r) => r,
+            None => self.need_name(places, &|s| {
+                format!("expected a place: {s} is not a landmark, feature or unit you know of")
+            })?,
+        };
         let words = token_words(self.toks.get(first..self.pos).unwrap_or_default());
         let place = match place {
             PlaceRef::Point(p) if edge => self.ctx.area_at(p).map(PlaceRef::Area).unwrap_or(place),
             other => other,
         };
-        let place = self.choose_among_like(place, &words, from, at);
+        // "the fence in front of the farm", "the woods near the railroad":
+        // of the places so called, the part nearest the second place.
+        let by = self.place_beside_place();
+        let place = self.choose_among_like(place, &words, by.unwrap_or(from), at);
+        self.last_place = Some(place);
+        if let Some(q) = by
+            && !far
+            && !edge
+        {
+            let p = self.ctx.locate(place, q, false);
+            self.skip_place_qualifiers();
+            return Ok(p);
+        }
         let p = if far && let Some(ring) = self.ctx.outline(place) {
             // The far edge: where the line from the unit through the
             // middle of the area leaves it.
@@ -3537,6 +3887,64 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         };
         self.skip_place_qualifiers();
         Ok(p)
+    }
+
+    /// A name here that could be one of the writer's own units or an
+    /// enemy ("the battery"): his own, said in the receipt. `None` (and
+    /// nothing read) unless the name is ambiguous that way.
+    fn prefer_own<T: Clone + PartialEq>(&mut self, cands: &[Candidate<T>]) -> Option<UnitId> {
+        let save = self.pos;
+        let written = self.phrase_text();
+        if !matches!(self.name(cands), Lookup::Ambiguous(_)) {
+            self.pos = save;
+            return None;
+        }
+        let own = self.ctx.own_units();
+        match self.name(&own) {
+            Lookup::Found(id) => {
+                let note = format!(
+                    "'{written}' read as your {} (for an enemy, write 'enemy' and its letter from your report)",
+                    self.unit_called(id),
+                );
+                self.note(note);
+                Some(id)
+            }
+            _ => {
+                self.pos = save;
+                None
+            }
+        }
+    }
+
+    /// "in front of the farm", "near the railroad", "next to the orchard",
+    /// "by the Douglass house" after a place's name: where the second
+    /// place is, to choose the part (or the one) of the first nearest it.
+    fn place_beside_place(&mut self) -> Option<Pos> {
+        if self.depth >= 4 {
+            return None;
+        }
+        let save = self.pos;
+        let ok = (self.eat_words(&["in", "front", "of"]) && !self.at_any(0, &["us", "you", "it"]))
+            || self.eat_words(&["next", "to"])
+            || self.eat_words(&["close", "to"])
+            || self.eat_any(&["near", "nearest", "beside"]).is_some();
+        if !ok {
+            self.pos = save;
+            return None;
+        }
+        self.depth += 1;
+        let from = self.at;
+        let before = self.last_place;
+        let p = self.place(from, true);
+        self.last_place = before;
+        self.depth -= 1;
+        match p {
+            Ok(p) => Some(p),
+            Err(_) => {
+                self.pos = save;
+                None
+            }
+        }
     }
 
     /// Qualifiers that say where a named place is without changing it
@@ -3804,17 +4212,20 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                     return Err(self.err("that unit is no longer on the field"));
                 };
                 let f = geometry::footprint(other);
-                let side_gap = gap.unwrap_or(1.0);
-                let rank_gap = gap.unwrap_or(2.0);
-                let left = f.to_table(-(f.frontage / 2.0 + w / 2.0 + side_gap), 0.0);
-                let right = f.to_table(f.frontage / 2.0 + w / 2.0 + side_gap, 0.0);
+                // A written distance is from that unit's place (its
+                // centre, where a player lays the tape), but never so
+                // little that the two overlap.
+                let lateral_clear = f.frontage / 2.0 + w / 2.0;
+                let rank_clear = f.depth / 2.0 + d / 2.0;
+                let side_off = gap.map_or(lateral_clear + 1.0, |g| g.max(lateral_clear));
+                let rank_off = gap.map_or(rank_clear + 2.0, |g| g.max(rank_clear));
+                let left = f.to_table(-side_off, 0.0);
+                let right = f.to_table(side_off, 0.0);
                 let p = match rel {
                     Rel::Left => left,
                     Rel::Right => right,
-                    Rel::Behind | Rel::Support => {
-                        f.to_table(0.0, -(f.depth / 2.0 + d / 2.0 + rank_gap))
-                    }
-                    Rel::Front => f.to_table(0.0, f.depth / 2.0 + d / 2.0 + rank_gap),
+                    Rel::Behind | Rel::Support => f.to_table(0.0, -rank_off),
+                    Rel::Front => f.to_table(0.0, rank_off),
                     Rel::Beside => {
                         let (p, flank) = if left.distance(self.at) <= right.distance(self.at) {
                             (left, "left")
@@ -3912,6 +4323,12 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         let mut units = self.ctx.own_units();
         units.extend(self.ctx.visible_enemy_units());
         if let Lookup::Found(id) = self.name(&units) {
+            return Ok(PlaceRef::Unit(id));
+        }
+        if let Some(id) = self.prefer_own(&units) {
+            return Ok(PlaceRef::Unit(id));
+        }
+        if let Some(id) = self.bare_ordinal()? {
             return Ok(PlaceRef::Unit(id));
         }
         if let Some(u) = self.designation_a() {
@@ -4520,15 +4937,17 @@ struct EdgeChoice {
 
 /// "(34, 12)".
 fn show_pos(p: Pos) -> String {
-    let r = |x: f64| {
-        let v = (x * 10.0).round() / 10.0;
-        if v.fract() == 0.0 {
-            format!("{v:.0}")
-        } else {
-            format!("{v:.1}")
-        }
-    };
-    format!("({}, {})", r(p.x), r(p.y))
+    format!("({}, {})", show_num(p.x), show_num(p.y))
+}
+
+/// A number to a tenth, without a trailing ".0".
+fn show_num(x: f64) -> String {
+    let v = (x * 10.0).round() / 10.0;
+    if v.fract() == 0.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.1}")
+    }
 }
 
 /// "a", "a or b", "a, b or c".
@@ -4556,6 +4975,18 @@ fn resolve_verb(w: &str) -> Option<String> {
         [one] => Some((**one).to_string()),
         _ => None,
     }
+}
+
+/// The area a closed outline encloses (the shoelace formula).
+fn ring_area(ring: &[Pos]) -> f64 {
+    let n = ring.len();
+    let mut twice = 0.0;
+    for i in 0..n {
+        if let (Some(a), Some(b)) = (ring.get(i), ring.get((i + 1) % n)) {
+            twice += a.x * b.y - b.x * a.y;
+        }
+    }
+    (twice / 2.0).abs()
 }
 
 /// Byte offset to 1-based (line, column in characters).
