@@ -73,7 +73,12 @@ fn a_player_reads_what_his_words_became_and_the_turn_does_it() {
         assert!(out.contains(want), "missing {want:?} in\n{out}");
     }
 
-    // Both were READY: the turn ran.
+    // A READY beside a refused order does not count (docs/mail.md); the
+    // receipt says so, and Blue, content with the rest, sends READY alone.
+    assert_eq!(g.open_turn(), 1);
+    g.order_mail("blue2", "blue@example.test", "Blue", "READY");
+    g.run_once();
+    // Both are READY: the turn ran.
     assert_eq!(g.open_turn(), 2);
     let (before, after) = (state(&g, 1), state(&g, 2));
     let unit = |s: &Snapshot, n: &str| {

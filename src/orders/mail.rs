@@ -21,7 +21,9 @@
 
 use super::context::ParseContext;
 use super::lexer::{Tok, Token, lex};
-use super::names::{Candidate, Lookup, lookup, lookup_exact, norm_words, suggest, token_words};
+use super::names::{
+    Candidate, Lookup, lookup, lookup_exact, norm_word, norm_words, suggest, token_words,
+};
 use super::parser::{OrderParser, PErr, line_col};
 use super::{DispatchRequest, DispatchTo, Item, OrderError, ParsedMail, Span};
 use crate::rules::iron_brigade::state::{OfficerId, UnitId};
@@ -894,6 +896,61 @@ fn read_heads(
     }
 }
 
+/// "I want the 15th Alabama to move to ...", "Sir, the 2nd Wisconsin
+/// will hold ...", "Please have the 2nd Virginia fall back ...": the first
+/// of the player's units named in the opening words, then `will`, `is
+/// to`, `to` (or nothing) and the order. The words before the unit change
+/// nothing.
+fn prose_unit(
+    cands: &[Candidate<Head>],
+    toks: &[Token],
+) -> Option<(Head, Vec<Token>, Option<OfficerId>)> {
+    let units: Vec<Candidate<Head>> = cands
+        .iter()
+        .filter(|c| matches!(c.target, Head::Unit(_)))
+        .cloned()
+        .collect();
+    for start in 1..toks.len().min(10) {
+        for n in (1..=toks.len().saturating_sub(start).min(8)).rev() {
+            let Some(unit_toks) = toks.get(start..start + n) else {
+                continue;
+            };
+            if unit_toks.last().is_some_and(|t| t.word().is_none()) {
+                continue;
+            }
+            let Lookup::Found(h) = lookup_exact(&words(unit_toks), &units) else {
+                continue;
+            };
+            let mut k = start + n;
+            let at = |k: usize, w: &str| toks.get(k).is_some_and(|t| t.is_word(w));
+            if ["will", "shall", "must", "should"].iter().any(|w| at(k, w)) {
+                k += 1;
+            } else if (at(k, "is") || at(k, "are")) && at(k + 1, "to") {
+                k += 2;
+            } else if at(k, "to") {
+                k += 1;
+            }
+            let body = toks.get(k..)?;
+            if body.first().and_then(Token::word).is_some() {
+                return Some((h, body.to_vec(), None));
+            }
+        }
+    }
+    None
+}
+
+/// A line of a few words that opens with "orders", "turn" or the like and
+/// names nothing: a title.
+fn is_title(toks: &[Token]) -> bool {
+    toks.len() <= 8
+        && toks.first().and_then(Token::word).is_some_and(|w| {
+            matches!(
+                norm_word(w).as_str(),
+                "orders" | "order" | "turn" | "dispositions" | "instructions" | "movements"
+            )
+        })
+}
+
 /// "Col. Fairchild will advance the 2nd Wisconsin to …": a rank and a
 /// name, `will` (`shall`, `should`, `must`, `is to`), a verb and the unit
 /// it is for. The unit is the head; the order is the verb and what follows
@@ -1020,8 +1077,13 @@ fn read_paragraph(
         }
         None => match headless(toks, &cands) {
             Some((h, rest)) => (vec![h], rest.to_vec(), issuer),
-            None => match officer_will(ctx, &cands, toks) {
+            None => match officer_will(ctx, &cands, toks).or_else(|| prose_unit(&cands, toks)) {
                 Some((h, body, by)) => (vec![h], body, by.or(issuer)),
+                None if is_title(toks) => {
+                    // "Orders, turn 3", "Dispositions for the morning": a
+                    // title the player wrote for himself.
+                    return Ok(Vec::new());
+                }
                 None => {
                     return Err(PErr {
                         at: ps,

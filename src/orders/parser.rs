@@ -184,6 +184,24 @@ const COLOUR: &[&[&str]] = &[
     &["in", "good", "order"],
     &["till", "further", "orders"],
     &["at", "once"],
+    &["at", "all", "hazards"],
+    &["at", "every", "hazard"],
+    &["at", "every", "cost"],
+    &["quick", "as", "you", "can"],
+    &["as", "quick", "as", "you", "can"],
+    &["quickly", "as", "you", "can"],
+    &["fast", "as", "you", "can"],
+    &["do", "not", "give", "an", "inch"],
+    &["dont", "give", "an", "inch"],
+    &["don't", "give", "an", "inch"],
+    &["not", "an", "inch"],
+    &["give", "no", "ground"],
+    &["do", "not", "give", "ground"],
+    &["do", "not", "yield"],
+    &["no", "retreat"],
+    &["and", "keep", "firing"],
+    &["keep", "firing"],
+    &["keep", "it", "hot"],
     &["immediately"],
     &["keep", "it", "up"],
     &["keep", "at", "it"],
@@ -276,6 +294,7 @@ fn verb_alias(w: &str) -> Option<&'static str> {
         "mv" => "move",
         "retire" | "retires" => "retreat",
         "come" => "move",
+        "bring" => "move",
         _ => return None,
     })
 }
@@ -838,6 +857,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             &["when", "they", "arrive"],
             &["having", "arrived"],
             &["on", "getting", "there"],
+            &["there"],
         ];
         for p in fixed {
             if self.eat_words(p) {
@@ -885,6 +905,21 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         let Some(raw) = tok.word() else {
             return Err(self.expected("an order such as 'advance to ...' or 'hold'"));
         };
+        // "turn the guns on C", "bring the guns to bear on B": fire.
+        if matches!(raw, "turn" | "bring" | "keep") && self.fire_words_ahead() {
+            return self.aimed_fire(steps);
+        }
+        // "go into battery", "come into action": guns unlimber.
+        if self.at_any(0, &["go", "come", "move", "get"])
+            && self.at_any(1, &["into", "in"])
+            && self.at_any(2, &["battery", "action"])
+        {
+            self.pos += 3;
+            let facing = self.optional_facing()?;
+            self.note("'into battery' read as: unlimber");
+            Self::push(steps, Trigger::Then, Action::Unlimber { facing });
+            return Ok(());
+        }
         let verb = resolve_verb(raw).or_else(|| verb_alias(raw).map(str::to_string));
         let push = |steps: &mut Vec<Step>, action: Action| {
             steps.push(Step {
@@ -1101,6 +1136,12 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         };
         if !self.at_words(&["on", "the"]) {
             self.eat_any(&["forward", "forwards", "fwd", "ahead", "out", "on"]);
+        }
+        // "move over to the fence", "go across to the farm".
+        if self.at_any(0, &["over", "across", "down", "along", "round", "around"])
+            && self.at_any(1, &["to", "toward", "towards"])
+        {
+            self.pos += 1;
         }
         // "move up in support of ...", "come up on the left of ...".
         if self.at_word("up") && self.at_any(1, &["in", "on", "behind", "beside", "alongside"]) {
@@ -2398,6 +2439,14 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         self.eat_any(&["the", "any"]);
         let nearest = self.eat_any(&["nearest", "closest"]).is_some();
         let enemy = self.eat_enemy_word();
+        // "horse battery", "field guns": artillery.
+        if self.at_any(
+            0,
+            &["horse", "field", "rifled", "light", "heavy", "smoothbore"],
+        ) && self.at_any(1, &["battery", "batteries", "guns", "artillery", "section"])
+        {
+            self.pos += 1;
+        }
         // "enemy B", "enemy battery C": a designation, read as a name below.
         let lettered = enemy
             && (self.designation_at(0)
@@ -2489,6 +2538,11 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             &["this", "place"],
             &["your", "line"],
             &["its", "ground"],
+            &["your", "present", "position"],
+            &["its", "present", "position"],
+            &["the", "present", "position"],
+            &["present", "position"],
+            &["our", "position"],
             &["its", "position"],
             &["their", "ground"],
             &["their", "position"],
@@ -2496,12 +2550,19 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             &["there"],
             &["firm"],
             &["steady"],
-            &["on"],
         ];
         for g in grounds {
             if self.eat_words(g) {
                 break;
             }
+        }
+        // "hold on", but not "hold on arrival".
+        if self.at_word("on")
+            && self.toks.get(self.pos + 1).is_none_or(|t| {
+                !matches!(t.tok, Tok::Word(_)) || t.is_word("and") || t.is_word("then")
+            })
+        {
+            self.pos += 1;
         }
         if self.held_place(steps)? {
             return Ok(());
@@ -2875,6 +2936,17 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 self.take_position(steps)?
             }
             "reform" | "redress" => self.reform(steps)?,
+            "keep" | "direct" | "concentrate" | "turn" | "train" | "point" | "aim" | "bring"
+                if self.fire_words_ahead() =>
+            {
+                self.aimed_fire(steps)?
+            }
+            "target" | "targets" if !self.at_end() => {
+                self.pos += 1;
+                let target = self.fire_target()?;
+                Self::push(steps, Trigger::Then, Action::Fire(target));
+                self.note("'target' read as: fire at it");
+            }
             "keep"
                 if self.at_any(1, &["pace", "station", "abreast", "up", "step"])
                     || self.at_words(&["keep", "in", "line", "with"]) =>
@@ -2923,6 +2995,23 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 hits.push((u.id, u.name.clone()));
             }
         }
+        // Not the start of a longer name ("the 2nd Wisconsin" when only
+        // "A" may name it): the number must end the phrase.
+        let ends = match self.toks.get(self.pos + 1).map(|t| &t.tok) {
+            None | Some(Tok::Punct(_)) => true,
+            Some(Tok::Word(w)) => {
+                SOFT_STOPS.contains(&w.as_str())
+                    || matches!(
+                        w.as_str(),
+                        "regiment" | "regt" | "battery" | "then" | "and" | "as" | "if" | "so"
+                    )
+            }
+            Some(_) => false,
+        };
+        if !ends {
+            self.pos = save;
+            return Ok(None);
+        }
         match hits.as_slice() {
             [(one, _)] => {
                 self.pos += 1;
@@ -2941,6 +3030,71 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 suggestions: many.iter().map(|(_, n)| n.clone()).collect(),
             }),
         }
+    }
+
+    /// Whether "fire", "firing", "guns" or "pieces" comes within the next
+    /// few words, before the end of the clause ("keep up a steady fire",
+    /// "direct your fire", "turn the guns on").
+    fn fire_words_ahead(&self) -> bool {
+        for k in 1..=4 {
+            if self
+                .toks
+                .get(self.pos + k)
+                .is_none_or(|t| !matches!(t.tok, Tok::Word(_)))
+            {
+                return false;
+            }
+            if self.at_any(
+                k,
+                &["fire", "firing", "guns", "pieces", "muskets", "rifles"],
+            ) {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// "keep up a steady fire on A", "keep firing", "direct your fire on
+    /// regiment D", "concentrate fire on C", "turn the guns on the
+    /// battery": fire, at what is named (else, after a fire order of the
+    /// same paragraph, colour; else at will).
+    fn aimed_fire(&mut self, steps: &mut Vec<Step>) -> PResult<()> {
+        let start = self.here();
+        while let Some(w) = self.word_at(0) {
+            self.pos += 1;
+            if matches!(
+                w,
+                "fire" | "firing" | "guns" | "pieces" | "muskets" | "rifles"
+            ) {
+                break;
+            }
+        }
+        let target = if self
+            .eat_any(&["on", "at", "upon", "against", "into", "onto"])
+            .is_some()
+        {
+            Some(self.fire_target()?)
+        } else {
+            None
+        };
+        let phrase = self.written(start, self.last_end());
+        match target {
+            Some(t) => {
+                Self::push(steps, Trigger::Then, Action::Fire(t));
+                self.note(format!("'{phrase}' read as: fire"));
+            }
+            None if steps
+                .iter()
+                .any(|s| matches!(s.action, Action::Fire(_) | Action::FireWith { .. })) =>
+            {
+                self.note_colour(start, self.last_end());
+            }
+            None => {
+                Self::push(steps, Trigger::Then, Action::Fire(FireTarget::AtWill));
+                self.note(format!("'{phrase}' read as: fire at will"));
+            }
+        }
+        Ok(())
     }
 
     /// Whether "take (up) (a) position", "take post", "occupy ...",
@@ -3864,9 +4018,51 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         };
         // "the fence in front of the farm", "the woods near the railroad":
         // of the places so called, the part nearest the second place.
-        let by = self.place_beside_place();
+        let first_at = self.ctx.locate(place, from, false);
+        let by = self.place_beside_place(first_at);
         let place = self.choose_among_like(place, &words, by.unwrap_or(from), at);
+        let place = self.landmark_on_line(place, &words, by.unwrap_or(from), at);
         self.last_place = Some(place);
+        // Falling back into woods or buildings: to the near side of it,
+        // not through it to its middle.
+        if self.retreating
+            && self.is_woods(place)
+            && !far
+            && !edge
+            && by.is_none()
+            && let Some(ring) = self.ctx.outline(place)
+            && !super::context::inside(ring, from)
+        {
+            let area = match place {
+                PlaceRef::Point(q) => self.ctx.area_at(q).map_or(place, PlaceRef::Area),
+                other => other,
+            };
+            let edge_at = self.ctx.locate(area, from, true);
+            // Half the unit's depth on, so the whole unit is inside.
+            let d = self
+                .unit
+                .map(|u| geometry::formation_size(u, u.formation).1)
+                .unwrap_or(0.0);
+            let len = edge_at.distance(from);
+            let p = if len > 1e-9 {
+                Pos::new(
+                    edge_at.x + (edge_at.x - from.x) / len * d / 2.0,
+                    edge_at.y + (edge_at.y - from.y) / len * d / 2.0,
+                )
+            } else {
+                edge_at
+            };
+            let name = self.place_name(area);
+            self.place_note(
+                at,
+                format!(
+                    "falling back into {name}: to just inside its nearer edge, {}",
+                    show_pos(p)
+                ),
+            );
+            self.skip_place_qualifiers();
+            return Ok(p);
+        }
         if let Some(q) = by
             && !far
             && !edge
@@ -3887,6 +4083,66 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         };
         self.skip_place_qualifiers();
         Ok(p)
+    }
+
+    /// Whether a place is (or a landmark stands in) woods.
+    fn is_woods(&self, place: PlaceRef) -> bool {
+        let i = match place {
+            PlaceRef::Area(i) => Some(i),
+            PlaceRef::Point(p) => self.ctx.area_at(p),
+            _ => None,
+        };
+        i.and_then(|i| self.ctx.state.terrain.areas.get(i))
+            .is_some_and(|a| {
+                matches!(
+                    a.kind,
+                    crate::rules::iron_brigade::kinds::AreaKind::Woods
+                        | crate::rules::iron_brigade::kinds::AreaKind::DenseWoods
+                )
+            })
+    }
+
+    /// A landmark that stands on a road, railroad or fence of the same name
+    /// ("the turnpike" on the Warrenton Turnpike): that line, so a unit
+    /// goes to the nearest point of it, not to the landmark's spot.
+    fn landmark_on_line(
+        &mut self,
+        place: PlaceRef,
+        words: &[String],
+        from: Pos,
+        at: usize,
+    ) -> PlaceRef {
+        let PlaceRef::Point(p) = place else {
+            return place;
+        };
+        let lines = &self.ctx.state.terrain.lines;
+        for (i, l) in lines.iter().enumerate() {
+            // Fences keep their landmark's spot; roads and railroads are
+            // reached at their nearest point.
+            let near = !matches!(l.kind, crate::rules::iron_brigade::kinds::LineKind::Fence)
+                && super::context::nearest_on_path(&l.path, false, p).distance(p) <= 0.5;
+            if near
+                && super::names::match_quality(words, &super::names::norm_words(&l.name)).is_some()
+            {
+                let q = self.ctx.locate(PlaceRef::Line(i), from, false);
+                let written = words
+                    .iter()
+                    .filter(|w| w.as_str() != "the")
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                let name = l.name.clone();
+                self.place_note(
+                    at,
+                    format!(
+                        "'{written}' read as the nearest point of {name}, {}",
+                        show_pos(q)
+                    ),
+                );
+                return PlaceRef::Line(i);
+            }
+        }
+        place
     }
 
     /// A name here that could be one of the writer's own units or an
@@ -3919,7 +4175,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     /// "in front of the farm", "near the railroad", "next to the orchard",
     /// "by the Douglass house" after a place's name: where the second
     /// place is, to choose the part (or the one) of the first nearest it.
-    fn place_beside_place(&mut self) -> Option<Pos> {
+    fn place_beside_place(&mut self, first_at: Pos) -> Option<Pos> {
         if self.depth >= 4 {
             return None;
         }
@@ -3935,12 +4191,32 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         self.depth += 1;
         let from = self.at;
         let before = self.last_place;
+        let name_at = self.pos;
         let p = self.place(from, true);
         self.last_place = before;
         self.depth -= 1;
         match p {
             Ok(p) => Some(p),
             Err(_) => {
+                // A name several places share ("the farm"): the one
+                // nearest the first place.
+                self.pos = name_at;
+                let end_max = (name_at + 6).min(self.toks.len());
+                for end in (name_at + 1..=end_max).rev() {
+                    let words = token_words(self.toks.get(name_at..end).unwrap_or_default());
+                    let best = self
+                        .ctx
+                        .places()
+                        .iter()
+                        .filter(|c| !matches!(c.target, PlaceRef::Unit(_)))
+                        .filter(|c| super::names::match_quality(&words, &c.words).is_some())
+                        .map(|c| self.ctx.locate(c.target, first_at, false))
+                        .min_by(|a, b| a.distance(first_at).total_cmp(&b.distance(first_at)));
+                    if let Some(q) = best {
+                        self.pos = end;
+                        return Some(q);
+                    }
+                }
                 self.pos = save;
                 None
             }
@@ -4192,8 +4468,10 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     ///   front and rear are that unit's, by its facing; beside means
     ///   frontages edge to edge with a 1" interval, behind and in front 2"
     ///   between the ranks; "in support of" is behind; "beside" is the
-    ///   flank nearer the ordered unit. A written distance replaces the
-    ///   interval (it is the gap between the two units' ranks or flanks).
+    ///   flank nearer the ordered unit. A written distance is measured
+    ///   from that unit's place, its centre, as a player lays the tape
+    ///   ("100 yards in rear of the battery"), but never so short that
+    ///   the two would overlap.
     /// - of a place (a landmark, feature, or an enemy known only by its
     ///   last-known place), they are the writer's side's: its front is
     ///   toward the enemy it has seen (`ParseContext::side_front`). Behind
@@ -4354,7 +4632,9 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     /// after the verb are not a relative position.
     fn form_relative(&mut self, steps: &mut Vec<Step>) -> PResult<bool> {
         let save = self.pos;
-        self.eat_any(&["into", "in", "to"]);
+        if !self.at_relative() {
+            self.eat_any(&["into", "in", "to"]);
+        }
         self.eat_any(&["a", "an"]);
         let before = self.formation();
         self.eat_any(&["up"]);
@@ -4734,6 +5014,14 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 }
             }
             first = false;
+            // "ride over to the 19th", "go back to the battery".
+            if self.at_any(
+                0,
+                &["over", "across", "back", "down", "along", "round", "on"],
+            ) && self.at_any(1, &["to", "toward", "towards"])
+            {
+                self.pos += 1;
+            }
             if self.at_word("with")
                 || self.at_word("alongside")
                 || self.at_words(&["along", "with"])
@@ -4964,6 +5252,25 @@ fn resolve_verb(w: &str) -> Option<String> {
     if VERBS.contains(&w) {
         return Some(w.to_string());
     }
+    if w.chars().count() == 4 {
+        // A short verb with two letters swapped ("hodl", "mvoe", "fier").
+        let swapped: Vec<&&str> = VERBS
+            .iter()
+            .filter(|v| {
+                v.len() == 4 && strsim::damerau_levenshtein(w, v) == 1 && {
+                    let mut a: Vec<char> = w.chars().collect();
+                    let mut b: Vec<char> = v.chars().collect();
+                    a.sort_unstable();
+                    b.sort_unstable();
+                    a == b
+                }
+            })
+            .collect();
+        return match swapped.as_slice() {
+            [one] => Some((**one).to_string()),
+            _ => None,
+        };
+    }
     if w.chars().count() < 5 {
         return None;
     }
@@ -5024,7 +5331,9 @@ mod tests {
     #[test]
     fn verbs_forgive_one_typo_in_long_words() {
         assert_eq!(resolve_verb("advnace").as_deref(), Some("advance"));
-        assert_eq!(resolve_verb("hodl"), None);
+        // Short verbs: two letters swapped only.
+        assert_eq!(resolve_verb("hodl").as_deref(), Some("hold"));
+        assert_eq!(resolve_verb("hald"), None);
         assert_eq!(resolve_verb("unlimbr").as_deref(), Some("unlimber"));
     }
 
