@@ -171,6 +171,7 @@ fn corpus_of_player_orders() {
     assert!(cases.len() >= 120, "the corpus has {} cases", cases.len());
     let mut table: BTreeMap<String, BTreeMap<Outcome, usize>> = BTreeMap::new();
     let mut leaks = Vec::new();
+    let mut unhelpful: Vec<String> = Vec::new();
     let mut misses = Vec::new();
     let mut totals: BTreeMap<Outcome, usize> = BTreeMap::new();
     for case in &cases {
@@ -178,6 +179,13 @@ fn corpus_of_player_orders() {
         let parsed = parse_mail(&case.text, &ctx);
         let readings: Vec<String> = parsed.items.iter().map(|i| normalise(i, &ctx)).collect();
         let errors: Vec<String> = parsed.errors.iter().map(|e| e.to_string()).collect();
+        // Every refusal says what was not understood and what to write:
+        // never the bare grammar's "expected ';' ... found".
+        for e in &errors {
+            if e.contains("expected ';', 'then' or the end of the order") {
+                unhelpful.push(format!("{}: {e}", case.id));
+            }
+        }
         // What the receipt says besides the reading (places chosen, a
         // destination off the table, a route through the enemy).
         let receipt: Vec<String> = parsed
@@ -267,6 +275,11 @@ fn corpus_of_player_orders() {
         println!("{m}");
     }
     assert!(leaks.is_empty(), "leaks:\n{}", leaks.join("\n"));
+    assert!(
+        unhelpful.is_empty(),
+        "refusals that do not say what to write:\n{}",
+        unhelpful.join("\n")
+    );
     assert!(
         pct >= MIN_PERCENT,
         "only {pct:.0} % of the corpus read as meant (floor {MIN_PERCENT} %)"

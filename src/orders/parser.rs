@@ -749,6 +749,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     /// A whole unit order: whether it follows the pending orders, and its
     /// steps.
     pub fn unit_order(&mut self) -> PResult<(bool, Vec<Step>)> {
+        let body_start = self.here();
         let follows = self.follow_prefix();
         let mut steps: Vec<Step> = Vec::new();
         let mut trigger = Trigger::Then;
@@ -783,7 +784,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 }
             }
             if !(self.at_end() || self.at_separator() || self.at_trigger()) {
-                return Err(self.expected("';', 'then' or the end of the order"));
+                return Err(self.unread_rest(body_start));
             }
         }
         if steps.is_empty() {
@@ -1067,14 +1068,72 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 return Err(PErr {
                     at: tok.start,
                     message: format!(
-                        "expected an order such as 'advance', 'form', 'face', 'fire', 'hold', 'charge', 'support', 'follow' or 'rally', found {}",
-                        self.found()
+                        "{} is not an order Adjutant knows; begin with a verb such as 'advance', 'hold', 'fire', 'charge', 'form', 'face', 'retreat', 'support', 'follow' or 'rally', as in {}",
+                        self.found(),
+                        self.order_examples()
                     ),
                     suggestions: Vec::new(),
                 });
             }
         }
         Ok(())
+    }
+
+    /// Two orders for the unit being ordered, from the scenario being
+    /// played: a move to one of its places and a fire at an enemy his side
+    /// sees (or at will).
+    fn order_examples(&self) -> String {
+        let unit = self
+            .unit
+            .map(|u| self.ctx.call_unit(u.id))
+            .or_else(|| self.ctx.example_unit())
+            .unwrap_or_else(|| "2nd Wisconsin".to_string());
+        let place = self
+            .ctx
+            .example_place()
+            .unwrap_or_else(|| "(34, 12)".to_string());
+        let target = if self.ctx.visible_enemies.is_empty() {
+            "will".to_string()
+        } else {
+            self.ctx.example_enemies().0
+        };
+        format!("'{unit}: advance to {place}' or '{unit}: hold; then fire at {target}'")
+    }
+
+    /// The error for words left after a complete order: what was read,
+    /// what was not, and how to write it.
+    fn unread_rest(&self, body_start: usize) -> PErr {
+        let at = self.here();
+        let mut k = self.pos;
+        let mut end = at;
+        while let Some(t) = self.toks.get(k) {
+            if k > self.pos
+                && (matches!(t.tok, Tok::Punct(';' | ',' | '.' | '!' | '&'))
+                    || t.is_word("then")
+                    || t.is_word("and"))
+            {
+                break;
+            }
+            end = t.end;
+            k += 1;
+            if k - self.pos >= 8 {
+                break;
+            }
+        }
+        let rest = self.written(at, end);
+        let read = self.written(body_start, self.last_end());
+        let unit = self
+            .unit
+            .map(|u| self.ctx.call_unit(u.id))
+            .unwrap_or_else(|| "2nd Wisconsin".to_string());
+        let then = if read.contains("hold") {
+            "then fire at will"
+        } else {
+            "then hold"
+        };
+        self.err(format!(
+            "'{rest}' after '{read}' is not understood, so this order is not taken; end the order before it, or give it as another order after ';' or 'then', as in '{unit}: {read}; {then}'"
+        ))
     }
 
     fn require_destination(&self, m: &MoveBuild, verb: &str) -> PResult<()> {
