@@ -232,8 +232,26 @@ fn falling_back_to_the_woods_goes_to_the_woods_in_the_rear() {
     );
     // The Confederates' rear is north: the same words take the north woods.
     let grey = player(&g, "Lawton", &["2nd Wisconsin"]);
-    let (steps, _, _) = read(&grey, "26th Georgia: fall back to the woods");
-    assert!(near(dest(&steps), Pos::new(44.0, 38.0)));
+    // The 26th stands in them already (45, 35.5): it goes straight back
+    // (away from the enemy its side has seen) through them, staying inside.
+    let (steps, _, notes) = read(&grey, "26th Georgia: fall back to the woods");
+    let p = dest(&steps);
+    let north_woods = &g
+        .state
+        .terrain
+        .areas
+        .iter()
+        .find(|a| a.name == "the north woods")
+        .unwrap()
+        .outline;
+    assert!(
+        adjutant::orders::context::inside(north_woods, p) && p.y > 35.5,
+        "{p:?}"
+    );
+    assert!(
+        notes.iter().any(|n| n.contains("straight back")),
+        "{notes:?}"
+    );
 }
 
 #[test]

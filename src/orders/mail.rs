@@ -862,6 +862,16 @@ fn read_heads(
     if exact != Lookup::NotFound {
         return (exact, None);
     }
+    // "Battery B (Campbell):": a remark in brackets after the name.
+    if let Some(open) = toks.iter().position(|t| t.is_punct('('))
+        && open > 0
+    {
+        let bare = toks.get(..open).unwrap_or_default();
+        let found = resolve_heads(ctx, cands, bare, true);
+        if found != Lookup::NotFound {
+            return (found, None);
+        }
+    }
     for k in (1..toks.len()).rev() {
         let cut = toks
             .get(k - 1)
@@ -904,13 +914,14 @@ fn read_heads(
 fn prose_unit(
     cands: &[Candidate<Head>],
     toks: &[Token],
+    first: usize,
 ) -> Option<(Head, Vec<Token>, Option<OfficerId>)> {
     let units: Vec<Candidate<Head>> = cands
         .iter()
         .filter(|c| matches!(c.target, Head::Unit(_)))
         .cloned()
         .collect();
-    for start in 1..toks.len().min(10) {
+    for start in first..toks.len().min(10) {
         for n in (1..=toks.len().saturating_sub(start).min(8)).rev() {
             let Some(unit_toks) = toks.get(start..start + n) else {
                 continue;
@@ -1009,7 +1020,15 @@ fn paragraph(
     pe: usize,
     issuer: Option<OfficerId>,
 ) -> Result<Vec<Item>, ParaErr> {
-    let first = read_paragraph(text, ctx, &para_tokens(text, para, false), ps, pe, issuer);
+    let toks = para_tokens(text, para, false);
+    let first = read_paragraph(text, ctx, &toks, ps, pe, issuer);
+    // "2ND WIS - HOLD. 7TH WIS - HOLD.": several orders in one paragraph,
+    // each sentence headed by a unit of his.
+    if first.is_err()
+        && let Some(items) = sentences(text, ctx, &toks, ps, pe, issuer)
+    {
+        return Ok(items);
+    }
     match first {
         Err(e) if !e.units.is_empty() && para.segments.len() > 1 => {
             // "2nd Wisconsin:" and an order on each line below it: each
@@ -1018,6 +1037,49 @@ fn paragraph(
         }
         other => other,
     }
+}
+
+/// A paragraph read as sentences, when a full stop or ';' is followed by
+/// one of the player's units and its order: each sentence its own order.
+/// `None` unless there are two or more and every one reads.
+fn sentences(
+    text: &str,
+    ctx: &ParseContext,
+    toks: &[Token],
+    ps: usize,
+    pe: usize,
+    issuer: Option<OfficerId>,
+) -> Option<Vec<Item>> {
+    let cands = heads(ctx);
+    let mut cuts: Vec<usize> = Vec::new();
+    for (k, t) in toks.iter().enumerate() {
+        if !(t.is_punct('.') || t.is_punct(';')) {
+            continue;
+        }
+        let rest = toks.get(k + 1..).unwrap_or_default();
+        if headless(rest, &cands).is_some()
+            || head_colon(rest).is_some_and(|c| {
+                resolve_heads(ctx, &cands, rest.get(..c).unwrap_or_default(), true)
+                    != Lookup::NotFound
+            })
+        {
+            cuts.push(k);
+        }
+    }
+    if cuts.is_empty() {
+        return None;
+    }
+    let mut items = Vec::new();
+    let mut from = 0;
+    for end in cuts.iter().copied().chain(std::iter::once(toks.len())) {
+        let part = toks.get(from..end).unwrap_or_default();
+        from = end + 1;
+        if part.is_empty() {
+            continue;
+        }
+        items.extend(read_paragraph(text, ctx, part, ps, pe, issuer).ok()?);
+    }
+    Some(items)
 }
 
 fn read_paragraph(
@@ -1063,6 +1125,16 @@ fn read_paragraph(
                     // the player wrote for himself, not an order.
                     return Ok(Vec::new());
                 }
+                Lookup::NotFound
+                    if prose_unit(&cands, toks.get(c + 1..).unwrap_or_default(), 0).is_some() =>
+                {
+                    // "Colonel Stiles: the 60th Georgia will move ...": the
+                    // addressee is no head; the unit named after it is.
+                    match prose_unit(&cands, toks.get(c + 1..).unwrap_or_default(), 0) {
+                        Some((h, body, _)) => (vec![h], body, issuer),
+                        None => return Ok(Vec::new()),
+                    }
+                }
                 Lookup::NotFound => {
                     return Err(PErr {
                         at: ps,
@@ -1077,7 +1149,7 @@ fn read_paragraph(
         }
         None => match headless(toks, &cands) {
             Some((h, rest)) => (vec![h], rest.to_vec(), issuer),
-            None => match officer_will(ctx, &cands, toks).or_else(|| prose_unit(&cands, toks)) {
+            None => match officer_will(ctx, &cands, toks).or_else(|| prose_unit(&cands, toks, 1)) {
                 Some((h, body, by)) => (vec![h], body, by.or(issuer)),
                 None if is_title(toks) => {
                     // "Orders, turn 3", "Dispositions for the morning": a

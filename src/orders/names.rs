@@ -263,7 +263,10 @@ pub fn lookup_typo<T: Clone + PartialEq>(query: &[String], cands: &[Candidate<T>
                 break;
             }
         }
-        if ok && slips == 1 && right >= 1 && !hits.iter().any(|h| h.target == c.target) {
+        // A one-word name slipped ("the fense") only when the word is long
+        // enough that the slip names nothing else.
+        let alone = q.len() == 1 && q.first().is_some_and(|w| w.chars().count() >= 5);
+        if ok && slips == 1 && (right >= 1 || alone) && !hits.iter().any(|h| h.target == c.target) {
             hits.push(c);
         }
     }

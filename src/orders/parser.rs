@@ -121,6 +121,12 @@ const TAILS: &[&[&str]] = &[
     &["until", "we"],
     &["until", "you"],
     &["when", "fired"],
+    &["when", "they"],
+    &["when", "the", "enemy"],
+    &["when", "within"],
+    &["when", "in", "range"],
+    &["once", "they"],
+    &["should", "they"],
     &["if"],
     &["with", "bayonets"],
     &["with", "fixed"],
@@ -185,6 +191,25 @@ const COLOUR: &[&[&str]] = &[
     &["till", "further", "orders"],
     &["at", "once"],
     &["at", "all", "hazards"],
+    &["against", "all", "comers"],
+    &["against", "all", "odds"],
+    &["with", "a", "yell"],
+    &["with", "a", "rebel", "yell"],
+    &["with", "a", "cheer"],
+    &["with", "a", "shout"],
+    &["with", "a", "hurrah"],
+    &["with", "a", "will"],
+    &["cheering"],
+    &["aim", "low"],
+    &["aim", "high"],
+    &["aim", "well"],
+    &["aim", "carefully"],
+    &["aim", "steady"],
+    &["if", "pressed"],
+    &["if", "hard", "pressed"],
+    &["if", "necessary"],
+    &["if", "need", "be"],
+    &["when", "ready"],
     &["at", "every", "hazard"],
     &["at", "every", "cost"],
     &["quick", "as", "you", "can"],
@@ -586,6 +611,15 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             if self.pos == before {
                 self.skip_subject();
             }
+            // "... the 21st North Carolina to advance ...".
+            if self.pos == before
+                && self.at_word("to")
+                && self
+                    .word_at(1)
+                    .is_some_and(|w| resolve_verb(w).is_some() || verb_alias(w).is_some())
+            {
+                self.pos += 1;
+            }
             if self.pos == before {
                 return;
             }
@@ -906,9 +940,25 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         let Some(raw) = tok.word() else {
             return Err(self.expected("an order such as 'advance to ...' or 'hold'"));
         };
+        // A word of the wider vocabulary written exactly ("dress on the
+        // 4th") is that word, not a slip for a verb of the fixed list
+        // ("press").
+        if !VERBS.contains(&raw) && verb_alias(raw).is_none() && self.vocabulary(steps)? {
+            return Ok(());
+        }
         // "turn the guns on C", "bring the guns to bear on B": fire.
         if matches!(raw, "turn" | "bring" | "keep") && self.fire_words_ahead() {
             return self.aimed_fire(steps);
+        }
+        // "deploy skirmishers", "advance skirmishers to the front": the
+        // skirmishers of a unit go out (not "deploy in skirmish order").
+        if matches!(raw, "deploy" | "advance")
+            && (self.at_any(1, &["skirmishers", "skirmisher"])
+                || (self.at_any(1, &["a", "some", "the", "its", "our", "your"])
+                    && self.at_any(2, &["skirmishers", "skirmisher", "company"])
+                    && self.skirmishers_ahead()))
+        {
+            return self.throw_out_skirmishers(steps);
         }
         // "go into battery", "come into action": guns unlimber.
         if self.at_any(0, &["go", "come", "move", "get"])
@@ -991,7 +1041,17 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 if !self.eat_word("down") {
                     return Err(self.expected("'down' after 'lie'"));
                 }
-                push(steps, Action::LieDown);
+                // "lie down behind the fence", "lie down in the woods":
+                // go there, then lie down.
+                if let Some(p) = self.lying_place()? {
+                    push(steps, Self::move_to(p));
+                    steps.push(Step {
+                        trigger: Trigger::OnArrival,
+                        action: Action::LieDown,
+                    });
+                } else {
+                    push(steps, Action::LieDown);
+                }
             }
             Some("get") => {
                 self.pos += 1;
@@ -1187,14 +1247,47 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         Ok(())
     }
 
+    /// "adv. to the farm", "ret. 3 inches": the dot of an abbreviated verb
+    /// is no full stop.
+    fn eat_abbrev_dot(&mut self) {
+        let (Some(prev), Some(dot), Some(next)) = (
+            self.pos.checked_sub(1).and_then(|k| self.toks.get(k)),
+            self.toks.get(self.pos),
+            self.toks.get(self.pos + 1),
+        ) else {
+            return;
+        };
+        if dot.is_punct('.')
+            && prev.end == dot.start
+            && prev.word().is_some_and(|w| verb_alias(w).is_some())
+            && !matches!(next.tok, Tok::Punct(_))
+        {
+            self.pos += 1;
+        }
+    }
+
     /// The modifiers of a move, in any order.
     fn move_phrase(&mut self, gait: Gait, _verb: &str) -> PResult<MoveBuild> {
+        self.eat_abbrev_dot();
         let mut m = MoveBuild {
             gait,
             ..MoveBuild::default()
         };
         if !self.at_words(&["on", "the"]) {
             self.eat_any(&["forward", "forwards", "fwd", "ahead", "out", "on"]);
+        }
+        // "advance your regiment to ...", "move the men forward".
+        if self.at_any(0, &["your", "the", "his", "my"])
+            && self.at_any(
+                1,
+                &[
+                    "regiment", "men", "command", "battery", "guns", "troops", "boys", "line",
+                    "brigade",
+                ],
+            )
+        {
+            self.pos += 2;
+            self.eat_any(&["forward", "forwards", "ahead", "out", "up"]);
         }
         // "move over to the fence", "go across to the farm".
         if self.at_any(0, &["over", "across", "down", "along", "round", "around"])
@@ -1240,6 +1333,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     }
 
     fn move_phrase_retreat_inner(&mut self, verb: &str) -> PResult<MoveBuild> {
+        self.eat_abbrev_dot();
         let mut m = MoveBuild::default();
         if self.at_number() && !self.toks.get(self.pos + 1).is_some_and(|t| t.is_punct(',')) {
             let from = self.at;
@@ -1378,6 +1472,22 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             let p = self.place(from, false)?;
             m.dests.push(p);
             return Ok(true);
+        }
+        // "advance on the Douglass house": toward it.
+        if m.dests.is_empty()
+            && m.vias.is_empty()
+            && self.at_any(0, &["on", "upon"])
+            && !self.at_trigger()
+        {
+            let save = self.pos;
+            self.pos += 1;
+            match self.place(from, true) {
+                Ok(p) => {
+                    m.dests.push(p);
+                    return Ok(true);
+                }
+                Err(_) => self.pos = save,
+            }
         }
         if m.dests.is_empty() && m.vias.is_empty() && self.starts_place() {
             let p = self.place(from, false)?;
@@ -2610,9 +2720,22 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             &["firm"],
             &["steady"],
         ];
+        let before_grounds = self.pos;
         for g in grounds {
             if self.eat_words(g) {
                 break;
+            }
+        }
+        // "its present ground", "your present position", "the present line".
+        if self.pos == before_grounds {
+            let save = self.pos;
+            self.eat_any(&["your", "its", "their", "our", "the", "this", "his"]);
+            self.eat_any(&["present", "current", "own", "same"]);
+            if self
+                .eat_any(&["ground", "position", "line", "place", "post", "station"])
+                .is_none()
+            {
+                self.pos = save;
             }
         }
         // "hold on", but not "hold on arrival".
@@ -2995,6 +3118,73 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 self.take_position(steps)?
             }
             "reform" | "redress" => self.reform(steps)?,
+            "extend" | "prolong" => {
+                // "extend the line to the left of the 2nd": form there.
+                self.pos += 1;
+                self.eat_any(&["the", "our", "your", "its"]);
+                self.eat_any(&["line", "front"]);
+                self.eat_any(&["to", "on"]);
+                self.eat_word("the");
+                let side = self.eat_any(&["left", "right"]);
+                let Some(side) = side else {
+                    return Err(self.expected(&format!(
+                        "'to the left of' or 'to the right of' a unit or place after 'extend', as in 'extend the line to the left of {}'",
+                        self.ctx.example_other_unit(self.unit.map(|u| u.id)).unwrap_or_else(|| "the 2nd".to_string())
+                    )));
+                };
+                self.eat_any(&["of", "flank"]);
+                self.eat_word("of");
+                let at = self.here();
+                let rel = if side == "left" {
+                    Rel::Left
+                } else {
+                    Rel::Right
+                };
+                let (p, facing) = self.relative_to(rel, None, at)?;
+                let formation = if self.unit.is_some_and(|u| u.arm.is_artillery()) {
+                    None
+                } else {
+                    Some(Formation::Line)
+                };
+                Self::push(steps, Trigger::Then, Self::move_to(p));
+                match formation {
+                    Some(formation) => Self::push(
+                        steps,
+                        Trigger::OnArrival,
+                        Action::Form {
+                            formation,
+                            facing: Some(Direction::Degrees(facing)),
+                        },
+                    ),
+                    None => Self::push(
+                        steps,
+                        Trigger::OnArrival,
+                        Action::Unlimber {
+                            facing: Some(Direction::Degrees(facing)),
+                        },
+                    ),
+                }
+                self.note(format!(
+                    "'extend the line to the {side}' read as: form on that flank"
+                ));
+            }
+            "dress" if self.at_any(1, &["on", "upon", "with", "by"]) => {
+                // "dress on the 4th Virginia": beside it, on its nearer
+                // flank, as 'close up on'.
+                self.pos += 2;
+                let (id, name) = self.own_unit_for("dress on")?;
+                let left = self.station_on(id, Station::Left)?;
+                let right = self.station_on(id, Station::Right)?;
+                let (p, side) = if left.distance(self.at) <= right.distance(self.at) {
+                    (left, "left")
+                } else {
+                    (right, "right")
+                };
+                Self::push(steps, Trigger::Then, Self::move_to(p));
+                self.note(format!(
+                    "'dress on {name}' read as: advance to its {side}, 1\" from its flank (the nearer flank)"
+                ));
+            }
             "keep" | "direct" | "concentrate" | "turn" | "train" | "point" | "aim" | "bring"
                 if self.fire_words_ahead() =>
             {
@@ -3089,6 +3279,32 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 suggestions: many.iter().map(|(_, n)| n.clone()).collect(),
             }),
         }
+    }
+
+    /// A place after "lie down": a relative position ("behind the fence")
+    /// or "in", "at", "on" a place. `None` when no place follows.
+    fn lying_place(&mut self) -> PResult<Option<Pos>> {
+        if self.at_end() || self.at_separator() || self.at_trigger() {
+            return Ok(None);
+        }
+        if self.at_relative() {
+            return self.relative_place();
+        }
+        let save = self.pos;
+        if self.eat_any(&["in", "at", "on", "along", "by"]).is_some() {
+            let from = self.at;
+            match self.place(from, true) {
+                Ok(p) => return Ok(Some(p)),
+                Err(e) => {
+                    self.pos = save;
+                    if !COLOUR.iter().any(|c| self.at_words(c)) {
+                        return Err(e);
+                    }
+                }
+            }
+        }
+        self.pos = save;
+        Ok(None)
     }
 
     /// Whether "fire", "firing", "guns" or "pieces" comes within the next
@@ -3717,6 +3933,10 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     /// place to go to first.
     fn unlimber_place(&mut self) -> PResult<Option<Pos>> {
         let save = self.pos;
+        if self.at_word("between") || self.at_relative() {
+            let from = self.at;
+            return self.place(from, false).map(Some);
+        }
         if self.eat_any(&["on", "at", "in", "near"]).is_none() || self.at_trigger() {
             self.pos = save;
             return Ok(None);
@@ -4045,6 +4265,36 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             let u = self.described_enemy(&d, at)?;
             return Ok(self.ctx.locate(PlaceRef::Unit(u), from, false));
         }
+        // "between the 2nd and 5th Virginia": midway.
+        if self.eat_word("between") {
+            let a = self.point_of(from)?;
+            if !self.eat_word("and") && !self.eat_punct('&') {
+                return Err(self.expected("'and' and a second unit or place after 'between ...'"));
+            }
+            let b = self.point_of(from)?;
+            return Ok(Pos::new((a.x + b.x) / 2.0, (a.y + b.y) / 2.0));
+        }
+        // "within 100 yards of the Douglass house": that far short of it.
+        if self.at_word("within")
+            && self
+                .toks
+                .get(self.pos + 1)
+                .is_some_and(|t| matches!(t.tok, Tok::Number(_)))
+        {
+            self.pos += 1;
+            let d = self.distance()?;
+            self.eat_any(&["of", "from"]);
+            let x = self.point_of(from)?;
+            let len = x.distance(from);
+            if len <= d || len < 1e-9 {
+                return Ok(from);
+            }
+            let t = (len - d) / len;
+            return Ok(Pos::new(
+                from.x + (x.x - from.x) * t,
+                from.y + (x.y - from.y) * t,
+            ));
+        }
         let far = self.eat_words(&["the", "far", "edge", "of"])
             || self.eat_words(&["far", "edge", "of"])
             || self.eat_words(&["the", "far", "side", "of"])
@@ -4064,6 +4314,10 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         } else {
             None
         };
+        let own_pick = match own_pick {
+            Some(r) => Some(r),
+            None => self.nearest_of_like(from, at),
+        };
         let place = match own_pick {
             Some(r) => r,
             None => self.need_name(places, &|s| {
@@ -4082,8 +4336,47 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         let place = self.choose_among_like(place, &words, by.unwrap_or(from), at);
         let place = self.landmark_on_line(place, &words, by.unwrap_or(from), at);
         self.last_place = Some(place);
-        // Falling back into woods or buildings: to the near side of it,
-        // not through it to its middle.
+        // Falling back in the woods it stands in: straight back to just
+        // inside their rear edge, not across them to their middle.
+        if self.retreating
+            && self.is_woods(place)
+            && !far
+            && !edge
+            && by.is_none()
+            && let Some(ring) = self.ctx.outline(place)
+            && super::context::inside(ring, from)
+            && let Some(exit) =
+                super::context::ray_exit(ring, from, normalize_deg(self.ctx.side_front() + 180.0))
+        {
+            let d = self
+                .unit
+                .map(|u| geometry::formation_size(u, u.formation).1)
+                .unwrap_or(0.0);
+            let len = exit.distance(from);
+            let p = if len > d / 2.0 {
+                Pos::new(
+                    exit.x - (exit.x - from.x) / len * d / 2.0,
+                    exit.y - (exit.y - from.y) / len * d / 2.0,
+                )
+            } else {
+                from
+            };
+            let name = self.place_name(match place {
+                PlaceRef::Point(q) => self.ctx.area_at(q).map_or(place, PlaceRef::Area),
+                other => other,
+            });
+            self.place_note(
+                at,
+                format!(
+                    "the unit is in {name}: falling back, it goes straight back to just inside its rear edge, {}",
+                    show_pos(p)
+                ),
+            );
+            self.skip_place_qualifiers();
+            return Ok(p);
+        }
+        // Falling back into woods: to the near side of them, not through
+        // them to their middle.
         if self.retreating
             && self.is_woods(place)
             && !far
@@ -4229,6 +4522,82 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 None
             }
         }
+    }
+
+    /// A unit or a place here, where it is: "the 2nd" (a bare ordinal of
+    /// his own side), else any place [`Self::place`] reads.
+    fn point_of(&mut self, from: Pos) -> PResult<Pos> {
+        if let Some(id) = self.bare_ordinal()? {
+            return Ok(self.ctx.locate(PlaceRef::Unit(id), from, false));
+        }
+        if self.depth >= 4 {
+            return Err(self.err("too many places within places; give the place directly"));
+        }
+        self.depth += 1;
+        let p = self.place(from, false);
+        self.depth -= 1;
+        p
+    }
+
+    /// A name several places share ("the farm": the Brawner farm or the
+    /// Douglass farm): the one nearest the unit, said in the receipt.
+    /// `None` (nothing read) unless the name is ambiguous among places
+    /// only.
+    fn nearest_of_like(&mut self, from: Pos, at: usize) -> Option<PlaceRef> {
+        let places = self.ctx.places();
+        let start = self.pos;
+        let Lookup::Ambiguous(_) = self.name(places) else {
+            self.pos = start;
+            return None;
+        };
+        let written = self.phrase_text();
+        let end_max = (start + 6).min(self.toks.len());
+        for end in (start + 1..=end_max).rev() {
+            if self.toks.get(end - 1).is_some_and(|t| t.is_word("the")) {
+                continue;
+            }
+            let words = token_words(self.toks.get(start..end).unwrap_or_default());
+            let hits: Vec<&Candidate<PlaceRef>> = places
+                .iter()
+                .filter(|c| super::names::match_quality(&words, &c.words).is_some())
+                .collect();
+            if hits.is_empty() {
+                continue;
+            }
+            if hits.iter().any(|c| matches!(c.target, PlaceRef::Unit(_))) {
+                return None;
+            }
+            let mut seen: Vec<(PlaceRef, String, Pos)> = Vec::new();
+            for c in &hits {
+                let key = self.place_key(c.target);
+                if !seen.iter().any(|(k, _, _)| self.place_key(*k) == key) {
+                    seen.push((
+                        c.target,
+                        c.display.clone(),
+                        self.ctx.locate(c.target, from, false),
+                    ));
+                }
+            }
+            let (best, name, p) = seen
+                .iter()
+                .min_by(|a, b| a.2.distance(from).total_cmp(&b.2.distance(from)))
+                .cloned()?;
+            let list: Vec<String> = seen
+                .iter()
+                .map(|(_, n, q)| format!("{n} {}", show_pos(*q)))
+                .collect();
+            self.pos = end;
+            self.place_note(
+                at,
+                format!(
+                    "'{written}' could be {}; took the nearer, {name} {} (write its full name for another)",
+                    or_list(&list),
+                    show_pos(p)
+                ),
+            );
+            return Some(best);
+        }
+        None
     }
 
     /// "in front of the farm", "near the railroad", "next to the orchard",
