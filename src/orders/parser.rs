@@ -205,10 +205,6 @@ const COLOUR: &[&[&str]] = &[
     &["aim", "well"],
     &["aim", "carefully"],
     &["aim", "steady"],
-    &["if", "pressed"],
-    &["if", "hard", "pressed"],
-    &["if", "necessary"],
-    &["if", "need", "be"],
     &["when", "ready"],
     &["at", "every", "hazard"],
     &["at", "every", "cost"],
@@ -800,6 +796,28 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 s.trigger = Trigger::OnArrival;
             }
             trigger = Trigger::Then;
+            // "fall back to the turnpike if pressed": a retreat on a
+            // condition the rules cannot wait for would be made at once.
+            if matches!(steps.last().map(|s| &s.action), Some(Action::Retreat(_)))
+                && (self.at_any(0, &["if", "should", "unless"])
+                    || self.at_words(&["when", "pressed"])
+                    || self.at_words(&["when", "attacked"]))
+            {
+                let start = self.here();
+                let mut end = start;
+                let mut k = self.pos;
+                while let Some(t) = self.toks.get(k) {
+                    if matches!(t.tok, Tok::Punct(';' | '.' | ',' | '!')) {
+                        break;
+                    }
+                    end = t.end;
+                    k += 1;
+                }
+                let cond = self.written(start, end);
+                return Err(self.err(format!(
+                    "'{cond}' is a condition Adjutant cannot wait for: the unit would fall back at once. Write 'hold' now and order the fall back in the turn it is needed, or leave out '{cond}' to fall back now"
+                )));
+            }
             self.skip_tail();
             while self.colour() {
                 self.skip_tail();
@@ -5493,6 +5511,12 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             return Err(self.err(
                 "an officer either rides to places or rides with a unit in one turn; write 'ride with the ...' alone",
             ));
+        }
+        // An officer's order has no notes of its own in the receipt: what
+        // was read how goes with the place notes.
+        let at = self.toks.first().map_or(0, |t| t.start);
+        for n in std::mem::take(&mut self.notes) {
+            self.place_note(at, n);
         }
         self.keep_notes();
         Ok(OfficerMove {
