@@ -367,14 +367,17 @@ fn quoted_orders_outside_the_form_are_told_not_read() {
 #[test]
 fn an_order_form_edited_in_an_html_reply_is_read() {
     let g = GameDir::with_scenario("formhtml", BRAWNER);
-    let html: String = g
-        .db()
+    // Reports keep their HTML packed (migration 0010): read it as the
+    // store does.
+    let db = g.db();
+    let id: i64 = db
         .query_row(
-            "SELECT r.html FROM reports r JOIN players p ON p.id = r.player_id WHERE p.name = 'Gibbon'",
+            "SELECT r.id FROM reports r JOIN players p ON p.id = r.player_id WHERE p.name = 'Gibbon'",
             [],
             |r| r.get(0),
         )
         .unwrap();
+    let html = adjutant::store::report_html(&db, id).unwrap().unwrap();
     assert!(html.contains("7th Wisconsin: hold"), "{html}");
     let edited = html.replacen(
         "7th Wisconsin: hold",
