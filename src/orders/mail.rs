@@ -873,9 +873,9 @@ fn read_heads(
         }
     }
     for k in (1..toks.len()).rev() {
-        let cut = toks
-            .get(k - 1)
-            .is_some_and(|t| matches!(t.tok, Tok::Punct(',')) || t.is_word("to"));
+        let cut = toks.get(k - 1).is_some_and(|t| {
+            matches!(t.tok, Tok::Punct(',')) || t.is_word("to") || t.is_word("for")
+        });
         if !cut {
             continue;
         }

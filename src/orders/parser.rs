@@ -121,6 +121,10 @@ const TAILS: &[&[&str]] = &[
     &["until", "we"],
     &["until", "you"],
     &["when", "fired"],
+    &["who"],
+    &["which"],
+    &["that", "comes"],
+    &["that", "come"],
     &["when", "they"],
     &["when", "the", "enemy"],
     &["when", "within"],
@@ -191,6 +195,23 @@ const COLOUR: &[&[&str]] = &[
     &["till", "further", "orders"],
     &["at", "once"],
     &["at", "all", "hazards"],
+    &["slowly"],
+    &["carefully"],
+    &["cautiously"],
+    &["quietly"],
+    &["deliberately"],
+    &["by", "the", "left", "flank"],
+    &["by", "the", "right", "flank"],
+    &["by", "the", "flank"],
+    &["keep", "your", "heads", "down"],
+    &["keep", "their", "heads", "down"],
+    &["keep", "down"],
+    &["keep", "low"],
+    &["give", "them", "the", "bayonet"],
+    &["give", "them", "cold", "steel"],
+    &["give", "them", "the", "steel"],
+    &["in", "the", "open"],
+    &["on", "the", "run"],
     &["against", "all", "comers"],
     &["against", "all", "odds"],
     &["with", "a", "yell"],
@@ -978,6 +999,17 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         {
             return self.throw_out_skirmishers(steps);
         }
+        // "change front to the north": a change of facing.
+        if raw == "change" && self.at_any(1, &["front", "face", "facing", "direction"]) {
+            self.pos += 2;
+            self.eat_any(&["to", "toward", "towards", "forward"]);
+            if self.word_at(1).and_then(compass_letters).is_some() {
+                self.eat_word("the");
+            }
+            let d = self.direction()?;
+            Self::push(steps, Trigger::Then, Action::Face(d));
+            return Ok(());
+        }
         // "go into battery", "come into action": guns unlimber.
         if self.at_any(0, &["go", "come", "move", "get"])
             && self.at_any(1, &["into", "in"])
@@ -1377,8 +1409,24 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     fn move_modifier(&mut self, m: &mut MoveBuild) -> PResult<bool> {
         let from = self.at;
         // "at once", "at all costs": colour, not a place.
-        if self.at_any(0, &["at", "to", "with", "as", "if", "until", "till"])
-            && COLOUR.iter().any(|c| self.at_words(c))
+        if self.at_any(
+            0,
+            &[
+                "at",
+                "to",
+                "with",
+                "as",
+                "if",
+                "until",
+                "till",
+                "by",
+                "slowly",
+                "carefully",
+                "cautiously",
+                "quietly",
+                "deliberately",
+            ],
+        ) && COLOUR.iter().any(|c| self.at_words(c))
         {
             return Ok(false);
         }
@@ -1981,6 +2029,15 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     /// place or a visible enemy.
     fn direction(&mut self) -> PResult<Direction> {
         self.eat_words(&["to", "the"]);
+        // "face the north" (not "the north woods").
+        if self.at_word("the")
+            && self.word_at(1).and_then(compass_letters).is_some()
+            && self.toks.get(self.pos + 2).is_none_or(|t| {
+                matches!(t.tok, Tok::Punct(_)) || t.is_word("and") || t.is_word("then")
+            })
+        {
+            self.pos += 1;
+        }
         if self.eat_any(&["about", "around", "rear"]).is_some() || self.eat_words(&["the", "rear"])
         {
             return Ok(Direction::About);
@@ -2106,6 +2163,39 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         }
         let (target, with) = self.fire_body()?;
         let target = target.unwrap_or(FireTarget::AtWill);
+        // "fire on C and D": its fire split between them (APSoF V.F.2).
+        if with.is_none()
+            && matches!(target, FireTarget::Unit(_))
+            && self.at_word("and")
+            && self.designation_at(1)
+            && self.toks.get(self.pos + 2).is_none_or(|t| {
+                matches!(t.tok, Tok::Punct(_)) || t.is_word("then") || t.is_word("and")
+            })
+        {
+            let start = self.here();
+            self.pos += 1;
+            let second = self.fire_target()?;
+            steps.push(Step {
+                trigger: Trigger::Then,
+                action: Action::SplitFire {
+                    parts: vec![
+                        FirePart {
+                            share: FireShare::Half,
+                            target,
+                        },
+                        FirePart {
+                            share: FireShare::Rest,
+                            target: second,
+                        },
+                    ],
+                },
+            });
+            let _ = start;
+            self.note(
+                "two targets read as: its fire split between them, half at each (APSoF V.F.2)",
+            );
+            return Ok(());
+        }
         let action = match with {
             Some(with) => Action::FireWith { target, with },
             None => Action::Fire(target),
@@ -2726,6 +2816,10 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             &["your", "line"],
             &["its", "ground"],
             &["your", "present", "position"],
+            &["where", "it", "is"],
+            &["where", "they", "are"],
+            &["where", "it", "stands"],
+            &["where", "you", "stand"],
             &["its", "present", "position"],
             &["the", "present", "position"],
             &["present", "position"],
@@ -5391,7 +5485,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     /// An officer's move: "ride to the orchard, then to the farm at the
     /// gallop" (APSoF IV.D: no orders needed; double time allowed).
     pub fn officer_move(&mut self, officer: OfficerId) -> PResult<OfficerMove> {
-        let mut waypoints = Vec::new();
+        let mut waypoints: Vec<Pos> = Vec::new();
         let mut double_time = false;
         let mut first = true;
         let mut with_unit: Option<UnitId> = None;
@@ -5422,7 +5516,15 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 {
                     // "stay with the 10th Ohio": accompany it.
                     self.pos += 2;
-                    with_unit = Some(self.accompanied_unit()?);
+                    let id = self.accompanied_unit()?;
+                    // "ride to the 4th Virginia and stay with it": riding
+                    // to it is riding with it.
+                    if let (Some(last), Some(u)) = (waypoints.last(), self.ctx.state.unit(id))
+                        && last.distance(u.position) < 0.01
+                    {
+                        waypoints.pop();
+                    }
+                    with_unit = Some(id);
                     self.officer_move_end()?;
                     continue;
                 }
@@ -5590,6 +5692,13 @@ impl<'c, 'a> OrderParser<'c, 'a> {
 
     /// The unit an officer rides with: any unit of his side.
     fn accompanied_unit(&mut self) -> PResult<UnitId> {
+        // "ride to the 4th Virginia and stay with it".
+        if self.at_any(0, &["it", "them"])
+            && let Some(PlaceRef::Unit(id)) = self.last_place
+        {
+            self.pos += 1;
+            return Ok(id);
+        }
         self.eat_word("the");
         let own = self.ctx.own_units();
         self.need_name(&own, &|s| {
