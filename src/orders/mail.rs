@@ -929,10 +929,22 @@ fn prose_unit(
             if unit_toks.last().is_some_and(|t| t.word().is_none()) {
                 continue;
             }
-            let Lookup::Found(h) = lookup_exact(&words(unit_toks), &units) else {
+            let w = words(unit_toks);
+            // A number in it ("the 26th Georgia"), or the whole name: not
+            // one word of a place ("the north woods" is no North Carolina).
+            if !w.iter().any(|x| x.starts_with('#')) {
+                continue;
+            }
+            let Lookup::Found(h) = lookup_exact(&w, &units) else {
                 continue;
             };
             let mut k = start + n;
+            // "Have the 5th Va. pour ...": the abbreviation's dot.
+            if toks.get(k).is_some_and(|t| {
+                t.is_punct('.') && unit_toks.last().is_some_and(|u| u.end == t.start)
+            }) {
+                k += 1;
+            }
             let at = |k: usize, w: &str| toks.get(k).is_some_and(|t| t.is_word(w));
             if ["will", "shall", "must", "should"].iter().any(|w| at(k, w)) {
                 k += 1;
@@ -943,7 +955,33 @@ fn prose_unit(
             }
             let body = toks.get(k..)?;
             if body.first().and_then(Token::word).is_some() {
-                return Some((h, body.to_vec(), None));
+                // "Move the 26th Georgia forward ...": the verb before it.
+                let mut out = Vec::new();
+                if let Some(v) = start.checked_sub(1).and_then(|j| toks.get(j)).filter(|t| {
+                    t.word().is_some_and(|w| {
+                        matches!(
+                            w,
+                            "move"
+                                | "advance"
+                                | "march"
+                                | "send"
+                                | "bring"
+                                | "withdraw"
+                                | "retire"
+                                | "take"
+                        )
+                    })
+                }) {
+                    if !v.is_word("send") && !v.is_word("bring") && !v.is_word("take") {
+                        out.push(v.clone());
+                    } else {
+                        let mut m = v.clone();
+                        m.tok = Tok::Word("move".to_string());
+                        out.push(m);
+                    }
+                }
+                out.extend(body.iter().cloned());
+                return Some((h, out, None));
             }
         }
     }

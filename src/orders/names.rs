@@ -47,6 +47,12 @@ const OPTIONAL: &[&str] = &[
 const ABBREVIATIONS: &[(&str, &str)] = &[
     ("bty", "battery"),
     ("btry", "battery"),
+    ("btty", "battery"),
+    ("bat", "battery"),
+    ("hse", "house"),
+    ("hs", "house"),
+    ("rr", "railroad"),
+    ("wds", "woods"),
     ("batt", "battery"),
     ("arty", "artillery"),
     ("art", "artillery"),

@@ -196,6 +196,13 @@ const COLOUR: &[&[&str]] = &[
     &["at", "once"],
     &["at", "all", "hazards"],
     &["slowly"],
+    &["by", "battalion"],
+    &["by", "company"],
+    &["by", "companies"],
+    &["by", "file"],
+    &["by", "rank"],
+    &["by", "ranks"],
+    &["by", "volleys"],
     &["carefully"],
     &["cautiously"],
     &["quietly"],
@@ -337,6 +344,8 @@ fn verb_alias(w: &str) -> Option<&'static str> {
         "retire" | "retires" => "retreat",
         "come" => "move",
         "bring" => "move",
+        "fir" | "fre" => "fire",
+        "hld" | "hol" => "hold",
         _ => return None,
     })
 }
@@ -467,6 +476,9 @@ pub struct OrderParser<'c, 'a> {
     edges: Vec<EdgeChoice>,
     /// The named place [`Self::place`] last read, if it read a name.
     last_place: Option<PlaceRef>,
+    /// A reference already read ("on the 5th Va's right"), for the next
+    /// [`Self::relative_reference`].
+    preset_ref: Option<PlaceRef>,
 }
 
 impl<'c, 'a> OrderParser<'c, 'a> {
@@ -493,6 +505,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             place_notes: Vec::new(),
             edges: Vec::new(),
             last_place: None,
+            preset_ref: None,
         }
     }
 
@@ -1032,6 +1045,30 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             Some(
                 "advance" | "march" | "move" | "go" | "proceed" | "head" | "press" | "push"
                 | "continue",
+            ) if {
+                // "move forward to support the 60th": the purpose is the
+                // order.
+                let mut k = 1;
+                if self.at_any(k, &["forward", "forwards", "up", "out", "on"]) {
+                    k += 1;
+                }
+                self.at_any(k, &["to", "and"])
+                    && self.at_any(
+                        k + 1,
+                        &["support", "reinforce", "engage", "follow", "relieve"],
+                    )
+            } =>
+            {
+                self.pos += 1;
+                self.eat_any(&["forward", "forwards", "up", "out", "on"]);
+                self.eat_any(&["to", "and"]);
+                if !self.vocabulary(steps)? {
+                    return Err(self.expected("an order after 'to'"));
+                }
+            }
+            Some(
+                "advance" | "march" | "move" | "go" | "proceed" | "head" | "press" | "push"
+                | "continue",
             ) => {
                 self.pos += 1;
                 let m = self.move_phrase(Gait::March, raw)?;
@@ -1154,6 +1191,21 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             Some("combine" | "merge") => {
                 self.pos += 1;
                 self.combine(steps)?;
+            }
+            Some("cut" | "block" | "bar")
+                if self.at_any(1, &["it", "the", "off"])
+                    && !self.at_any(2, &["abatis", "path", "way", "ditch", "wall", "fence"]) =>
+            {
+                // "advance to the turnpike and cut it": hold there, across
+                // the road.
+                let start = self.here();
+                self.pos += 1;
+                while !self.at_end() && !self.at_separator() {
+                    self.pos += 1;
+                }
+                let said = self.written(start, self.last_end());
+                push(steps, Action::Hold);
+                self.note(format!("'{said}' read as: hold there"));
             }
             Some("clear" | "cut" | "fill") => self.obstacle_work(steps, raw)?,
             _ if raw == "to" || raw == "toward" || raw == "towards" => {
@@ -1338,6 +1390,15 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         {
             self.pos += 2;
             self.eat_any(&["forward", "forwards", "ahead", "out", "up"]);
+        }
+        // "move up 2 inches behind the fence".
+        if self.at_word("up")
+            && self
+                .toks
+                .get(self.pos + 1)
+                .is_some_and(|t| matches!(t.tok, Tok::Number(_)))
+        {
+            self.pos += 1;
         }
         // "move over to the fence", "go across to the farm".
         if self.at_any(0, &["over", "across", "down", "along", "round", "around"])
@@ -3093,7 +3154,10 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                     "by",
                 ])
                 .is_some()
-            || self.eat_words(&["close", "to"]);
+            || self.eat_words(&["close", "to"])
+            || self.eat_words(&["closest", "to"])
+            || self.eat_words(&["nearest", "to"])
+            || self.eat_any(&["nearest", "closest"]).is_some();
         if !ok {
             self.pos = save;
             return (None, None);
@@ -3210,7 +3274,9 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         match w {
             "rally" | "rallies" => self.rally(steps)?,
             "await" | "awaits" | "abide" => self.await_enemy(steps)?,
-            "support" | "supports" => self.support(steps)?,
+            "support" | "supports" | "reinforce" | "reinforces" | "relieve" => {
+                self.support(steps)?
+            }
             "engage" | "engages" => self.engage(steps)?,
             "follow" | "follows" | "conform" | "conforms" => self.follow(steps)?,
             "take" | "seek" | "find" if self.at_any(1, &["cover", "shelter"]) => {
@@ -4430,6 +4496,18 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             Some(r) => Some(r),
             None => self.nearest_of_like(from, at),
         };
+        // "ride to the 26th": the one unit of his side with that number.
+        let own_pick = match own_pick {
+            Some(r) => Some(r),
+            None if matches!(self.name(places), Lookup::NotFound) => {
+                self.pos = first;
+                self.bare_ordinal()?.map(PlaceRef::Unit)
+            }
+            None => {
+                self.pos = first;
+                None
+            }
+        };
         let place = match own_pick {
             Some(r) => r,
             None => self.need_name(places, &|s| {
@@ -5131,17 +5209,67 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         }
     }
 
+    /// "on the 5th Va's right", "on the 2nd's left flank", "to the rear of
+    /// the 26th" written as "in the 26th's rear": the unit first, then its
+    /// side. The unit is kept for [`Self::relative_reference`].
+    fn possessive_flank(&mut self) -> Option<Rel> {
+        let save = self.pos;
+        self.eat_any(&["on", "to", "in", "at", "upon"]);
+        self.eat_word("the");
+        let mut units = self.ctx.own_units();
+        units.extend(self.ctx.visible_enemy_units());
+        let id = match self.name(&units) {
+            Lookup::Found(id) => Some(id),
+            _ => self.bare_ordinal().ok().flatten(),
+        };
+        let rel = match self.word_at(0) {
+            Some("left") => Some(Rel::Left),
+            Some("right") => Some(Rel::Right),
+            Some("rear") => Some(Rel::Behind),
+            Some("front") => Some(Rel::Front),
+            _ => None,
+        };
+        match (id, rel) {
+            (Some(id), Some(rel)) => {
+                self.pos += 1;
+                self.eat_word("flank");
+                self.preset_ref = Some(PlaceRef::Unit(id));
+                Some(rel)
+            }
+            _ => {
+                self.pos = save;
+                None
+            }
+        }
+    }
+
     /// What a relative position is relative to: a unit of the writer's
     /// side, an enemy his side sees (by designation, description or, when
     /// identities are known, name), or a place (landmark, feature, an
     /// enemy's last-known place). Never an enemy the side has not seen.
     fn relative_reference(&mut self) -> PResult<PlaceRef> {
+        if let Some(r) = self.preset_ref.take() {
+            return Ok(r);
+        }
         // His own units and the enemies in sight in one set, so that the
         // closest name wins ("B" the designation, not "Battery B").
         let mut units = self.ctx.own_units();
         units.extend(self.ctx.visible_enemy_units());
+        let start = self.pos;
         if let Lookup::Found(id) = self.name(&units) {
-            return Ok(PlaceRef::Unit(id));
+            // Unless a place's name runs longer ("behind the north woods"
+            // is no "North Carolina").
+            let unit_end = self.pos;
+            self.pos = start;
+            let places = self.ctx.places();
+            if let Lookup::Found(_) = self.name(places)
+                && self.pos > unit_end
+            {
+                self.pos = start;
+            } else {
+                self.pos = unit_end;
+                return Ok(PlaceRef::Unit(id));
+            }
         }
         if let Some(id) = self.prefer_own(&units) {
             return Ok(PlaceRef::Unit(id));
@@ -5191,9 +5319,15 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         } else {
             None
         };
-        let Some(rel) = self.relative_words() else {
-            self.pos = save;
-            return Ok(false);
+        let rel = match self.relative_words() {
+            Some(rel) => rel,
+            None => match self.possessive_flank() {
+                Some(rel) => rel,
+                None => {
+                    self.pos = save;
+                    return Ok(false);
+                }
+            },
         };
         let (p, facing) = self.relative_to(rel, gap, at)?;
         let formation = if before.is_some() {
