@@ -367,6 +367,8 @@ fn quoted_orders_outside_the_form_are_told_not_read() {
 #[test]
 fn an_order_form_edited_in_an_html_reply_is_read() {
     let g = GameDir::with_scenario("formhtml", BRAWNER);
+    // Reports keep their HTML packed (migration 0010): read it as the
+    // store does.
     let db = g.db();
     let id: i64 = db
         .query_row(

@@ -665,11 +665,11 @@ fn error_missing_formation_direction_head_and_trailing_words() {
     );
     assert_eq!(
         msg("10th Ohio: hold banana"),
-        "expected ';', 'then' or the end of the order, found 'banana'"
+        "'banana' after 'hold' is not understood, so this order is not taken; end the order before it, or give it as another order after ';' or 'then', as in '10th Ohio: hold; then fire at will'"
     );
     assert_eq!(
         msg("10th Ohio: dance"),
-        "expected an order such as 'advance', 'form', 'face', 'fire', 'hold', 'charge', 'support', 'follow' or 'rally', found 'dance'"
+        "'dance' is not an order Adjutant knows; begin with a verb such as 'advance', 'hold', 'fire', 'charge', 'form', 'face', 'retreat', 'support', 'follow' or 'rally', as in '10th Ohio: advance to Miller's Crossroads' or '10th Ohio: hold; then fire at 5th Tennessee'"
     );
     assert_eq!(
         msg("10th Ohio: advance 300 north of the ford"),

@@ -20,7 +20,7 @@
 mod orders_support;
 
 use adjutant::identity::{EnemyNames, IdentityPolicy};
-use adjutant::orders::{ParseContext, normalise, parse_mail};
+use adjutant::orders::{ParseContext, normalise, parse_mail, receipt_notes};
 use adjutant::rules::iron_brigade::state::{SideId, UnitId};
 use orders_support::{Game, game};
 use std::collections::{BTreeMap, BTreeSet};
@@ -171,6 +171,7 @@ fn corpus_of_player_orders() {
     assert!(cases.len() >= 120, "the corpus has {} cases", cases.len());
     let mut table: BTreeMap<String, BTreeMap<Outcome, usize>> = BTreeMap::new();
     let mut leaks = Vec::new();
+    let mut unhelpful: Vec<String> = Vec::new();
     let mut misses = Vec::new();
     let mut totals: BTreeMap<Outcome, usize> = BTreeMap::new();
     for case in &cases {
@@ -178,7 +179,21 @@ fn corpus_of_player_orders() {
         let parsed = parse_mail(&case.text, &ctx);
         let readings: Vec<String> = parsed.items.iter().map(|i| normalise(i, &ctx)).collect();
         let errors: Vec<String> = parsed.errors.iter().map(|e| e.to_string()).collect();
-        let everything = format!("{readings:?} {errors:?} {parsed:?}");
+        // Every refusal says what was not understood and what to write:
+        // never the bare grammar's "expected ';' ... found".
+        for e in &errors {
+            if e.contains("expected ';', 'then' or the end of the order") {
+                unhelpful.push(format!("{}: {e}", case.id));
+            }
+        }
+        // What the receipt says besides the reading (places chosen, a
+        // destination off the table, a route through the enemy).
+        let receipt: Vec<String> = parsed
+            .items
+            .iter()
+            .flat_map(|i| receipt_notes(i, &ctx))
+            .collect();
+        let everything = format!("{readings:?} {receipt:?} {errors:?} {parsed:?}");
 
         // Fog: no hidden real name the player did not write himself.
         for (side, name) in &all_enemy_names {
@@ -261,6 +276,11 @@ fn corpus_of_player_orders() {
     }
     assert!(leaks.is_empty(), "leaks:\n{}", leaks.join("\n"));
     assert!(
+        unhelpful.is_empty(),
+        "refusals that do not say what to write:\n{}",
+        unhelpful.join("\n")
+    );
+    assert!(
         pct >= MIN_PERCENT,
         "only {pct:.0} % of the corpus read as meant (floor {MIN_PERCENT} %)"
     );
@@ -268,4 +288,4 @@ fn corpus_of_player_orders() {
 
 /// The floor this corpus must not fall below: the figure measured when the
 /// language was last grown, so a change that loses readings fails here.
-const MIN_PERCENT: f64 = 25.0;
+const MIN_PERCENT: f64 = 99.0;

@@ -110,16 +110,25 @@ fn behind_a_fence_on_the_map_is_a_place_not_a_unit() {
 }
 
 #[test]
-fn a_written_distance_sets_the_gap_from_a_unit() {
+fn a_written_distance_is_from_the_unit() {
     let g = game("brawners-farm.toml");
     let ctx = union(&g);
     // Battery B at (28, 12) facing north: 100 yards (4" at 25 yd/in)
-    // between its rear and the 7th Wisconsin's front rank.
+    // from where it stands, as a player lays the tape (#15 corpus: "take
+    // position 100 yards in rear of the battery").
     let (near_steps, _, _) = read(&ctx, "7th Wisconsin: move in rear of the battery");
     let (far_steps, _, _) = read(&ctx, "7th Wisconsin: move 100 yards in rear of the battery");
     let (a, b) = (dest(&near_steps), dest(&far_steps));
     assert!(near(Pos::new(a.x, 0.0), Pos::new(28.0, 0.0)));
-    assert!(((a.y - b.y) - 2.0).abs() < 0.05, "{a:?} {b:?}");
+    // 4" behind its centre, or as near as the two units' depths allow.
+    assert!(
+        b.y <= 8.0 + 1e-9 && b.y > 7.0 && (b.x - 28.0).abs() < 0.05,
+        "{b:?}"
+    );
+    // Never so close that the two overlap: 10 yards is taken as touching
+    // ranks.
+    let (touch, _, _) = read(&ctx, "7th Wisconsin: move 10 yards in rear of the battery");
+    assert!(dest(&touch).y < 12.0 - 0.4 - 0.01, "{:?}", dest(&touch));
 }
 
 #[test]
@@ -178,16 +187,34 @@ fn falling_back_to_the_woods_goes_to_the_woods_in_the_rear() {
     let g = game("brawners-farm.toml");
     let ctx = union(&g);
     let (steps, receipt, notes) = read(&ctx, "2nd Wisconsin: fall back to the woods");
-    assert_eq!(
-        receipt,
-        "2nd Wisconsin: retreat to Brawner's woods (10, 23)"
+    // Into the woods by their nearer side, not through them to the middle.
+    assert_eq!(receipt, "2nd Wisconsin: retreat to (14.8, 26.3)");
+    let woods = &g
+        .state
+        .terrain
+        .areas
+        .iter()
+        .find(|a| a.name == "Brawner's woods")
+        .unwrap()
+        .outline;
+    assert!(
+        adjutant::orders::context::inside(woods, dest(&steps)),
+        "{:?}",
+        dest(&steps)
     );
-    assert!(near(dest(&steps), Pos::new(10.0, 23.0)));
     assert_eq!(
-        notes,
+        notes[..2],
         [
-            "'the woods' could be the woods (44, 38) or Brawner's woods (10, 23); falling back, took Brawner's woods (10, 23), the one to your rear, away from the enemy"
+            "'the woods' could be the woods (44, 38) or Brawner's woods (10, 23); falling back, took Brawner's woods (10, 23), the one to your rear, away from the enemy",
+            "falling back into Brawner's woods: to just inside its nearer edge, (14.8, 26.3)"
         ]
+    );
+    // Its way there passes the enemy line as the Union has seen it: said.
+    assert!(
+        notes
+            .get(2)
+            .is_some_and(|n| n.contains("goes through enemy A")),
+        "{notes:?}"
     );
     // An advance keeps the name's own match, and says what else it could be
     // and that it lies behind the enemy line as the Union has seen it.
@@ -205,8 +232,26 @@ fn falling_back_to_the_woods_goes_to_the_woods_in_the_rear() {
     );
     // The Confederates' rear is north: the same words take the north woods.
     let grey = player(&g, "Lawton", &["2nd Wisconsin"]);
-    let (steps, _, _) = read(&grey, "26th Georgia: fall back to the woods");
-    assert!(near(dest(&steps), Pos::new(44.0, 38.0)));
+    // The 26th stands in them already (45, 35.5): it goes straight back
+    // (away from the enemy its side has seen) through them, staying inside.
+    let (steps, _, notes) = read(&grey, "26th Georgia: fall back to the woods");
+    let p = dest(&steps);
+    let north_woods = &g
+        .state
+        .terrain
+        .areas
+        .iter()
+        .find(|a| a.name == "the north woods")
+        .unwrap()
+        .outline;
+    assert!(
+        adjutant::orders::context::inside(north_woods, p) && p.y > 35.5,
+        "{p:?}"
+    );
+    assert!(
+        notes.iter().any(|n| n.contains("straight back")),
+        "{notes:?}"
+    );
 }
 
 #[test]

@@ -49,15 +49,6 @@ fn a_player_reads_what_his_words_became_and_the_turn_does_it() {
         "Grey",
         "3rd Tennessee: hold\n\nREADY",
     );
-    // Battery A's order is refused, so that mail's READY is not counted
-    // (docs/orders.md): Blue reads his receipt and sends READY again.
-    g.run_once();
-    assert_eq!(
-        g.open_turn(),
-        1,
-        "READY beside a refused order is not counted"
-    );
-    g.order_mail("blue1b", "blue@example.test", "Blue", "READY");
     g.run_once();
     let mails = g.outbox();
     let blue: Vec<String> = mails
@@ -82,7 +73,12 @@ fn a_player_reads_what_his_words_became_and_the_turn_does_it() {
         assert!(out.contains(want), "missing {want:?} in\n{out}");
     }
 
-    // Both are READY now: the turn ran.
+    // A READY beside a refused order does not count (docs/mail.md); the
+    // receipt says so, and Blue, content with the rest, sends READY alone.
+    assert_eq!(g.open_turn(), 1);
+    g.order_mail("blue2", "blue@example.test", "Blue", "READY");
+    g.run_once();
+    // Both are READY: the turn ran.
     assert_eq!(g.open_turn(), 2);
     let (before, after) = (state(&g, 1), state(&g, 2));
     let unit = |s: &Snapshot, n: &str| {

@@ -663,7 +663,7 @@ fn centre(pts: &[Pos]) -> Pos {
 }
 
 /// The point of a path (closed if `ring`) nearest to `p`.
-fn nearest_on_path(pts: &[Pos], ring: bool, p: Pos) -> Pos {
+pub fn nearest_on_path(pts: &[Pos], ring: bool, p: Pos) -> Pos {
     let mut best: Option<(f64, Pos)> = None;
     let n = pts.len();
     let segs = if ring { n } else { n.saturating_sub(1) };

@@ -136,6 +136,12 @@ pub fn lex(text: &str, from: usize, to: usize) -> Vec<Token> {
                 .unwrap_or_default()
                 .to_lowercase()
                 .replace('\u{2019}', "'");
+            // The commonest slip of the keyboard: "teh", "hte" for "the".
+            let word = if matches!(word.as_str(), "teh" | "hte") {
+                "the".to_string()
+            } else {
+                word
+            };
             out.push(Token {
                 tok: Tok::Word(word),
                 start: from + b,

@@ -21,7 +21,9 @@
 
 use super::context::ParseContext;
 use super::lexer::{Tok, Token, lex};
-use super::names::{Candidate, Lookup, lookup, norm_word, norm_words, suggest, token_words};
+use super::names::{
+    Candidate, Lookup, lookup, lookup_exact, norm_word, norm_words, suggest, token_words,
+};
 use super::parser::{OrderParser, PErr, line_col};
 use super::{DispatchRequest, DispatchTo, Item, OrderError, ParsedMail, Span};
 use crate::rules::iron_brigade::state::{OfficerId, UnitId};
@@ -744,7 +746,19 @@ fn example_head(ctx: &ParseContext) -> String {
 /// What a head names, read leniently: the name as written; else without a
 /// leading rank ("Gen. Gibbon", "Lt. Col. …"); else a bare ordinal ("7th")
 /// as the one unit under the player's command with that number.
-fn resolve_one(ctx: &ParseContext, cands: &[Candidate<Head>], toks: &[Token]) -> Lookup<Head> {
+fn resolve_one(
+    ctx: &ParseContext,
+    cands: &[Candidate<Head>],
+    toks: &[Token],
+    exact: bool,
+) -> Lookup<Head> {
+    let lookup = |q: &[String], c: &[Candidate<Head>]| {
+        if exact {
+            lookup_exact(q, c)
+        } else {
+            lookup(q, c)
+        }
+    };
     let w = words(toks);
     let found = lookup(&w, cands);
     if found != Lookup::NotFound {
@@ -798,8 +812,9 @@ fn resolve_heads(
     ctx: &ParseContext,
     cands: &[Candidate<Head>],
     toks: &[Token],
+    exact: bool,
 ) -> Lookup<Vec<Head>> {
-    let single = resolve_one(ctx, cands, toks);
+    let single = resolve_one(ctx, cands, toks, exact);
     if let Lookup::Found(h) = single {
         return Lookup::Found(vec![h]);
     }
@@ -815,7 +830,7 @@ fn resolve_heads(
     }
     let mut out: Vec<Head> = Vec::new();
     for part in parts {
-        match resolve_one(ctx, cands, part) {
+        match resolve_one(ctx, cands, part, exact) {
             Lookup::Found(h) => {
                 if !out.contains(&h) {
                     out.push(h);
@@ -833,6 +848,158 @@ fn resolve_heads(
     Lookup::Found(out)
 }
 
+/// The heads written before a paragraph's colon, read as written; else
+/// after a sender and an addressee ("Baylor to Col. Botts, 2nd Va:": the
+/// unit after the last comma or 'to'); else forgiving one slip of the pen
+/// in a name ("2nd Wiscosin:"), which the receipt then reads back.
+fn read_heads(
+    ctx: &ParseContext,
+    cands: &[Candidate<Head>],
+    toks: &[Token],
+    written: &str,
+) -> (Lookup<Vec<Head>>, Option<String>) {
+    let exact = resolve_heads(ctx, cands, toks, true);
+    if exact != Lookup::NotFound {
+        return (exact, None);
+    }
+    // "Battery B (Campbell):": a remark in brackets after the name.
+    if let Some(open) = toks.iter().position(|t| t.is_punct('('))
+        && open > 0
+    {
+        let bare = toks.get(..open).unwrap_or_default();
+        let found = resolve_heads(ctx, cands, bare, true);
+        if found != Lookup::NotFound {
+            return (found, None);
+        }
+    }
+    for k in (1..toks.len()).rev() {
+        let cut = toks.get(k - 1).is_some_and(|t| {
+            matches!(t.tok, Tok::Punct(',')) || t.is_word("to") || t.is_word("for")
+        });
+        if !cut {
+            continue;
+        }
+        let rest = toks.get(k..).unwrap_or_default();
+        if let Lookup::Found(h) = resolve_heads(ctx, cands, rest, true)
+            && h.iter().all(|h| matches!(h, Head::Unit(_)))
+        {
+            return (Lookup::Found(h), None);
+        }
+    }
+    match resolve_heads(ctx, cands, toks, false) {
+        Lookup::Found(h) => {
+            let names: Vec<String> = h
+                .iter()
+                .map(|h| match h {
+                    Head::Unit(u) => ctx.call_unit(*u),
+                    Head::Officer(o) => ctx
+                        .state
+                        .officer(*o)
+                        .map(|o| o.name.clone())
+                        .unwrap_or_default(),
+                })
+                .collect();
+            let note = format!("'{written}' read as {}", names.join(" and "));
+            (Lookup::Found(h), Some(note))
+        }
+        other => (other, None),
+    }
+}
+
+/// "I want the 15th Alabama to move to ...", "Sir, the 2nd Wisconsin
+/// will hold ...", "Please have the 2nd Virginia fall back ...": the first
+/// of the player's units named in the opening words, then `will`, `is
+/// to`, `to` (or nothing) and the order. The words before the unit change
+/// nothing.
+fn prose_unit(
+    cands: &[Candidate<Head>],
+    toks: &[Token],
+    first: usize,
+) -> Option<(Head, Vec<Token>, Option<OfficerId>)> {
+    let units: Vec<Candidate<Head>> = cands
+        .iter()
+        .filter(|c| matches!(c.target, Head::Unit(_)))
+        .cloned()
+        .collect();
+    for start in first..toks.len().min(10) {
+        for n in (1..=toks.len().saturating_sub(start).min(8)).rev() {
+            let Some(unit_toks) = toks.get(start..start + n) else {
+                continue;
+            };
+            if unit_toks.last().is_some_and(|t| t.word().is_none()) {
+                continue;
+            }
+            let w = words(unit_toks);
+            // A number in it ("the 26th Georgia"), or the whole name: not
+            // one word of a place ("the north woods" is no North Carolina).
+            if !w.iter().any(|x| x.starts_with('#')) {
+                continue;
+            }
+            let Lookup::Found(h) = lookup_exact(&w, &units) else {
+                continue;
+            };
+            let mut k = start + n;
+            // "Have the 5th Va. pour ...": the abbreviation's dot.
+            if toks.get(k).is_some_and(|t| {
+                t.is_punct('.') && unit_toks.last().is_some_and(|u| u.end == t.start)
+            }) {
+                k += 1;
+            }
+            let at = |k: usize, w: &str| toks.get(k).is_some_and(|t| t.is_word(w));
+            if ["will", "shall", "must", "should"].iter().any(|w| at(k, w)) {
+                k += 1;
+            } else if (at(k, "is") || at(k, "are")) && at(k + 1, "to") {
+                k += 2;
+            } else if at(k, "to") {
+                k += 1;
+            }
+            let body = toks.get(k..)?;
+            if body.first().and_then(Token::word).is_some() {
+                // "Move the 26th Georgia forward ...": the verb before it.
+                let mut out = Vec::new();
+                if let Some(v) = start.checked_sub(1).and_then(|j| toks.get(j)).filter(|t| {
+                    t.word().is_some_and(|w| {
+                        matches!(
+                            w,
+                            "move"
+                                | "advance"
+                                | "march"
+                                | "send"
+                                | "bring"
+                                | "withdraw"
+                                | "retire"
+                                | "take"
+                        )
+                    })
+                }) {
+                    if !v.is_word("send") && !v.is_word("bring") && !v.is_word("take") {
+                        out.push(v.clone());
+                    } else {
+                        let mut m = v.clone();
+                        m.tok = Tok::Word("move".to_string());
+                        out.push(m);
+                    }
+                }
+                out.extend(body.iter().cloned());
+                return Some((h, out, None));
+            }
+        }
+    }
+    None
+}
+
+/// A line of a few words that opens with "orders", "turn" or the like and
+/// names nothing: a title.
+fn is_title(toks: &[Token]) -> bool {
+    toks.len() <= 8
+        && toks.first().and_then(Token::word).is_some_and(|w| {
+            matches!(
+                norm_word(w).as_str(),
+                "orders" | "order" | "turn" | "dispositions" | "instructions" | "movements"
+            )
+        })
+}
+
 /// "Col. Fairchild will advance the 2nd Wisconsin to …": a rank and a
 /// name, `will` (`shall`, `should`, `must`, `is to`), a verb and the unit
 /// it is for. The unit is the head; the order is the verb and what follows
@@ -842,10 +1009,8 @@ fn officer_will(
     cands: &[Candidate<Head>],
     toks: &[Token],
 ) -> Option<(Head, Vec<Token>, Option<OfficerId>)> {
-    let first = toks.first().and_then(Token::word).map(norm_word)?;
-    if !RANKS.contains(&first.as_str()) {
-        return None;
-    }
+    // Whoever is addressed ("Col. Fairchild", "Colonel, you"): any few
+    // words before the 'will'.
     let k = toks.iter().take(8).position(|t| {
         matches!(
             t.word(),
@@ -893,7 +1058,15 @@ fn paragraph(
     pe: usize,
     issuer: Option<OfficerId>,
 ) -> Result<Vec<Item>, ParaErr> {
-    let first = read_paragraph(text, ctx, &para_tokens(text, para, false), ps, pe, issuer);
+    let toks = para_tokens(text, para, false);
+    let first = read_paragraph(text, ctx, &toks, ps, pe, issuer);
+    // "2ND WIS - HOLD. 7TH WIS - HOLD.": several orders in one paragraph,
+    // each sentence headed by a unit of his.
+    if first.is_err()
+        && let Some(items) = sentences(text, ctx, &toks, ps, pe, issuer)
+    {
+        return Ok(items);
+    }
     match first {
         Err(e) if !e.units.is_empty() && para.segments.len() > 1 => {
             // "2nd Wisconsin:" and an order on each line below it: each
@@ -902,6 +1075,49 @@ fn paragraph(
         }
         other => other,
     }
+}
+
+/// A paragraph read as sentences, when a full stop or ';' is followed by
+/// one of the player's units and its order: each sentence its own order.
+/// `None` unless there are two or more and every one reads.
+fn sentences(
+    text: &str,
+    ctx: &ParseContext,
+    toks: &[Token],
+    ps: usize,
+    pe: usize,
+    issuer: Option<OfficerId>,
+) -> Option<Vec<Item>> {
+    let cands = heads(ctx);
+    let mut cuts: Vec<usize> = Vec::new();
+    for (k, t) in toks.iter().enumerate() {
+        if !(t.is_punct('.') || t.is_punct(';')) {
+            continue;
+        }
+        let rest = toks.get(k + 1..).unwrap_or_default();
+        if headless(rest, &cands).is_some()
+            || head_colon(rest).is_some_and(|c| {
+                resolve_heads(ctx, &cands, rest.get(..c).unwrap_or_default(), true)
+                    != Lookup::NotFound
+            })
+        {
+            cuts.push(k);
+        }
+    }
+    if cuts.is_empty() {
+        return None;
+    }
+    let mut items = Vec::new();
+    let mut from = 0;
+    for end in cuts.iter().copied().chain(std::iter::once(toks.len())) {
+        let part = toks.get(from..end).unwrap_or_default();
+        from = end + 1;
+        if part.is_empty() {
+            continue;
+        }
+        items.extend(read_paragraph(text, ctx, part, ps, pe, issuer).ok()?);
+    }
+    Some(items)
 }
 
 fn read_paragraph(
@@ -923,11 +1139,14 @@ fn read_paragraph(
         })
         .cloned()
         .collect();
+    let mut head_note: Option<String> = None;
     let (heads, body, issuer): (Vec<Head>, Vec<Token>, Option<OfficerId>) = match head_colon(toks) {
         Some(c) => {
             let head_toks = toks.get(..c).unwrap_or_default();
             let written = span_text(text, head_toks);
-            match resolve_heads(ctx, &cands, head_toks) {
+            let (found, note) = read_heads(ctx, &cands, head_toks, &written);
+            head_note = note;
+            match found {
                 Lookup::Found(h) => (h, toks.get(c + 1..).unwrap_or_default().to_vec(), issuer),
                 Lookup::Ambiguous(names) => {
                     return Err(PErr {
@@ -944,6 +1163,16 @@ fn read_paragraph(
                     // the player wrote for himself, not an order.
                     return Ok(Vec::new());
                 }
+                Lookup::NotFound
+                    if prose_unit(&cands, toks.get(c + 1..).unwrap_or_default(), 0).is_some() =>
+                {
+                    // "Colonel Stiles: the 60th Georgia will move ...": the
+                    // addressee is no head; the unit named after it is.
+                    match prose_unit(&cands, toks.get(c + 1..).unwrap_or_default(), 0) {
+                        Some((h, body, _)) => (vec![h], body, issuer),
+                        None => return Ok(Vec::new()),
+                    }
+                }
                 Lookup::NotFound => {
                     return Err(PErr {
                         at: ps,
@@ -958,8 +1187,13 @@ fn read_paragraph(
         }
         None => match headless(toks, &cands) {
             Some((h, rest)) => (vec![h], rest.to_vec(), issuer),
-            None => match officer_will(ctx, &cands, toks) {
+            None => match officer_will(ctx, &cands, toks).or_else(|| prose_unit(&cands, toks, 1)) {
                 Some((h, body, by)) => (vec![h], body, by.or(issuer)),
+                None if is_title(toks) => {
+                    // "Orders, turn 3", "Dispositions for the morning": a
+                    // title the player wrote for himself.
+                    return Ok(Vec::new());
+                }
                 None => {
                     return Err(PErr {
                         at: ps,
@@ -985,7 +1219,12 @@ fn read_paragraph(
     for head in heads {
         let item = one_item(ctx, text, &body, head, ps, pe, issuer, &para_text, span);
         match item {
-            Ok(i) => items.push(i),
+            Ok(mut i) => {
+                if let (Some(n), Item::Unit { notes, .. }) = (&head_note, &mut i) {
+                    notes.insert(0, n.clone());
+                }
+                items.push(i)
+            }
             Err(err) => {
                 return Err(ParaErr {
                     err,

@@ -47,6 +47,12 @@ const OPTIONAL: &[&str] = &[
 const ABBREVIATIONS: &[(&str, &str)] = &[
     ("bty", "battery"),
     ("btry", "battery"),
+    ("btty", "battery"),
+    ("bat", "battery"),
+    ("hse", "house"),
+    ("hs", "house"),
+    ("rr", "railroad"),
+    ("wds", "woods"),
     ("batt", "battery"),
     ("arty", "artillery"),
     ("art", "artillery"),
@@ -216,6 +222,69 @@ pub enum Lookup<T> {
 /// Look the written words up among `cands`. Exact matches win over
 /// abbreviations; several candidates for the same target count as one.
 pub fn lookup<T: Clone + PartialEq>(query: &[String], cands: &[Candidate<T>]) -> Lookup<T> {
+    match lookup_exact(query, cands) {
+        Lookup::NotFound => lookup_typo(query, cands),
+        found => found,
+    }
+}
+
+/// Whether the written word `q` is one slip of the pen from the name's
+/// word `c` (a letter dropped, added, changed or two swapped), in a word
+/// long enough that a slip cannot make another word ("Wiscosin",
+/// "Indianna", "Virgina"; not "farm" for "form").
+fn typo_of(q: &str, c: &str) -> bool {
+    q.chars().count() >= 5
+        && c.chars().count() >= 5
+        && !q.starts_with('#')
+        && !c.starts_with('#')
+        && strsim::damerau_levenshtein(q, c) == 1
+}
+
+/// A name written with one slip of the pen (issue #15): every word of the
+/// name written, in order, each the same, an abbreviation, or one slip
+/// off (see [`typo_of`]), at most one slipped and at least one word right.
+/// Only one thing may match; the caller says in the receipt what the name
+/// was read as.
+pub fn lookup_typo<T: Clone + PartialEq>(query: &[String], cands: &[Candidate<T>]) -> Lookup<T> {
+    let q: Vec<&str> = core(query).collect();
+    if q.is_empty() {
+        return Lookup::NotFound;
+    }
+    let mut hits: Vec<&Candidate<T>> = Vec::new();
+    for c in cands {
+        let cw: Vec<&str> = core(&c.words).collect();
+        if cw.len() != q.len() {
+            continue;
+        }
+        let mut slips = 0;
+        let mut right = 0;
+        let mut ok = true;
+        for (a, b) in q.iter().zip(&cw) {
+            if word_matches(a, b) {
+                right += 1;
+            } else if typo_of(a, b) {
+                slips += 1;
+            } else {
+                ok = false;
+                break;
+            }
+        }
+        // A one-word name slipped ("the fense") only when the word is long
+        // enough that the slip names nothing else.
+        let alone = q.len() == 1 && q.first().is_some_and(|w| w.chars().count() >= 5);
+        if ok && slips == 1 && (right >= 1 || alone) && !hits.iter().any(|h| h.target == c.target) {
+            hits.push(c);
+        }
+    }
+    match hits.as_slice() {
+        [] => Lookup::NotFound,
+        [one] => Lookup::Found(one.target.clone()),
+        many => Lookup::Ambiguous(many.iter().map(|c| c.display.clone()).collect()),
+    }
+}
+
+/// [`lookup`] without forgiving a slip of the pen.
+pub fn lookup_exact<T: Clone + PartialEq>(query: &[String], cands: &[Candidate<T>]) -> Lookup<T> {
     // Each candidate is matched once, not once per pass.
     let quality: Vec<Option<bool>> = cands
         .iter()

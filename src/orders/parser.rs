@@ -37,7 +37,7 @@
 
 use super::context::{ParseContext, PlaceRef};
 use super::lexer::{Tok, Token};
-use super::names::{Candidate, Lookup, lookup, suggest, token_words};
+use super::names::{Candidate, Lookup, lookup_exact, lookup_typo, suggest, token_words};
 use crate::rules::iron_brigade::geometry::{self, normalize_deg};
 use crate::rules::iron_brigade::kinds::{Arm, Formation};
 use crate::rules::iron_brigade::orders::{
@@ -123,6 +123,16 @@ const TAILS: &[&[&str]] = &[
     &["until", "we"],
     &["until", "you"],
     &["when", "fired"],
+    &["who"],
+    &["which"],
+    &["that", "comes"],
+    &["that", "come"],
+    &["when", "they"],
+    &["when", "the", "enemy"],
+    &["when", "within"],
+    &["when", "in", "range"],
+    &["once", "they"],
+    &["should", "they"],
     &["if"],
     &["with", "bayonets"],
     &["with", "fixed"],
@@ -138,6 +148,9 @@ struct EnemyDescription {
     arm: Option<Arm>,
     front: bool,
     near: Option<Pos>,
+    /// "on Stony Ridge", "in the orchard": the enemy must stand inside
+    /// that place's outline.
+    within: Option<PlaceRef>,
 }
 
 // ------------------------------------------------------------ player vocabulary: words (issue #15)
@@ -182,6 +195,90 @@ const COLOUR: &[&[&str]] = &[
     &["till", "relieved"],
     &["in", "good", "order"],
     &["till", "further", "orders"],
+    &["at", "once"],
+    &["at", "all", "hazards"],
+    &["slowly"],
+    &["by", "battalion"],
+    &["by", "company"],
+    &["by", "companies"],
+    &["by", "file"],
+    &["by", "rank"],
+    &["by", "ranks"],
+    &["by", "volleys"],
+    &["carefully"],
+    &["cautiously"],
+    &["quietly"],
+    &["deliberately"],
+    &["by", "the", "left", "flank"],
+    &["by", "the", "right", "flank"],
+    &["by", "the", "flank"],
+    &["keep", "your", "heads", "down"],
+    &["keep", "their", "heads", "down"],
+    &["keep", "down"],
+    &["keep", "low"],
+    &["give", "them", "the", "bayonet"],
+    &["give", "them", "cold", "steel"],
+    &["give", "them", "the", "steel"],
+    &["in", "the", "open"],
+    &["on", "the", "run"],
+    &["against", "all", "comers"],
+    &["against", "all", "odds"],
+    &["with", "a", "yell"],
+    &["with", "a", "rebel", "yell"],
+    &["with", "a", "cheer"],
+    &["with", "a", "shout"],
+    &["with", "a", "hurrah"],
+    &["with", "a", "will"],
+    &["cheering"],
+    &["aim", "low"],
+    &["aim", "high"],
+    &["aim", "well"],
+    &["aim", "carefully"],
+    &["aim", "steady"],
+    &["when", "ready"],
+    &["at", "every", "hazard"],
+    &["at", "every", "cost"],
+    &["quick", "as", "you", "can"],
+    &["as", "quick", "as", "you", "can"],
+    &["quickly", "as", "you", "can"],
+    &["fast", "as", "you", "can"],
+    &["do", "not", "give", "an", "inch"],
+    &["dont", "give", "an", "inch"],
+    &["don't", "give", "an", "inch"],
+    &["not", "an", "inch"],
+    &["give", "no", "ground"],
+    &["do", "not", "give", "ground"],
+    &["do", "not", "yield"],
+    &["no", "retreat"],
+    &["and", "keep", "firing"],
+    &["keep", "firing"],
+    &["keep", "it", "hot"],
+    &["immediately"],
+    &["keep", "it", "up"],
+    &["keep", "at", "it"],
+    &["as", "rapidly", "as", "possible"],
+    &["as", "rapidly", "as", "you", "can"],
+    &["as", "fast", "as", "possible"],
+    &["as", "fast", "as", "you", "can"],
+    &["as", "quickly", "as", "possible"],
+    &["as", "quickly", "as", "you", "can"],
+    &["as", "hot", "as", "you", "can"],
+    &["rapidly"],
+    &["quickly"],
+    &["boys"],
+    &["men"],
+    &["lads"],
+    &["my", "boys"],
+    &["my", "lads"],
+    &["sir"],
+    &["and", "give", "them", "hell"],
+    &["give", "them", "hell"],
+    &["and", "drive", "them"],
+    &["drive", "them"],
+    &["god", "willing"],
+    &["if", "you", "can"],
+    &["with", "all", "haste"],
+    &["in", "haste"],
 ];
 
 /// The enemy called by a period nickname, with whether the nickname is for
@@ -248,6 +345,9 @@ fn verb_alias(w: &str) -> Option<&'static str> {
         "mv" => "move",
         "retire" | "retires" => "retreat",
         "come" => "move",
+        "bring" => "move",
+        "fir" | "fre" => "fire",
+        "hld" | "hol" => "hold",
         _ => return None,
     })
 }
@@ -376,6 +476,11 @@ pub struct OrderParser<'c, 'a> {
     /// "The edge of" an area chosen in a move, settled once the whole
     /// order is read (a later facing may choose another edge).
     edges: Vec<EdgeChoice>,
+    /// The named place [`Self::place`] last read, if it read a name.
+    last_place: Option<PlaceRef>,
+    /// A reference already read ("on the 5th Va's right"), for the next
+    /// [`Self::relative_reference`].
+    preset_ref: Option<PlaceRef>,
 }
 
 impl<'c, 'a> OrderParser<'c, 'a> {
@@ -401,6 +506,8 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             retreating: false,
             place_notes: Vec::new(),
             edges: Vec::new(),
+            last_place: None,
+            preset_ref: None,
         }
     }
 
@@ -534,6 +641,44 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 }
             }
             if self.pos == before {
+                self.skip_subject();
+            }
+            // "... the 21st North Carolina to advance ...".
+            if self.pos == before
+                && self.at_word("to")
+                && self
+                    .word_at(1)
+                    .is_some_and(|w| resolve_verb(w).is_some() || verb_alias(w).is_some())
+            {
+                self.pos += 1;
+            }
+            if self.pos == before {
+                return;
+            }
+        }
+    }
+
+    /// The subject of a period sentence, up to its 'will' ("the regiment
+    /// will advance", "Colonel Meredith will form line", "the 27th is to
+    /// hold"): a few words that are not an order, then `will`, `shall`,
+    /// `must`, `should`, `is to` or `are to`. The unit is the paragraph's
+    /// head; the words before the verb change nothing.
+    fn skip_subject(&mut self) {
+        const MODALS: &[&str] = &["will", "shall", "must", "should", "is", "are"];
+        for j in 0..5 {
+            let Some(w) = self.word_at(j) else {
+                return;
+            };
+            if MODALS.contains(&w) {
+                let to = matches!(w, "is" | "are");
+                if to && self.word_at(j + 1) != Some("to") {
+                    return;
+                }
+                self.pos += j + 1 + usize::from(to);
+                self.eat_any(&["now", "then", "at", "once"]);
+                return;
+            }
+            if j == 0 && (resolve_verb(w).is_some() || verb_alias(w).is_some()) {
                 return;
             }
         }
@@ -595,25 +740,44 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             }
             limit += 1;
         }
-        for end in (start + 1..=limit).rev() {
-            // A name never ends in punctuation, nor in "the": the article
-            // counts for nothing in a name, and taking it would swallow the
-            // start of what follows ("at the 5th Tennessee, the rest at ...").
-            if self
-                .toks
-                .get(end - 1)
-                .is_some_and(|t| matches!(t.tok, Tok::Punct(_)) || t.is_word("the"))
-            {
-                continue;
-            }
-            let words = token_words(self.toks.get(start..end).unwrap_or_default());
-            match lookup(&words, cands) {
-                Lookup::NotFound => continue,
-                Lookup::Found(t) => {
-                    self.pos = end;
-                    return Lookup::Found(t);
+        // Names as written first; then, forgiving one slip of the pen
+        // ("the Brawnr farm"), which the receipt reads back.
+        for exact in [true, false] {
+            for end in (start + 1..=limit).rev() {
+                // A name never ends in punctuation, nor in "the": the article
+                // counts for nothing in a name, and taking it would swallow the
+                // start of what follows ("at the 5th Tennessee, the rest at ...").
+                if self
+                    .toks
+                    .get(end - 1)
+                    .is_some_and(|t| matches!(t.tok, Tok::Punct(_)) || t.is_word("the"))
+                {
+                    continue;
                 }
-                amb => return amb,
+                let words = token_words(self.toks.get(start..end).unwrap_or_default());
+                let found = if exact {
+                    lookup_exact(&words, cands)
+                } else {
+                    lookup_typo(&words, cands)
+                };
+                match found {
+                    Lookup::NotFound => continue,
+                    Lookup::Found(t) => {
+                        if !exact {
+                            let written = self.written(
+                                self.toks.get(start).map_or(0, |t| t.start),
+                                self.toks.get(end - 1).map_or(0, |t| t.end),
+                            );
+                            if let Some(c) = cands.iter().find(|c| c.target == t) {
+                                let note = format!("'{written}' read as {}", c.display);
+                                self.note(note);
+                            }
+                        }
+                        self.pos = end;
+                        return Lookup::Found(t);
+                    }
+                    amb => return amb,
+                }
             }
         }
         Lookup::NotFound
@@ -651,6 +815,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     /// A whole unit order: whether it follows the pending orders, and its
     /// steps.
     pub fn unit_order(&mut self) -> PResult<(bool, Vec<Step>)> {
+        let body_start = self.here();
         let follows = self.follow_prefix();
         let mut steps: Vec<Step> = Vec::new();
         let mut trigger = Trigger::Then;
@@ -667,6 +832,28 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 s.trigger = Trigger::OnArrival;
             }
             trigger = Trigger::Then;
+            // "fall back to the turnpike if pressed": a retreat on a
+            // condition the rules cannot wait for would be made at once.
+            if matches!(steps.last().map(|s| &s.action), Some(Action::Retreat(_)))
+                && (self.at_any(0, &["if", "should", "unless"])
+                    || self.at_words(&["when", "pressed"])
+                    || self.at_words(&["when", "attacked"]))
+            {
+                let start = self.here();
+                let mut end = start;
+                let mut k = self.pos;
+                while let Some(t) = self.toks.get(k) {
+                    if matches!(t.tok, Tok::Punct(';' | '.' | ',' | '!')) {
+                        break;
+                    }
+                    end = t.end;
+                    k += 1;
+                }
+                let cond = self.written(start, end);
+                return Err(self.err(format!(
+                    "'{cond}' is a condition Adjutant cannot wait for: the unit would fall back at once. Write 'hold' now and order the fall back in the turn it is needed, or leave out '{cond}' to fall back now"
+                )));
+            }
             self.skip_tail();
             while self.colour() {
                 self.skip_tail();
@@ -685,7 +872,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 }
             }
             if !(self.at_end() || self.at_separator() || self.at_trigger()) {
-                return Err(self.expected("';', 'then' or the end of the order"));
+                return Err(self.unread_rest(body_start));
             }
         }
         if steps.is_empty() {
@@ -759,6 +946,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             &["when", "they", "arrive"],
             &["having", "arrived"],
             &["on", "getting", "there"],
+            &["there"],
         ];
         for p in fixed {
             if self.eat_words(p) {
@@ -806,6 +994,48 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         let Some(raw) = tok.word() else {
             return Err(self.expected("an order such as 'advance to ...' or 'hold'"));
         };
+        // A word of the wider vocabulary written exactly ("dress on the
+        // 4th") is that word, not a slip for a verb of the fixed list
+        // ("press").
+        if !VERBS.contains(&raw) && verb_alias(raw).is_none() && self.vocabulary(steps)? {
+            return Ok(());
+        }
+        // "turn the guns on C", "bring the guns to bear on B": fire.
+        if matches!(raw, "turn" | "bring" | "keep") && self.fire_words_ahead() {
+            return self.aimed_fire(steps);
+        }
+        // "deploy skirmishers", "advance skirmishers to the front": the
+        // skirmishers of a unit go out (not "deploy in skirmish order").
+        if matches!(raw, "deploy" | "advance")
+            && (self.at_any(1, &["skirmishers", "skirmisher"])
+                || (self.at_any(1, &["a", "some", "the", "its", "our", "your"])
+                    && self.at_any(2, &["skirmishers", "skirmisher", "company"])
+                    && self.skirmishers_ahead()))
+        {
+            return self.throw_out_skirmishers(steps);
+        }
+        // "change front to the north": a change of facing.
+        if raw == "change" && self.at_any(1, &["front", "face", "facing", "direction"]) {
+            self.pos += 2;
+            self.eat_any(&["to", "toward", "towards", "forward"]);
+            if self.word_at(1).and_then(compass_letters).is_some() {
+                self.eat_word("the");
+            }
+            let d = self.direction()?;
+            Self::push(steps, Trigger::Then, Action::Face(d));
+            return Ok(());
+        }
+        // "go into battery", "come into action": guns unlimber.
+        if self.at_any(0, &["go", "come", "move", "get"])
+            && self.at_any(1, &["into", "in"])
+            && self.at_any(2, &["battery", "action"])
+        {
+            self.pos += 3;
+            let facing = self.optional_facing()?;
+            self.note("'into battery' read as: unlimber");
+            Self::push(steps, Trigger::Then, Action::Unlimber { facing });
+            return Ok(());
+        }
         let verb = resolve_verb(raw).or_else(|| verb_alias(raw).map(str::to_string));
         let push = |steps: &mut Vec<Step>, action: Action| {
             steps.push(Step {
@@ -814,6 +1044,30 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             })
         };
         match verb.as_deref() {
+            Some(
+                "advance" | "march" | "move" | "go" | "proceed" | "head" | "press" | "push"
+                | "continue",
+            ) if {
+                // "move forward to support the 60th": the purpose is the
+                // order.
+                let mut k = 1;
+                if self.at_any(k, &["forward", "forwards", "up", "out", "on"]) {
+                    k += 1;
+                }
+                self.at_any(k, &["to", "and"])
+                    && self.at_any(
+                        k + 1,
+                        &["support", "reinforce", "engage", "follow", "relieve"],
+                    )
+            } =>
+            {
+                self.pos += 1;
+                self.eat_any(&["forward", "forwards", "up", "out", "on"]);
+                self.eat_any(&["to", "and"]);
+                if !self.vocabulary(steps)? {
+                    return Err(self.expected("an order after 'to'"));
+                }
+            }
             Some(
                 "advance" | "march" | "move" | "go" | "proceed" | "head" | "press" | "push"
                 | "continue",
@@ -876,7 +1130,17 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 if !self.eat_word("down") {
                     return Err(self.expected("'down' after 'lie'"));
                 }
-                push(steps, Action::LieDown);
+                // "lie down behind the fence", "lie down in the woods":
+                // go there, then lie down.
+                if let Some(p) = self.lying_place()? {
+                    push(steps, Self::move_to(p));
+                    steps.push(Step {
+                        trigger: Trigger::OnArrival,
+                        action: Action::LieDown,
+                    });
+                } else {
+                    push(steps, Action::LieDown);
+                }
             }
             Some("get") => {
                 self.pos += 1;
@@ -930,6 +1194,21 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 self.pos += 1;
                 self.combine(steps)?;
             }
+            Some("cut" | "block" | "bar")
+                if self.at_any(1, &["it", "the", "off"])
+                    && !self.at_any(2, &["abatis", "path", "way", "ditch", "wall", "fence"]) =>
+            {
+                // "advance to the turnpike and cut it": hold there, across
+                // the road.
+                let start = self.here();
+                self.pos += 1;
+                while !self.at_end() && !self.at_separator() {
+                    self.pos += 1;
+                }
+                let said = self.written(start, self.last_end());
+                push(steps, Action::Hold);
+                self.note(format!("'{said}' read as: hold there"));
+            }
             Some("clear" | "cut" | "fill") => self.obstacle_work(steps, raw)?,
             Some("unload" | "launch" | "cross") => self.pontoon_work(steps, raw)?,
             _ if raw == "to" || raw == "toward" || raw == "towards" => {
@@ -954,14 +1233,72 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 return Err(PErr {
                     at: tok.start,
                     message: format!(
-                        "expected an order such as 'advance', 'form', 'face', 'fire', 'hold', 'charge', 'support', 'follow' or 'rally', found {}",
-                        self.found()
+                        "{} is not an order Adjutant knows; begin with a verb such as 'advance', 'hold', 'fire', 'charge', 'form', 'face', 'retreat', 'support', 'follow' or 'rally', as in {}",
+                        self.found(),
+                        self.order_examples()
                     ),
                     suggestions: Vec::new(),
                 });
             }
         }
         Ok(())
+    }
+
+    /// Two orders for the unit being ordered, from the scenario being
+    /// played: a move to one of its places and a fire at an enemy his side
+    /// sees (or at will).
+    fn order_examples(&self) -> String {
+        let unit = self
+            .unit
+            .map(|u| self.ctx.call_unit(u.id))
+            .or_else(|| self.ctx.example_unit())
+            .unwrap_or_else(|| "2nd Wisconsin".to_string());
+        let place = self
+            .ctx
+            .example_place()
+            .unwrap_or_else(|| "(34, 12)".to_string());
+        let target = if self.ctx.visible_enemies.is_empty() {
+            "will".to_string()
+        } else {
+            self.ctx.example_enemies().0
+        };
+        format!("'{unit}: advance to {place}' or '{unit}: hold; then fire at {target}'")
+    }
+
+    /// The error for words left after a complete order: what was read,
+    /// what was not, and how to write it.
+    fn unread_rest(&self, body_start: usize) -> PErr {
+        let at = self.here();
+        let mut k = self.pos;
+        let mut end = at;
+        while let Some(t) = self.toks.get(k) {
+            if k > self.pos
+                && (matches!(t.tok, Tok::Punct(';' | ',' | '.' | '!' | '&'))
+                    || t.is_word("then")
+                    || t.is_word("and"))
+            {
+                break;
+            }
+            end = t.end;
+            k += 1;
+            if k - self.pos >= 8 {
+                break;
+            }
+        }
+        let rest = self.written(at, end);
+        let read = self.written(body_start, self.last_end());
+        let unit = self
+            .unit
+            .map(|u| self.ctx.call_unit(u.id))
+            .unwrap_or_else(|| "2nd Wisconsin".to_string());
+        let then = if read.contains("hold") {
+            "then fire at will"
+        } else {
+            "then hold"
+        };
+        self.err(format!(
+            "'{rest}' after '{read}' is not understood, so this order is not taken; end the order before it, or give it as another order after ';' or 'then', as in '{unit}: {read}; {then}'"
+        ))
     }
 
     fn require_destination(&self, m: &MoveBuild, verb: &str) -> PResult<()> {
@@ -1015,14 +1352,62 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         Ok(())
     }
 
+    /// "adv. to the farm", "ret. 3 inches": the dot of an abbreviated verb
+    /// is no full stop.
+    fn eat_abbrev_dot(&mut self) {
+        let (Some(prev), Some(dot), Some(next)) = (
+            self.pos.checked_sub(1).and_then(|k| self.toks.get(k)),
+            self.toks.get(self.pos),
+            self.toks.get(self.pos + 1),
+        ) else {
+            return;
+        };
+        if dot.is_punct('.')
+            && prev.end == dot.start
+            && prev.word().is_some_and(|w| verb_alias(w).is_some())
+            && !matches!(next.tok, Tok::Punct(_))
+        {
+            self.pos += 1;
+        }
+    }
+
     /// The modifiers of a move, in any order.
     fn move_phrase(&mut self, gait: Gait, _verb: &str) -> PResult<MoveBuild> {
+        self.eat_abbrev_dot();
         let mut m = MoveBuild {
             gait,
             ..MoveBuild::default()
         };
         if !self.at_words(&["on", "the"]) {
             self.eat_any(&["forward", "forwards", "fwd", "ahead", "out", "on"]);
+        }
+        // "advance your regiment to ...", "move the men forward".
+        if self.at_any(0, &["your", "the", "his", "my"])
+            && self.at_any(
+                1,
+                &[
+                    "regiment", "men", "command", "battery", "guns", "troops", "boys", "line",
+                    "brigade",
+                ],
+            )
+        {
+            self.pos += 2;
+            self.eat_any(&["forward", "forwards", "ahead", "out", "up"]);
+        }
+        // "move up 2 inches behind the fence".
+        if self.at_word("up")
+            && self
+                .toks
+                .get(self.pos + 1)
+                .is_some_and(|t| matches!(t.tok, Tok::Number(_)))
+        {
+            self.pos += 1;
+        }
+        // "move over to the fence", "go across to the farm".
+        if self.at_any(0, &["over", "across", "down", "along", "round", "around"])
+            && self.at_any(1, &["to", "toward", "towards"])
+        {
+            self.pos += 1;
         }
         // "move up in support of ...", "come up on the left of ...".
         if self.at_word("up") && self.at_any(1, &["in", "on", "behind", "beside", "alongside"]) {
@@ -1035,6 +1420,16 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             }
             if self.colour() {
                 continue;
+            }
+            // "advance, firing as you go, to the fence": a modifier set
+            // off by commas.
+            if self.at_punct(',') && !self.at_end() {
+                let save = self.pos;
+                self.pos += 1;
+                if !self.at_separator() && !self.at_trigger() && self.move_modifier(&mut m)? {
+                    continue;
+                }
+                self.pos = save;
             }
             break;
         }
@@ -1052,6 +1447,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     }
 
     fn move_phrase_retreat_inner(&mut self, verb: &str) -> PResult<MoveBuild> {
+        self.eat_abbrev_dot();
         let mut m = MoveBuild::default();
         if self.at_number() && !self.toks.get(self.pos + 1).is_some_and(|t| t.is_punct(',')) {
             let from = self.at;
@@ -1076,6 +1472,28 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     /// One modifier of a move; `false` when the next words are not one.
     fn move_modifier(&mut self, m: &mut MoveBuild) -> PResult<bool> {
         let from = self.at;
+        // "at once", "at all costs": colour, not a place.
+        if self.at_any(
+            0,
+            &[
+                "at",
+                "to",
+                "with",
+                "as",
+                "if",
+                "until",
+                "till",
+                "by",
+                "slowly",
+                "carefully",
+                "cautiously",
+                "quietly",
+                "deliberately",
+            ],
+        ) && COLOUR.iter().any(|c| self.at_words(c))
+        {
+            return Ok(false);
+        }
         if self.at_words(&["until", "reaching"])
             || self.at_words(&["until", "you", "reach"])
             || self.at_words(&["until", "they", "reach"])
@@ -1184,6 +1602,22 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             let p = self.place(from, false)?;
             m.dests.push(p);
             return Ok(true);
+        }
+        // "advance on the Douglass house": toward it.
+        if m.dests.is_empty()
+            && m.vias.is_empty()
+            && self.at_any(0, &["on", "upon"])
+            && !self.at_trigger()
+        {
+            let save = self.pos;
+            self.pos += 1;
+            match self.place(from, true) {
+                Ok(p) => {
+                    m.dests.push(p);
+                    return Ok(true);
+                }
+                Err(_) => self.pos = save,
+            }
         }
         if m.dests.is_empty() && m.vias.is_empty() && self.starts_place() {
             let p = self.place(from, false)?;
@@ -1423,8 +1857,16 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             self.pos = save;
             return None;
         }
+        // "horse battery", "field battery", "rifled guns": artillery.
+        if self.at_any(
+            0,
+            &["horse", "field", "rifled", "light", "heavy", "smoothbore"],
+        ) && self.at_any(1, &["battery", "batteries", "guns", "artillery", "section"])
+        {
+            self.pos += 1;
+        }
         let arm = match self.word_at(0) {
-            Some("battery" | "batteries" | "guns" | "gun" | "artillery" | "cannon") => {
+            Some("battery" | "batteries" | "guns" | "gun" | "artillery" | "cannon" | "section") => {
                 Some(Arm::Artillery)
             }
             Some("regiment" | "infantry" | "foot" | "line") => Some(Arm::Infantry),
@@ -1438,8 +1880,13 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 return None;
             }
         }
-        let near = self.description_place();
+        let (near, mut within) = self.description_place();
         let front = self.eat_words(&["to", "our", "front"])
+            || self.eat_words(&["in", "our", "front"])
+            || self.eat_words(&["in", "your", "front"])
+            || self.eat_words(&["on", "our", "front"])
+            || self.eat_words(&["opposite", "us"])
+            || self.eat_words(&["facing", "us"])
             || self.eat_words(&["to", "your", "front"])
             || self.eat_words(&["to", "its", "front"])
             || self.eat_words(&["to", "their", "front"])
@@ -1448,9 +1895,21 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             || self.eat_words(&["in", "front"])
             || self.eat_words(&["before", "us"])
             || self.eat_words(&["ahead"]);
-        let near = near.or_else(|| self.description_place());
+        let near = match near {
+            Some(p) => Some(p),
+            None => {
+                let (n, w) = self.description_place();
+                within = w;
+                n
+            }
+        };
         if enemy || (arm.is_some() && (nearest || front || near.is_some())) {
-            Some(EnemyDescription { arm, front, near })
+            Some(EnemyDescription {
+                arm,
+                front,
+                near,
+                within,
+            })
         } else {
             self.pos = save;
             None
@@ -1476,6 +1935,11 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 Some(a) => u.arm == a,
             })
             .filter(|u| {
+                d.within
+                    .and_then(|r| self.ctx.outline(r))
+                    .is_none_or(|ring| super::context::inside(ring, u.position))
+            })
+            .filter(|u| {
                 // In front: ahead of the line the unit faces along.
                 !d.front
                     || geometry::angle_between(self.facing, geometry::bearing(here, u.position))
@@ -1498,11 +1962,13 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                     None => "",
                 },
                 if d.front {
-                    " to your front"
+                    " to your front".to_string()
+                } else if let Some(r) = d.within {
+                    format!(" on {}", self.place_name(r))
                 } else if d.near.is_some() {
-                    " there"
+                    " there".to_string()
                 } else {
-                    ""
+                    String::new()
                 }
             ),
             suggestions: Vec::new(),
@@ -1627,6 +2093,15 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     /// place or a visible enemy.
     fn direction(&mut self) -> PResult<Direction> {
         self.eat_words(&["to", "the"]);
+        // "face the north" (not "the north woods").
+        if self.at_word("the")
+            && self.word_at(1).and_then(compass_letters).is_some()
+            && self.toks.get(self.pos + 2).is_none_or(|t| {
+                matches!(t.tok, Tok::Punct(_)) || t.is_word("and") || t.is_word("then")
+            })
+        {
+            self.pos += 1;
+        }
         if self.eat_any(&["about", "around", "rear"]).is_some() || self.eat_words(&["the", "rear"])
         {
             return Ok(Direction::About);
@@ -1752,6 +2227,39 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         }
         let (target, with) = self.fire_body()?;
         let target = target.unwrap_or(FireTarget::AtWill);
+        // "fire on C and D": its fire split between them (APSoF V.F.2).
+        if with.is_none()
+            && matches!(target, FireTarget::Unit(_))
+            && self.at_word("and")
+            && self.designation_at(1)
+            && self.toks.get(self.pos + 2).is_none_or(|t| {
+                matches!(t.tok, Tok::Punct(_)) || t.is_word("then") || t.is_word("and")
+            })
+        {
+            let start = self.here();
+            self.pos += 1;
+            let second = self.fire_target()?;
+            steps.push(Step {
+                trigger: Trigger::Then,
+                action: Action::SplitFire {
+                    parts: vec![
+                        FirePart {
+                            share: FireShare::Half,
+                            target,
+                        },
+                        FirePart {
+                            share: FireShare::Rest,
+                            target: second,
+                        },
+                    ],
+                },
+            });
+            let _ = start;
+            self.note(
+                "two targets read as: its fire split between them, half at each (APSoF V.F.2)",
+            );
+            return Ok(());
+        }
         let action = match with {
             Some(with) => Action::FireWith { target, with },
             None => Action::Fire(target),
@@ -2272,6 +2780,14 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         self.eat_any(&["the", "any"]);
         let nearest = self.eat_any(&["nearest", "closest"]).is_some();
         let enemy = self.eat_enemy_word();
+        // "horse battery", "field guns": artillery.
+        if self.at_any(
+            0,
+            &["horse", "field", "rifled", "light", "heavy", "smoothbore"],
+        ) && self.at_any(1, &["battery", "batteries", "guns", "artillery", "section"])
+        {
+            self.pos += 1;
+        }
         // "enemy B", "enemy battery C": a designation, read as a name below.
         let lettered = enemy
             && (self.designation_at(0)
@@ -2362,11 +2878,49 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             &["this", "line"],
             &["this", "place"],
             &["your", "line"],
+            &["its", "ground"],
+            &["your", "present", "position"],
+            &["where", "it", "is"],
+            &["where", "they", "are"],
+            &["where", "it", "stands"],
+            &["where", "you", "stand"],
+            &["its", "present", "position"],
+            &["the", "present", "position"],
+            &["present", "position"],
+            &["our", "position"],
+            &["its", "position"],
+            &["their", "ground"],
+            &["their", "position"],
+            &["it"],
+            &["there"],
+            &["firm"],
+            &["steady"],
         ];
+        let before_grounds = self.pos;
         for g in grounds {
             if self.eat_words(g) {
                 break;
             }
+        }
+        // "its present ground", "your present position", "the present line".
+        if self.pos == before_grounds {
+            let save = self.pos;
+            self.eat_any(&["your", "its", "their", "our", "the", "this", "his"]);
+            self.eat_any(&["present", "current", "own", "same"]);
+            if self
+                .eat_any(&["ground", "position", "line", "place", "post", "station"])
+                .is_none()
+            {
+                self.pos = save;
+            }
+        }
+        // "hold on", but not "hold on arrival".
+        if self.at_word("on")
+            && self.toks.get(self.pos + 1).is_none_or(|t| {
+                !matches!(t.tok, Tok::Word(_)) || t.is_word("and") || t.is_word("then")
+            })
+        {
+            self.pos += 1;
         }
         if self.held_place(steps)? {
             return Ok(());
@@ -2589,29 +3143,66 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     /// Where a described enemy is: "in front of Stony Ridge", "near the
     /// farm", "on the ridge", "in the orchard". A phrase that names no
     /// place is left unread; "in front of us" is the unit's front.
-    fn description_place(&mut self) -> Option<Pos> {
+    fn description_place(&mut self) -> (Option<Pos>, Option<PlaceRef>) {
         if self.depth >= 4 || self.at_trigger() {
-            return None;
+            return (None, None);
         }
         let save = self.pos;
+        let inside =
+            self.at_any(0, &["on", "in", "inside", "atop"]) && !self.at_words(&["in", "front"]);
         let ok = (self.eat_words(&["in", "front", "of"]) && !self.at_any(0, &["us", "you", "it"]))
             || self
-                .eat_any(&["near", "beside", "behind", "around", "on", "in", "beyond"])
+                .eat_any(&[
+                    "near", "beside", "behind", "around", "on", "in", "beyond", "inside", "atop",
+                    "by",
+                ])
                 .is_some()
-            || self.eat_words(&["close", "to"]);
+            || self.eat_words(&["close", "to"])
+            || self.eat_words(&["closest", "to"])
+            || self.eat_words(&["nearest", "to"])
+            || self.eat_any(&["nearest", "closest"]).is_some();
         if !ok {
             self.pos = save;
-            return None;
+            return (None, None);
         }
         self.depth += 1;
         let from = self.at;
+        self.last_place = None;
         let p = self.place(from, true);
         self.depth -= 1;
         match p {
-            Ok(p) => Some(p),
+            Ok(p) => {
+                let within = self.last_place.and_then(|r| {
+                    if !inside {
+                        return None;
+                    }
+                    if self.ctx.outline(r).is_some() {
+                        return Some(r);
+                    }
+                    // A landmark on a hill ("Stony Ridge"): the outermost
+                    // contour around it.
+                    let PlaceRef::Point(at) = r else {
+                        return None;
+                    };
+                    let hills = &self.ctx.state.terrain.hills;
+                    (0..hills.len())
+                        .filter(|i| {
+                            hills
+                                .get(*i)
+                                .is_some_and(|h| super::context::inside(&h.outline, at))
+                        })
+                        .max_by(|a, b| {
+                            let area =
+                                |i: &usize| hills.get(*i).map_or(0.0, |h| ring_area(&h.outline));
+                            area(a).total_cmp(&area(b))
+                        })
+                        .map(PlaceRef::Hill)
+                });
+                (Some(p), within)
+            }
             Err(_) => {
                 self.pos = save;
-                None
+                (None, None)
             }
         }
     }
@@ -2686,7 +3277,9 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         match w {
             "rally" | "rallies" => self.rally(steps)?,
             "await" | "awaits" | "abide" => self.await_enemy(steps)?,
-            "support" | "supports" => self.support(steps)?,
+            "support" | "supports" | "reinforce" | "reinforces" | "relieve" => {
+                self.support(steps)?
+            }
             "engage" | "engages" => self.engage(steps)?,
             "follow" | "follows" | "conform" | "conforms" => self.follow(steps)?,
             "take" | "seek" | "find" if self.at_any(1, &["cover", "shelter"]) => {
@@ -2698,8 +3291,92 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 self.throw_out_skirmishers(steps)?
             }
             "counter" if self.at_any(1, &["battery", "batteries"]) => self.shell(steps)?,
-            "counterbattery" | "shell" | "bombard" | "cannonade" => self.shell(steps)?,
+            "counterbattery" | "shell" | "bombard" | "cannonade" | "canister" | "grape"
+            | "grapeshot" | "shrapnel" => self.shell(steps)?,
+            "take" | "occupy" | "seize" | "secure" | "gain" | "man" | "line"
+                if self.position_ahead() =>
+            {
+                self.take_position(steps)?
+            }
             "reform" | "redress" => self.reform(steps)?,
+            "extend" | "prolong" => {
+                // "extend the line to the left of the 2nd": form there.
+                self.pos += 1;
+                self.eat_any(&["the", "our", "your", "its"]);
+                self.eat_any(&["line", "front"]);
+                self.eat_any(&["to", "on"]);
+                self.eat_word("the");
+                let side = self.eat_any(&["left", "right"]);
+                let Some(side) = side else {
+                    return Err(self.expected(&format!(
+                        "'to the left of' or 'to the right of' a unit or place after 'extend', as in 'extend the line to the left of {}'",
+                        self.ctx.example_other_unit(self.unit.map(|u| u.id)).unwrap_or_else(|| "the 2nd".to_string())
+                    )));
+                };
+                self.eat_any(&["of", "flank"]);
+                self.eat_word("of");
+                let at = self.here();
+                let rel = if side == "left" {
+                    Rel::Left
+                } else {
+                    Rel::Right
+                };
+                let (p, facing) = self.relative_to(rel, None, at)?;
+                let formation = if self.unit.is_some_and(|u| u.arm.is_artillery()) {
+                    None
+                } else {
+                    Some(Formation::Line)
+                };
+                Self::push(steps, Trigger::Then, Self::move_to(p));
+                match formation {
+                    Some(formation) => Self::push(
+                        steps,
+                        Trigger::OnArrival,
+                        Action::Form {
+                            formation,
+                            facing: Some(Direction::Degrees(facing)),
+                        },
+                    ),
+                    None => Self::push(
+                        steps,
+                        Trigger::OnArrival,
+                        Action::Unlimber {
+                            facing: Some(Direction::Degrees(facing)),
+                        },
+                    ),
+                }
+                self.note(format!(
+                    "'extend the line to the {side}' read as: form on that flank"
+                ));
+            }
+            "dress" if self.at_any(1, &["on", "upon", "with", "by"]) => {
+                // "dress on the 4th Virginia": beside it, on its nearer
+                // flank, as 'close up on'.
+                self.pos += 2;
+                let (id, name) = self.own_unit_for("dress on")?;
+                let left = self.station_on(id, Station::Left)?;
+                let right = self.station_on(id, Station::Right)?;
+                let (p, side) = if left.distance(self.at) <= right.distance(self.at) {
+                    (left, "left")
+                } else {
+                    (right, "right")
+                };
+                Self::push(steps, Trigger::Then, Self::move_to(p));
+                self.note(format!(
+                    "'dress on {name}' read as: advance to its {side}, 1\" from its flank (the nearer flank)"
+                ));
+            }
+            "keep" | "direct" | "concentrate" | "turn" | "train" | "point" | "aim" | "bring"
+                if self.fire_words_ahead() =>
+            {
+                self.aimed_fire(steps)?
+            }
+            "target" | "targets" if !self.at_end() => {
+                self.pos += 1;
+                let target = self.fire_target()?;
+                Self::push(steps, Trigger::Then, Action::Fire(target));
+                self.note("'target' read as: fire at it");
+            }
             "keep"
                 if self.at_any(1, &["pace", "station", "abreast", "up", "step"])
                     || self.at_words(&["keep", "in", "line", "with"]) =>
@@ -2718,10 +3395,238 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         Ok(true)
     }
 
+    /// "the 7th", "the 26th": a bare ordinal, as comrades call a regiment,
+    /// standing for the one unit of the writer's own side with that
+    /// number (never an enemy: nothing is read or said about enemies
+    /// by number). Two with the number: asked which.
+    fn bare_ordinal(&mut self) -> PResult<Option<UnitId>> {
+        let save = self.pos;
+        let at = self.here();
+        self.eat_any(&["the"]);
+        let Some(t) = self.peek() else {
+            self.pos = save;
+            return Ok(None);
+        };
+        let Tok::Word(w) = &t.tok else {
+            self.pos = save;
+            return Ok(None);
+        };
+        let n = super::names::norm_word(w);
+        if !n.starts_with('#') || !w.starts_with(|c: char| c.is_ascii_digit()) {
+            self.pos = save;
+            return Ok(None);
+        }
+        let mut hits: Vec<(UnitId, String)> = Vec::new();
+        for u in &self.ctx.state.units {
+            if u.side == self.ctx.side
+                && super::names::norm_words(&u.name).contains(&n)
+                && !hits.iter().any(|(id, _)| *id == u.id)
+            {
+                hits.push((u.id, u.name.clone()));
+            }
+        }
+        // Not the start of a longer name ("the 2nd Wisconsin" when only
+        // "A" may name it): the number must end the phrase.
+        let ends = match self.toks.get(self.pos + 1).map(|t| &t.tok) {
+            None | Some(Tok::Punct(_)) => true,
+            Some(Tok::Word(w)) => {
+                SOFT_STOPS.contains(&w.as_str())
+                    || matches!(
+                        w.as_str(),
+                        "regiment" | "regt" | "battery" | "then" | "and" | "as" | "if" | "so"
+                    )
+            }
+            Some(_) => false,
+        };
+        if !ends {
+            self.pos = save;
+            return Ok(None);
+        }
+        match hits.as_slice() {
+            [(one, _)] => {
+                self.pos += 1;
+                self.eat_any(&["regiment", "regt", "battery"]);
+                Ok(Some(*one))
+            }
+            [] => {
+                self.pos = save;
+                Ok(None)
+            }
+            many => Err(PErr {
+                at,
+                message: format!(
+                    "'the {w}' could mean more than one of your units; write the name in full"
+                ),
+                suggestions: many.iter().map(|(_, n)| n.clone()).collect(),
+            }),
+        }
+    }
+
+    /// A place after "lie down": a relative position ("behind the fence")
+    /// or "in", "at", "on" a place. `None` when no place follows.
+    fn lying_place(&mut self) -> PResult<Option<Pos>> {
+        if self.at_end() || self.at_separator() || self.at_trigger() {
+            return Ok(None);
+        }
+        if self.at_relative() {
+            return self.relative_place();
+        }
+        let save = self.pos;
+        if self.eat_any(&["in", "at", "on", "along", "by"]).is_some() {
+            let from = self.at;
+            match self.place(from, true) {
+                Ok(p) => return Ok(Some(p)),
+                Err(e) => {
+                    self.pos = save;
+                    if !COLOUR.iter().any(|c| self.at_words(c)) {
+                        return Err(e);
+                    }
+                }
+            }
+        }
+        self.pos = save;
+        Ok(None)
+    }
+
+    /// Whether "fire", "firing", "guns" or "pieces" comes within the next
+    /// few words, before the end of the clause ("keep up a steady fire",
+    /// "direct your fire", "turn the guns on").
+    fn fire_words_ahead(&self) -> bool {
+        for k in 1..=4 {
+            if self
+                .toks
+                .get(self.pos + k)
+                .is_none_or(|t| !matches!(t.tok, Tok::Word(_)))
+            {
+                return false;
+            }
+            if self.at_any(
+                k,
+                &["fire", "firing", "guns", "pieces", "muskets", "rifles"],
+            ) {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// "keep up a steady fire on A", "keep firing", "direct your fire on
+    /// regiment D", "concentrate fire on C", "turn the guns on the
+    /// battery": fire, at what is named (else, after a fire order of the
+    /// same paragraph, colour; else at will).
+    fn aimed_fire(&mut self, steps: &mut Vec<Step>) -> PResult<()> {
+        let start = self.here();
+        while let Some(w) = self.word_at(0) {
+            self.pos += 1;
+            if matches!(
+                w,
+                "fire" | "firing" | "guns" | "pieces" | "muskets" | "rifles"
+            ) {
+                break;
+            }
+        }
+        let target = if self
+            .eat_any(&["on", "at", "upon", "against", "into", "onto"])
+            .is_some()
+        {
+            Some(self.fire_target()?)
+        } else {
+            None
+        };
+        let phrase = self.written(start, self.last_end());
+        match target {
+            Some(t) => {
+                Self::push(steps, Trigger::Then, Action::Fire(t));
+                self.note(format!("'{phrase}' read as: fire"));
+            }
+            None if steps
+                .iter()
+                .any(|s| matches!(s.action, Action::Fire(_) | Action::FireWith { .. })) =>
+            {
+                self.note_colour(start, self.last_end());
+            }
+            None => {
+                Self::push(steps, Trigger::Then, Action::Fire(FireTarget::AtWill));
+                self.note(format!("'{phrase}' read as: fire at will"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether "take (up) (a) position", "take post", "occupy ...",
+    /// "seize ...", "line the fence" start here.
+    fn position_ahead(&self) -> bool {
+        match self.word_at(0) {
+            Some("take") => {
+                self.at_any(1, &["position", "post", "station", "possession"])
+                    || (self.at_any(1, &["up", "a"])
+                        && self.at_any(2, &["position", "post", "station", "a"]))
+            }
+            Some("line") => self.at_any(1, &["the"]),
+            Some(_) => !self.at_end(),
+            None => false,
+        }
+    }
+
+    /// "take position behind the fence", "take up a position in rear of
+    /// the orchard", "take post at the farm", "occupy the Douglass
+    /// house", "seize the railroad cut", "line the fence": go there and
+    /// stay (a unit that has arrived holds, APSoF I.B.1).
+    fn take_position(&mut self, steps: &mut Vec<Step>) -> PResult<()> {
+        let verb = self.word_at(0).unwrap_or_default().to_string();
+        self.pos += 1;
+        if verb == "take" {
+            self.eat_any(&["up"]);
+            self.eat_any(&["a", "your"]);
+            self.eat_any(&["position", "post", "station", "possession"]);
+            self.eat_word("of");
+        }
+        // "take position 100 yards in rear of ...", "on the ridge", "at
+        // the farm", "in the orchard".
+        if !self.at_relative() && !self.at_number() {
+            self.eat_any(&["at", "on", "in", "upon", "along", "near", "by"]);
+        }
+        let m = self.move_phrase(Gait::March, &verb)?;
+        let mut m = m;
+        if m.dests.is_empty() && m.vias.is_empty() {
+            let from = self.at;
+            let p = self.place(from, false)?;
+            m.dests.push(p);
+            while self.move_modifier(&mut m)? {}
+        }
+        Self::push(steps, Trigger::Then, Action::Move(m.order()));
+        Self::push(steps, Trigger::OnArrival, Action::Hold);
+        let what = if verb == "take" {
+            "take position".to_string()
+        } else {
+            verb
+        };
+        self.note(format!("'{what}' read as: move there and hold"));
+        Ok(())
+    }
+
     /// A unit of the writer's side named here, for 'support', 'follow' and
     /// 'close up on': an enemy's name gets the answer a name of nothing
     /// gets, so nothing about unseen enemies leaks.
     fn own_unit_for(&mut self, verb: &str) -> PResult<(UnitId, String)> {
+        let save = self.pos;
+        self.eat_any(&["the"]);
+        let own = self.ctx.own_units();
+        let named = self.name(&own);
+        self.pos = save;
+        let bare = if named == Lookup::NotFound {
+            self.bare_ordinal()?
+        } else {
+            None
+        };
+        if let Some(id) = bare {
+            if Some(id) == self.unit.map(|u| u.id) {
+                return Err(self.err(format!(
+                    "a unit cannot {verb} itself; name another of your units"
+                )));
+            }
+            return Ok((id, self.unit_called(id)));
+        }
         self.eat_any(&["the"]);
         let own = self.ctx.own_units();
         let id = self.need_name(&own, &|s| {
@@ -3014,17 +3919,19 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     /// ruling), or to a place.
     fn shift(&mut self, steps: &mut Vec<Step>) -> PResult<()> {
         let verb = self.word_at(0).unwrap_or_default();
+        let oblique = verb == "oblique";
         self.pos += 1;
         self.eat_any(&["half"]);
         let side = |p: &mut Self| -> Option<f64> {
             let save = p.pos;
             p.eat_words(&["to", "the"]);
             p.eat_word("its");
+            p.eat_word("your");
             if p.eat_word("left") {
-                return Some(-crate::rules::iron_brigade::movement::OBLIQUE_LIMIT);
+                return Some(-1.0);
             }
             if p.eat_word("right") {
-                return Some(crate::rules::iron_brigade::movement::OBLIQUE_LIMIT);
+                return Some(1.0);
             }
             p.pos = save;
             None
@@ -3038,35 +3945,63 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             self.note(format!("'{verb}' read as: advance there"));
             return Ok(());
         }
+        let limit = crate::rules::iron_brigade::movement::OBLIQUE_LIMIT;
         if !self.at_number() {
+            if oblique && let Some(t) = turn {
+                // "oblique to the right and advance 4 inches": the moves
+                // after it go 45° off the front.
+                let more = self.at_separator();
+                if more {
+                    self.facing = normalize_deg(self.facing + t * limit);
+                    self.note(format!(
+                        "'oblique to the {}' read as: the moves after it go 45° to the {} of the front (APSoF IV.C.3: units move only the way they face; Adjutant allows up to 45° off the front)",
+                        if t < 0.0 { "left" } else { "right" },
+                        if t < 0.0 { "left" } else { "right" },
+                    ));
+                    return Ok(());
+                }
+            }
+            let example = if oblique {
+                format!("'{verb} left 3 inches' (a move at 45° off the front, APSoF IV.C.3)")
+            } else {
+                format!("'{verb} 2 inches to the left'")
+            };
             return Err(self.expected(&format!(
-                "how far and which way after '{verb}', as in '{verb} left 3 inches' (a move at 45° off the front, APSoF IV.C.3)"
+                "how far and which way after '{verb}', as in {example}"
             )));
         }
-        let bearing = normalize_deg(self.facing + turn.unwrap_or(0.0));
         let from = self.at;
-        let p = self.offset_place(from, bearing)?;
+        let n_at = self.pos;
+        let inches = self.distance()?;
         if turn.is_none() {
             turn = side(self);
-            if let Some(t) = turn {
-                let dist = p.distance(from);
-                let (dx, dy) = geometry::facing_vector(normalize_deg(self.facing + t));
-                let q = Pos::new(from.x + dx * dist, from.y + dy * dist);
-                Self::push(steps, Trigger::Then, Self::move_to(q));
-            } else {
-                Self::push(steps, Trigger::Then, Self::move_to(p));
-            }
-        } else {
-            Self::push(steps, Trigger::Then, Self::move_to(p));
         }
-        let which = match turn {
-            Some(t) if t < 0.0 => "45° to the left of its front",
-            Some(_) => "45° to the right of its front",
-            None => "straight ahead",
+        let Some(t) = turn else {
+            // "shift 3 inches" with no side: straight ahead, or a place
+            // written after the distance ("shift 2 inches north").
+            self.pos = n_at;
+            let facing = self.facing;
+            let p = self.offset_place(from, facing)?;
+            Self::push(steps, Trigger::Then, Self::move_to(p));
+            self.note(format!("'{verb}' read as: advance straight ahead"));
+            return Ok(());
         };
-        self.note(format!(
-            "'{verb}' read as: advance {which} (APSoF IV.C.3: units move only the way they face; Adjutant allows up to 45° off the front)"
-        ));
+        let off = if oblique { t * limit } else { t * 90.0 };
+        let (dx, dy) = geometry::facing_vector(normalize_deg(self.facing + off));
+        let q = Pos::new(from.x + dx * inches, from.y + dy * inches);
+        Self::push(steps, Trigger::Then, Self::move_to(q));
+        let which = if t < 0.0 { "left" } else { "right" };
+        if oblique {
+            self.note(format!(
+                "'{verb}' read as: advance 45° to the {which} of its front (APSoF IV.C.3: units move only the way they face; Adjutant allows up to 45° off the front)"
+            ));
+        } else {
+            self.note(format!(
+                "'{verb}' read as: move {} inches to its {which}, to {}; it turns to face that way to move and keeps that facing (APSoF IV.C.3: units move only the way they face)",
+                show_num(inches),
+                show_pos(q)
+            ));
+        }
         Ok(())
     }
 
@@ -3179,6 +4114,10 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     /// place to go to first.
     fn unlimber_place(&mut self) -> PResult<Option<Pos>> {
         let save = self.pos;
+        if self.at_word("between") || self.at_relative() {
+            let from = self.at;
+            return self.place(from, false).map(Some);
+        }
         if self.eat_any(&["on", "at", "in", "near"]).is_none() || self.at_trigger() {
             self.pos = save;
             return Ok(None);
@@ -3507,6 +4446,36 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             let u = self.described_enemy(&d, at)?;
             return Ok(self.ctx.locate(PlaceRef::Unit(u), from, false));
         }
+        // "between the 2nd and 5th Virginia": midway.
+        if self.eat_word("between") {
+            let a = self.point_of(from)?;
+            if !self.eat_word("and") && !self.eat_punct('&') {
+                return Err(self.expected("'and' and a second unit or place after 'between ...'"));
+            }
+            let b = self.point_of(from)?;
+            return Ok(Pos::new((a.x + b.x) / 2.0, (a.y + b.y) / 2.0));
+        }
+        // "within 100 yards of the Douglass house": that far short of it.
+        if self.at_word("within")
+            && self
+                .toks
+                .get(self.pos + 1)
+                .is_some_and(|t| matches!(t.tok, Tok::Number(_)))
+        {
+            self.pos += 1;
+            let d = self.distance()?;
+            self.eat_any(&["of", "from"]);
+            let x = self.point_of(from)?;
+            let len = x.distance(from);
+            if len <= d || len < 1e-9 {
+                return Ok(from);
+            }
+            let t = (len - d) / len;
+            return Ok(Pos::new(
+                from.x + (x.x - from.x) * t,
+                from.y + (x.y - from.y) * t,
+            ));
+        }
         let far = self.eat_words(&["the", "far", "edge", "of"])
             || self.eat_words(&["far", "edge", "of"])
             || self.eat_words(&["the", "far", "side", "of"])
@@ -3519,15 +4488,134 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         let at = self.here();
         let first = self.pos;
         let places = self.ctx.places();
-        let place = self.need_name(places, &|s| {
-            format!("expected a place: {s} is not a landmark, feature or unit you know of")
-        })?;
+        // An officer going "to the battery" where that could be his own
+        // or an enemy's: his own (an officer rides to his own units).
+        let own_pick = if self.unit.is_none() {
+            self.prefer_own(places).map(PlaceRef::Unit)
+        } else {
+            None
+        };
+        let own_pick = match own_pick {
+            Some(r) => Some(r),
+            None => self.nearest_of_like(from, at),
+        };
+        // "ride to the 26th": the one unit of his side with that number.
+        let own_pick = match own_pick {
+            Some(r) => Some(r),
+            None if matches!(self.name(places), Lookup::NotFound) => {
+                self.pos = first;
+                self.bare_ordinal()?.map(PlaceRef::Unit)
+            }
+            None => {
+                self.pos = first;
+                None
+            }
+        };
+        let place = match own_pick {
+            Some(r) => r,
+            None => self.need_name(places, &|s| {
+                format!("expected a place: {s} is not a landmark, feature or unit you know of")
+            })?,
+        };
         let words = token_words(self.toks.get(first..self.pos).unwrap_or_default());
         let place = match place {
             PlaceRef::Point(p) if edge => self.ctx.area_at(p).map(PlaceRef::Area).unwrap_or(place),
             other => other,
         };
-        let place = self.choose_among_like(place, &words, from, at);
+        // "the fence in front of the farm", "the woods near the railroad":
+        // of the places so called, the part nearest the second place.
+        let first_at = self.ctx.locate(place, from, false);
+        let by = self.place_beside_place(first_at);
+        let place = self.choose_among_like(place, &words, by.unwrap_or(from), at);
+        let place = self.landmark_on_line(place, &words, by.unwrap_or(from), at);
+        self.last_place = Some(place);
+        // Falling back in the woods it stands in: straight back to just
+        // inside their rear edge, not across them to their middle.
+        if self.retreating
+            && self.is_woods(place)
+            && !far
+            && !edge
+            && by.is_none()
+            && let Some(ring) = self.ctx.outline(place)
+            && super::context::inside(ring, from)
+            && let Some(exit) =
+                super::context::ray_exit(ring, from, normalize_deg(self.ctx.side_front() + 180.0))
+        {
+            let d = self
+                .unit
+                .map(|u| geometry::formation_size(u, u.formation).1)
+                .unwrap_or(0.0);
+            let len = exit.distance(from);
+            let p = if len > d / 2.0 {
+                Pos::new(
+                    exit.x - (exit.x - from.x) / len * d / 2.0,
+                    exit.y - (exit.y - from.y) / len * d / 2.0,
+                )
+            } else {
+                from
+            };
+            let name = self.place_name(match place {
+                PlaceRef::Point(q) => self.ctx.area_at(q).map_or(place, PlaceRef::Area),
+                other => other,
+            });
+            self.place_note(
+                at,
+                format!(
+                    "the unit is in {name}: falling back, it goes straight back to just inside its rear edge, {}",
+                    show_pos(p)
+                ),
+            );
+            self.skip_place_qualifiers();
+            return Ok(p);
+        }
+        // Falling back into woods: to the near side of them, not through
+        // them to their middle.
+        if self.retreating
+            && self.is_woods(place)
+            && !far
+            && !edge
+            && by.is_none()
+            && let Some(ring) = self.ctx.outline(place)
+            && !super::context::inside(ring, from)
+        {
+            let area = match place {
+                PlaceRef::Point(q) => self.ctx.area_at(q).map_or(place, PlaceRef::Area),
+                other => other,
+            };
+            let edge_at = self.ctx.locate(area, from, true);
+            // Half the unit's depth on, so the whole unit is inside.
+            let d = self
+                .unit
+                .map(|u| geometry::formation_size(u, u.formation).1)
+                .unwrap_or(0.0);
+            let len = edge_at.distance(from);
+            let p = if len > 1e-9 {
+                Pos::new(
+                    edge_at.x + (edge_at.x - from.x) / len * d / 2.0,
+                    edge_at.y + (edge_at.y - from.y) / len * d / 2.0,
+                )
+            } else {
+                edge_at
+            };
+            let name = self.place_name(area);
+            self.place_note(
+                at,
+                format!(
+                    "falling back into {name}: to just inside its nearer edge, {}",
+                    show_pos(p)
+                ),
+            );
+            self.skip_place_qualifiers();
+            return Ok(p);
+        }
+        if let Some(q) = by
+            && !far
+            && !edge
+        {
+            let p = self.ctx.locate(place, q, false);
+            self.skip_place_qualifiers();
+            return Ok(p);
+        }
         let p = if far && let Some(ring) = self.ctx.outline(place) {
             // The far edge: where the line from the unit through the
             // middle of the area leaves it.
@@ -3540,6 +4628,220 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         };
         self.skip_place_qualifiers();
         Ok(p)
+    }
+
+    /// Whether a place is (or a landmark stands in) woods.
+    fn is_woods(&self, place: PlaceRef) -> bool {
+        let i = match place {
+            PlaceRef::Area(i) => Some(i),
+            PlaceRef::Point(p) => self.ctx.area_at(p),
+            _ => None,
+        };
+        i.and_then(|i| self.ctx.state.terrain.areas.get(i))
+            .is_some_and(|a| {
+                matches!(
+                    a.kind,
+                    crate::rules::iron_brigade::kinds::AreaKind::Woods
+                        | crate::rules::iron_brigade::kinds::AreaKind::DenseWoods
+                )
+            })
+    }
+
+    /// A landmark that stands on a road, railroad or fence of the same name
+    /// ("the turnpike" on the Warrenton Turnpike): that line, so a unit
+    /// goes to the nearest point of it, not to the landmark's spot.
+    fn landmark_on_line(
+        &mut self,
+        place: PlaceRef,
+        words: &[String],
+        from: Pos,
+        at: usize,
+    ) -> PlaceRef {
+        let PlaceRef::Point(p) = place else {
+            return place;
+        };
+        let lines = &self.ctx.state.terrain.lines;
+        for (i, l) in lines.iter().enumerate() {
+            // Fences keep their landmark's spot; roads and railroads are
+            // reached at their nearest point.
+            let near = !matches!(l.kind, crate::rules::iron_brigade::kinds::LineKind::Fence)
+                && super::context::nearest_on_path(&l.path, false, p).distance(p) <= 0.5;
+            if near
+                && super::names::match_quality(words, &super::names::norm_words(&l.name)).is_some()
+            {
+                let q = self.ctx.locate(PlaceRef::Line(i), from, false);
+                let written = words
+                    .iter()
+                    .filter(|w| w.as_str() != "the")
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                let name = l.name.clone();
+                self.place_note(
+                    at,
+                    format!(
+                        "'{written}' read as the nearest point of {name}, {}",
+                        show_pos(q)
+                    ),
+                );
+                return PlaceRef::Line(i);
+            }
+        }
+        place
+    }
+
+    /// A name here that could be one of the writer's own units or an
+    /// enemy ("the battery"): his own, said in the receipt. `None` (and
+    /// nothing read) unless the name is ambiguous that way.
+    fn prefer_own<T: Clone + PartialEq>(&mut self, cands: &[Candidate<T>]) -> Option<UnitId> {
+        let save = self.pos;
+        let written = self.phrase_text();
+        if !matches!(self.name(cands), Lookup::Ambiguous(_)) {
+            self.pos = save;
+            return None;
+        }
+        let own = self.ctx.own_units();
+        match self.name(&own) {
+            Lookup::Found(id) => {
+                let note = format!(
+                    "'{written}' read as your {} (for an enemy, write 'enemy' and its letter from your report)",
+                    self.unit_called(id),
+                );
+                self.note(note);
+                Some(id)
+            }
+            _ => {
+                self.pos = save;
+                None
+            }
+        }
+    }
+
+    /// A unit or a place here, where it is: "the 2nd" (a bare ordinal of
+    /// his own side), else any place [`Self::place`] reads.
+    fn point_of(&mut self, from: Pos) -> PResult<Pos> {
+        if let Some(id) = self.bare_ordinal()? {
+            return Ok(self.ctx.locate(PlaceRef::Unit(id), from, false));
+        }
+        if self.depth >= 4 {
+            return Err(self.err("too many places within places; give the place directly"));
+        }
+        self.depth += 1;
+        let p = self.place(from, false);
+        self.depth -= 1;
+        p
+    }
+
+    /// A name several places share ("the farm": the Brawner farm or the
+    /// Douglass farm): the one nearest the unit, said in the receipt.
+    /// `None` (nothing read) unless the name is ambiguous among places
+    /// only.
+    fn nearest_of_like(&mut self, from: Pos, at: usize) -> Option<PlaceRef> {
+        let places = self.ctx.places();
+        let start = self.pos;
+        let Lookup::Ambiguous(_) = self.name(places) else {
+            self.pos = start;
+            return None;
+        };
+        let written = self.phrase_text();
+        let end_max = (start + 6).min(self.toks.len());
+        for end in (start + 1..=end_max).rev() {
+            if self.toks.get(end - 1).is_some_and(|t| t.is_word("the")) {
+                continue;
+            }
+            let words = token_words(self.toks.get(start..end).unwrap_or_default());
+            let hits: Vec<&Candidate<PlaceRef>> = places
+                .iter()
+                .filter(|c| super::names::match_quality(&words, &c.words).is_some())
+                .collect();
+            if hits.is_empty() {
+                continue;
+            }
+            if hits.iter().any(|c| matches!(c.target, PlaceRef::Unit(_))) {
+                return None;
+            }
+            let mut seen: Vec<(PlaceRef, String, Pos)> = Vec::new();
+            for c in &hits {
+                let key = self.place_key(c.target);
+                if !seen.iter().any(|(k, _, _)| self.place_key(*k) == key) {
+                    seen.push((
+                        c.target,
+                        c.display.clone(),
+                        self.ctx.locate(c.target, from, false),
+                    ));
+                }
+            }
+            let (best, name, p) = seen
+                .iter()
+                .min_by(|a, b| a.2.distance(from).total_cmp(&b.2.distance(from)))
+                .cloned()?;
+            let list: Vec<String> = seen
+                .iter()
+                .map(|(_, n, q)| format!("{n} {}", show_pos(*q)))
+                .collect();
+            self.pos = end;
+            self.place_note(
+                at,
+                format!(
+                    "'{written}' could be {}; took the nearer, {name} {} (write its full name for another)",
+                    or_list(&list),
+                    show_pos(p)
+                ),
+            );
+            return Some(best);
+        }
+        None
+    }
+
+    /// "in front of the farm", "near the railroad", "next to the orchard",
+    /// "by the Douglass house" after a place's name: where the second
+    /// place is, to choose the part (or the one) of the first nearest it.
+    fn place_beside_place(&mut self, first_at: Pos) -> Option<Pos> {
+        if self.depth >= 4 {
+            return None;
+        }
+        let save = self.pos;
+        let ok = (self.eat_words(&["in", "front", "of"]) && !self.at_any(0, &["us", "you", "it"]))
+            || self.eat_words(&["next", "to"])
+            || self.eat_words(&["close", "to"])
+            || self.eat_any(&["near", "nearest", "beside"]).is_some();
+        if !ok {
+            self.pos = save;
+            return None;
+        }
+        self.depth += 1;
+        let from = self.at;
+        let before = self.last_place;
+        let name_at = self.pos;
+        let p = self.place(from, true);
+        self.last_place = before;
+        self.depth -= 1;
+        match p {
+            Ok(p) => Some(p),
+            Err(_) => {
+                // A name several places share ("the farm"): the one
+                // nearest the first place.
+                self.pos = name_at;
+                let end_max = (name_at + 6).min(self.toks.len());
+                for end in (name_at + 1..=end_max).rev() {
+                    let words = token_words(self.toks.get(name_at..end).unwrap_or_default());
+                    let best = self
+                        .ctx
+                        .places()
+                        .iter()
+                        .filter(|c| !matches!(c.target, PlaceRef::Unit(_)))
+                        .filter(|c| super::names::match_quality(&words, &c.words).is_some())
+                        .map(|c| self.ctx.locate(c.target, first_at, false))
+                        .min_by(|a, b| a.distance(first_at).total_cmp(&b.distance(first_at)));
+                    if let Some(q) = best {
+                        self.pos = end;
+                        return Some(q);
+                    }
+                }
+                self.pos = save;
+                None
+            }
+        }
     }
 
     /// Qualifiers that say where a named place is without changing it
@@ -3787,8 +5089,10 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     ///   front and rear are that unit's, by its facing; beside means
     ///   frontages edge to edge with a 1" interval, behind and in front 2"
     ///   between the ranks; "in support of" is behind; "beside" is the
-    ///   flank nearer the ordered unit. A written distance replaces the
-    ///   interval (it is the gap between the two units' ranks or flanks).
+    ///   flank nearer the ordered unit. A written distance is measured
+    ///   from that unit's place, its centre, as a player lays the tape
+    ///   ("100 yards in rear of the battery"), but never so short that
+    ///   the two would overlap.
     /// - of a place (a landmark, feature, or an enemy known only by its
     ///   last-known place), they are the writer's side's: its front is
     ///   toward the enemy it has seen (`ParseContext::side_front`). Behind
@@ -3807,17 +5111,20 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                     return Err(self.err("that unit is no longer on the field"));
                 };
                 let f = geometry::footprint(other);
-                let side_gap = gap.unwrap_or(1.0);
-                let rank_gap = gap.unwrap_or(2.0);
-                let left = f.to_table(-(f.frontage / 2.0 + w / 2.0 + side_gap), 0.0);
-                let right = f.to_table(f.frontage / 2.0 + w / 2.0 + side_gap, 0.0);
+                // A written distance is from that unit's place (its
+                // centre, where a player lays the tape), but never so
+                // little that the two overlap.
+                let lateral_clear = f.frontage / 2.0 + w / 2.0;
+                let rank_clear = f.depth / 2.0 + d / 2.0;
+                let side_off = gap.map_or(lateral_clear + 1.0, |g| g.max(lateral_clear));
+                let rank_off = gap.map_or(rank_clear + 2.0, |g| g.max(rank_clear));
+                let left = f.to_table(-side_off, 0.0);
+                let right = f.to_table(side_off, 0.0);
                 let p = match rel {
                     Rel::Left => left,
                     Rel::Right => right,
-                    Rel::Behind | Rel::Support => {
-                        f.to_table(0.0, -(f.depth / 2.0 + d / 2.0 + rank_gap))
-                    }
-                    Rel::Front => f.to_table(0.0, f.depth / 2.0 + d / 2.0 + rank_gap),
+                    Rel::Behind | Rel::Support => f.to_table(0.0, -rank_off),
+                    Rel::Front => f.to_table(0.0, rank_off),
                     Rel::Beside => {
                         let (p, flank) = if left.distance(self.at) <= right.distance(self.at) {
                             (left, "left")
@@ -3905,16 +5212,72 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         }
     }
 
+    /// "on the 5th Va's right", "on the 2nd's left flank", "to the rear of
+    /// the 26th" written as "in the 26th's rear": the unit first, then its
+    /// side. The unit is kept for [`Self::relative_reference`].
+    fn possessive_flank(&mut self) -> Option<Rel> {
+        let save = self.pos;
+        self.eat_any(&["on", "to", "in", "at", "upon"]);
+        self.eat_word("the");
+        let mut units = self.ctx.own_units();
+        units.extend(self.ctx.visible_enemy_units());
+        let id = match self.name(&units) {
+            Lookup::Found(id) => Some(id),
+            _ => self.bare_ordinal().ok().flatten(),
+        };
+        let rel = match self.word_at(0) {
+            Some("left") => Some(Rel::Left),
+            Some("right") => Some(Rel::Right),
+            Some("rear") => Some(Rel::Behind),
+            Some("front") => Some(Rel::Front),
+            _ => None,
+        };
+        match (id, rel) {
+            (Some(id), Some(rel)) => {
+                self.pos += 1;
+                self.eat_word("flank");
+                self.preset_ref = Some(PlaceRef::Unit(id));
+                Some(rel)
+            }
+            _ => {
+                self.pos = save;
+                None
+            }
+        }
+    }
+
     /// What a relative position is relative to: a unit of the writer's
     /// side, an enemy his side sees (by designation, description or, when
     /// identities are known, name), or a place (landmark, feature, an
     /// enemy's last-known place). Never an enemy the side has not seen.
     fn relative_reference(&mut self) -> PResult<PlaceRef> {
+        if let Some(r) = self.preset_ref.take() {
+            return Ok(r);
+        }
         // His own units and the enemies in sight in one set, so that the
         // closest name wins ("B" the designation, not "Battery B").
         let mut units = self.ctx.own_units();
         units.extend(self.ctx.visible_enemy_units());
+        let start = self.pos;
         if let Lookup::Found(id) = self.name(&units) {
+            // Unless a place's name runs longer ("behind the north woods"
+            // is no "North Carolina").
+            let unit_end = self.pos;
+            self.pos = start;
+            let places = self.ctx.places();
+            if let Lookup::Found(_) = self.name(places)
+                && self.pos > unit_end
+            {
+                self.pos = start;
+            } else {
+                self.pos = unit_end;
+                return Ok(PlaceRef::Unit(id));
+            }
+        }
+        if let Some(id) = self.prefer_own(&units) {
+            return Ok(PlaceRef::Unit(id));
+        }
+        if let Some(id) = self.bare_ordinal()? {
             return Ok(PlaceRef::Unit(id));
         }
         if let Some(u) = self.designation_a() {
@@ -3940,7 +5303,9 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     /// after the verb are not a relative position.
     fn form_relative(&mut self, steps: &mut Vec<Step>) -> PResult<bool> {
         let save = self.pos;
-        self.eat_any(&["into", "in", "to"]);
+        if !self.at_relative() {
+            self.eat_any(&["into", "in", "to"]);
+        }
         self.eat_any(&["a", "an"]);
         let before = self.formation();
         self.eat_any(&["up"]);
@@ -3957,9 +5322,15 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         } else {
             None
         };
-        let Some(rel) = self.relative_words() else {
-            self.pos = save;
-            return Ok(false);
+        let rel = match self.relative_words() {
+            Some(rel) => rel,
+            None => match self.possessive_flank() {
+                Some(rel) => rel,
+                None => {
+                    self.pos = save;
+                    return Ok(false);
+                }
+            },
         };
         let (p, facing) = self.relative_to(rel, gap, at)?;
         let formation = if before.is_some() {
@@ -4251,7 +5622,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     /// An officer's move: "ride to the orchard, then to the farm at the
     /// gallop" (APSoF IV.D: no orders needed; double time allowed).
     pub fn officer_move(&mut self, officer: OfficerId) -> PResult<OfficerMove> {
-        let mut waypoints = Vec::new();
+        let mut waypoints: Vec<Pos> = Vec::new();
         let mut double_time = false;
         let mut first = true;
         let mut with_unit: Option<UnitId> = None;
@@ -4282,7 +5653,15 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 {
                     // "stay with the 10th Ohio": accompany it.
                     self.pos += 2;
-                    with_unit = Some(self.accompanied_unit()?);
+                    let id = self.accompanied_unit()?;
+                    // "ride to the 4th Virginia and stay with it": riding
+                    // to it is riding with it.
+                    if let (Some(last), Some(u)) = (waypoints.last(), self.ctx.state.unit(id))
+                        && last.distance(u.position) < 0.01
+                    {
+                        waypoints.pop();
+                    }
+                    with_unit = Some(id);
                     self.officer_move_end()?;
                     continue;
                 }
@@ -4320,6 +5699,14 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 }
             }
             first = false;
+            // "ride over to the 19th", "go back to the battery".
+            if self.at_any(
+                0,
+                &["over", "across", "back", "down", "along", "round", "on"],
+            ) && self.at_any(1, &["to", "toward", "towards"])
+            {
+                self.pos += 1;
+            }
             if self.at_word("with")
                 || self.at_word("alongside")
                 || self.at_words(&["along", "with"])
@@ -4363,6 +5750,12 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             return Err(self.err(
                 "an officer either rides to places or rides with a unit in one turn; write 'ride with the ...' alone",
             ));
+        }
+        // An officer's order has no notes of its own in the receipt: what
+        // was read how goes with the place notes.
+        let at = self.toks.first().map_or(0, |t| t.start);
+        for n in std::mem::take(&mut self.notes) {
+            self.place_note(at, n);
         }
         self.keep_notes();
         Ok(OfficerMove {
@@ -4483,6 +5876,13 @@ impl<'c, 'a> OrderParser<'c, 'a> {
 
     /// The unit an officer rides with: any unit of his side.
     fn accompanied_unit(&mut self) -> PResult<UnitId> {
+        // "ride to the 4th Virginia and stay with it".
+        if self.at_any(0, &["it", "them"])
+            && let Some(PlaceRef::Unit(id)) = self.last_place
+        {
+            self.pos += 1;
+            return Ok(id);
+        }
         self.eat_word("the");
         let own = self.ctx.own_units();
         self.need_name(&own, &|s| {
@@ -4570,15 +5970,17 @@ struct EdgeChoice {
 
 /// "(34, 12)".
 fn show_pos(p: Pos) -> String {
-    let r = |x: f64| {
-        let v = (x * 10.0).round() / 10.0;
-        if v.fract() == 0.0 {
-            format!("{v:.0}")
-        } else {
-            format!("{v:.1}")
-        }
-    };
-    format!("({}, {})", r(p.x), r(p.y))
+    format!("({}, {})", show_num(p.x), show_num(p.y))
+}
+
+/// A number to a tenth, without a trailing ".0".
+fn show_num(x: f64) -> String {
+    let v = (x * 10.0).round() / 10.0;
+    if v.fract() == 0.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.1}")
+    }
 }
 
 /// "a", "a or b", "a, b or c".
@@ -4595,6 +5997,25 @@ fn resolve_verb(w: &str) -> Option<String> {
     if VERBS.contains(&w) {
         return Some(w.to_string());
     }
+    if w.chars().count() == 4 {
+        // A short verb with two letters swapped ("hodl", "mvoe", "fier").
+        let swapped: Vec<&&str> = VERBS
+            .iter()
+            .filter(|v| {
+                v.len() == 4 && strsim::damerau_levenshtein(w, v) == 1 && {
+                    let mut a: Vec<char> = w.chars().collect();
+                    let mut b: Vec<char> = v.chars().collect();
+                    a.sort_unstable();
+                    b.sort_unstable();
+                    a == b
+                }
+            })
+            .collect();
+        return match swapped.as_slice() {
+            [one] => Some((**one).to_string()),
+            _ => None,
+        };
+    }
     if w.chars().count() < 5 {
         return None;
     }
@@ -4606,6 +6027,18 @@ fn resolve_verb(w: &str) -> Option<String> {
         [one] => Some((**one).to_string()),
         _ => None,
     }
+}
+
+/// The area a closed outline encloses (the shoelace formula).
+fn ring_area(ring: &[Pos]) -> f64 {
+    let n = ring.len();
+    let mut twice = 0.0;
+    for i in 0..n {
+        if let (Some(a), Some(b)) = (ring.get(i), ring.get((i + 1) % n)) {
+            twice += a.x * b.y - b.x * a.y;
+        }
+    }
+    (twice / 2.0).abs()
 }
 
 /// Byte offset to 1-based (line, column in characters).
@@ -4643,7 +6076,9 @@ mod tests {
     #[test]
     fn verbs_forgive_one_typo_in_long_words() {
         assert_eq!(resolve_verb("advnace").as_deref(), Some("advance"));
-        assert_eq!(resolve_verb("hodl"), None);
+        // Short verbs: two letters swapped only.
+        assert_eq!(resolve_verb("hodl").as_deref(), Some("hold"));
+        assert_eq!(resolve_verb("hald"), None);
         assert_eq!(resolve_verb("unlimbr").as_deref(), Some("unlimber"));
     }
 
