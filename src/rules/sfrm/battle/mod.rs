@@ -1,0 +1,67 @@
+//! SFRM's brigade-scale game as a pure rules core: *ACW Shit For Real Men*
+//! v1.477 at its own scale (Table 1: 1" = 100 yd, 30-minute turns), with
+//! brigades, artillery battalions and supply trains under divisional,
+//! corps and army generals.
+//!
+//! [`resolve_turn`] plays one turn: (state, orders, dice) -> (state,
+//! events), dice only through [`crate::dice::DiceSource`], each roll with
+//! its purpose. Events carry their working (dice, terms and the section
+//! each comes from). Rulings where the text is silent or damaged:
+//! docs/rulings-sfrm.md, "Brigade scale".
+//!
+//! Built:
+//! - the nouns ([`nouns`]): elements, units, generals, formations, ground,
+//!   the serialisable [`SfrmBattle`];
+//! - the tables as data ([`tables`]): Table 2 (generals), 4 (movement), 5
+//!   (green units), 6 and 7 (combat), 8 (weather, daylight), 9 (army
+//!   costing, [`army_cost`]);
+//! - the turn ([`turn`]): "Turn Order" (attacker's phase, then
+//!   defender's); the command roll and command range (Command i, ii);
+//!   movement with Table 4, the terrain/manoeuvre modifier, weather and
+//!   night, the 4"/1" stand-offs; charges into contact; formation changes;
+//!   one turn of entrenching; unrouting; combat (non-phasing then phasing,
+//!   contact fire repeated), firing arcs, sight, higher elevation, Table 5,
+//!   Tables 6 and 7, enfilade, cavalry charge and double canister
+//!   multiples, attached generals' combat value; Table 3 for generals
+//!   attached to a unit that takes a casualty; routs and dispersal; rout
+//!   moves; army morale.
+//!
+//! Not yet built (absent, not pretended):
+//! - supply: tracing supply by road from sources and trains, and placing
+//!   out of supply markers after combat (the markers a scenario sets do
+//!   count on Table 7);
+//! - roads: the "March Column/Limbered On Road" rate (all moves use the
+//!   off-road rate), and so supply trains, whose only rate is on road,
+//!   cannot move;
+//! - promotion of removed generals and reorganisation;
+//! - breakthrough advances and breakthrough combat;
+//! - a general attaching to more than one unit at once; firing at, or
+//!   contacting, generals and messengers not attached to a unit (and their
+//!   capture); messengers and dispatches at this scale (the messenger
+//!   rules in [`crate::rules::sfrm`] work at Iron Brigade scale);
+//! - firing over friendly troops from a higher elevation; targets "in
+//!   contact with directly adjacent friendly elements";
+//! - expanding or contracting a line's frontage at the start of a move,
+//!   wheeling, and conforming to roads and terrain edges;
+//! - entrenching beyond hasty (1 level): standard and improved works take a
+//!   day and a week;
+//! - fatigue gained by days of combat, marching and resting (the fatigue a
+//!   scenario sets does count on Table 7), and the month and year rolls;
+//! - casualties returning overnight and captured troops; scenario setup
+//!   (deployment zones, entrenchment allowances).
+
+pub mod nouns;
+pub mod orders;
+pub mod tables;
+pub mod turn;
+
+#[cfg(test)]
+mod tests;
+
+pub use nouns::{
+    Area, Arm, Contact, Formation, General, GeneralId, Ground, Gun, Pos, Quality, Rank, Season,
+    SfrmBattle, Side, SmallArm, Unit, UnitId, Weather,
+};
+pub use orders::{Order, SfrmEvent, Subphase, Term, TurnOrders};
+pub use tables::{SideCost, army_cost};
+pub use turn::{TurnError, resolve_turn};

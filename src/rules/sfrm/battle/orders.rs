@@ -1,0 +1,262 @@
+//! What a side may order in an SFRM turn, and the events the rules core
+//! reports back with their working.
+
+use super::nouns::{Formation, GeneralId, Pos, Side, UnitId};
+use super::tables::{GreenResult, Light};
+use crate::rules::sfrm::table3::OfficerCasualty;
+use serde::{Deserialize, Serialize};
+
+/// One order for the movement & manoeuvre subphase of its side's phase
+/// (SFRM "Movement & Manoeuvre"). A unit takes at most one of `Move`,
+/// `Charge`, `Formation`, `Entrench`, `RoutMove`, `Unrout`; `Target` only
+/// names whom it fires at.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "order")]
+pub enum Order {
+    /// Move straight to `to` (Table 4; "Manoeuvre"), then face `facing`
+    /// if given (else keep the facing).
+    Move {
+        unit: UnitId,
+        to: Pos,
+        #[serde(default)]
+        facing: Option<f64>,
+    },
+    /// Charge into base-to-base contact with `target` ("Movement").
+    Charge { unit: UnitId, target: UnitId },
+    /// Change formation in place ("Formation Changes").
+    Formation {
+        unit: UnitId,
+        formation: Formation,
+        #[serde(default)]
+        facing: Option<f64>,
+        #[serde(default)]
+        front_rank: Option<u32>,
+        #[serde(default)]
+        mounted: Option<bool>,
+        #[serde(default)]
+        prone: Option<bool>,
+    },
+    /// Dig in for a turn ("Entrenching").
+    Entrench { unit: UnitId },
+    /// A voluntary rout move ("Rout Moves").
+    RoutMove { unit: UnitId },
+    /// Unrout with an attached general, optionally changing formation
+    /// ("Command").
+    Unrout {
+        unit: UnitId,
+        #[serde(default)]
+        formation: Option<Formation>,
+    },
+    /// Whom to fire at when it has a choice ("Firing Arc & Target
+    /// Availability").
+    Target { unit: UnitId, target: UnitId },
+    /// A general rides to `to` (Table 4: 36").
+    GeneralMove { general: GeneralId, to: Pos },
+    /// A general rides to `unit` and attaches to it, or detaches (`None`).
+    Attach {
+        general: GeneralId,
+        unit: Option<UnitId>,
+    },
+}
+
+impl Order {
+    /// The unit a movement order moves, if it is one.
+    pub fn moving_unit(&self) -> Option<UnitId> {
+        match self {
+            Order::Move { unit, .. }
+            | Order::Charge { unit, .. }
+            | Order::Formation { unit, .. }
+            | Order::Entrench { unit }
+            | Order::RoutMove { unit }
+            | Order::Unrout { unit, .. } => Some(*unit),
+            _ => None,
+        }
+    }
+}
+
+/// Both sides' orders for one turn.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TurnOrders {
+    #[serde(default)]
+    pub union: Vec<Order>,
+    #[serde(default)]
+    pub confederate: Vec<Order>,
+}
+
+impl TurnOrders {
+    pub fn of(&self, side: Side) -> &[Order] {
+        match side {
+            Side::Union => &self.union,
+            Side::Confederate => &self.confederate,
+        }
+    }
+}
+
+/// One term of a sum, with where it comes from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Term {
+    pub text: String,
+    pub value: i32,
+    pub section: String,
+}
+
+impl Term {
+    pub fn new(text: impl Into<String>, value: i32, section: impl Into<String>) -> Term {
+        Term {
+            text: text.into(),
+            value,
+            section: section.into(),
+        }
+    }
+}
+
+/// Which subphase an event belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Subphase {
+    Command,
+    Movement,
+    Combat,
+    ArmyMorale,
+}
+
+/// What happened, with its working. Every event names the section of the
+/// rules it follows.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "event")]
+pub enum SfrmEvent {
+    /// A side's phase begins ("Turn Order").
+    PhaseBegins {
+        turn: u32,
+        side: Side,
+        minute: u32,
+        light: Light,
+        section: String,
+    },
+    /// A general's d6 against his command ability ("Command" i).
+    CommandRoll {
+        general: GeneralId,
+        ability: u8,
+        roll: u8,
+        commands: bool,
+        section: String,
+    },
+    /// A unit's command state for the phase ("Command").
+    Command {
+        unit: UnitId,
+        in_command: bool,
+        /// The general whose range (or column) brought it in.
+        by: Option<GeneralId>,
+        section: String,
+    },
+    /// An order not carried out, with why and what would do.
+    OrderRefused {
+        side: Side,
+        /// Position of the order in the side's list.
+        index: usize,
+        reason: String,
+        section: String,
+    },
+    Moved {
+        unit: UnitId,
+        from: Pos,
+        to: Pos,
+        /// Inches of allowance spent, after terrain/manoeuvre multiples.
+        cost: f64,
+        allowance: f64,
+        /// Stopped short of the ordered point, and why.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        stopped: Option<String>,
+        working: Vec<String>,
+        section: String,
+    },
+    GeneralMoved {
+        general: GeneralId,
+        from: Pos,
+        to: Pos,
+        attached_to: Option<UnitId>,
+        section: String,
+    },
+    FormationChanged {
+        unit: UnitId,
+        formation: Formation,
+        section: String,
+    },
+    Entrenched {
+        unit: UnitId,
+        level: u8,
+        section: String,
+    },
+    Unrouted {
+        unit: UnitId,
+        general: GeneralId,
+        section: String,
+    },
+    Charged {
+        unit: UnitId,
+        target: UnitId,
+        from: Pos,
+        cost: f64,
+        allowance: f64,
+        section: String,
+    },
+    /// Table 5 for a green unit.
+    GreenTested {
+        unit: UnitId,
+        dice: [u8; 2],
+        result: GreenResult,
+        section: String,
+    },
+    /// One unit's fire at one target ("Combat"): the total of basic combat
+    /// values and modifiers, divided by 6.
+    Fired {
+        firer: UnitId,
+        target: UnitId,
+        range: f64,
+        terms: Vec<Term>,
+        total: i32,
+        definite: u32,
+        remainder: u32,
+        /// The die for the possible further casualty (≤ remainder hits).
+        roll: Option<u8>,
+        casualties: u32,
+        elements_left: u32,
+        section: String,
+    },
+    /// Table 3 for a general.
+    OfficerCasualty {
+        general: GeneralId,
+        dice: [u8; 2],
+        casualty: OfficerCasualty,
+        section: String,
+    },
+    /// Morale failure from casualties in one phase.
+    Routed {
+        unit: UnitId,
+        reason: String,
+        section: String,
+    },
+    RoutMove {
+        unit: UnitId,
+        from: Pos,
+        to: Pos,
+        /// The extra element lost for a rout move made whilst routed.
+        extra_casualty: bool,
+        section: String,
+    },
+    Dispersed {
+        unit: UnitId,
+        reason: String,
+        section: String,
+    },
+    /// Contact fire stopped with nobody able to hurt the other.
+    ContactStands { units: Vec<UnitId>, section: String },
+    /// Army morale check of the phasing side.
+    ArmyMorale {
+        side: Side,
+        broken_units: u32,
+        command_ability_sum: u32,
+        fails: bool,
+        section: String,
+    },
+}

@@ -1,0 +1,672 @@
+//! Playing small SFRM situations through [`resolve_turn`], each result
+//! worked by hand from the rule text (the arithmetic is in the comments).
+
+use super::*;
+use crate::dice::ScriptedDice;
+use crate::rules::sfrm::table3::CasualtyResult;
+use tables::{GreenResult, Light};
+
+fn infantry(id: u32, name: &str, side: Side, elements: u32, pos: Pos, facing: f64) -> Unit {
+    Unit {
+        id: UnitId(id),
+        name: name.into(),
+        side,
+        arm: Arm::Infantry {
+            weapon: SmallArm::Rifles,
+        },
+        elements,
+        front_rank: elements,
+        quality: Some(Quality::Regular),
+        formation: Formation::Line,
+        facing,
+        pos,
+        mounted: false,
+        prone: false,
+        routed: false,
+        out_of_command: false,
+        dispersed: false,
+        entrenchment: 0,
+        out_of_supply: 0,
+        fatigue_quarters: 0,
+        division: None,
+    }
+}
+
+fn general(id: u32, name: &str, side: Side, pos: Pos) -> General {
+    General {
+        id: GeneralId(id),
+        name: name.into(),
+        side,
+        rank: Rank::Division,
+        quality: Quality::Regular,
+        penalty: Default::default(),
+        pos,
+        attached_to: None,
+        superior: None,
+        removed: false,
+    }
+}
+
+/// Two brigades a side on open ground, a summer morning, Union attacking:
+/// Union 1st and 2nd Brigades (regular, rifles, 6 and 5 elements, one
+/// rank, facing north) under Doubleday (divisional regular, 4" (2) +2);
+/// Confederate Baylor's brigade (regular, rifles, 6 elements, facing
+/// south) and a 10-pound rifled battalion, under Taliaferro (divisional
+/// regular).
+fn two_brigades_a_side() -> SfrmBattle {
+    let mut guns = infantry(
+        4,
+        "Poague's battalion",
+        Side::Confederate,
+        1,
+        Pos::new(10.0, 14.0),
+        180.0,
+    );
+    guns.arm = Arm::Artillery {
+        gun: Gun::TenPounderRifled,
+    };
+    guns.front_rank = 1;
+    SfrmBattle {
+        turn: 0,
+        start_minute: 10 * 60,
+        season: Season::Summer,
+        weather: Weather::Clear,
+        attacker: Side::Union,
+        units: vec![
+            infantry(1, "1st Brigade", Side::Union, 6, Pos::new(0.0, 0.0), 0.0),
+            infantry(2, "2nd Brigade", Side::Union, 5, Pos::new(10.0, 0.0), 0.0),
+            infantry(
+                3,
+                "Baylor's brigade",
+                Side::Confederate,
+                6,
+                Pos::new(0.0, 10.0),
+                180.0,
+            ),
+            guns,
+        ],
+        generals: vec![
+            general(1, "Doubleday", Side::Union, Pos::new(0.0, -1.0)),
+            general(2, "Taliaferro", Side::Confederate, Pos::new(0.0, 11.0)),
+        ],
+        ground: vec![],
+        contacts: vec![],
+    }
+}
+
+fn play(b: &SfrmBattle, orders: &TurnOrders, dice: &[u8]) -> (SfrmBattle, Vec<SfrmEvent>) {
+    let mut d = ScriptedDice::new(dice.iter().map(|v| i64::from(*v))).unwrap();
+    let out = resolve_turn(b, orders, &mut d).unwrap();
+    assert_eq!(d.remaining(), 0, "every scripted die used");
+    out
+}
+
+fn fired(ev: &[SfrmEvent], firer: u32) -> Vec<&SfrmEvent> {
+    ev.iter()
+        .filter(|e| matches!(e, SfrmEvent::Fired { firer: f, .. } if f.0 == firer))
+        .collect()
+}
+
+fn close(a: Pos, x: f64, y: f64) -> bool {
+    (a.x - x).abs() < 1e-6 && (a.y - y).abs() < 1e-6
+}
+
+/// The whole turn of the two-brigade situation, by hand:
+///
+/// Union phase. Command: Doubleday rolls 2 <= ability 2, commands; 1st
+/// Brigade is 1" from him (in range 4"), 2nd Brigade 10.05" (out). 1st
+/// Brigade moves 7" straight ahead (line 8", Table 4); 2nd Brigade's
+/// order is refused (out of command). Combat: Confederates fire first;
+/// Baylor (2" rifles) has nobody within 2"; the guns' 60° arc (150°–210°)
+/// holds 2nd Brigade at 14" (bearing 180°): shell, value 2, total 2: no
+/// definite casualty, remainder 2, die 3 > 2 misses. Union rifles reach
+/// nobody (3" and out of arc).
+///
+/// Confederate phase. Taliaferro rolls 1 <= 2; rides to Baylor and
+/// attaches; Baylor (1" from him before he rides, in command) charges 1st
+/// Brigade 3" straight ahead (cost 3 <= 8). Union fire first: 1st Brigade
+/// in contact, 6 elements x 1 = 6, no modifier: 6 / 6 = 1 casualty,
+/// remainder 0 (no die). Taliaferro is attached to Baylor, which took a
+/// casualty: Table 3, 3 + 4 = 7, no effect. 2nd Brigade: Baylor now at
+/// (0,7) is 55° off its facing, out of arc. Confederate fire: Baylor, 5
+/// elements x 1 = 5, Taliaferro's combat value +2, Confederate infantry
+/// +1 = 8: 1 definite, remainder 2, die 2 hits: 2 casualties. The guns at
+/// 2nd Brigade again: 2, die 1 hits: 1 casualty. Morale: 1st Brigade lost
+/// 2 this phase, regular: routs; its rout move goes 4" toward its friends
+/// only if no closer to any enemy — toward 2nd Brigade (bearing 125°) it
+/// would close on the guns (12.21" to 11.47"), so it goes 4" straight back
+/// from the charge (bearing 180°) to (0,3). 2nd Brigade lost 1 (< 2),
+/// Baylor 1 (< 2): they stand. Army morale: neither side has a unit
+/// routed or gone >= 2.
+#[test]
+fn sfrm_turn_order_two_brigades_a_side() {
+    let b = two_brigades_a_side();
+    let orders = TurnOrders {
+        union: vec![
+            Order::Move {
+                unit: UnitId(1),
+                to: Pos::new(0.0, 7.0),
+                facing: None,
+            },
+            Order::Move {
+                unit: UnitId(2),
+                to: Pos::new(10.0, 7.0),
+                facing: None,
+            },
+        ],
+        confederate: vec![
+            Order::Charge {
+                unit: UnitId(3),
+                target: UnitId(1),
+            },
+            Order::Attach {
+                general: GeneralId(2),
+                unit: Some(UnitId(3)),
+            },
+        ],
+    };
+    let (after, ev) = play(&b, &orders, &[2, 3, 1, 3, 4, 2, 1]);
+
+    // Phases in the rules' order, attacker first.
+    let phases: Vec<Side> = ev
+        .iter()
+        .filter_map(|e| match e {
+            SfrmEvent::PhaseBegins { side, light, .. } => {
+                assert_eq!(*light, Light::Day);
+                Some(*side)
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(phases, [Side::Union, Side::Confederate]);
+
+    // Command.
+    assert!(ev.iter().any(|e| matches!(e,
+        SfrmEvent::Command { unit, in_command: true, by: Some(GeneralId(1)), .. } if unit.0 == 1)));
+    assert!(ev.iter().any(|e| matches!(e,
+        SfrmEvent::Command { unit, in_command: false, .. } if unit.0 == 2)));
+    assert!(ev.iter().any(|e| matches!(e,
+        SfrmEvent::OrderRefused { side: Side::Union, index: 1, reason, .. } if reason.contains("out of command"))));
+
+    // Movement.
+    let moved = ev
+        .iter()
+        .find_map(|e| match e {
+            SfrmEvent::Moved {
+                unit,
+                cost,
+                allowance,
+                ..
+            } if unit.0 == 1 => Some((*cost, *allowance)),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(moved, (7.0, 8.0));
+
+    // Combat: the guns' two shots at 2nd Brigade, one miss, one hit.
+    let guns = fired(&ev, 4);
+    assert_eq!(guns.len(), 2);
+    for (shot, (roll, cas)) in guns.iter().zip([(3, 0), (1, 1)]) {
+        let SfrmEvent::Fired {
+            target,
+            total,
+            definite,
+            remainder,
+            roll: r,
+            casualties,
+            range,
+            ..
+        } = shot
+        else {
+            unreachable!()
+        };
+        assert_eq!(target.0, 2);
+        assert!((range - 14.0).abs() < 1e-9);
+        assert_eq!((*total, *definite, *remainder), (2, 0, 2));
+        assert_eq!((*r, *casualties), (Some(roll), cas));
+    }
+    // 1st Brigade's contact volley: 6, one casualty, no die.
+    let SfrmEvent::Fired {
+        total,
+        roll,
+        casualties,
+        ..
+    } = fired(&ev, 1)[0]
+    else {
+        unreachable!()
+    };
+    assert_eq!((*total, *roll, *casualties), (6, None, 1));
+    // Baylor's: 5 + 2 + 1 = 8, die 2 <= 2: two casualties.
+    let SfrmEvent::Fired {
+        terms,
+        total,
+        definite,
+        remainder,
+        roll,
+        casualties,
+        ..
+    } = fired(&ev, 3)[0]
+    else {
+        unreachable!()
+    };
+    let values: Vec<i32> = terms.iter().map(|t| t.value).collect();
+    assert_eq!(values, [5, 2, 1]);
+    assert_eq!(terms[2].section, "SFRM Table 7");
+    assert_eq!(
+        (*total, *definite, *remainder, *roll, *casualties),
+        (8, 1, 2, Some(2), 2)
+    );
+
+    // Table 3 for Taliaferro: 7, no effect.
+    assert!(ev.iter().any(|e| matches!(e,
+        SfrmEvent::OfficerCasualty { general: GeneralId(2), dice: [3, 4], casualty, .. }
+            if casualty.result == CasualtyResult::ShotsScatter)));
+
+    // Morale and the rout move.
+    let first = after.unit(UnitId(1)).unwrap();
+    assert!(first.routed);
+    assert_eq!(first.elements, 4);
+    assert!(close(first.pos, 0.0, 3.0), "{:?}", first.pos);
+    let second = after.unit(UnitId(2)).unwrap();
+    assert_eq!((second.elements, second.routed), (4, false));
+    let baylor = after.unit(UnitId(3)).unwrap();
+    assert_eq!((baylor.elements, baylor.routed), (5, false));
+    assert!(close(baylor.pos, 0.0, 7.0));
+    assert!(after.contacts.is_empty());
+    let tal = after.general(GeneralId(2)).unwrap();
+    assert_eq!(tal.attached_to, Some(UnitId(3)));
+    assert!(close(tal.pos, 0.0, 7.0));
+    assert!(
+        ev.iter()
+            .all(|e| !matches!(e, SfrmEvent::ArmyMorale { fails: true, .. }))
+    );
+    assert_eq!(after.turn, 1);
+}
+
+/// SFRM "Army Morale" and "Rout Moves": Union units routed, dispersed or
+/// eliminated (1: the routed 1st Brigade) >= the generals' command
+/// ability (an inferior divisional general: 1), so every out of command
+/// Union unit rout moves. Doubleday rolls 6 > 1: both brigades are out of
+/// command. 1st Brigade, already routed, moves 4" and loses an element
+/// (6 -> 5: regular, still above 2); 2nd Brigade routs 4" and loses
+/// nothing.
+#[test]
+fn sfrm_army_morale_out_of_command_units_rout() {
+    let mut b = two_brigades_a_side();
+    b.generals[0].quality = Quality::Inferior;
+    b.units[0].routed = true;
+    // The Confederates far away; keep the Confederate phase quiet too.
+    b.units[2].pos = Pos::new(0.0, 30.0);
+    b.units[3].pos = Pos::new(-40.0, 40.0);
+    // Union phase: Doubleday 6 (fails). Confederate phase: Taliaferro 6.
+    let (after, ev) = play(&b, &TurnOrders::default(), &[6, 6]);
+    assert!(ev.iter().any(|e| matches!(
+        e,
+        SfrmEvent::ArmyMorale {
+            side: Side::Union,
+            broken_units: 1,
+            command_ability_sum: 1,
+            fails: true,
+            ..
+        }
+    )));
+    let first = after.unit(UnitId(1)).unwrap();
+    assert_eq!(first.elements, 5);
+    // Toward its friend 2nd Brigade (due east), no closer to any enemy.
+    assert!(close(first.pos, 4.0, 0.0), "{:?}", first.pos);
+    let second = after.unit(UnitId(2)).unwrap();
+    assert!(second.routed);
+    assert_eq!(second.elements, 5);
+    assert!(ev.iter().any(|e| matches!(e,
+        SfrmEvent::RoutMove { unit, extra_casualty: true, .. } if unit.0 == 1)));
+    // No Confederate unit is routed or gone: they hold.
+    assert!(ev.iter().any(|e| matches!(
+        e,
+        SfrmEvent::ArmyMorale {
+            side: Side::Confederate,
+            broken_units: 0,
+            command_ability_sum: 2,
+            fails: false,
+            ..
+        }
+    )));
+}
+
+/// SFRM Table 5 ("Seeing The Elephant"): a green Union brigade fired on
+/// for the first time rolls 2d6: 3 + 4 = 7, "rout & remain green": it
+/// does not fire, and routs after both sides have fired. The guns' shot:
+/// 2 at 14", die 1 hits: 1 casualty. Still green, it is fired on again
+/// in the Confederate phase (the guns, 18" now, after its rout move 4"
+/// straight back from them) and rolls Table 5 again (our ruling): 4 + 4
+/// = 8, regular. Its rout move turned its back to the guns, so their
+/// fire is enfilade: 2 + 2 = 4, remainder 4; die 5 misses.
+#[test]
+fn sfrm_table_5_green_brigade_routs_and_remains_green() {
+    let mut b = two_brigades_a_side();
+    b.units[1].quality = None;
+    b.units[0].pos = Pos::new(-30.0, 0.0);
+    b.generals[0].pos = Pos::new(-30.0, -1.0);
+    // Union phase: command 2; guns fire at 2nd Brigade: Table 5 for the
+    // target (3, 4), then the guns' die (1).
+    // Confederate phase: command 6 (fails); the guns fire again: Table 5
+    // (4, 4), die 5 misses.
+    let (after, ev) = play(&b, &TurnOrders::default(), &[2, 3, 4, 1, 6, 4, 4, 5]);
+    assert!(ev.iter().any(|e| matches!(e,
+        SfrmEvent::GreenTested { unit, dice: [3, 4], result: GreenResult::RoutAndRemainGreen, .. } if unit.0 == 2)));
+    let second = after.unit(UnitId(2)).unwrap();
+    assert!(second.routed);
+    assert!(close(second.pos, 10.0, -4.0), "{:?}", second.pos);
+    assert_eq!(second.quality, Some(Quality::Regular));
+    assert_eq!(second.elements, 4);
+    assert!(ev.iter().any(|e| matches!(e,
+        SfrmEvent::GreenTested { unit, dice: [4, 4], result: GreenResult::Becomes { quality: Quality::Regular }, .. } if unit.0 == 2)));
+    assert!(
+        fired(&ev, 2).is_empty(),
+        "a green brigade that ran does not fire"
+    );
+    // Routed after the guns fired: the Routed event follows the shot.
+    let shot = ev
+        .iter()
+        .position(|e| matches!(e, SfrmEvent::Fired { firer, .. } if firer.0 == 4))
+        .unwrap();
+    let routed = ev
+        .iter()
+        .position(|e| matches!(e, SfrmEvent::Routed { unit, .. } if unit.0 == 2))
+        .unwrap();
+    assert!(routed > shot);
+}
+
+/// SFRM "Morale, Routing, Casualties & Dispersal": a regular brigade
+/// disperses at 2 elements or fewer. Baylor with 3 elements, in contact
+/// with a 6-element Union line: 6 / 6 = 1 casualty, leaving 2: dispersed.
+#[test]
+fn sfrm_morale_routing_casualties_dispersal() {
+    let mut b = two_brigades_a_side();
+    b.units[2].elements = 3;
+    b.units[2].front_rank = 3;
+    b.units[2].pos = Pos::new(0.0, 0.0);
+    b.contacts.push(Contact {
+        a: UnitId(3),
+        b: UnitId(1),
+        from_bearing: 0.0,
+    });
+    b.units[3].pos = Pos::new(60.0, 60.0);
+    b.units[1].pos = Pos::new(-30.0, 0.0);
+    // Union phase: command 2; Baylor fires first (contact): 3 + 1 = 4:
+    // no definite, remainder 4, die 5 misses. 1st Brigade: 6: one
+    // casualty, no die. Baylor 3 -> 2: dispersed, contact over.
+    // Confederate phase: command 6.
+    let (after, ev) = play(&b, &TurnOrders::default(), &[2, 5, 6]);
+    let baylor = after.unit(UnitId(3)).unwrap();
+    assert!(baylor.dispersed);
+    assert_eq!(baylor.elements, 2);
+    assert!(
+        ev.iter()
+            .any(|e| matches!(e, SfrmEvent::Dispersed { unit, .. } if unit.0 == 3))
+    );
+    assert!(after.contacts.is_empty());
+}
+
+/// SFRM "Combat": units in contact go on firing until none is left in
+/// contact. Two 6-element regular lines in contact; the Union phase:
+/// round 1 Confederates 6 + 1 = 7 (1, remainder 1: die 4 misses) -> Union
+/// 5; Union 5: remainder 5, die 6 misses. Union lost 1 (< 2): round 2:
+/// Confederates 7 again, die 4 misses -> Union 4; Union 4: die 6 misses.
+/// Union lost 2 this phase: routs, contact over. (Enfilade: the charge
+/// struck from the Union front: none.)
+#[test]
+fn sfrm_combat_contact_fire_repeats_until_contact_ends() {
+    let mut b = two_brigades_a_side();
+    b.units[2].pos = Pos::new(0.0, 0.0);
+    b.contacts.push(Contact {
+        a: UnitId(3),
+        b: UnitId(1),
+        from_bearing: 0.0,
+    });
+    b.units[3].pos = Pos::new(60.0, 60.0);
+    b.units[1].pos = Pos::new(-30.0, 0.0);
+    let (after, ev) = play(&b, &TurnOrders::default(), &[2, 4, 6, 4, 6, 6]);
+    assert_eq!(fired(&ev, 3).len(), 2);
+    assert_eq!(fired(&ev, 1).len(), 2);
+    let u = after.unit(UnitId(1)).unwrap();
+    assert_eq!((u.elements, u.routed), (4, true));
+    let c = after.unit(UnitId(3)).unwrap();
+    assert_eq!((c.elements, c.routed), (6, false));
+}
+
+/// SFRM "Combat": enfilade fire (into the flank or rear) counts +1
+/// multiple. Baylor charged 1st Brigade from its rear (bearing 180° from
+/// a unit facing 0°): 6 elements x 1, +6 enfilade, +1 Confederate = 13:
+/// 2 definite, remainder 1.
+#[test]
+fn sfrm_combat_enfilade_counts_an_extra_multiple() {
+    let mut b = two_brigades_a_side();
+    b.units[2].pos = Pos::new(0.0, 0.0);
+    b.units[2].facing = 0.0;
+    b.contacts.push(Contact {
+        a: UnitId(3),
+        b: UnitId(1),
+        from_bearing: 180.0,
+    });
+    b.units[3].pos = Pos::new(60.0, 60.0);
+    b.units[1].pos = Pos::new(-30.0, 0.0);
+    // Union phase: command 2. Baylor: 13: die 6 misses: 2 casualties; 1st
+    // Brigade routs at once? No: morale comes after both fire. 1st
+    // Brigade (4 elements, charged from behind: the enemy is out of its
+    // arc): 4 x 1 (small arms in contact fire whatever the arc) +
+    // enfilade? Baylor faces 0° and 1st Brigade is at its front: none =
+    // 4: remainder 4, die 1 hits: Baylor 5. Then 1st Brigade routs (2
+    // casualties) and the contact ends. Confederate phase: command 6.
+    let (after, ev) = play(&b, &TurnOrders::default(), &[2, 6, 1, 6]);
+    let SfrmEvent::Fired { terms, total, .. } = fired(&ev, 3)[0] else {
+        unreachable!()
+    };
+    assert_eq!(terms[1].text, "enfilade: +1 multiple");
+    assert_eq!(*total, 13);
+    assert_eq!(after.unit(UnitId(1)).unwrap().elements, 4);
+    assert_eq!(after.unit(UnitId(3)).unwrap().elements, 5);
+}
+
+/// SFRM Table 4 and "Manoeuvre": infantry in line has 8"; moving sideways
+/// counts each inch x2, so an ordered 6" sideways move stops after 4"
+/// (cost 8). Rough ground (woods) counts x2 again: 3" of woods straight
+/// ahead costs 6, and with 1" of open before it, 1 + 6 = 7 <= 8.
+#[test]
+fn sfrm_table_4_movement_manoeuvre_modifiers() {
+    let mut b = two_brigades_a_side();
+    b.units[2].pos = Pos::new(0.0, 40.0);
+    b.units[3].pos = Pos::new(60.0, 60.0);
+    b.units[1].pos = Pos::new(3.0, -1.0);
+    b.ground.push(Area {
+        ground: Ground::Woods,
+        min: Pos::new(-5.0, 1.0),
+        max: Pos::new(-1.0, 10.0),
+    });
+    b.units[0].pos = Pos::new(-3.0, 0.0);
+    let orders = TurnOrders {
+        union: vec![
+            Order::Move {
+                unit: UnitId(1),
+                to: Pos::new(-3.0, 4.0),
+                facing: None,
+            },
+            Order::Move {
+                unit: UnitId(2),
+                to: Pos::new(9.0, -1.0),
+                facing: None,
+            },
+        ],
+        confederate: vec![],
+    };
+    // Doubleday at (0,-1): 1st Brigade 3.16" away, 2nd 3" away: in.
+    let (after, ev) = play(&b, &orders, &[1, 6]);
+    let costs: Vec<(u32, f64, bool)> = ev
+        .iter()
+        .filter_map(|e| match e {
+            SfrmEvent::Moved {
+                unit,
+                cost,
+                stopped,
+                ..
+            } => Some((unit.0, (cost * 1e6).round() / 1e6, stopped.is_some())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(costs, [(1, 7.0, false), (2, 8.0, true)]);
+    assert!(close(after.unit(UnitId(2)).unwrap().pos, 7.0, -1.0));
+}
+
+/// SFRM "Movement": march column may go no closer than 4" to the enemy.
+/// 2nd Brigade in march column, 10" from Baylor, ordered 9" up the
+/// field: it stops 4" short, having moved 6" (of 16").
+#[test]
+fn sfrm_movement_march_column_stands_off_four_inches() {
+    let mut b = two_brigades_a_side();
+    b.units[1].formation = Formation::MarchColumn;
+    b.units[1].pos = Pos::new(0.0, 0.0);
+    b.units[0].pos = Pos::new(-20.0, 0.0);
+    b.units[3].pos = Pos::new(60.0, 60.0);
+    b.generals[0].pos = Pos::new(0.0, -1.0);
+    let orders = TurnOrders {
+        union: vec![Order::Move {
+            unit: UnitId(2),
+            to: Pos::new(0.0, 9.0),
+            facing: None,
+        }],
+        confederate: vec![],
+    };
+    let (after, ev) = play(&b, &orders, &[1, 6]);
+    assert!(close(after.unit(UnitId(2)).unwrap().pos, 0.0, 6.0));
+    assert!(ev.iter().any(
+        |e| matches!(e, SfrmEvent::Moved { stopped: Some(s), allowance, .. }
+        if s.contains("4\"") && *allowance == 16.0)
+    ));
+}
+
+/// SFRM "Movement": charging needs an attached general. Baylor without
+/// one is refused with the reason.
+#[test]
+fn sfrm_movement_charge_needs_an_attached_general() {
+    let mut b = two_brigades_a_side();
+    b.units[0].pos = Pos::new(0.0, 7.0);
+    b.units[3].pos = Pos::new(60.0, 60.0);
+    let orders = TurnOrders {
+        union: vec![],
+        confederate: vec![Order::Charge {
+            unit: UnitId(3),
+            target: UnitId(1),
+        }],
+    };
+    // Union phase: command 6 (fails); nobody fires (3" > 2", out of arc).
+    // Confederate phase: command 1.
+    let (after, ev) = play(&b, &orders, &[6, 1]);
+    assert!(ev.iter().any(
+        |e| matches!(e, SfrmEvent::OrderRefused { side: Side::Confederate, reason, .. }
+        if reason.contains("no attached general"))
+    ));
+    assert!(after.contacts.is_empty());
+}
+
+/// SFRM "Firing From Higher Elevation": the guns on a hill 4" from its
+/// edge may not fire at a brigade on the plain 6" away (less than twice
+/// 4"), and may at 8" (range 2 "shell" beyond 2"): 2 + target uphill? No,
+/// the target is below: 2.
+#[test]
+fn sfrm_firing_from_higher_elevation() {
+    let mut b = two_brigades_a_side();
+    b.ground.push(Area {
+        ground: Ground::Hill { level: 1 },
+        min: Pos::new(5.0, 10.0),
+        max: Pos::new(15.0, 20.0),
+    });
+    // Guns at (10,14): the hill's south edge is 4" away at y = 10.
+    b.units[2].pos = Pos::new(-40.0, 40.0);
+    b.units[0].pos = Pos::new(-40.0, -40.0);
+    b.units[1].pos = Pos::new(10.0, 8.0);
+    // Union phase: command 6; guns may not fire at 6". Confederate
+    // phase: command 6; nothing fires.
+    let (_, ev) = play(&b, &TurnOrders::default(), &[6, 6]);
+    assert!(fired(&ev, 4).is_empty());
+    b.units[1].pos = Pos::new(10.0, 6.0);
+    // Now 8" = twice 4": the guns fire in both phases: 2, dice 3 and 3 miss.
+    let (_, ev) = play(&b, &TurnOrders::default(), &[6, 3, 6, 3]);
+    assert_eq!(fired(&ev, 4).len(), 2);
+}
+
+/// SFRM "Firing Arc & Target Availability": sight is halved through cover
+/// and reaches no more than 2" into it. The guns see 2nd Brigade in a wood
+/// 1" deep at 14" (sight 18"), and -1 for the target in cover: 2 - 1 = 1;
+/// not once it stands 3" deep.
+#[test]
+fn sfrm_firing_arc_sight_into_cover() {
+    let mut b = two_brigades_a_side();
+    b.units[0].pos = Pos::new(-40.0, -40.0);
+    b.units[2].pos = Pos::new(-40.0, 40.0);
+    b.ground.push(Area {
+        ground: Ground::Woods,
+        min: Pos::new(5.0, -5.0),
+        max: Pos::new(15.0, 1.0),
+    });
+    let (_, ev) = play(&b, &TurnOrders::default(), &[6, 1, 6, 1]);
+    let SfrmEvent::Fired { total, terms, .. } = fired(&ev, 4)[0] else {
+        unreachable!()
+    };
+    assert_eq!(*total, 1);
+    assert!(
+        terms
+            .iter()
+            .any(|t| t.text == "target in cover or deployed in town")
+    );
+    b.units[1].pos = Pos::new(10.0, -2.0);
+    let (_, ev) = play(&b, &TurnOrders::default(), &[6, 6]);
+    assert!(fired(&ev, 4).is_empty());
+}
+
+/// SFRM "Time, Weather & Daylight": no combat at night. 8:30pm in
+/// summer is night: the guns do not fire.
+#[test]
+fn sfrm_time_weather_daylight_no_combat_at_night() {
+    let mut b = two_brigades_a_side();
+    b.start_minute = 20 * 60 + 30;
+    let (_, ev) = play(&b, &TurnOrders::default(), &[6, 6]);
+    assert!(ev.iter().all(|e| !matches!(e, SfrmEvent::Fired { .. })));
+    assert!(ev.iter().any(|e| matches!(
+        e,
+        SfrmEvent::PhaseBegins {
+            light: Light::Night,
+            ..
+        }
+    )));
+}
+
+/// SFRM Table 9: Union 40 (a regular divisional general, 1 figure) + 6 x
+/// 10 + 5 x 10 (regular rifles) = 150; Confederates 40 + 6 x 12 + 120
+/// (10-pound rifled) = 232.
+#[test]
+fn sfrm_table_9_army_costing_of_the_two_brigade_battle() {
+    let costs = army_cost(&two_brigades_a_side());
+    assert_eq!(costs[0].side, Side::Union);
+    assert_eq!(costs[0].points, 150);
+    assert_eq!(costs[1].points, 232);
+    assert!(costs.iter().all(|c| c.unpriced.is_empty()));
+}
+
+#[test]
+fn sfrm_battle_state_round_trips_through_json() {
+    let b = two_brigades_a_side();
+    let json = serde_json::to_string(&b).unwrap();
+    let back: SfrmBattle = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, b);
+}
+
+/// Pure and deterministic: the same state, orders and dice give the same
+/// state and events.
+#[test]
+fn sfrm_resolve_turn_is_deterministic() {
+    let b = two_brigades_a_side();
+    let mut d1 = crate::dice::StreamDice::new([7u8; 32]);
+    let mut d2 = crate::dice::StreamDice::new([7u8; 32]);
+    let a = resolve_turn(&b, &TurnOrders::default(), &mut d1).unwrap();
+    let c = resolve_turn(&b, &TurnOrders::default(), &mut d2).unwrap();
+    assert_eq!(a, c);
+}

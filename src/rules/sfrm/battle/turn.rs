@@ -1,0 +1,1568 @@
+//! SFRM "Turn Order" and "Phase Order": the attacker's phase, then the
+//! defender's; in each, the phasing side's command & supply subphase,
+//! movement & manoeuvre, combat & combat morale (both sides fire), and
+//! army morale. [`resolve_turn`] is pure: (state, orders, dice) ->
+//! (state, events).
+
+use super::nouns::{
+    Arm, Contact, Formation, Ground, Pos, Quality, SfrmBattle, Side, SmallArm, Unit, UnitId,
+    Weather, angle_between,
+};
+use super::orders::{Order, SfrmEvent, Term, TurnOrders};
+use super::tables::{
+    GreenResult, Light, Table7, light, move_allowance, move_class, table4, table5, table6_gun,
+    table6_small_arm, weather_movement, weather_sight,
+};
+use crate::dice::{DiceError, DiceSource, RollKind, RollPurpose};
+use crate::rules::sfrm::table3::{roll_2d6_dice, table3};
+use std::collections::{BTreeMap, BTreeSet};
+
+const S_TURN: &str = "SFRM Turn Order";
+const S_COMMAND: &str = "SFRM Command";
+const S_OFFICER: &str = "SFRM Officer Casualties, Table 3";
+const S_MOVEMENT: &str = "SFRM Movement";
+const S_MANOEUVRE: &str = "SFRM Manoeuvre";
+const S_FORMATION: &str = "SFRM Formation Changes";
+const S_ENTRENCH: &str = "SFRM Entrenching";
+const S_ROUT: &str = "SFRM Rout Moves";
+const S_COMBAT: &str = "SFRM Combat";
+const S_GREEN: &str = "SFRM Table 5";
+const S_T6: &str = "SFRM Table 6";
+const S_T7: &str = "SFRM Table 7";
+const S_ARC: &str = "SFRM Firing Arc & Target Availability";
+const S_ELEVATION: &str = "SFRM Firing From Higher Elevation";
+const S_MORALE: &str = "SFRM Morale, Routing, Casualties & Dispersal";
+const S_ARMY: &str = "SFRM Army Morale";
+const S_TIME: &str = "SFRM Time, Weather & Daylight";
+
+/// SFRM "Rout Moves": "A rout move must be at least 4"". We move exactly
+/// that (docs/rulings-sfrm.md).
+pub const ROUT_MOVE_INCHES: f64 = 4.0;
+/// SFRM "Movement": march column may go no closer than 4" to the enemy.
+pub const COLUMN_STANDOFF: f64 = 4.0;
+/// SFRM "Movement": line may go no closer than 1" unless charging.
+pub const LINE_STANDOFF: f64 = 1.0;
+/// SFRM "Firing Arc & Target Availability": sight range 2 miles (36").
+pub const SIGHT_INCHES: f64 = 36.0;
+/// SFRM "Firing Arc & Target Availability": at most 2" into cover.
+pub const SIGHT_INTO_COVER: f64 = 2.0;
+/// SFRM "Combat": divide the total by 6.
+pub const COMBAT_DIVISOR: i32 = 6;
+
+/// The turn cannot be resolved (only the dice can fail: bad orders are
+/// refused with an event and the rest still counts).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TurnError {
+    #[error(transparent)]
+    Dice(#[from] DiceError),
+}
+
+/// What one phase remembers between its subphases.
+struct Phase {
+    side: Side,
+    light: Light,
+    /// Casualties each unit took in this phase (for routs).
+    casualties: BTreeMap<UnitId, u32>,
+    /// Units that charged into contact this phase.
+    charged: BTreeSet<UnitId>,
+    /// Green units that rolled Table 5 this subphase.
+    tested: BTreeSet<UnitId>,
+    /// Green units that rolled "rout & remain green", to rout after both
+    /// sides have fired.
+    green_rout: BTreeSet<UnitId>,
+    /// Units hit in the current round of fire.
+    hit: BTreeSet<UnitId>,
+}
+
+/// Play one SFRM turn: the attacker's phase, then the defender's ("Turn
+/// Order"), each with its subphases ("Phase Order").
+pub fn resolve_turn(
+    battle: &SfrmBattle,
+    orders: &TurnOrders,
+    dice: &mut dyn DiceSource,
+) -> Result<(SfrmBattle, Vec<SfrmEvent>), TurnError> {
+    let mut b = battle.clone();
+    b.turn += 1;
+    let mut ev = Vec::new();
+    let minute = b.minute_of_turn(b.turn);
+    let light = light(minute, b.season);
+    for side in [b.attacker, b.attacker.other()] {
+        ev.push(SfrmEvent::PhaseBegins {
+            turn: b.turn,
+            side,
+            minute,
+            light,
+            section: S_TURN.into(),
+        });
+        let mut ph = Phase {
+            side,
+            light,
+            casualties: BTreeMap::new(),
+            charged: BTreeSet::new(),
+            tested: BTreeSet::new(),
+            green_rout: BTreeSet::new(),
+            hit: BTreeSet::new(),
+        };
+        command(&mut b, &ph, dice, &mut ev)?;
+        movement(&mut b, &mut ph, orders.of(side), dice, &mut ev)?;
+        if light != Light::Night {
+            combat(&mut b, &mut ph, orders, dice, &mut ev)?;
+        }
+        army_morale(&mut b, &mut ph, dice, &mut ev)?;
+    }
+    Ok((b, ev))
+}
+
+/// SFRM "Command": each general of the phasing side rolls a d6 against his
+/// command ability; a unit is in command when partly within the command
+/// range (halved through woods) of one who succeeds, or when it is a march
+/// column with a general in it.
+fn command(
+    b: &mut SfrmBattle,
+    ph: &Phase,
+    dice: &mut dyn DiceSource,
+    ev: &mut Vec<SfrmEvent>,
+) -> Result<(), TurnError> {
+    let mut commanding = Vec::new();
+    let generals: Vec<_> = b.generals_of(ph.side).cloned().collect();
+    for g in &generals {
+        let ability = g.stats().command_ability;
+        let roll = dice.d6(&RollPurpose::new(RollKind::SfrmCommand, g.name.clone())
+            .with_note(format!("SFRM Command (i): d6 <= command ability {ability}")))?;
+        let commands = roll <= ability;
+        ev.push(SfrmEvent::CommandRoll {
+            general: g.id,
+            ability,
+            roll,
+            commands,
+            section: format!("{S_COMMAND} (i), SFRM Table 2"),
+        });
+        if commands {
+            commanding.push(g);
+        }
+    }
+    let ids: Vec<UnitId> = b.units_of(ph.side).map(|u| u.id).collect();
+    for id in ids {
+        let Some(u) = b.unit(id) else { continue };
+        let by_range = commanding
+            .iter()
+            .filter(|g| u.pos.distance(g.pos) <= command_range(b, g, u.pos))
+            .min_by(|a, c| {
+                a.pos
+                    .distance(u.pos)
+                    .total_cmp(&c.pos.distance(u.pos))
+                    .then(a.id.cmp(&c.id))
+            })
+            .map(|g| g.id);
+        let by_column = (u.formation == Formation::MarchColumn)
+            .then(|| b.attached_general(id).map(|g| g.id))
+            .flatten();
+        let by = by_range.or(by_column);
+        let section = if by_range.is_some() || by.is_none() {
+            format!("{S_COMMAND} (i)")
+        } else {
+            format!("{S_COMMAND} (ii)")
+        };
+        if let Some(u) = b.unit_mut(id) {
+            u.out_of_command = by.is_none();
+        }
+        ev.push(SfrmEvent::Command {
+            unit: id,
+            in_command: by.is_some(),
+            by,
+            section,
+        });
+    }
+    Ok(())
+}
+
+/// SFRM "Command": command range, halved through woods/forest.
+fn command_range(b: &SfrmBattle, g: &super::nouns::General, to: Pos) -> f64 {
+    let r = f64::from(g.stats().command_range);
+    if b.length_through(g.pos, to, |gr| gr == Ground::Woods) > 0.0 {
+        r / 2.0
+    } else {
+        r
+    }
+}
+
+fn refuse(ev: &mut Vec<SfrmEvent>, side: Side, index: usize, reason: String, section: &str) {
+    ev.push(SfrmEvent::OrderRefused {
+        side,
+        index,
+        reason,
+        section: section.into(),
+    });
+}
+
+/// SFRM Table 8 notes and "Time, Weather & Daylight": the fraction of
+/// Table 4's allowance that weather and night leave, with its working.
+fn movement_factor(b: &SfrmBattle, light: Light) -> (f64, Vec<String>) {
+    let (n, d) = weather_movement(b.weather);
+    let mut f = f64::from(n) / f64::from(d);
+    let mut working = Vec::new();
+    if (n, d) != (1, 1) {
+        working.push(format!("{:?} weather: x{n}/{d} (SFRM Table 8)", b.weather));
+    }
+    if light == Light::Night {
+        f /= 2.0;
+        working.push(format!("night: halved ({S_TIME})"));
+    }
+    (f, working)
+}
+
+/// Inches of allowance a straight move from `from` to `to` spends (SFRM
+/// Table 4 and "Manoeuvre"): each inch counts the terrain/manoeuvre
+/// modifier when moving sideways or backwards (more than 45° off the
+/// facing), again in rough terrain, and throughout when skirmishing; both
+/// cases together multiply.
+fn path_cost(b: &SfrmBattle, u: &Unit, from: Pos, to: Pos) -> f64 {
+    let len = from.distance(to);
+    if len == 0.0 {
+        return 0.0;
+    }
+    let m = f64::from(table4(move_class(u)).modifier.unwrap_or(1));
+    let sideways = angle_between(u.facing, from.bearing_to(to)) > 45.0;
+    let mo = if sideways { m } else { 1.0 };
+    if u.formation == Formation::Skirmish {
+        return len * mo * m;
+    }
+    let rough = b.length_through(from, to, Ground::rough).min(len);
+    (len - rough) * mo + rough * mo * m
+}
+
+/// The first fraction of the way from `a` to `b` at which the path comes
+/// closer than `limit` to `e` (1.0 if never). Starting nearer than the
+/// limit, any step closer is refused at once (0.0).
+fn first_too_close(a: Pos, b: Pos, e: Pos, limit: f64) -> f64 {
+    let (dx, dy) = (b.x - a.x, b.y - a.y);
+    let (fx, fy) = (a.x - e.x, a.y - e.y);
+    let qa = dx * dx + dy * dy;
+    if qa == 0.0 {
+        return 1.0;
+    }
+    let qb = 2.0 * (fx * dx + fy * dy);
+    let qc = fx * fx + fy * fy - limit * limit;
+    if qc <= 1e-9 {
+        return if qb < 0.0 { 0.0 } else { 1.0 };
+    }
+    let disc = qb * qb - 4.0 * qa * qc;
+    if disc <= 0.0 {
+        return 1.0;
+    }
+    let t1 = (-qb - disc.sqrt()) / (2.0 * qa);
+    if (0.0..1.0).contains(&t1) { t1 } else { 1.0 }
+}
+
+/// SFRM "Movement & Manoeuvre": generals' orders first (so a general can
+/// reach a brigade before it charges), then each unit's one movement order.
+fn movement(
+    b: &mut SfrmBattle,
+    ph: &mut Phase,
+    orders: &[Order],
+    dice: &mut dyn DiceSource,
+    ev: &mut Vec<SfrmEvent>,
+) -> Result<(), TurnError> {
+    let side = ph.side;
+    let (factor, fworking) = movement_factor(b, ph.light);
+    for (i, o) in orders.iter().enumerate() {
+        let (gid, to_unit, to) = match *o {
+            Order::GeneralMove { general, to } => (general, None, Some(to)),
+            Order::Attach { general, unit } => (general, Some(unit), None),
+            _ => continue,
+        };
+        let Some(g) = b.general(gid).filter(|g| g.side == side && !g.removed) else {
+            refuse(
+                ev,
+                side,
+                i,
+                format!("no general {} of yours is on the field", gid.0),
+                S_MOVEMENT,
+            );
+            continue;
+        };
+        let from = g.pos;
+        let reach = f64::from(table4(super::tables::MoveClass::GeneralOrMessenger).line) * factor;
+        let (dest, attach) = match (to, to_unit) {
+            (Some(p), _) => (p, None),
+            (None, Some(Some(uid))) => match b.unit(uid).filter(|u| u.side == side && !u.gone()) {
+                Some(u) => (u.pos, Some(uid)),
+                None => {
+                    refuse(
+                        ev,
+                        side,
+                        i,
+                        format!("no unit {} of yours to attach to", uid.0),
+                        S_COMMAND,
+                    );
+                    continue;
+                }
+            },
+            (None, _) => (from, None),
+        };
+        let d = from.distance(dest);
+        if d > reach + 1e-9 {
+            refuse(
+                ev,
+                side,
+                i,
+                format!(
+                    "{} is {d:.1}\" away; a general rides {reach:.1}\" this turn (SFRM Table 4); order a ride toward it",
+                    g.name
+                ),
+                S_MOVEMENT,
+            );
+            continue;
+        }
+        if let Some(g) = b.general_mut(gid) {
+            g.pos = dest;
+            g.attached_to = attach;
+        }
+        ev.push(SfrmEvent::GeneralMoved {
+            general: gid,
+            from,
+            to: dest,
+            attached_to: attach,
+            section: format!("{S_MOVEMENT}, SFRM Table 4"),
+        });
+    }
+    let mut ordered = BTreeSet::new();
+    for (i, o) in orders.iter().enumerate() {
+        let Some(uid) = o.moving_unit() else { continue };
+        let Some(u) = b.unit(uid).filter(|u| u.side == side && !u.gone()) else {
+            refuse(
+                ev,
+                side,
+                i,
+                format!("no unit {} of yours is on the field", uid.0),
+                S_MOVEMENT,
+            );
+            continue;
+        };
+        if !ordered.insert(uid) {
+            refuse(
+                ev,
+                side,
+                i,
+                format!(
+                    "{} already has a movement order this phase; a unit moves, charges, changes formation, entrenches or routs once",
+                    u.name
+                ),
+                S_MOVEMENT,
+            );
+            continue;
+        }
+        let u = u.clone();
+        let general = b.attached_general(uid).map(|g| g.id);
+        match o {
+            Order::RoutMove { .. } => {
+                rout_move(b, ph, uid, dice, ev)?;
+                continue;
+            }
+            Order::Unrout { formation, .. } => {
+                let why = if !u.routed {
+                    Some(format!("{} is not routed", u.name))
+                } else if u.out_of_command {
+                    Some(format!(
+                        "{} is out of command; it may only rout move",
+                        u.name
+                    ))
+                } else if general.is_none() {
+                    Some(format!(
+                        "{} has no general attached; attach one to unrout it",
+                        u.name
+                    ))
+                } else {
+                    None
+                };
+                match (why, general) {
+                    (None, Some(g)) => {
+                        if let Some(m) = b.unit_mut(uid) {
+                            m.routed = false;
+                            if let Some(f) = formation {
+                                m.formation = *f;
+                            }
+                        }
+                        ev.push(SfrmEvent::Unrouted {
+                            unit: uid,
+                            general: g,
+                            section: S_COMMAND.into(),
+                        });
+                    }
+                    (why, _) => refuse(ev, side, i, why.unwrap_or_default(), S_COMMAND),
+                }
+                continue;
+            }
+            _ => {}
+        }
+        // Everything else needs an unrouted unit in command.
+        if u.routed {
+            refuse(
+                ev,
+                side,
+                i,
+                format!(
+                    "{} is routed: it may only rout move, or be unrouted by an attached general while in command",
+                    u.name
+                ),
+                S_COMMAND,
+            );
+            continue;
+        }
+        if u.out_of_command {
+            refuse(
+                ev,
+                side,
+                i,
+                format!(
+                    "{} is out of command: it may not move, but may fire or make a rout move",
+                    u.name
+                ),
+                S_COMMAND,
+            );
+            continue;
+        }
+        match o {
+            Order::Move { to, facing, .. } => {
+                if let Some(why) = cannot_move(&u, general.is_some()) {
+                    refuse(ev, side, i, why, S_MANOEUVRE);
+                    continue;
+                }
+                let base = f64::from(move_allowance(&u, false));
+                let allowance = base * factor;
+                if allowance <= 0.0 {
+                    refuse(
+                        ev,
+                        side,
+                        i,
+                        format!(
+                            "{} moves 0\" in {} (SFRM Table 4); change to march column first",
+                            u.name,
+                            u.formation.name()
+                        ),
+                        "SFRM Table 4",
+                    );
+                    continue;
+                }
+                let from = u.pos;
+                let full = path_cost(b, &u, from, *to);
+                // Allowance: the furthest fraction whose cost fits.
+                let mut t_allow = 1.0;
+                if full > allowance + 1e-9 {
+                    let (mut lo, mut hi) = (0.0, 1.0);
+                    for _ in 0..60 {
+                        let mid = (lo + hi) / 2.0;
+                        let p = lerp(from, *to, mid);
+                        if path_cost(b, &u, from, p) <= allowance {
+                            lo = mid;
+                        } else {
+                            hi = mid;
+                        }
+                    }
+                    t_allow = lo;
+                }
+                let limit = if u.formation == Formation::MarchColumn {
+                    COLUMN_STANDOFF
+                } else {
+                    LINE_STANDOFF
+                };
+                let mut t_close: f64 = 1.0;
+                for e in b.units_of(side.other()) {
+                    let start = from.distance(e.pos);
+                    let l = if ph.light == Light::Night {
+                        start
+                    } else {
+                        limit.min(start)
+                    };
+                    t_close = t_close.min(first_too_close(from, *to, e.pos, l));
+                }
+                let t = t_allow.min(t_close);
+                let stopped = if t >= 1.0 {
+                    None
+                } else if t_close <= t_allow {
+                    Some(if ph.light == Light::Night {
+                        format!("no closer to the enemy at night ({S_TIME})")
+                    } else {
+                        format!(
+                            "{} may go no closer than {limit}\" to the enemy ({S_MOVEMENT})",
+                            u.formation.name()
+                        )
+                    })
+                } else {
+                    Some(format!("allowance spent ({S_MOVEMENT}, SFRM Table 4)"))
+                };
+                if t <= 0.0 {
+                    refuse(
+                        ev,
+                        side,
+                        i,
+                        format!(
+                            "{} cannot move that way: {}",
+                            u.name,
+                            stopped.unwrap_or_default()
+                        ),
+                        S_MOVEMENT,
+                    );
+                    continue;
+                }
+                let dest = lerp(from, *to, t);
+                let cost = path_cost(b, &u, from, dest);
+                let mut working = vec![format!(
+                    "{} in {}: {base}\" (SFRM Table 4)",
+                    u.name,
+                    u.formation.name()
+                )];
+                working.extend(fworking.iter().cloned());
+                if angle_between(u.facing, from.bearing_to(*to)) > 45.0 {
+                    working.push(format!(
+                        "sideways or backwards: each inch x{} ({S_MANOEUVRE} iv)",
+                        table4(move_class(&u)).modifier.unwrap_or(1)
+                    ));
+                }
+                let rough = b.length_through(from, dest, Ground::rough);
+                if rough > 0.0 || u.formation == Formation::Skirmish {
+                    working.push(format!(
+                        "rough ground or skirmishing: x{} ({S_MANOEUVRE} v)",
+                        table4(move_class(&u)).modifier.unwrap_or(1)
+                    ));
+                }
+                place_unit(b, uid, dest, facing.unwrap_or(u.facing));
+                ev.push(SfrmEvent::Moved {
+                    unit: uid,
+                    from,
+                    to: dest,
+                    cost,
+                    allowance,
+                    stopped,
+                    working,
+                    section: format!("{S_MOVEMENT}, SFRM Table 4"),
+                });
+            }
+            Order::Charge { target, .. } => {
+                let why = charge_refusal(b, &u, *target, general.is_some(), ph.light);
+                if let Some(why) = why {
+                    refuse(ev, side, i, why, S_MOVEMENT);
+                    continue;
+                }
+                let Some(t) = b.unit(*target).cloned() else {
+                    continue;
+                };
+                let allowance = f64::from(move_allowance(&u, false)) * factor;
+                let cost = path_cost(b, &u, u.pos, t.pos);
+                if cost > allowance + 1e-9 {
+                    refuse(
+                        ev,
+                        side,
+                        i,
+                        format!(
+                            "{} cannot reach {}: {cost:.1}\" of movement needed, {allowance:.1}\" allowed (SFRM Table 4); move closer first",
+                            u.name, t.name
+                        ),
+                        S_MOVEMENT,
+                    );
+                    continue;
+                }
+                let from = u.pos;
+                let from_bearing = t.pos.bearing_to(from);
+                place_unit(b, uid, t.pos, from.bearing_to(t.pos));
+                b.contacts.push(Contact {
+                    a: uid,
+                    b: t.id,
+                    from_bearing,
+                });
+                ph.charged.insert(uid);
+                ev.push(SfrmEvent::Charged {
+                    unit: uid,
+                    target: t.id,
+                    from,
+                    cost,
+                    allowance,
+                    section: format!("{S_MOVEMENT}, SFRM Table 4"),
+                });
+                if t.routed {
+                    // "already in a routed state and contacted by the enemy"
+                    rout_move(b, ph, t.id, dice, ev)?;
+                }
+            }
+            Order::Formation {
+                formation,
+                facing,
+                front_rank,
+                mounted,
+                prone,
+                ..
+            } => {
+                if let Some(why) =
+                    formation_refusal(b, &u, *formation, *mounted, *prone, general.is_some())
+                {
+                    refuse(ev, side, i, why, S_FORMATION);
+                    continue;
+                }
+                if let Some(m) = b.unit_mut(uid) {
+                    m.formation = *formation;
+                    if let Some(f) = facing {
+                        m.facing = f.rem_euclid(360.0);
+                    }
+                    if let Some(n) = front_rank {
+                        m.front_rank = *n;
+                    }
+                    if let Some(x) = mounted {
+                        m.mounted = *x;
+                    }
+                    if let Some(x) = prone {
+                        m.prone = *x;
+                    }
+                }
+                ev.push(SfrmEvent::FormationChanged {
+                    unit: uid,
+                    formation: *formation,
+                    section: S_FORMATION.into(),
+                });
+            }
+            Order::Entrench { .. } => {
+                if u.mounted {
+                    refuse(
+                        ev,
+                        side,
+                        i,
+                        format!("{} is mounted; dismount to entrench", u.name),
+                        S_ENTRENCH,
+                    );
+                    continue;
+                }
+                // One turn makes hasty entrenchments (1 level).
+                let level = u.entrenchment.max(1);
+                if let Some(m) = b.unit_mut(uid) {
+                    m.entrenchment = level;
+                }
+                ev.push(SfrmEvent::Entrenched {
+                    unit: uid,
+                    level,
+                    section: S_ENTRENCH.into(),
+                });
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+fn lerp(a: Pos, b: Pos, t: f64) -> Pos {
+    Pos::new(a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t)
+}
+
+/// Put a unit at `p` facing `facing`; generals attached go with it.
+fn place_unit(b: &mut SfrmBattle, uid: UnitId, p: Pos, facing: f64) {
+    if let Some(m) = b.unit_mut(uid) {
+        m.pos = p;
+        m.facing = facing.rem_euclid(360.0);
+    }
+    for g in b
+        .generals
+        .iter_mut()
+        .filter(|g| g.attached_to == Some(uid) && !g.removed)
+    {
+        g.pos = p;
+    }
+}
+
+/// SFRM "Manoeuvre" and "Movement": who may not move at all.
+fn cannot_move(u: &Unit, has_general: bool) -> Option<String> {
+    if matches!(u.formation, Formation::Square | Formation::DeployedInTown) || u.prone {
+        return Some(format!(
+            "{} is in {}{}: it may only change formation or rout move",
+            u.name,
+            u.formation.name(),
+            if u.prone { " and prone" } else { "" }
+        ));
+    }
+    if u.formation.needs_general() && !has_general {
+        return Some(format!(
+            "{} is in {} without an attached general; change to line or march column, or attach a general",
+            u.name,
+            u.formation.name()
+        ));
+    }
+    None
+}
+
+/// SFRM "Movement": a charge needs an attached general, a line formation,
+/// a unit that can move, and daylight (no going closer to known enemy at
+/// night).
+fn charge_refusal(
+    b: &SfrmBattle,
+    u: &Unit,
+    target: UnitId,
+    has_general: bool,
+    light: Light,
+) -> Option<String> {
+    if let Some(why) = cannot_move(u, has_general) {
+        return Some(why);
+    }
+    if !u.is_infantry_or_cavalry() {
+        return Some(format!(
+            "{} cannot charge: only infantry and cavalry charge",
+            u.name
+        ));
+    }
+    if !has_general {
+        return Some(format!(
+            "{} has no attached general; units charge only with one",
+            u.name
+        ));
+    }
+    if u.formation == Formation::MarchColumn {
+        return Some(format!(
+            "{} is in march column, which may go no closer than 4\" to the enemy; form line first",
+            u.name
+        ));
+    }
+    if light == Light::Night {
+        return Some(format!(
+            "no charges at night: movement may not go closer to known enemy ({S_TIME})"
+        ));
+    }
+    match b.unit(target) {
+        Some(t) if t.side != u.side && !t.gone() => None,
+        _ => Some(format!("no enemy unit {} on the field to charge", target.0)),
+    }
+}
+
+/// SFRM "Formation Changes" and "Movement": which formations a unit may
+/// take.
+fn formation_refusal(
+    b: &SfrmBattle,
+    u: &Unit,
+    f: Formation,
+    mounted: Option<bool>,
+    prone: Option<bool>,
+    has_general: bool,
+) -> Option<String> {
+    if f.needs_general() && !has_general {
+        return Some(format!(
+            "{} needs an attached general to form {}",
+            u.name,
+            f.name()
+        ));
+    }
+    match u.arm {
+        Arm::Artillery { .. } if !matches!(f, Formation::MarchColumn | Formation::Line) => {
+            return Some(format!(
+                "artillery limbers (march column) or unlimbers (line), not {}",
+                f.name()
+            ));
+        }
+        Arm::Supply if f != Formation::MarchColumn => {
+            return Some("a supply train keeps to march column".into());
+        }
+        _ => {}
+    }
+    if mounted.is_some() && !matches!(u.arm, Arm::Cavalry { .. }) {
+        return Some(format!(
+            "{} is not cavalry; only cavalry mount or dismount",
+            u.name
+        ));
+    }
+    let will_be_mounted = mounted.unwrap_or(u.mounted);
+    if prone == Some(true) && (!u.is_infantry_or_cavalry() || will_be_mounted) {
+        return Some(format!(
+            "{}: only infantry or dismounted cavalry lie prone",
+            u.name
+        ));
+    }
+    if f == Formation::DeployedInTown && b.ground_at(u.pos, |g| g == Ground::Town).is_none() {
+        return Some(format!("{} is not in a town", u.name));
+    }
+    None
+}
+
+/// SFRM "Morale, Routing, Casualties & Dispersal": casualties in one phase
+/// that make infantry and cavalry rout: inferior 1, regular 2, superior 3.
+/// A green unit still untested counts as inferior (our ruling).
+pub fn rout_threshold(q: Option<Quality>) -> u32 {
+    match q {
+        None | Some(Quality::Inferior) => 1,
+        Some(Quality::Regular) => 2,
+        Some(Quality::Superior) => 3,
+    }
+}
+
+/// SFRM "Morale, Routing, Casualties & Dispersal": infantry and cavalry
+/// disperse at or below inferior 3, regular 2, superior 1 elements. A green
+/// unit still untested counts as inferior (our ruling).
+pub fn dispersal_threshold(q: Option<Quality>) -> u32 {
+    match q {
+        None | Some(Quality::Inferior) => 3,
+        Some(Quality::Regular) => 2,
+        Some(Quality::Superior) => 1,
+    }
+}
+
+fn quality_name(q: Option<Quality>) -> &'static str {
+    q.map(Quality::name).unwrap_or("green")
+}
+
+/// SFRM "Rout Moves": 4" toward friendly elements if that is no closer to
+/// any enemy, else straight away from the nearest enemy; a unit that can do
+/// neither is dispersed. Cavalry remount and artillery limbers first
+/// ("Morale, Routing…"); a unit already routed loses an element.
+fn rout_move(
+    b: &mut SfrmBattle,
+    ph: &mut Phase,
+    uid: UnitId,
+    dice: &mut dyn DiceSource,
+    ev: &mut Vec<SfrmEvent>,
+) -> Result<(), TurnError> {
+    let Some(u) = b.unit(uid).filter(|u| !u.gone()).cloned() else {
+        return Ok(());
+    };
+    let from = u.pos;
+    let enemies: Vec<Pos> = b.units_of(u.side.other()).map(|e| e.pos).collect();
+    let no_closer = |p: Pos| {
+        enemies
+            .iter()
+            .all(|e| p.distance(*e) >= from.distance(*e) - 1e-9)
+    };
+    let friend = b
+        .units_of(u.side)
+        .filter(|f| f.id != uid && f.pos.distance(from) > 0.0)
+        .min_by(|a, c| {
+            a.pos
+                .distance(from)
+                .total_cmp(&c.pos.distance(from))
+                .then(a.id.cmp(&c.id))
+        })
+        .map(|f| f.pos);
+    let toward_friend = friend
+        .map(|f| from.step(from.bearing_to(f), ROUT_MOVE_INCHES))
+        .filter(|p| no_closer(*p));
+    // Away from the enemy: from one in contact, back from the side the
+    // charge came (a charger back the way it came); else from the nearest
+    // enemy; with none in sight of the point model, to its rear.
+    let contact_bearing = b
+        .contacts
+        .iter()
+        .find(|c| {
+            c.involves(uid)
+                && b.unit(c.other(uid).unwrap_or(uid))
+                    .is_some_and(|o| !o.gone())
+        })
+        .map(|c| {
+            if c.b == uid {
+                c.from_bearing + 180.0
+            } else {
+                c.from_bearing
+            }
+        });
+    let nearest_enemy = enemies
+        .iter()
+        .copied()
+        .filter(|e| e.distance(from) > 0.0)
+        .min_by(|a, c| a.distance(from).total_cmp(&c.distance(from)));
+    let away_bearing = contact_bearing
+        .or_else(|| nearest_enemy.map(|e| e.bearing_to(from)))
+        .unwrap_or(u.facing + 180.0);
+    let away = Some(from.step(away_bearing, ROUT_MOVE_INCHES)).filter(|p| no_closer(*p));
+    b.contacts.retain(|c| !c.involves(uid));
+    let Some(dest) = toward_friend.or(away) else {
+        disperse(
+            b,
+            uid,
+            "cannot make its rout move without going closer to the enemy".into(),
+            ev,
+        );
+        return Ok(());
+    };
+    let already = u.routed;
+    if let Some(m) = b.unit_mut(uid) {
+        m.routed = true;
+        if matches!(m.arm, Arm::Cavalry { .. }) {
+            m.mounted = true;
+            m.prone = false;
+        }
+        if m.is_artillery() {
+            m.formation = Formation::MarchColumn;
+        }
+    }
+    place_unit(b, uid, dest, from.bearing_to(dest));
+    ev.push(SfrmEvent::RoutMove {
+        unit: uid,
+        from,
+        to: dest,
+        extra_casualty: already,
+        section: S_ROUT.into(),
+    });
+    if already {
+        take_casualties(b, ph, uid, 1, dice, ev)?;
+        check_dispersal(b, uid, ev);
+    }
+    Ok(())
+}
+
+fn disperse(b: &mut SfrmBattle, uid: UnitId, reason: String, ev: &mut Vec<SfrmEvent>) {
+    if let Some(m) = b.unit_mut(uid) {
+        m.dispersed = true;
+    }
+    b.contacts.retain(|c| !c.involves(uid));
+    for g in b.generals.iter_mut().filter(|g| g.attached_to == Some(uid)) {
+        g.attached_to = None;
+    }
+    ev.push(SfrmEvent::Dispersed {
+        unit: uid,
+        reason,
+        section: S_MORALE.into(),
+    });
+}
+
+/// SFRM "Morale, Routing, Casualties & Dispersal": disperse an infantry or
+/// cavalry unit at or below its quality's elements.
+fn check_dispersal(b: &mut SfrmBattle, uid: UnitId, ev: &mut Vec<SfrmEvent>) {
+    let Some(u) = b.unit(uid).filter(|u| !u.dispersed) else {
+        return;
+    };
+    if u.elements == 0 {
+        let name = u.name.clone();
+        disperse(b, uid, format!("{name} has no elements left"), ev);
+        return;
+    }
+    if !u.is_infantry_or_cavalry() {
+        return;
+    }
+    let limit = dispersal_threshold(u.quality);
+    if u.elements <= limit {
+        let reason = format!(
+            "{} elements left; {} units disperse at {limit} or fewer",
+            u.elements,
+            quality_name(u.quality)
+        );
+        disperse(b, uid, reason, ev);
+    }
+}
+
+/// Remove elements and roll SFRM Table 3 for each general attached to the
+/// unit ("Officer Casualties" i).
+fn take_casualties(
+    b: &mut SfrmBattle,
+    ph: &mut Phase,
+    uid: UnitId,
+    n: u32,
+    dice: &mut dyn DiceSource,
+    ev: &mut Vec<SfrmEvent>,
+) -> Result<u32, TurnError> {
+    let Some(m) = b.unit_mut(uid) else {
+        return Ok(0);
+    };
+    let lost = n.min(m.elements);
+    m.elements -= lost;
+    if lost == 0 {
+        return Ok(0);
+    }
+    *ph.casualties.entry(uid).or_insert(0) += lost;
+    ph.hit.insert(uid);
+    let attached: Vec<_> = b
+        .generals
+        .iter()
+        .filter(|g| g.attached_to == Some(uid) && !g.removed)
+        .map(|g| (g.id, g.name.clone()))
+        .collect();
+    for (gid, name) in attached {
+        let dice2 = roll_2d6_dice(
+            dice,
+            &RollPurpose::new(RollKind::SfrmCasualty, name).with_note("SFRM Table 3"),
+        )?;
+        let Ok(casualty) = table3(dice2[0] + dice2[1]) else {
+            continue;
+        };
+        if let Some(g) = b.general_mut(gid) {
+            g.penalty = g.penalty.plus(casualty.penalty);
+            if casualty.removed() {
+                g.removed = true;
+                g.attached_to = None;
+            }
+        }
+        // Attached to a friendly unit, he is in contact with friends and
+        // cannot be captured (text under Table 3).
+        ev.push(SfrmEvent::OfficerCasualty {
+            general: gid,
+            dice: dice2,
+            casualty,
+            section: S_OFFICER.into(),
+        });
+    }
+    Ok(lost)
+}
+
+/// How one unit reaches a target: range, per-element basic value, arc.
+struct Shot {
+    range: f64,
+    per_element: u32,
+    in_arc: bool,
+    /// Bearing from the target to the firer (for enfilade).
+    from_target: f64,
+    contact: bool,
+}
+
+/// SFRM "Firing Arc & Target Availability": 90° for infantry and cavalry,
+/// 60° for artillery. Deployed in town faces every way; a square's second
+/// rank faces back (our readings).
+fn in_arc(f: &Unit, bearing: f64) -> bool {
+    let half = if f.is_artillery() { 30.0 } else { 45.0 };
+    match f.formation {
+        Formation::DeployedInTown => true,
+        Formation::Square => {
+            angle_between(f.facing, bearing) <= half
+                || angle_between(f.facing + 180.0, bearing) <= half
+        }
+        _ => angle_between(f.facing, bearing) <= half,
+    }
+}
+
+/// SFRM Table 6 with the "Combat" rules for what fires only in contact
+/// (range 0", value 1: limbered artillery, artillery outside its arc,
+/// supply).
+fn basic_value(f: &Unit, range: f64, arc: bool) -> Option<u32> {
+    match f.arm {
+        Arm::Infantry { weapon } | Arm::Cavalry { weapon } => {
+            if arc || range == 0.0 {
+                table6_small_arm(weapon, range)
+            } else {
+                None
+            }
+        }
+        Arm::Artillery { gun } if !f.limbered() && arc => table6_gun(gun, range),
+        Arm::Artillery { .. } | Arm::Supply => (range == 0.0).then_some(1),
+    }
+}
+
+/// SFRM "Firing Arc & Target Availability": sight 36", a quarter in snow
+/// and half in rain (Table 8), half through cover and no more than 2" into
+/// it. Cover the firer stands in does not count.
+fn sight_blocked(b: &SfrmBattle, f: &Unit, t: &Unit, range: f64) -> Option<String> {
+    let (n, d) = weather_sight(b.weather);
+    let mut sight = SIGHT_INCHES * f64::from(n) / f64::from(d);
+    let cover: f64 = b
+        .ground
+        .iter()
+        .filter(|a| a.ground.cover() && !a.contains(f.pos))
+        .map(|a| a.length_inside(f.pos, t.pos))
+        .sum();
+    if cover > 0.0 {
+        sight /= 2.0;
+        if cover > SIGHT_INTO_COVER + 1e-9 {
+            return Some(format!(
+                "{cover:.1}\" into cover; sight reaches {SIGHT_INTO_COVER}\" into cover ({S_ARC})"
+            ));
+        }
+    }
+    (range > sight + 1e-9).then(|| format!("{range:.1}\" is beyond sight of {sight}\" ({S_ARC})"))
+}
+
+/// SFRM "Firing From Higher Elevation": an element may not target one on
+/// a different level unless the lower is at least twice as far from the
+/// upper as the edge of the upper's height.
+fn elevation_blocked(b: &SfrmBattle, f: Pos, t: Pos) -> Option<String> {
+    let (ef, et) = (b.elevation(f), b.elevation(t));
+    if ef == et {
+        return None;
+    }
+    let (upper, lower, level) = if ef > et { (f, t, ef) } else { (t, f, et) };
+    let len = upper.distance(lower);
+    let edge = b
+        .ground
+        .iter()
+        .filter(|a| a.ground == Ground::Hill { level } && a.contains(upper))
+        .filter_map(|a| a.clip(upper, lower).map(|(_, t1)| t1 * len))
+        .fold(0.0, f64::max);
+    (len < 2.0 * edge - 1e-9).then(|| {
+        format!("{len:.1}\" is less than twice the {edge:.1}\" to the edge of the height ({S_ELEVATION})")
+    })
+}
+
+/// Whether `f` can fire at `t` now, and how.
+fn shot(b: &SfrmBattle, f: &Unit, t: &Unit) -> Result<Shot, String> {
+    if let Some(c) = b
+        .contacts
+        .iter()
+        .find(|c| (c.a == f.id && c.b == t.id) || (c.a == t.id && c.b == f.id))
+    {
+        // In contact: range 0; bearings from the side the charge struck.
+        let (to_target, from_target) = if c.a == f.id {
+            (c.from_bearing + 180.0, c.from_bearing)
+        } else {
+            (c.from_bearing, c.from_bearing + 180.0)
+        };
+        let arc = in_arc(f, to_target.rem_euclid(360.0));
+        let per_element = basic_value(f, 0.0, arc).ok_or("cannot fire in contact")?;
+        return Ok(Shot {
+            range: 0.0,
+            per_element,
+            in_arc: arc,
+            from_target: from_target.rem_euclid(360.0),
+            contact: true,
+        });
+    }
+    let range = f.pos.distance(t.pos);
+    let bearing = f.pos.bearing_to(t.pos);
+    let arc = in_arc(f, bearing);
+    let per_element = basic_value(f, range, arc).ok_or_else(|| {
+        if arc {
+            format!("{range:.1}\" is out of range ({S_T6})")
+        } else {
+            format!("not in {}'s firing arc ({S_ARC})", f.name)
+        }
+    })?;
+    if let Some(why) = sight_blocked(b, f, t, range) {
+        return Err(why);
+    }
+    if let Some(why) = elevation_blocked(b, f.pos, t.pos) {
+        return Err(why);
+    }
+    Ok(Shot {
+        range,
+        per_element,
+        in_arc: arc,
+        from_target: t.pos.bearing_to(f.pos),
+        contact: false,
+    })
+}
+
+/// SFRM "Firing Arc & Target Availability": one target — an enemy in
+/// contact if any, else the ordered target if it can be fired at, else the
+/// nearest that can (lowest id on a tie).
+fn choose_target(b: &SfrmBattle, f: &Unit, ordered: Option<UnitId>) -> Option<(UnitId, Shot)> {
+    let contacts = b.in_contact(f.id);
+    if !contacts.is_empty() {
+        let pick = ordered
+            .filter(|o| contacts.contains(o))
+            .unwrap_or(contacts[0]);
+        let t = b.unit(pick)?;
+        return shot(b, f, t).ok().map(|s| (pick, s));
+    }
+    if let Some(o) = ordered
+        && let Some(t) = b.unit(o).filter(|t| t.side != f.side && !t.gone())
+        && let Ok(s) = shot(b, f, t)
+    {
+        return Some((o, s));
+    }
+    b.units_of(f.side.other())
+        .filter_map(|t| shot(b, f, t).ok().map(|s| (t.id, s)))
+        .min_by(|a, c| a.1.range.total_cmp(&c.1.range).then(a.0.cmp(&c.0)))
+}
+
+/// Linear obstacles do not shelter march column, battle column, skirmish
+/// or mounted cavalry (SFRM Table 7 note).
+fn linear_obstacles_help(t: &Unit) -> bool {
+    !(matches!(
+        t.formation,
+        Formation::MarchColumn | Formation::BattleColumn | Formation::Skirmish
+    ) || (matches!(t.arm, Arm::Cavalry { .. }) && t.mounted))
+}
+
+/// SFRM "Combat" and Tables 6 and 7: the terms of one unit's fire.
+fn fire_terms(b: &SfrmBattle, ph: &Phase, f: &Unit, t: &Unit, s: &Shot) -> Vec<Term> {
+    let mut terms = Vec::new();
+    let n = f.front_elements();
+    let basic = n * s.per_element;
+    let weapon = match f.arm {
+        Arm::Infantry { weapon } | Arm::Cavalry { weapon } => weapon.name().to_string(),
+        Arm::Artillery { gun } if !f.limbered() && s.in_arc => gun.name().to_string(),
+        Arm::Artillery { .. } => "artillery out of arc or limbered (0\", value 1)".into(),
+        Arm::Supply => "supply (0\", value 1)".into(),
+    };
+    let value = |v: u32| i32::try_from(v).unwrap_or(i32::MAX);
+    terms.push(Term::new(
+        format!(
+            "{n} elements x {} ({weapon} at {:.1}\")",
+            s.per_element, s.range
+        ),
+        value(basic),
+        if matches!(f.arm, Arm::Artillery { .. } | Arm::Supply)
+            && (f.limbered() || !s.in_arc || f.arm == Arm::Supply)
+        {
+            S_COMBAT
+        } else {
+            S_T6
+        },
+    ));
+    // Multiples of the basic value.
+    let square_or_town = matches!(t.formation, Formation::Square | Formation::DeployedInTown);
+    if !square_or_town && angle_between(t.facing, s.from_target) > 90.0 {
+        terms.push(Term::new("enfilade: +1 multiple", value(basic), S_COMBAT));
+    }
+    if s.contact && ph.charged.contains(&f.id) && matches!(f.arm, Arm::Cavalry { .. }) && f.mounted
+    {
+        let target_ok = match t.arm {
+            Arm::Infantry { .. } | Arm::Artillery { .. } | Arm::Supply => true,
+            Arm::Cavalry { .. } => !t.mounted,
+        };
+        let sheltered = b.ground_at(t.pos, Ground::cover).is_some()
+            || t.formation == Formation::Square
+            || t.entrenchment > 0
+            || b.ground_at(t.pos, |g| g == Ground::River).is_some();
+        let enemy_cavalry = b.in_contact(f.id).iter().any(|o| {
+            b.unit(*o)
+                .is_some_and(|o| matches!(o.arm, Arm::Cavalry { .. }) && o.mounted)
+        });
+        if target_ok && !sheltered && !enemy_cavalry {
+            terms.push(Term::new(
+                "mounted cavalry charging: +1 multiple",
+                value(basic),
+                S_COMBAT,
+            ));
+        }
+    }
+    if let Arm::Artillery { gun } = f.arm
+        && !f.limbered()
+        && s.in_arc
+        && s.range <= 1.0
+    {
+        let k = if gun.smoothbore() { 2 } else { 1 };
+        terms.push(Term::new(
+            format!("double canister: +{k} multiple"),
+            value(basic * k),
+            S_COMBAT,
+        ));
+    }
+    if s.contact
+        && let Some(g) = b.attached_general(f.id)
+    {
+        terms.push(Term::new(
+            format!("{} attached: combat value", g.name),
+            i32::from(g.stats().combat_value),
+            S_COMBAT,
+        ));
+    }
+    // Table 7.
+    let mut t7 = |m: Table7, times: u32| {
+        for _ in 0..times {
+            terms.push(Term::new(m.text(), m.value(), S_T7));
+        }
+    };
+    use Table7::*;
+    if f.prone {
+        t7(FirerProne, 1);
+    }
+    t7(FirerOutOfSupply, u32::from(f.out_of_supply));
+    if b.weather == Weather::Snow {
+        t7(FirerInSnow, 1);
+    }
+    if b.weather == Weather::Rain {
+        t7(FirerInRain, 1);
+    }
+    match f.quality {
+        Some(Quality::Inferior) => t7(FirerInferior, 1),
+        Some(Quality::Superior) => t7(FirerSuperior, 1),
+        _ => {}
+    }
+    t7(FirerFatigued, f.fatigue_quarters / 4);
+    if matches!(
+        f.formation,
+        Formation::MarchColumn | Formation::Square | Formation::Skirmish
+    ) {
+        t7(FirerInColumnSquareOrSkirmishing, 1);
+    }
+    if b.ground_at(f.pos, |g| g == Ground::River).is_some() {
+        t7(FirerFording, 1);
+    }
+    if f.side == Side::Confederate && f.is_infantry_or_cavalry() {
+        t7(ConfederateInfantryOrCavalry, 1);
+    }
+    if f.side == Side::Union && f.is_artillery() {
+        t7(UnionArtillery, 1);
+    }
+    if matches!(
+        f.arm,
+        Arm::Infantry {
+            weapon: SmallArm::Repeaters
+        } | Arm::Cavalry {
+            weapon: SmallArm::Repeaters
+        }
+    ) {
+        t7(FirerSharpshootersOrRepeaters, 1);
+    }
+    if t.formation == Formation::Skirmish {
+        t7(TargetSkirmishing, 1);
+    }
+    if t.is_artillery() {
+        t7(TargetArtillery, 1);
+    }
+    let cover = b
+        .ground_at(t.pos, |g| matches!(g, Ground::Woods | Ground::Town))
+        .is_some()
+        || (linear_obstacles_help(t) && b.ground_at(t.pos, |g| g == Ground::SunkenRoad).is_some());
+    if cover || t.formation == Formation::DeployedInTown {
+        t7(TargetInCoverOrDeployedInTown, 1);
+    }
+    if linear_obstacles_help(t) {
+        t7(TargetInFortifications, u32::from(t.entrenchment));
+    }
+    if t.prone {
+        t7(TargetProne, 1);
+    }
+    if b.elevation(t.pos) > b.elevation(f.pos) {
+        t7(TargetUphill, 1);
+    }
+    if matches!(t.arm, Arm::Cavalry { .. }) && t.mounted {
+        t7(TargetMountedCavalry, 1);
+    }
+    if matches!(t.formation, Formation::MarchColumn | Formation::Square) {
+        t7(TargetInColumnOrSquare, 1);
+    }
+    if let Light::Twilight { modifier } = ph.light {
+        terms.push(Term::new("dawn or dusk", modifier, S_TIME));
+    }
+    terms
+}
+
+/// SFRM Table 5: a green unit's first time under fire.
+fn test_green(
+    b: &mut SfrmBattle,
+    ph: &mut Phase,
+    uid: UnitId,
+    dice: &mut dyn DiceSource,
+    ev: &mut Vec<SfrmEvent>,
+) -> Result<(), TurnError> {
+    let Some(u) = b.unit(uid) else { return Ok(()) };
+    if u.quality.is_some() || !ph.tested.insert(uid) {
+        return Ok(());
+    }
+    let side = u.side;
+    let dice2 = roll_2d6_dice(
+        dice,
+        &RollPurpose::new(RollKind::SfrmGreen, u.name.clone()).with_note("SFRM Table 5"),
+    )?;
+    let Ok(result) = table5(dice2[0] + dice2[1], side) else {
+        return Ok(());
+    };
+    match result {
+        GreenResult::Becomes { quality } => {
+            if let Some(m) = b.unit_mut(uid) {
+                m.quality = Some(quality);
+            }
+        }
+        GreenResult::RoutAndRemainGreen => {
+            ph.green_rout.insert(uid);
+        }
+    }
+    ev.push(SfrmEvent::GreenTested {
+        unit: uid,
+        dice: dice2,
+        result,
+        section: S_GREEN.into(),
+    });
+    Ok(())
+}
+
+/// One side's fire in a round of the combat subphase: each unit in id
+/// order, at one target; losses come off at once (SFRM "Combat").
+fn fire_side(
+    b: &mut SfrmBattle,
+    ph: &mut Phase,
+    side: Side,
+    contact_only: bool,
+    orders: &TurnOrders,
+    dice: &mut dyn DiceSource,
+    ev: &mut Vec<SfrmEvent>,
+) -> Result<bool, TurnError> {
+    let mut any_effect = false;
+    let ids: Vec<UnitId> = b.units_of(side).map(|u| u.id).collect();
+    for id in ids {
+        let Some(f) = b.unit(id).filter(|u| !u.gone() && !u.routed).cloned() else {
+            continue;
+        };
+        if ph.green_rout.contains(&id) || (contact_only && b.in_contact(id).is_empty()) {
+            continue;
+        }
+        let ordered = orders.of(side).iter().rev().find_map(|o| match o {
+            Order::Target { unit, target } if *unit == id => Some(*target),
+            _ => None,
+        });
+        let Some((tid, s)) = choose_target(b, &f, ordered) else {
+            continue;
+        };
+        test_green(b, ph, id, dice, ev)?;
+        if ph.green_rout.contains(&id) {
+            continue;
+        }
+        test_green(b, ph, tid, dice, ev)?;
+        let (Some(f), Some(t)) = (b.unit(id).cloned(), b.unit(tid).cloned()) else {
+            continue;
+        };
+        let terms = fire_terms(b, ph, &f, &t, &s);
+        let total: i32 = terms.iter().map(|t| t.value).sum();
+        let (definite, remainder) = if total > 0 {
+            (
+                total.unsigned_abs() / COMBAT_DIVISOR.unsigned_abs(),
+                total.unsigned_abs() % COMBAT_DIVISOR.unsigned_abs(),
+            )
+        } else {
+            (0, 0)
+        };
+        let roll = if remainder > 0 {
+            Some(dice.d6(
+                &RollPurpose::new(RollKind::SfrmCombat, f.name.clone()).with_note(format!(
+                    "SFRM Combat: at {}, a further casualty on d6 <= {remainder}",
+                    t.name
+                )),
+            )?)
+        } else {
+            None
+        };
+        let wanted = definite + u32::from(roll.is_some_and(|r| u32::from(r) <= remainder));
+        if total > 0 {
+            any_effect = true;
+        }
+        let at = ev.len();
+        let casualties = take_casualties(b, ph, tid, wanted, dice, ev)?;
+        let elements_left = b.unit(tid).map(|u| u.elements).unwrap_or(0);
+        // Fired comes before the Table 3 rolls it caused, in reading order.
+        let fired = SfrmEvent::Fired {
+            firer: id,
+            target: tid,
+            range: s.range,
+            terms,
+            total,
+            definite,
+            remainder,
+            roll,
+            casualties,
+            elements_left,
+            section: format!("{S_COMBAT}, {S_T6}, {S_T7}"),
+        };
+        ev.insert(at, fired);
+        if elements_left == 0 {
+            check_dispersal(b, tid, ev);
+        }
+    }
+    Ok(any_effect)
+}
+
+/// SFRM "Morale, Routing, Casualties & Dispersal" after a round of fire:
+/// units hit disperse if too few are left, else rout if the phase's
+/// casualties reach their quality's limit; green units that rolled "rout
+/// & remain green" rout once both sides have fired (Table 5).
+fn combat_morale(
+    b: &mut SfrmBattle,
+    ph: &mut Phase,
+    dice: &mut dyn DiceSource,
+    ev: &mut Vec<SfrmEvent>,
+) -> Result<(), TurnError> {
+    let hit: Vec<UnitId> = std::mem::take(&mut ph.hit).into_iter().collect();
+    for uid in hit {
+        check_dispersal(b, uid, ev);
+        let Some(u) = b.unit(uid).filter(|u| !u.gone() && !u.routed) else {
+            continue;
+        };
+        if !u.is_infantry_or_cavalry() {
+            continue;
+        }
+        let lost = ph.casualties.get(&uid).copied().unwrap_or(0);
+        let limit = rout_threshold(u.quality);
+        if lost >= limit {
+            ev.push(SfrmEvent::Routed {
+                unit: uid,
+                reason: format!(
+                    "{lost} casualties this phase; {} units rout at {limit}",
+                    quality_name(u.quality)
+                ),
+                section: S_MORALE.into(),
+            });
+            rout_move(b, ph, uid, dice, ev)?;
+        }
+    }
+    let green: Vec<UnitId> = std::mem::take(&mut ph.green_rout).into_iter().collect();
+    for uid in green {
+        if b.unit(uid).is_some_and(|u| !u.gone() && !u.routed) {
+            ev.push(SfrmEvent::Routed {
+                unit: uid,
+                reason: "rout & remain green".into(),
+                section: S_GREEN.into(),
+            });
+            rout_move(b, ph, uid, dice, ev)?;
+        }
+    }
+    Ok(())
+}
+
+/// SFRM "Combat": non-phasing units fire, then phasing units; units in
+/// contact go on firing in the same order until none is left in contact.
+/// A round in which no unit in contact can do any harm ends it (our
+/// ruling: they stay in contact).
+fn combat(
+    b: &mut SfrmBattle,
+    ph: &mut Phase,
+    orders: &TurnOrders,
+    dice: &mut dyn DiceSource,
+    ev: &mut Vec<SfrmEvent>,
+) -> Result<(), TurnError> {
+    let (first, second) = (ph.side.other(), ph.side);
+    fire_side(b, ph, first, false, orders, dice, ev)?;
+    fire_side(b, ph, second, false, orders, dice, ev)?;
+    combat_morale(b, ph, dice, ev)?;
+    loop {
+        let live: Vec<UnitId> = b
+            .contacts
+            .iter()
+            .flat_map(|c| [c.a, c.b])
+            .filter(|u| b.unit(*u).is_some_and(|u| !u.gone() && !u.routed))
+            .collect();
+        if live.is_empty() || b.contacts.is_empty() {
+            break;
+        }
+        let a = fire_side(b, ph, first, true, orders, dice, ev)?;
+        let c = fire_side(b, ph, second, true, orders, dice, ev)?;
+        combat_morale(b, ph, dice, ev)?;
+        if !a && !c {
+            let mut units = live;
+            units.sort();
+            units.dedup();
+            ev.push(SfrmEvent::ContactStands {
+                units,
+                section: S_COMBAT.into(),
+            });
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// SFRM "Army Morale": when the phasing side's routed, dispersed and
+/// eliminated units number at least the sum of its generals' command
+/// abilities, all its out of command units make an immediate rout move.
+fn army_morale(
+    b: &mut SfrmBattle,
+    ph: &mut Phase,
+    dice: &mut dyn DiceSource,
+    ev: &mut Vec<SfrmEvent>,
+) -> Result<(), TurnError> {
+    let side = ph.side;
+    let broken = b
+        .units
+        .iter()
+        .filter(|u| u.side == side && (u.routed || u.gone()))
+        .count();
+    let broken_units = u32::try_from(broken).unwrap_or(u32::MAX);
+    let command_ability_sum: u32 = b
+        .generals_of(side)
+        .map(|g| u32::from(g.stats().command_ability))
+        .sum();
+    let fails = broken_units >= command_ability_sum;
+    ev.push(SfrmEvent::ArmyMorale {
+        side,
+        broken_units,
+        command_ability_sum,
+        fails,
+        section: S_ARMY.into(),
+    });
+    if fails {
+        let out: Vec<UnitId> = b
+            .units_of(side)
+            .filter(|u| u.out_of_command)
+            .map(|u| u.id)
+            .collect();
+        for uid in out {
+            rout_move(b, ph, uid, dice, ev)?;
+        }
+    }
+    Ok(())
+}
