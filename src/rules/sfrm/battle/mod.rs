@@ -24,7 +24,7 @@
 //!   Tables 6 and 7, enfilade, cavalry charge and double canister
 //!   multiples, attached generals' combat value; Table 3 for generals
 //!   attached to a unit that takes a casualty; routs and dispersal; rout
-//!   moves; army morale.
+//!   moves; breakthrough advances and breakthrough combat; army morale.
 //!
 //! Not yet built (absent, not pretended):
 //! - supply: tracing supply by road from sources and trains, and placing
@@ -34,7 +34,6 @@
 //!   off-road rate), and so supply trains, whose only rate is on road,
 //!   cannot move;
 //! - promotion of removed generals and reorganisation;
-//! - breakthrough advances and breakthrough combat;
 //! - a general attaching to more than one unit at once; firing at, or
 //!   contacting, generals and messengers not attached to a unit (and their
 //!   capture); messengers and dispatches at this scale (the messenger

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 /// One order for the movement & manoeuvre subphase of its side's phase
 /// (SFRM "Movement & Manoeuvre"). A unit takes at most one of `Move`,
 /// `Charge`, `Formation`, `Entrench`, `RoutMove`, `Unrout`; `Target` only
-/// names whom it fires at.
+/// names whom it fires at; the breakthrough orders come after combat.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", tag = "order")]
 pub enum Order {
@@ -47,6 +47,18 @@ pub enum Order {
         #[serde(default)]
         formation: Option<Formation>,
     },
+    /// After combat, a unit that charged and routed every enemy it was in
+    /// contact with moves up to half a move more ("Breakthrough Advances
+    /// & Combat"), no closer than 1" to the enemy.
+    BreakthroughMove {
+        unit: UnitId,
+        to: Pos,
+        #[serde(default)]
+        facing: Option<f64>,
+    },
+    /// The same advance as a charge into further enemy: only with an
+    /// attached general; breakthrough combat follows.
+    BreakthroughCharge { unit: UnitId, target: UnitId },
     /// Whom to fire at when it has a choice ("Firing Arc & Target
     /// Availability").
     Target { unit: UnitId, target: UnitId },
@@ -247,6 +259,13 @@ pub enum SfrmEvent {
     Dispersed {
         unit: UnitId,
         reason: String,
+        section: String,
+    },
+    /// A unit may advance after routing all it was in contact with.
+    Breakthrough {
+        unit: UnitId,
+        /// Half of its move this turn.
+        allowance: f64,
         section: String,
     },
     /// Contact fire stopped with nobody able to hurt the other.

@@ -670,3 +670,97 @@ fn sfrm_resolve_turn_is_deterministic() {
     let c = resolve_turn(&b, &TurnOrders::default(), &mut d2).unwrap();
     assert_eq!(a, c);
 }
+
+/// SFRM "Breakthrough Advances & Combat", played through by hand.
+///
+/// Union phase. Doubleday (attached to 1st Brigade) rolls 1: in command.
+/// 1st Brigade charges Baylor's inferior brigade (4 elements) 7" ahead
+/// (line 8"). Combat: Baylor 4 - 1 (inferior) + 1 (Confederate) = 4,
+/// die 2 hits: 1 casualty (Table 3 for Doubleday: 3 + 4 = 7, nothing).
+/// The guns at (1,13) see 1st Brigade 3.2" away in their arc: shell 2,
+/// die 6 misses. 1st Brigade: 5 + 2 (Doubleday) = 7, 1 definite,
+/// remainder 1, die 1 hits: Baylor 4 -> 2, and inferior units disperse at
+/// 3: dispersed. 1st Brigade (1 casualty) stands.
+///
+/// Breakthrough: half of 8" is 4"; the guns are 3.16" ahead: 1st Brigade,
+/// with its general, charges them. Breakthrough combat: the guns in
+/// contact, in arc: canister 3, double canister (rifled) +3 = 6: 1
+/// casualty, no die (Table 3: 3 + 4 again). 1st Brigade: 4 + 2 - 1
+/// (target artillery) = 5, die 1 hits: the guns are gone. 1st Brigade
+/// has now lost 2 this phase, which would rout a regular brigade; but the
+/// casualty before the breakthrough is ignored: 1, it stands.
+///
+/// Confederate phase: Taliaferro rolls 6. Army morale: 2 Confederate
+/// units gone >= his ability 2: the Confederate army fails.
+#[test]
+fn sfrm_breakthrough_advances_and_combat() {
+    let mut b = two_brigades_a_side();
+    b.units[0].pos = Pos::new(0.0, 3.0);
+    b.generals[0].pos = Pos::new(0.0, 3.0);
+    b.generals[0].attached_to = Some(UnitId(1));
+    b.units[2].quality = Some(Quality::Inferior);
+    b.units[2].elements = 4;
+    b.units[2].front_rank = 4;
+    b.units[3].pos = Pos::new(1.0, 13.0);
+    let orders = TurnOrders {
+        union: vec![
+            Order::Charge {
+                unit: UnitId(1),
+                target: UnitId(3),
+            },
+            Order::BreakthroughCharge {
+                unit: UnitId(1),
+                target: UnitId(4),
+            },
+        ],
+        confederate: vec![],
+    };
+    let (after, ev) = play(&b, &orders, &[1, 2, 3, 4, 6, 1, 3, 4, 1, 6]);
+    assert!(after.unit(UnitId(3)).unwrap().dispersed);
+    let guns = after.unit(UnitId(4)).unwrap();
+    assert!(guns.gone());
+    let first = after.unit(UnitId(1)).unwrap();
+    assert_eq!((first.elements, first.routed), (4, false));
+    assert!(close(first.pos, 1.0, 13.0));
+    assert!(ev.iter().any(
+        |e| matches!(e, SfrmEvent::Breakthrough { unit, allowance, .. }
+        if unit.0 == 1 && *allowance == 4.0)
+    ));
+    // The guns' canister in contact.
+    let SfrmEvent::Fired { terms, total, .. } = fired(&ev, 4)[1] else {
+        unreachable!()
+    };
+    assert_eq!(terms[1].text, "double canister: +1 multiple");
+    assert_eq!(*total, 6);
+    assert!(ev.iter().any(|e| matches!(
+        e,
+        SfrmEvent::ArmyMorale {
+            side: Side::Confederate,
+            broken_units: 2,
+            command_ability_sum: 2,
+            fails: true,
+            ..
+        }
+    )));
+}
+
+/// SFRM "Breakthrough Advances & Combat": a unit that did not rout all it
+/// was in contact with does not advance, and is told why.
+#[test]
+fn sfrm_breakthrough_only_after_routing_all_in_contact() {
+    let mut b = two_brigades_a_side();
+    b.units[3].pos = Pos::new(60.0, 60.0);
+    let orders = TurnOrders {
+        union: vec![Order::BreakthroughMove {
+            unit: UnitId(1),
+            to: Pos::new(0.0, 3.0),
+            facing: None,
+        }],
+        confederate: vec![],
+    };
+    let (_, ev) = play(&b, &orders, &[6, 6]);
+    assert!(ev.iter().any(
+        |e| matches!(e, SfrmEvent::OrderRefused { side: Side::Union, reason, section, .. }
+        if reason.contains("did not charge") && section == "SFRM Breakthrough Advances & Combat")
+    ));
+}

@@ -34,6 +34,7 @@ const S_ELEVATION: &str = "SFRM Firing From Higher Elevation";
 const S_MORALE: &str = "SFRM Morale, Routing, Casualties & Dispersal";
 const S_ARMY: &str = "SFRM Army Morale";
 const S_TIME: &str = "SFRM Time, Weather & Daylight";
+const S_BREAK: &str = "SFRM Breakthrough Advances & Combat";
 
 /// SFRM "Rout Moves": "A rout move must be at least 4"". We move exactly
 /// that (docs/rulings-sfrm.md).
@@ -65,6 +66,9 @@ struct Phase {
     casualties: BTreeMap<UnitId, u32>,
     /// Units that charged into contact this phase.
     charged: BTreeSet<UnitId>,
+    /// The enemies each charger of this phase charged or was in contact
+    /// with when combat began (for breakthrough).
+    engaged: BTreeMap<UnitId, BTreeSet<UnitId>>,
     /// Green units that rolled Table 5 this subphase.
     tested: BTreeSet<UnitId>,
     /// Green units that rolled "rout & remain green", to rout after both
@@ -99,6 +103,7 @@ pub fn resolve_turn(
             light,
             casualties: BTreeMap::new(),
             charged: BTreeSet::new(),
+            engaged: BTreeMap::new(),
             tested: BTreeSet::new(),
             green_rout: BTreeSet::new(),
             hit: BTreeSet::new(),
@@ -107,6 +112,7 @@ pub fn resolve_turn(
         movement(&mut b, &mut ph, orders.of(side), dice, &mut ev)?;
         if light != Light::Night {
             combat(&mut b, &mut ph, orders, dice, &mut ev)?;
+            breakthrough(&mut b, &mut ph, orders, dice, &mut ev)?;
         }
         army_morale(&mut b, &mut ph, dice, &mut ev)?;
     }
@@ -428,115 +434,10 @@ fn movement(
                     refuse(ev, side, i, why, S_MANOEUVRE);
                     continue;
                 }
-                let base = f64::from(move_allowance(&u, false));
-                let allowance = base * factor;
-                if allowance <= 0.0 {
-                    refuse(
-                        ev,
-                        side,
-                        i,
-                        format!(
-                            "{} moves 0\" in {} (SFRM Table 4); change to march column first",
-                            u.name,
-                            u.formation.name()
-                        ),
-                        "SFRM Table 4",
-                    );
-                    continue;
+                match move_unit(b, ph, &u, *to, *facing, factor, &fworking) {
+                    Ok(e) => ev.push(e),
+                    Err((why, section)) => refuse(ev, side, i, why, section),
                 }
-                let from = u.pos;
-                let full = path_cost(b, &u, from, *to);
-                // Allowance: the furthest fraction whose cost fits.
-                let mut t_allow = 1.0;
-                if full > allowance + 1e-9 {
-                    let (mut lo, mut hi) = (0.0, 1.0);
-                    for _ in 0..60 {
-                        let mid = (lo + hi) / 2.0;
-                        let p = lerp(from, *to, mid);
-                        if path_cost(b, &u, from, p) <= allowance {
-                            lo = mid;
-                        } else {
-                            hi = mid;
-                        }
-                    }
-                    t_allow = lo;
-                }
-                let limit = if u.formation == Formation::MarchColumn {
-                    COLUMN_STANDOFF
-                } else {
-                    LINE_STANDOFF
-                };
-                let mut t_close: f64 = 1.0;
-                for e in b.units_of(side.other()) {
-                    let start = from.distance(e.pos);
-                    let l = if ph.light == Light::Night {
-                        start
-                    } else {
-                        limit.min(start)
-                    };
-                    t_close = t_close.min(first_too_close(from, *to, e.pos, l));
-                }
-                let t = t_allow.min(t_close);
-                let stopped = if t >= 1.0 {
-                    None
-                } else if t_close <= t_allow {
-                    Some(if ph.light == Light::Night {
-                        format!("no closer to the enemy at night ({S_TIME})")
-                    } else {
-                        format!(
-                            "{} may go no closer than {limit}\" to the enemy ({S_MOVEMENT})",
-                            u.formation.name()
-                        )
-                    })
-                } else {
-                    Some(format!("allowance spent ({S_MOVEMENT}, SFRM Table 4)"))
-                };
-                if t <= 0.0 {
-                    refuse(
-                        ev,
-                        side,
-                        i,
-                        format!(
-                            "{} cannot move that way: {}",
-                            u.name,
-                            stopped.unwrap_or_default()
-                        ),
-                        S_MOVEMENT,
-                    );
-                    continue;
-                }
-                let dest = lerp(from, *to, t);
-                let cost = path_cost(b, &u, from, dest);
-                let mut working = vec![format!(
-                    "{} in {}: {base}\" (SFRM Table 4)",
-                    u.name,
-                    u.formation.name()
-                )];
-                working.extend(fworking.iter().cloned());
-                if angle_between(u.facing, from.bearing_to(*to)) > 45.0 {
-                    working.push(format!(
-                        "sideways or backwards: each inch x{} ({S_MANOEUVRE} iv)",
-                        table4(move_class(&u)).modifier.unwrap_or(1)
-                    ));
-                }
-                let rough = b.length_through(from, dest, Ground::rough);
-                if rough > 0.0 || u.formation == Formation::Skirmish {
-                    working.push(format!(
-                        "rough ground or skirmishing: x{} ({S_MANOEUVRE} v)",
-                        table4(move_class(&u)).modifier.unwrap_or(1)
-                    ));
-                }
-                place_unit(b, uid, dest, facing.unwrap_or(u.facing));
-                ev.push(SfrmEvent::Moved {
-                    unit: uid,
-                    from,
-                    to: dest,
-                    cost,
-                    allowance,
-                    stopped,
-                    working,
-                    section: format!("{S_MOVEMENT}, SFRM Table 4"),
-                });
             }
             Order::Charge { target, .. } => {
                 let why = charge_refusal(b, &u, *target, general.is_some(), ph.light);
@@ -544,44 +445,9 @@ fn movement(
                     refuse(ev, side, i, why, S_MOVEMENT);
                     continue;
                 }
-                let Some(t) = b.unit(*target).cloned() else {
-                    continue;
-                };
                 let allowance = f64::from(move_allowance(&u, false)) * factor;
-                let cost = path_cost(b, &u, u.pos, t.pos);
-                if cost > allowance + 1e-9 {
-                    refuse(
-                        ev,
-                        side,
-                        i,
-                        format!(
-                            "{} cannot reach {}: {cost:.1}\" of movement needed, {allowance:.1}\" allowed (SFRM Table 4); move closer first",
-                            u.name, t.name
-                        ),
-                        S_MOVEMENT,
-                    );
-                    continue;
-                }
-                let from = u.pos;
-                let from_bearing = t.pos.bearing_to(from);
-                place_unit(b, uid, t.pos, from.bearing_to(t.pos));
-                b.contacts.push(Contact {
-                    a: uid,
-                    b: t.id,
-                    from_bearing,
-                });
-                ph.charged.insert(uid);
-                ev.push(SfrmEvent::Charged {
-                    unit: uid,
-                    target: t.id,
-                    from,
-                    cost,
-                    allowance,
-                    section: format!("{S_MOVEMENT}, SFRM Table 4"),
-                });
-                if t.routed {
-                    // "already in a routed state and contacted by the enemy"
-                    rout_move(b, ph, t.id, dice, ev)?;
+                if let Err(why) = charge(b, ph, &u, *target, allowance, dice, ev)? {
+                    refuse(ev, side, i, why, S_MOVEMENT);
                 }
             }
             Order::Formation {
@@ -645,6 +511,171 @@ fn movement(
         }
     }
     Ok(())
+}
+
+/// SFRM "Movement", Table 4 and "Manoeuvre": a straight move toward `to`
+/// on `factor` of Table 4's allowance, stopping where the allowance is
+/// spent or the stand-off (4" in march column, 1" in line; at night no
+/// closer at all) would be broken. Refused (with why and the section)
+/// when it cannot move at all.
+fn move_unit(
+    b: &mut SfrmBattle,
+    ph: &Phase,
+    u: &Unit,
+    to: Pos,
+    facing: Option<f64>,
+    factor: f64,
+    fworking: &[String],
+) -> Result<SfrmEvent, (String, &'static str)> {
+    let base = f64::from(move_allowance(u, false));
+    let allowance = base * factor;
+    if allowance <= 0.0 {
+        return Err((
+            format!(
+                "{} moves 0\" in {} (SFRM Table 4); change to march column first",
+                u.name,
+                u.formation.name()
+            ),
+            "SFRM Table 4",
+        ));
+    }
+    let from = u.pos;
+    let full = path_cost(b, u, from, to);
+    // Allowance: the furthest fraction whose cost fits.
+    let mut t_allow = 1.0;
+    if full > allowance + 1e-9 {
+        let (mut lo, mut hi) = (0.0, 1.0);
+        for _ in 0..60 {
+            let mid = (lo + hi) / 2.0;
+            if path_cost(b, u, from, lerp(from, to, mid)) <= allowance {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        t_allow = lo;
+    }
+    let limit = if u.formation == Formation::MarchColumn {
+        COLUMN_STANDOFF
+    } else {
+        LINE_STANDOFF
+    };
+    let mut t_close: f64 = 1.0;
+    for e in b.units_of(u.side.other()) {
+        let start = from.distance(e.pos);
+        let l = if ph.light == Light::Night {
+            start
+        } else {
+            limit.min(start)
+        };
+        t_close = t_close.min(first_too_close(from, to, e.pos, l));
+    }
+    let t = t_allow.min(t_close);
+    let stopped = if t >= 1.0 {
+        None
+    } else if t_close <= t_allow {
+        Some(if ph.light == Light::Night {
+            format!("no closer to the enemy at night ({S_TIME})")
+        } else {
+            format!(
+                "{} may go no closer than {limit}\" to the enemy ({S_MOVEMENT})",
+                u.formation.name()
+            )
+        })
+    } else {
+        Some(format!("allowance spent ({S_MOVEMENT}, SFRM Table 4)"))
+    };
+    if t <= 0.0 {
+        return Err((
+            format!(
+                "{} cannot move that way: {}",
+                u.name,
+                stopped.unwrap_or_default()
+            ),
+            S_MOVEMENT,
+        ));
+    }
+    let dest = lerp(from, to, t);
+    let cost = path_cost(b, u, from, dest);
+    let mut working = vec![format!(
+        "{} in {}: {base}\" (SFRM Table 4)",
+        u.name,
+        u.formation.name()
+    )];
+    working.extend(fworking.iter().cloned());
+    let m = table4(move_class(u)).modifier.unwrap_or(1);
+    if angle_between(u.facing, from.bearing_to(to)) > 45.0 {
+        working.push(format!(
+            "sideways or backwards: each inch x{m} ({S_MANOEUVRE} iv)"
+        ));
+    }
+    if b.length_through(from, dest, Ground::rough) > 0.0 || u.formation == Formation::Skirmish {
+        working.push(format!(
+            "rough ground or skirmishing: x{m} ({S_MANOEUVRE} v)"
+        ));
+    }
+    place_unit(b, u.id, dest, facing.unwrap_or(u.facing));
+    Ok(SfrmEvent::Moved {
+        unit: u.id,
+        from,
+        to: dest,
+        cost,
+        allowance,
+        stopped,
+        working,
+        section: format!("{S_MOVEMENT}, SFRM Table 4"),
+    })
+}
+
+/// SFRM "Movement": a charge straight into base-to-base contact with
+/// `target`, if the allowance reaches it (checked by the caller for the
+/// general and formation). A routed unit contacted makes a rout move
+/// ("Morale, Routing…"). `Ok(Err(why))` is a refusal.
+fn charge(
+    b: &mut SfrmBattle,
+    ph: &mut Phase,
+    u: &Unit,
+    target: UnitId,
+    allowance: f64,
+    dice: &mut dyn DiceSource,
+    ev: &mut Vec<SfrmEvent>,
+) -> Result<Result<(), String>, TurnError> {
+    let Some(t) = b.unit(target).cloned() else {
+        return Ok(Err(format!(
+            "no enemy unit {} on the field to charge",
+            target.0
+        )));
+    };
+    let cost = path_cost(b, u, u.pos, t.pos);
+    if cost > allowance + 1e-9 {
+        return Ok(Err(format!(
+            "{} cannot reach {}: {cost:.1}\" of movement needed, {allowance:.1}\" allowed (SFRM Table 4); move closer first",
+            u.name, t.name
+        )));
+    }
+    let from = u.pos;
+    let from_bearing = t.pos.bearing_to(from);
+    place_unit(b, u.id, t.pos, from.bearing_to(t.pos));
+    b.contacts.push(Contact {
+        a: u.id,
+        b: t.id,
+        from_bearing,
+    });
+    ph.charged.insert(u.id);
+    ph.engaged.entry(u.id).or_default().insert(t.id);
+    ev.push(SfrmEvent::Charged {
+        unit: u.id,
+        target: t.id,
+        from,
+        cost,
+        allowance,
+        section: format!("{S_MOVEMENT}, SFRM Table 4"),
+    });
+    if t.routed {
+        // "already in a routed state and contacted by the enemy"
+        rout_move(b, ph, t.id, dice, ev)?;
+    }
+    Ok(Ok(()))
 }
 
 fn lerp(a: Pos, b: Pos, t: f64) -> Pos {
@@ -1496,9 +1527,26 @@ fn combat(
     ev: &mut Vec<SfrmEvent>,
 ) -> Result<(), TurnError> {
     let (first, second) = (ph.side.other(), ph.side);
+    for c in ph.charged.clone() {
+        let now = b.in_contact(c);
+        ph.engaged.entry(c).or_default().extend(now);
+    }
     fire_side(b, ph, first, false, orders, dice, ev)?;
     fire_side(b, ph, second, false, orders, dice, ev)?;
     combat_morale(b, ph, dice, ev)?;
+    contact_rounds(b, ph, orders, dice, ev)
+}
+
+/// SFRM "Combat": "Units … in contact with the enemy continue to fire in
+/// the same sequential order, until no units … remain in contact".
+fn contact_rounds(
+    b: &mut SfrmBattle,
+    ph: &mut Phase,
+    orders: &TurnOrders,
+    dice: &mut dyn DiceSource,
+    ev: &mut Vec<SfrmEvent>,
+) -> Result<(), TurnError> {
+    let (first, second) = (ph.side.other(), ph.side);
     loop {
         let live: Vec<UnitId> = b
             .contacts
@@ -1524,6 +1572,118 @@ fn combat(
         }
     }
     Ok(())
+}
+
+/// SFRM "Breakthrough Advances & Combat": phasing units that charged and
+/// routed (or dispersed or destroyed) every enemy they were in contact
+/// with may move up to half a move more; with an attached general they may
+/// charge again, and those that reach further enemy fight breakthrough
+/// combat, in which the casualties they took earlier in the phase do not
+/// count toward their rout.
+fn breakthrough(
+    b: &mut SfrmBattle,
+    ph: &mut Phase,
+    orders: &TurnOrders,
+    dice: &mut dyn DiceSource,
+    ev: &mut Vec<SfrmEvent>,
+) -> Result<(), TurnError> {
+    let side = ph.side;
+    let (factor, mut fworking) = movement_factor(b, ph.light);
+    fworking.push(format!("breakthrough: half a move ({S_BREAK})"));
+    let half = factor / 2.0;
+    let mut done = BTreeSet::new();
+    let mut fresh = Vec::new();
+    for (i, o) in orders.of(side).iter().enumerate() {
+        let (uid, to, facing, target) = match *o {
+            Order::BreakthroughMove { unit, to, facing } => (unit, Some(to), facing, None),
+            Order::BreakthroughCharge { unit, target } => (unit, None, None, Some(target)),
+            _ => continue,
+        };
+        let Some(u) = b.unit(uid).filter(|u| u.side == side && !u.gone()).cloned() else {
+            refuse(
+                ev,
+                side,
+                i,
+                format!("no unit {} of yours is on the field", uid.0),
+                S_BREAK,
+            );
+            continue;
+        };
+        if !done.insert(uid) {
+            refuse(
+                ev,
+                side,
+                i,
+                format!("{} has already advanced", u.name),
+                S_BREAK,
+            );
+            continue;
+        }
+        let won = ph.engaged.get(&uid).is_some_and(|e| {
+            !e.is_empty()
+                && e.iter()
+                    .all(|t| b.unit(*t).is_none_or(|t| t.routed || t.gone()))
+        });
+        if u.routed || !won {
+            refuse(
+                ev,
+                side,
+                i,
+                format!(
+                    "{} did not charge and rout every enemy it was in contact with this phase; only such a unit advances",
+                    u.name
+                ),
+                S_BREAK,
+            );
+            continue;
+        }
+        let general = b.attached_general(uid).is_some();
+        let allowance = f64::from(move_allowance(&u, false)) * half;
+        ev.push(SfrmEvent::Breakthrough {
+            unit: uid,
+            allowance,
+            section: S_BREAK.into(),
+        });
+        if let Some(to) = to {
+            if let Some(why) = cannot_move(&u, general) {
+                refuse(ev, side, i, why, S_MANOEUVRE);
+                continue;
+            }
+            match move_unit(b, ph, &u, to, facing, half, &fworking) {
+                Ok(e) => ev.push(e),
+                Err((why, section)) => refuse(ev, side, i, why, section),
+            }
+        } else if let Some(target) = target {
+            if !general {
+                refuse(
+                    ev,
+                    side,
+                    i,
+                    format!(
+                        "{} has no attached general: it may advance but not charge, nor go closer than 1\" to the enemy",
+                        u.name
+                    ),
+                    S_BREAK,
+                );
+                continue;
+            }
+            if let Some(why) = charge_refusal(b, &u, target, general, ph.light) {
+                refuse(ev, side, i, why, S_BREAK);
+                continue;
+            }
+            match charge(b, ph, &u, target, allowance, dice, ev)? {
+                Ok(()) => fresh.push(uid),
+                Err(why) => refuse(ev, side, i, why, S_BREAK),
+            }
+        }
+    }
+    if fresh.is_empty() {
+        return Ok(());
+    }
+    for c in fresh {
+        ph.casualties.insert(c, 0);
+    }
+    contact_rounds(b, ph, orders, dice, ev)
 }
 
 /// SFRM "Army Morale": when the phasing side's routed, dispersed and
