@@ -23,7 +23,8 @@
 //!   contact fire repeated), firing arcs, sight, higher elevation, Table 5,
 //!   Tables 6 and 7, enfilade, cavalry charge and double canister
 //!   multiples, attached generals' combat value; Table 3 for generals
-//!   attached to a unit that takes a casualty; routs and dispersal; rout
+//!   attached to a unit that takes a casualty, and the promotions that
+//!   replace removed generals; routs and dispersal; rout
 //!   moves; breakthrough advances and breakthrough combat; army morale.
 //!
 //! Not yet built (absent, not pretended):
@@ -33,7 +34,7 @@
 //! - roads: the "March Column/Limbered On Road" rate (all moves use the
 //!   off-road rate), and so supply trains, whose only rate is on road,
 //!   cannot move;
-//! - promotion of removed generals and reorganisation;
+//! - reorganisation of promoted generals (a day or a week of rest);
 //! - a general attaching to more than one unit at once; firing at, or
 //!   contacting, generals and messengers not attached to a unit (and their
 //!   capture); messengers and dispatches at this scale (the messenger

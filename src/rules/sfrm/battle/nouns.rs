@@ -355,9 +355,21 @@ pub struct General {
     /// Removed from play by Table 3.
     #[serde(default)]
     pub removed: bool,
+    /// The command he holds when promoted above his own rank (he keeps
+    /// his own statistics until reorganised: "Officer Casualties").
+    #[serde(default)]
+    pub role: Option<Rank>,
+    /// Removed and already replaced by a promotion.
+    #[serde(default)]
+    pub replaced: bool,
 }
 
 impl General {
+    /// The command he holds: his promotion's, else his rank.
+    pub fn role_rank(&self) -> Rank {
+        self.role.unwrap_or(self.rank)
+    }
+
     /// Current statistics: Table 2 less his Table 3 losses, never below
     /// 1" (1) +1.
     pub fn stats(&self) -> SfrmStats {

@@ -1,7 +1,7 @@
 //! What a side may order in an SFRM turn, and the events the rules core
 //! reports back with their working.
 
-use super::nouns::{Formation, GeneralId, Pos, Side, UnitId};
+use super::nouns::{Formation, GeneralId, Pos, Rank, Side, UnitId};
 use super::tables::{GreenResult, Light};
 use crate::rules::sfrm::table3::OfficerCasualty;
 use serde::{Deserialize, Serialize};
@@ -151,6 +151,15 @@ pub enum SfrmEvent {
         ability: u8,
         roll: u8,
         commands: bool,
+        section: String,
+    },
+    /// A removed general replaced by promotion ("Officer Casualties").
+    Promoted {
+        removed: GeneralId,
+        promoted: GeneralId,
+        role: Rank,
+        /// The brigade that gave an element to become the new general.
+        from_brigade: Option<UnitId>,
         section: String,
     },
     /// A unit's command state for the phase ("Command").

@@ -44,6 +44,8 @@ fn general(id: u32, name: &str, side: Side, pos: Pos) -> General {
         attached_to: None,
         superior: None,
         removed: false,
+        role: None,
+        replaced: false,
     }
 }
 
@@ -763,4 +765,68 @@ fn sfrm_breakthrough_only_after_routing_all_in_contact() {
         |e| matches!(e, SfrmEvent::OrderRefused { side: Side::Union, reason, section, .. }
         if reason.contains("did not charge") && section == "SFRM Breakthrough Advances & Combat")
     ));
+}
+
+/// SFRM "Officer Casualties" (promotion): McDowell, corps general, was
+/// removed. At the end of the Union command subphase his highest ranking
+/// subordinate takes the corps: Doubleday and King are both divisional,
+/// Doubleday the senior (lower id). Doubleday's own division is then
+/// taken by an element of its senior brigade (1st Brigade, 6 -> 5
+/// elements), whose commander starts 1 lower on each statistic than
+/// Doubleday (regular divisional 4" (2) +2): 3" (1) +1. King now answers
+/// to Doubleday; both brigades to the new commander.
+#[test]
+fn sfrm_officer_casualties_promotion() {
+    let mut b = two_brigades_a_side();
+    b.units[2].pos = Pos::new(0.0, 60.0);
+    b.units[3].pos = Pos::new(60.0, 60.0);
+    let mut mcdowell = general(3, "McDowell", Side::Union, Pos::new(0.0, -10.0));
+    mcdowell.rank = Rank::Corps;
+    mcdowell.removed = true;
+    let mut king = general(5, "King", Side::Union, Pos::new(20.0, -5.0));
+    king.quality = Quality::Superior;
+    king.superior = Some(GeneralId(3));
+    b.generals[0].superior = Some(GeneralId(3));
+    b.generals.push(mcdowell);
+    b.generals.push(king);
+    b.units[0].division = Some(GeneralId(1));
+    b.units[1].division = Some(GeneralId(1));
+    // Command rolls: Doubleday 6, King 6 (Union); Taliaferro 6.
+    let (after, ev) = play(&b, &TurnOrders::default(), &[6, 6, 6]);
+    let promoted: Vec<(u32, u32, Rank, Option<u32>)> = ev
+        .iter()
+        .filter_map(|e| match e {
+            SfrmEvent::Promoted {
+                removed,
+                promoted,
+                role,
+                from_brigade,
+                ..
+            } => Some((removed.0, promoted.0, *role, from_brigade.map(|u| u.0))),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        promoted,
+        [(3, 1, Rank::Corps, None), (1, 6, Rank::Division, Some(1))]
+    );
+    let doubleday = after.general(GeneralId(1)).unwrap();
+    assert_eq!(doubleday.role_rank(), Rank::Corps);
+    // He keeps his own statistics until reorganised.
+    assert_eq!(doubleday.stats().command_ability, 2);
+    assert_eq!(
+        after.general(GeneralId(5)).unwrap().superior,
+        Some(GeneralId(1))
+    );
+    let new = after.general(GeneralId(6)).unwrap();
+    let s = new.stats();
+    assert_eq!(
+        (s.command_range, s.command_ability, s.combat_value),
+        (3, 1, 1)
+    );
+    assert_eq!(new.attached_to, Some(UnitId(1)));
+    assert_eq!(new.superior, Some(GeneralId(1)));
+    assert_eq!(after.unit(UnitId(1)).unwrap().elements, 5);
+    assert_eq!(after.unit(UnitId(2)).unwrap().division, Some(GeneralId(6)));
+    assert!(after.general(GeneralId(3)).unwrap().replaced);
 }

@@ -5,8 +5,8 @@
 //! (state, events).
 
 use super::nouns::{
-    Arm, Contact, Formation, Ground, Pos, Quality, SfrmBattle, Side, SmallArm, Unit, UnitId,
-    Weather, angle_between,
+    Arm, Contact, Formation, GeneralId, Ground, Pos, Quality, Rank, SfrmBattle, Side, SmallArm,
+    Unit, UnitId, Weather, angle_between,
 };
 use super::orders::{Order, SfrmEvent, Term, TurnOrders};
 use super::tables::{
@@ -179,7 +179,157 @@ fn command(
             section,
         });
     }
+    promote(b, ph.side, ev);
     Ok(())
+}
+
+/// SFRM "Officer Casualties": removed generals are replaced at the end of
+/// their side's next command & supply subphase by promoting their highest
+/// ranking subordinate general (an army or corps general), or an element
+/// of their highest ranking subordinate brigade (a divisional general);
+/// the promotions that causes are made at the same time. Highest command
+/// first; among equals the lowest id (the senior in the order of battle,
+/// our ruling).
+fn promote(b: &mut SfrmBattle, side: Side, ev: &mut Vec<SfrmEvent>) {
+    let mut vacant: Vec<(Rank, GeneralId)> = b
+        .generals
+        .iter()
+        .filter(|g| g.side == side && g.removed && !g.replaced)
+        .map(|g| (g.role_rank(), g.id))
+        .collect();
+    vacant.sort_by(|a, c| c.0.cmp(&a.0).then(a.1.cmp(&c.1)));
+    for (role, gid) in vacant {
+        if let Some(g) = b.general_mut(gid) {
+            g.replaced = true;
+        }
+        let (subs, units) = command_of(b, gid);
+        fill(b, role, gid, subs, units, ev);
+    }
+}
+
+/// The generals and units directly under `gid`.
+fn command_of(b: &SfrmBattle, gid: GeneralId) -> (Vec<GeneralId>, Vec<UnitId>) {
+    let subs = b
+        .generals
+        .iter()
+        .filter(|x| x.superior == Some(gid) && !x.removed)
+        .map(|x| x.id)
+        .collect();
+    let units = b
+        .units
+        .iter()
+        .filter(|u| u.division == Some(gid) && !u.gone())
+        .map(|u| u.id)
+        .collect();
+    (subs, units)
+}
+
+/// Fill the command `role` that `vacated` held over `subs` and `units`.
+fn fill(
+    b: &mut SfrmBattle,
+    role: Rank,
+    vacated: GeneralId,
+    subs: Vec<GeneralId>,
+    units: Vec<UnitId>,
+    ev: &mut Vec<SfrmEvent>,
+) {
+    let Some(old) = b.general(vacated).cloned() else {
+        return;
+    };
+    let section = format!("{S_OFFICER} (promotion)");
+    // The new holder answers to whom the old one did; if the old one moved
+    // up (a promotion caused by a promotion), to him.
+    let superior = if old.removed {
+        old.superior
+    } else {
+        Some(old.id)
+    };
+    match role {
+        Rank::Army | Rank::Corps => {
+            let best = subs
+                .iter()
+                .filter_map(|id| b.general(*id))
+                .min_by(|a, c| c.role_rank().cmp(&a.role_rank()).then(a.id.cmp(&c.id)))
+                .map(|g| (g.id, g.role_rank()));
+            let Some((sid, s_role)) = best else { return };
+            let (s_subs, s_units) = command_of(b, sid);
+            if let Some(s) = b.general_mut(sid) {
+                s.role = (s.rank != role).then_some(role);
+                s.superior = superior;
+            }
+            for x in subs.iter().filter(|x| **x != sid) {
+                if let Some(g) = b.general_mut(*x) {
+                    g.superior = Some(sid);
+                }
+            }
+            for u in &units {
+                if let Some(u) = b.unit_mut(*u) {
+                    u.division = Some(sid);
+                }
+            }
+            ev.push(SfrmEvent::Promoted {
+                removed: vacated,
+                promoted: sid,
+                role,
+                from_brigade: None,
+                section,
+            });
+            fill(b, s_role, sid, s_subs, s_units, ev);
+        }
+        Rank::Division => {
+            // A brigade gives one of its elements; one of a single element
+            // would vanish, so it must have two (our ruling).
+            let Some(brigade) = units
+                .iter()
+                .filter_map(|id| b.unit(*id))
+                .filter(|u| u.is_infantry_or_cavalry() && u.elements >= 2)
+                .min_by_key(|u| u.id)
+                .cloned()
+            else {
+                return;
+            };
+            let id = GeneralId(b.generals.iter().map(|g| g.id.0).max().unwrap_or(0) + 1);
+            let one = super::super::table2::StatPenalty {
+                command_range: 1,
+                command_ability: 1,
+                combat_value: 1,
+            };
+            b.generals.push(super::nouns::General {
+                id,
+                name: format!("commander of {}", brigade.name),
+                side: old.side,
+                rank: old.rank,
+                quality: old.quality,
+                penalty: old.penalty.plus(one),
+                pos: brigade.pos,
+                attached_to: Some(brigade.id),
+                superior,
+                removed: false,
+                role: (old.rank != Rank::Division).then_some(Rank::Division),
+                replaced: false,
+            });
+            if let Some(u) = b.unit_mut(brigade.id) {
+                u.elements -= 1;
+            }
+            for u in &units {
+                if let Some(u) = b.unit_mut(*u) {
+                    u.division = Some(id);
+                }
+            }
+            for x in &subs {
+                if let Some(g) = b.general_mut(*x) {
+                    g.superior = Some(id);
+                }
+            }
+            ev.push(SfrmEvent::Promoted {
+                removed: vacated,
+                promoted: id,
+                role,
+                from_brigade: Some(brigade.id),
+                section,
+            });
+        }
+    }
 }
 
 /// SFRM "Command": command range, halved through woods/forest.
