@@ -608,7 +608,10 @@ impl SfrmBattle {
     /// Clock time (minutes after midnight) at the start of turn `turn`
     /// (1-based): 30 minutes a turn (Table 1's scale).
     pub fn minute_of_turn(&self, turn: u32) -> u32 {
-        self.start_minute + turn.saturating_sub(1) * super::tables::TURN_MINUTES
+        self.start_minute.saturating_add(
+            turn.saturating_sub(1)
+                .saturating_mul(super::tables::TURN_MINUTES),
+        )
     }
 }
 

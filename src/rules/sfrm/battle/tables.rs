@@ -490,10 +490,10 @@ pub fn army_cost(battle: &SfrmBattle) -> Vec<SideCost> {
     [Side::Union, Side::Confederate]
         .into_iter()
         .map(|side| {
-            let mut points = 0;
+            let mut points: u32 = 0;
             let mut unpriced = Vec::new();
             for g in battle.generals.iter().filter(|g| g.side == side) {
-                points += general_cost(g);
+                points = points.saturating_add(general_cost(g));
             }
             for u in battle.units.iter().filter(|u| u.side == side) {
                 let price = match u.arm {
@@ -503,7 +503,7 @@ pub fn army_cost(battle: &SfrmBattle) -> Vec<SideCost> {
                     Arm::Supply => Ok(TABLE9_SUPPLY),
                 };
                 match price {
-                    Ok(p) => points += p * u.elements,
+                    Ok(p) => points = points.saturating_add(p.saturating_mul(u.elements)),
                     Err(e) => unpriced.push((u.name.clone(), e)),
                 }
             }

@@ -830,3 +830,250 @@ fn sfrm_officer_casualties_promotion() {
     assert_eq!(after.unit(UnitId(2)).unwrap().division, Some(GeneralId(6)));
     assert!(after.general(GeneralId(3)).unwrap().replaced);
 }
+
+/// Both sides far apart, so nothing fires.
+fn quiet() -> SfrmBattle {
+    let mut b = two_brigades_a_side();
+    b.units[2].pos = Pos::new(0.0, 60.0);
+    b.units[3].pos = Pos::new(60.0, 60.0);
+    b
+}
+
+/// SFRM "Command": a routed unit in command with a general attached may
+/// be unrouted (and change formation); a unit not routed is told so.
+#[test]
+fn sfrm_command_unrout_with_an_attached_general() {
+    let mut b = quiet();
+    b.units[0].routed = true;
+    b.units[0].formation = Formation::MarchColumn;
+    b.generals[0].pos = Pos::new(0.0, 0.0);
+    b.generals[0].attached_to = Some(UnitId(1));
+    let orders = TurnOrders {
+        union: vec![
+            Order::Unrout {
+                unit: UnitId(1),
+                formation: Some(Formation::Line),
+            },
+            Order::Unrout {
+                unit: UnitId(2),
+                formation: None,
+            },
+        ],
+        confederate: vec![],
+    };
+    let (after, ev) = play(&b, &orders, &[1, 6]);
+    let u = after.unit(UnitId(1)).unwrap();
+    assert_eq!((u.routed, u.formation), (false, Formation::Line));
+    assert!(ev.iter().any(
+        |e| matches!(e, SfrmEvent::Unrouted { unit, general: GeneralId(1), .. } if unit.0 == 1)
+    ));
+    assert!(ev.iter().any(|e| matches!(e, SfrmEvent::OrderRefused { index: 1, reason, .. } if reason.contains("not routed"))));
+}
+
+/// SFRM "Movement" and Table 7: skirmish order needs an attached general;
+/// with one, 1st Brigade skirmishes, and the guns' fire at it (shell 2 at
+/// 14") takes -2 for a skirmishing target: total 0, no casualty, no die.
+#[test]
+fn sfrm_formation_changes_skirmish_needs_a_general_and_counts_on_table_7() {
+    let mut b = two_brigades_a_side();
+    b.units[2].pos = Pos::new(0.0, 60.0);
+    b.units[0].pos = Pos::new(10.0, 0.0);
+    b.units[1].pos = Pos::new(12.0, 0.0);
+    b.generals[0].pos = Pos::new(10.0, 0.0);
+    b.generals[0].attached_to = Some(UnitId(1));
+    let orders = TurnOrders {
+        union: vec![
+            Order::Formation {
+                unit: UnitId(1),
+                formation: Formation::Skirmish,
+                facing: None,
+                front_rank: None,
+                mounted: None,
+                prone: None,
+            },
+            Order::Formation {
+                unit: UnitId(2),
+                formation: Formation::Skirmish,
+                facing: None,
+                front_rank: None,
+                mounted: None,
+                prone: None,
+            },
+        ],
+        confederate: vec![],
+    };
+    let (after, ev) = play(&b, &orders, &[1, 6]);
+    assert_eq!(
+        after.unit(UnitId(1)).unwrap().formation,
+        Formation::Skirmish
+    );
+    assert_eq!(after.unit(UnitId(2)).unwrap().formation, Formation::Line);
+    assert!(ev.iter().any(
+        |e| matches!(e, SfrmEvent::OrderRefused { index: 1, reason, section, .. }
+        if reason.contains("needs an attached general") && section == "SFRM Formation Changes")
+    ));
+    let shots = fired(&ev, 4);
+    assert_eq!(shots.len(), 2);
+    let SfrmEvent::Fired {
+        target,
+        terms,
+        total,
+        roll,
+        casualties,
+        ..
+    } = shots[0]
+    else {
+        unreachable!()
+    };
+    assert_eq!(target.0, 1);
+    assert!(
+        terms
+            .iter()
+            .any(|t| t.text == "target skirmishing" && t.value == -2)
+    );
+    assert_eq!((*total, *roll, *casualties), (0, None, 0));
+}
+
+/// SFRM "Entrenching" and Table 7: a turn of digging makes 1 level, and
+/// fire at the unit takes -1 per level: the guns' 2 becomes 1, remainder
+/// 1; dice 6 and 6 miss.
+#[test]
+fn sfrm_entrenching_one_turn_one_level_counts_on_table_7() {
+    let mut b = two_brigades_a_side();
+    b.units[2].pos = Pos::new(0.0, 60.0);
+    b.units[0].pos = Pos::new(10.0, 0.0);
+    b.units[1].pos = Pos::new(-20.0, 0.0);
+    b.generals[0].pos = Pos::new(10.0, -1.0);
+    let orders = TurnOrders {
+        union: vec![Order::Entrench { unit: UnitId(1) }],
+        confederate: vec![],
+    };
+    let (after, ev) = play(&b, &orders, &[1, 6, 6, 6]);
+    assert_eq!(after.unit(UnitId(1)).unwrap().entrenchment, 1);
+    let SfrmEvent::Fired { terms, total, .. } = fired(&ev, 4)[0] else {
+        unreachable!()
+    };
+    assert_eq!(*total, 1);
+    assert!(
+        terms
+            .iter()
+            .any(|t| t.text == "target in fortifications (per level)")
+    );
+}
+
+/// SFRM Table 3 and "Officer Casualties": Doubleday, attached to 1st
+/// Brigade, rolls 12 when it takes a casualty: killed, removed. With no
+/// general left the Union army fails its morale (1 routed >= 0). At the
+/// end of the next Union command subphase an element of his senior
+/// brigade is promoted in his place.
+///
+/// Turn 1, Union phase: Baylor in contact fires first: 6 + 1 = 7, die 6
+/// misses: 1 casualty; Table 3: 6 + 6 = 12. 1st Brigade 5: die 6 misses.
+/// Round 2: Baylor 7 again, die 6: 1st Brigade 4; 1st Brigade 4, die 6.
+/// 1st Brigade lost 2: routs. Army morale: 1 routed >= 0: 2nd Brigade,
+/// out of command, rout moves. Confederate phase: Taliaferro 6.
+#[test]
+fn sfrm_table_3_kills_an_attached_general_and_a_brigade_is_promoted() {
+    let mut b = two_brigades_a_side();
+    b.units[2].pos = Pos::new(0.0, 0.0);
+    b.units[3].pos = Pos::new(-60.0, 60.0);
+    b.contacts.push(Contact {
+        a: UnitId(3),
+        b: UnitId(1),
+        from_bearing: 0.0,
+    });
+    b.generals[0].pos = Pos::new(0.0, 0.0);
+    b.generals[0].attached_to = Some(UnitId(1));
+    b.units[0].division = Some(GeneralId(1));
+    b.units[1].division = Some(GeneralId(1));
+    let (after, ev) = play(&b, &TurnOrders::default(), &[1, 6, 6, 6, 6, 6, 6, 6]);
+    let d = after.general(GeneralId(1)).unwrap();
+    assert!(d.removed && !d.replaced);
+    assert!(ev.iter().any(
+        |e| matches!(e, SfrmEvent::OfficerCasualty { dice: [6, 6], casualty, .. }
+        if casualty.result == CasualtyResult::Killed)
+    ));
+    assert!(ev.iter().any(|e| matches!(
+        e,
+        SfrmEvent::ArmyMorale {
+            side: Side::Union,
+            broken_units: 1,
+            command_ability_sum: 0,
+            fails: true,
+            ..
+        }
+    )));
+    assert!(after.unit(UnitId(2)).unwrap().routed);
+    // Turn 2: the promotion, whatever the dice.
+    let mut dice = crate::dice::StreamDice::new([3u8; 32]);
+    let (later, ev) = resolve_turn(&after, &TurnOrders::default(), &mut dice).unwrap();
+    assert!(ev.iter().any(|e| matches!(
+        e,
+        SfrmEvent::Promoted {
+            removed: GeneralId(1),
+            from_brigade: Some(UnitId(1)),
+            role: Rank::Division,
+            ..
+        }
+    )));
+    let new = later.general(GeneralId(3)).unwrap();
+    let s = new.stats();
+    assert_eq!(
+        (s.command_range, s.command_ability, s.combat_value),
+        (3, 1, 1)
+    );
+}
+
+/// SFRM Table 8: the weather die, logged with its purpose.
+#[test]
+fn sfrm_table_8_weather_roll() {
+    let mut d = ScriptedDice::new([6]).unwrap();
+    assert_eq!(
+        tables::roll_weather(Season::Winter, &mut d).unwrap(),
+        Weather::Snow
+    );
+    use crate::dice::DiceSource;
+    assert_eq!(d.log()[0].purpose.kind, crate::dice::RollKind::SfrmWeather);
+}
+
+/// Bad orders get an answer and the rest still counts: a target order
+/// naming a friendly unit, a move to a position that is not a number, and
+/// a unit of the other side.
+#[test]
+fn sfrm_bad_orders_are_refused_and_the_rest_counts() {
+    let b = quiet();
+    let orders = TurnOrders {
+        union: vec![
+            Order::Target {
+                unit: UnitId(1),
+                target: UnitId(2),
+            },
+            Order::Move {
+                unit: UnitId(1),
+                to: Pos::new(f64::NAN, 1.0),
+                facing: None,
+            },
+            Order::Move {
+                unit: UnitId(3),
+                to: Pos::new(0.0, 50.0),
+                facing: None,
+            },
+            Order::Move {
+                unit: UnitId(1),
+                to: Pos::new(0.0, 5.0),
+                facing: None,
+            },
+        ],
+        confederate: vec![],
+    };
+    let (after, ev) = play(&b, &orders, &[1, 6]);
+    let refused: Vec<usize> = ev
+        .iter()
+        .filter_map(|e| match e {
+            SfrmEvent::OrderRefused { index, .. } => Some(*index),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(refused, [0, 1, 2]);
+    assert!(close(after.unit(UnitId(1)).unwrap().pos, 0.0, 5.0));
+}

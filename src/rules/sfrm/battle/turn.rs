@@ -423,6 +423,7 @@ fn movement(
     let (factor, fworking) = movement_factor(b, ph.light);
     for (i, o) in orders.iter().enumerate() {
         let (gid, to_unit, to) = match *o {
+            Order::GeneralMove { to, .. } if !to.x.is_finite() || !to.y.is_finite() => continue,
             Order::GeneralMove { general, to } => (general, None, Some(to)),
             Order::Attach { general, unit } => (general, Some(unit), None),
             _ => continue,
@@ -482,8 +483,43 @@ fn movement(
             section: format!("{S_MOVEMENT}, SFRM Table 4"),
         });
     }
+    for (i, o) in orders.iter().enumerate() {
+        if let Order::Target { unit, target } = *o {
+            let mine = b.unit(unit).is_some_and(|u| u.side == side && !u.gone());
+            let theirs = b.unit(target).is_some_and(|t| t.side != side && !t.gone());
+            if !mine || !theirs {
+                refuse(
+                    ev,
+                    side,
+                    i,
+                    format!(
+                        "a target order needs a unit of yours ({}) and an enemy unit on the field ({}); the unit will fire at the nearest enemy it can",
+                        unit.0, target.0
+                    ),
+                    S_ARC,
+                );
+            }
+        }
+        let to = match o {
+            Order::Move { to, .. } | Order::BreakthroughMove { to, .. } => Some(*to),
+            Order::GeneralMove { to, .. } => Some(*to),
+            _ => None,
+        };
+        if to.is_some_and(|p| !p.x.is_finite() || !p.y.is_finite()) {
+            refuse(
+                ev,
+                side,
+                i,
+                "a position must be two finite numbers of inches".into(),
+                S_MOVEMENT,
+            );
+        }
+    }
     let mut ordered = BTreeSet::new();
     for (i, o) in orders.iter().enumerate() {
+        if matches!(o, Order::Move { to, .. } if !to.x.is_finite() || !to.y.is_finite()) {
+            continue;
+        }
         let Some(uid) = o.moving_unit() else { continue };
         let Some(u) = b.unit(uid).filter(|u| u.side == side && !u.gone()) else {
             refuse(
@@ -1343,7 +1379,7 @@ fn linear_obstacles_help(t: &Unit) -> bool {
 fn fire_terms(b: &SfrmBattle, ph: &Phase, f: &Unit, t: &Unit, s: &Shot) -> Vec<Term> {
     let mut terms = Vec::new();
     let n = f.front_elements();
-    let basic = n * s.per_element;
+    let basic = n.saturating_mul(s.per_element);
     let weapon = match f.arm {
         Arm::Infantry { weapon } | Arm::Cavalry { weapon } => weapon.name().to_string(),
         Arm::Artillery { gun } if !f.limbered() && s.in_arc => gun.name().to_string(),
@@ -1400,7 +1436,7 @@ fn fire_terms(b: &SfrmBattle, ph: &Phase, f: &Unit, t: &Unit, s: &Shot) -> Vec<T
         let k = if gun.smoothbore() { 2 } else { 1 };
         terms.push(Term::new(
             format!("double canister: +{k} multiple"),
-            value(basic * k),
+            value(basic.saturating_mul(k)),
             S_COMBAT,
         ));
     }
@@ -1414,10 +1450,15 @@ fn fire_terms(b: &SfrmBattle, ph: &Phase, f: &Unit, t: &Unit, s: &Shot) -> Vec<T
         ));
     }
     // Table 7.
-    let mut t7 = |m: Table7, times: u32| {
-        for _ in 0..times {
-            terms.push(Term::new(m.text(), m.value(), S_T7));
-        }
+    let mut t7 = |m: Table7, times: u32| match times {
+        0 => {}
+        1 => terms.push(Term::new(m.text(), m.value(), S_T7)),
+        n => terms.push(Term::new(
+            format!("{} x {n}", m.text()),
+            m.value()
+                .saturating_mul(i32::try_from(n).unwrap_or(i32::MAX)),
+            S_T7,
+        )),
     };
     use Table7::*;
     if f.prone {
@@ -1570,7 +1611,7 @@ fn fire_side(
             continue;
         };
         let terms = fire_terms(b, ph, &f, &t, &s);
-        let total: i32 = terms.iter().map(|t| t.value).sum();
+        let total: i32 = terms.iter().fold(0i32, |a, t| a.saturating_add(t.value));
         let (definite, remainder) = if total > 0 {
             (
                 total.unsigned_abs() / COMBAT_DIVISOR.unsigned_abs(),
@@ -1745,6 +1786,9 @@ fn breakthrough(
     let mut fresh = Vec::new();
     for (i, o) in orders.of(side).iter().enumerate() {
         let (uid, to, facing, target) = match *o {
+            Order::BreakthroughMove { to, .. } if !to.x.is_finite() || !to.y.is_finite() => {
+                continue;
+            }
             Order::BreakthroughMove { unit, to, facing } => (unit, Some(to), facing, None),
             Order::BreakthroughCharge { unit, target } => (unit, None, None, Some(target)),
             _ => continue,
