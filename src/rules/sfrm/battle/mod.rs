@@ -25,15 +25,15 @@
 //!   multiples, attached generals' combat value; Table 3 for generals
 //!   attached to a unit that takes a casualty, and the promotions that
 //!   replace removed generals; routs and dispersal; rout
-//!   moves; breakthrough advances and breakthrough combat; army morale.
+//!   moves; breakthrough advances and breakthrough combat; army morale;
+//!   supply traced by road from sources through trains, cut by enemy on the
+//!   road, out of supply markers after combat ([`supply`]); the on-road
+//!   rate for march columns on a road.
 //!
 //! Not yet built (absent, not pretended):
-//! - supply: tracing supply by road from sources and trains, and placing
-//!   out of supply markers after combat (the markers a scenario sets do
-//!   count on Table 7);
-//! - roads: the "March Column/Limbered On Road" rate (all moves use the
-//!   off-road rate), and so supply trains, whose only rate is on road,
-//!   cannot move;
+//! - a supply train "temporarily in supply for 1 turn" by being removed at
+//!   its end; supply along a chain of roads that meet where no train or
+//!   source stands; road moves from one road onto another in one turn;
 //! - reorganisation of promoted generals (a day or a week of rest);
 //! - a general attaching to more than one unit at once; firing at, or
 //!   contacting, generals and messengers not attached to a unit (and their
@@ -42,7 +42,7 @@
 //! - firing over friendly troops from a higher elevation; targets "in
 //!   contact with directly adjacent friendly elements";
 //! - expanding or contracting a line's frontage at the start of a move,
-//!   wheeling, and conforming to roads and terrain edges;
+//!   wheeling, and conforming to terrain edges off the road;
 //! - entrenching beyond hasty (1 level): standard and improved works take a
 //!   day and a week;
 //! - fatigue gained by days of combat, marching and resting (the fatigue a
@@ -52,6 +52,7 @@
 
 pub mod nouns;
 pub mod orders;
+pub mod supply;
 pub mod tables;
 pub mod turn;
 
@@ -59,8 +60,8 @@ pub mod turn;
 mod tests;
 
 pub use nouns::{
-    Area, Arm, Contact, Formation, General, GeneralId, Ground, Gun, Pos, Quality, Rank, Season,
-    SfrmBattle, Side, SmallArm, Unit, UnitId, Weather,
+    Area, Arm, Contact, Formation, General, GeneralId, Ground, Gun, Pos, Quality, Rank, Road,
+    Season, SfrmBattle, Side, SmallArm, SupplySource, Unit, UnitId, Weather,
 };
 pub use orders::{Order, SfrmEvent, Subphase, Term, TurnOrders};
 pub use tables::{SideCost, army_cost};

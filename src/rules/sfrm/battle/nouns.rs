@@ -455,6 +455,64 @@ impl Area {
     }
 }
 
+/// A road, as the line through its points ("Supply"; Table 4's "On
+/// Road" column).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Road {
+    #[serde(default)]
+    pub name: String,
+    pub points: Vec<Pos>,
+}
+
+impl Road {
+    /// Where along the road (inches from its first point) the point of the
+    /// road nearest `p` lies, and how far `p` is from it. `None` for a road
+    /// of fewer than two points.
+    pub fn locate(&self, p: Pos) -> Option<(f64, f64)> {
+        let mut best: Option<(f64, f64)> = None;
+        let mut run = 0.0;
+        for w in self.points.windows(2) {
+            let (a, b) = (w[0], w[1]);
+            let len = a.distance(b);
+            let t = if len > 0.0 {
+                (((p.x - a.x) * (b.x - a.x) + (p.y - a.y) * (b.y - a.y)) / (len * len))
+                    .clamp(0.0, 1.0)
+            } else {
+                0.0
+            };
+            let q = Pos::new(a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t);
+            let off = q.distance(p);
+            if best.is_none_or(|(_, o)| off < o) {
+                best = Some((run + t * len, off));
+            }
+            run += len;
+        }
+        best
+    }
+
+    /// The point `s` inches along the road (clamped to its ends), and the
+    /// bearing of the road there (toward its end).
+    pub fn at(&self, s: f64) -> (Pos, f64) {
+        let mut run = 0.0;
+        let mut last = (self.points.first().copied().unwrap_or_default(), 0.0);
+        for w in self.points.windows(2) {
+            let (a, b) = (w[0], w[1]);
+            let len = a.distance(b);
+            let bearing = a.bearing_to(b);
+            if len > 0.0 && s <= run + len {
+                let t = ((s - run) / len).clamp(0.0, 1.0);
+                return (
+                    Pos::new(a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t),
+                    bearing,
+                );
+            }
+            run += len;
+            last = (b, bearing);
+        }
+        last
+    }
+}
+
 /// Weather of the day (Table 8).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -521,6 +579,20 @@ pub struct SfrmBattle {
     pub ground: Vec<Area>,
     #[serde(default)]
     pub contacts: Vec<Contact>,
+    #[serde(default)]
+    pub roads: Vec<Road>,
+    /// Supply sources ("Supply": capital cities, towns with a port or
+    /// railroad, not besieged or blockaded). With none listed the battle
+    /// does not track supply (our ruling).
+    #[serde(default)]
+    pub supply_sources: Vec<SupplySource>,
+}
+
+/// A supply source and the side it supplies.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct SupplySource {
+    pub side: Side,
+    pub pos: Pos,
 }
 
 impl SfrmBattle {

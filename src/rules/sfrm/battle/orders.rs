@@ -20,6 +20,10 @@ pub enum Order {
         to: Pos,
         #[serde(default)]
         facing: Option<f64>,
+        /// Along the road the unit stands on, at Table 4's on-road rate
+        /// (march column or limbered only).
+        #[serde(default)]
+        road: bool,
     },
     /// Charge into base-to-base contact with `target` ("Movement").
     Charge { unit: UnitId, target: UnitId },
@@ -160,6 +164,21 @@ pub enum SfrmEvent {
         role: Rank,
         /// The brigade that gave an element to become the new general.
         from_brigade: Option<UnitId>,
+        section: String,
+    },
+    /// A unit's supply in its side's command & supply subphase ("Supply");
+    /// in supply removes its out of supply markers.
+    Supply {
+        unit: UnitId,
+        in_supply: bool,
+        markers: u8,
+        section: String,
+    },
+    /// An out of supply unit that took part in combat this phase gets a
+    /// marker ("Supply").
+    OutOfSupplyMarker {
+        unit: UnitId,
+        markers: u8,
         section: String,
     },
     /// A unit's command state for the phase ("Command").

@@ -39,6 +39,24 @@ pub fn table2(rank: Rank, quality: Quality) -> SfrmStats {
     }
 }
 
+/// SFRM Table 1, "Basing Scales": the front of one of the unit's element
+/// bases, in inches.
+pub fn base_front(unit: &Unit) -> f64 {
+    match unit.arm {
+        Arm::Infantry { .. } => 0.75,
+        Arm::Cavalry { .. } if unit.mounted => 1.5,
+        Arm::Cavalry { .. } => 0.75,
+        Arm::Artillery { .. } | Arm::Supply => 1.0,
+    }
+}
+
+/// SFRM "Supply": a supply train is in supply within 4 miles (72") by road
+/// of a supply source or an in supply train.
+pub const SUPPLY_BY_ROAD_INCHES: f64 = 72.0;
+/// SFRM "Supply": other units are in supply within 2 miles (36") of an in
+/// supply train.
+pub const SUPPLY_RADIUS_INCHES: f64 = 36.0;
+
 /// The rows of SFRM Table 4, "Movement Rates".
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

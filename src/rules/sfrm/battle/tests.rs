@@ -93,6 +93,8 @@ fn two_brigades_a_side() -> SfrmBattle {
         ],
         ground: vec![],
         contacts: vec![],
+        roads: vec![],
+        supply_sources: vec![],
     }
 }
 
@@ -149,11 +151,13 @@ fn sfrm_turn_order_two_brigades_a_side() {
                 unit: UnitId(1),
                 to: Pos::new(0.0, 7.0),
                 facing: None,
+                road: false,
             },
             Order::Move {
                 unit: UnitId(2),
                 to: Pos::new(10.0, 7.0),
                 facing: None,
+                road: false,
             },
         ],
         confederate: vec![
@@ -491,11 +495,13 @@ fn sfrm_table_4_movement_manoeuvre_modifiers() {
                 unit: UnitId(1),
                 to: Pos::new(-3.0, 4.0),
                 facing: None,
+                road: false,
             },
             Order::Move {
                 unit: UnitId(2),
                 to: Pos::new(9.0, -1.0),
                 facing: None,
+                road: false,
             },
         ],
         confederate: vec![],
@@ -534,6 +540,7 @@ fn sfrm_movement_march_column_stands_off_four_inches() {
             unit: UnitId(2),
             to: Pos::new(0.0, 9.0),
             facing: None,
+            road: false,
         }],
         confederate: vec![],
     };
@@ -1052,16 +1059,19 @@ fn sfrm_bad_orders_are_refused_and_the_rest_counts() {
                 unit: UnitId(1),
                 to: Pos::new(f64::NAN, 1.0),
                 facing: None,
+                road: false,
             },
             Order::Move {
                 unit: UnitId(3),
                 to: Pos::new(0.0, 50.0),
                 facing: None,
+                road: false,
             },
             Order::Move {
                 unit: UnitId(1),
                 to: Pos::new(0.0, 5.0),
                 facing: None,
+                road: false,
             },
         ],
         confederate: vec![],
@@ -1076,4 +1086,158 @@ fn sfrm_bad_orders_are_refused_and_the_rest_counts() {
         .collect();
     assert_eq!(refused, [0, 1, 2]);
     assert!(close(after.unit(UnitId(1)).unwrap().pos, 0.0, 5.0));
+}
+
+/// SFRM Table 4, "March Column/Limbered On Road": 2nd Brigade in march
+/// column on a road that runs 20" north and turns east; ordered to its
+/// far end (40" along), it goes its on-road 24" (off road it would have
+/// 16"): 20" north and 4" east, facing along the road. 1st Brigade, in
+/// line, may not use the road rate.
+#[test]
+fn sfrm_table_4_march_column_on_road() {
+    let mut b = quiet();
+    b.roads.push(Road {
+        name: "Warrenton Turnpike".into(),
+        points: vec![
+            Pos::new(20.0, -20.0),
+            Pos::new(20.0, 0.0),
+            Pos::new(40.0, 0.0),
+        ],
+    });
+    b.units[1].pos = Pos::new(20.0, -20.0);
+    b.units[1].formation = Formation::MarchColumn;
+    b.units[0].pos = Pos::new(20.0, -21.0);
+    b.generals[0].pos = Pos::new(20.0, -22.0);
+    let orders = TurnOrders {
+        union: vec![
+            Order::Move {
+                unit: UnitId(2),
+                to: Pos::new(40.0, 0.0),
+                facing: None,
+                road: true,
+            },
+            Order::Move {
+                unit: UnitId(1),
+                to: Pos::new(20.0, -15.0),
+                facing: None,
+                road: true,
+            },
+        ],
+        confederate: vec![],
+    };
+    let (after, ev) = play(&b, &orders, &[1, 6]);
+    let u = after.unit(UnitId(2)).unwrap();
+    assert!(close(u.pos, 24.0, 0.0), "{:?}", u.pos);
+    assert!((u.facing - 90.0).abs() < 1e-9);
+    assert!(ev.iter().any(
+        |e| matches!(e, SfrmEvent::Moved { unit, cost, allowance, stopped: Some(_), .. }
+        if unit.0 == 2 && (*cost - 24.0).abs() < 1e-9 && *allowance == 24.0)
+    ));
+    assert!(ev.iter().any(
+        |e| matches!(e, SfrmEvent::OrderRefused { index: 1, reason, .. }
+        if reason.contains("only march column"))
+    ));
+}
+
+/// SFRM "Supply". A Union supply train 40" by road from a Union supply
+/// source is in supply; 1st Brigade, 30" from the train, is in supply;
+/// 2nd Brigade, 60.8" away, is not. The guns fire at 2nd Brigade in the
+/// Union phase (2, die 6 misses): both have taken part in combat out of
+/// supply (the Confederates have no train) and get a marker each. In the
+/// Confederate phase the guns' fire takes -2 for their marker: 2 - 2 = 0,
+/// no die; both get a second marker.
+#[test]
+fn sfrm_supply_traced_by_road_and_out_of_supply_markers() {
+    let mut b = two_brigades_a_side();
+    b.roads.push(Road {
+        name: String::new(),
+        points: vec![Pos::new(0.0, -100.0), Pos::new(0.0, 0.0)],
+    });
+    b.supply_sources.push(SupplySource {
+        side: Side::Union,
+        pos: Pos::new(0.0, -100.0),
+    });
+    let mut train = infantry(
+        10,
+        "II Corps trains",
+        Side::Union,
+        1,
+        Pos::new(0.0, -60.0),
+        0.0,
+    );
+    train.arm = Arm::Supply;
+    train.formation = Formation::MarchColumn;
+    b.units.push(train);
+    b.units[0].pos = Pos::new(0.0, -30.0);
+    b.units[2].pos = Pos::new(0.0, 60.0);
+    let (after, ev) = play(&b, &TurnOrders::default(), &[6, 6, 6]);
+    let supply: Vec<(u32, bool)> = ev
+        .iter()
+        .filter_map(|e| match e {
+            SfrmEvent::Supply {
+                unit, in_supply, ..
+            } => Some((unit.0, *in_supply)),
+            _ => None,
+        })
+        .collect();
+    // Union phase: the Union's units; Confederate phase: the Confederates'.
+    assert_eq!(
+        supply,
+        [(1, true), (2, false), (10, true), (3, false), (4, false)]
+    );
+    assert_eq!(after.unit(UnitId(2)).unwrap().out_of_supply, 2);
+    assert_eq!(after.unit(UnitId(4)).unwrap().out_of_supply, 2);
+    assert_eq!(after.unit(UnitId(1)).unwrap().out_of_supply, 0);
+    let SfrmEvent::Fired {
+        terms, total, roll, ..
+    } = fired(&ev, 4)[1]
+    else {
+        unreachable!()
+    };
+    assert!(
+        terms
+            .iter()
+            .any(|t| t.text == "firing unit out of supply (per counter)" && t.value == -2)
+    );
+    assert_eq!((*total, *roll), (0, None));
+}
+
+/// SFRM "Supply": "The enemy may cut supply by occupying those roads".
+/// Baylor astride the road between the source and the train: the train,
+/// and so 1st Brigade, are out of supply.
+#[test]
+fn sfrm_supply_cut_by_the_enemy_on_the_road() {
+    let mut b = quiet();
+    b.roads.push(Road {
+        name: String::new(),
+        points: vec![Pos::new(0.0, -100.0), Pos::new(0.0, 0.0)],
+    });
+    b.supply_sources.push(SupplySource {
+        side: Side::Union,
+        pos: Pos::new(0.0, -100.0),
+    });
+    let mut train = infantry(
+        10,
+        "II Corps trains",
+        Side::Union,
+        1,
+        Pos::new(0.0, -60.0),
+        0.0,
+    );
+    train.arm = Arm::Supply;
+    train.formation = Formation::MarchColumn;
+    b.units.push(train);
+    b.units[0].pos = Pos::new(0.0, -30.0);
+    assert!(
+        supply::in_supply(&b, Side::Union)
+            .unwrap()
+            .contains(&UnitId(1))
+    );
+    b.units[2].pos = Pos::new(0.0, -80.0);
+    let fed = supply::in_supply(&b, Side::Union).unwrap();
+    assert!(!fed.contains(&UnitId(10)));
+    assert!(!fed.contains(&UnitId(1)));
+    // Without supply sources the battle does not track supply.
+    b.supply_sources.clear();
+    assert!(supply::in_supply(&b, Side::Union).is_none());
 }

@@ -9,6 +9,8 @@ use super::nouns::{
     Unit, UnitId, Weather, angle_between,
 };
 use super::orders::{Order, SfrmEvent, Term, TurnOrders};
+use super::supply::{in_supply, on_road};
+use super::tables::base_front;
 use super::tables::{
     GreenResult, Light, Table7, light, move_allowance, move_class, table4, table5, table6_gun,
     table6_small_arm, weather_movement, weather_sight,
@@ -35,6 +37,7 @@ const S_MORALE: &str = "SFRM Morale, Routing, Casualties & Dispersal";
 const S_ARMY: &str = "SFRM Army Morale";
 const S_TIME: &str = "SFRM Time, Weather & Daylight";
 const S_BREAK: &str = "SFRM Breakthrough Advances & Combat";
+const S_SUPPLY: &str = "SFRM Supply";
 
 /// SFRM "Rout Moves": "A rout move must be at least 4"". We move exactly
 /// that (docs/rulings-sfrm.md).
@@ -76,6 +79,9 @@ struct Phase {
     green_rout: BTreeSet<UnitId>,
     /// Units hit in the current round of fire.
     hit: BTreeSet<UnitId>,
+    /// Units that fired or were fired on this phase ("take part in
+    /// combat", for out of supply markers).
+    fought: BTreeSet<UnitId>,
 }
 
 /// Play one SFRM turn: the attacker's phase, then the defender's ("Turn
@@ -107,12 +113,14 @@ pub fn resolve_turn(
             tested: BTreeSet::new(),
             green_rout: BTreeSet::new(),
             hit: BTreeSet::new(),
+            fought: BTreeSet::new(),
         };
         command(&mut b, &ph, dice, &mut ev)?;
         movement(&mut b, &mut ph, orders.of(side), dice, &mut ev)?;
         if light != Light::Night {
             combat(&mut b, &mut ph, orders, dice, &mut ev)?;
             breakthrough(&mut b, &mut ph, orders, dice, &mut ev)?;
+            supply_markers(&mut b, &ph, &mut ev);
         }
         army_morale(&mut b, &mut ph, dice, &mut ev)?;
     }
@@ -180,7 +188,51 @@ fn command(
         });
     }
     promote(b, ph.side, ev);
+    if let Some(fed) = in_supply(b, ph.side) {
+        let ids: Vec<UnitId> = b.units_of(ph.side).map(|u| u.id).collect();
+        for id in ids {
+            let in_supply = fed.contains(&id);
+            let Some(u) = b.unit_mut(id) else { continue };
+            if in_supply {
+                u.out_of_supply = 0;
+            }
+            ev.push(SfrmEvent::Supply {
+                unit: id,
+                in_supply,
+                markers: u.out_of_supply,
+                section: S_SUPPLY.into(),
+            });
+        }
+    }
     Ok(())
+}
+
+/// SFRM "Supply": "Each unit that is out of supply receives an appropriate
+/// marker after each phase that they take part in combat."
+fn supply_markers(b: &mut SfrmBattle, ph: &Phase, ev: &mut Vec<SfrmEvent>) {
+    let fed: Vec<_> = [Side::Union, Side::Confederate]
+        .map(|side| (side, in_supply(b, side)))
+        .into_iter()
+        .collect();
+    for id in &ph.fought {
+        let Some(u) = b.unit(*id).filter(|u| !u.gone()) else {
+            continue;
+        };
+        let Some((_, Some(set))) = fed.iter().find(|(s, _)| *s == u.side) else {
+            continue;
+        };
+        if set.contains(id) {
+            continue;
+        }
+        if let Some(u) = b.unit_mut(*id) {
+            u.out_of_supply = u.out_of_supply.saturating_add(1);
+            ev.push(SfrmEvent::OutOfSupplyMarker {
+                unit: *id,
+                markers: u.out_of_supply,
+                section: S_SUPPLY.into(),
+            });
+        }
+    }
 }
 
 /// SFRM "Officer Casualties": removed generals are replaced at the end of
@@ -615,12 +667,19 @@ fn movement(
             continue;
         }
         match o {
-            Order::Move { to, facing, .. } => {
+            Order::Move {
+                to, facing, road, ..
+            } => {
                 if let Some(why) = cannot_move(&u, general.is_some()) {
                     refuse(ev, side, i, why, S_MANOEUVRE);
                     continue;
                 }
-                match move_unit(b, ph, &u, *to, *facing, factor, &fworking) {
+                let moved = if *road {
+                    road_move(b, ph, &u, *to, *facing, factor, &fworking)
+                } else {
+                    move_unit(b, ph, &u, *to, *facing, factor, &fworking)
+                };
+                match moved {
                     Ok(e) => ev.push(e),
                     Err((why, section)) => refuse(ev, side, i, why, section),
                 }
@@ -862,6 +921,137 @@ fn charge(
         rout_move(b, ph, t.id, dice, ev)?;
     }
     Ok(Ok(()))
+}
+
+/// SFRM Table 4, "March Column/Limbered On Road": a unit in march column
+/// (or limbered) that stands on a road moves along it to the point
+/// ordered on the same road, at the on-road rate, with no terrain or
+/// manoeuvre modifier (it conforms to the road: "Manoeuvre"); it stops at
+/// its allowance or the 4" stand-off (at night, no closer at all).
+fn road_move(
+    b: &mut SfrmBattle,
+    ph: &Phase,
+    u: &Unit,
+    to: Pos,
+    facing: Option<f64>,
+    factor: f64,
+    fworking: &[String],
+) -> Result<SfrmEvent, (String, &'static str)> {
+    if u.formation != Formation::MarchColumn {
+        return Err((
+            format!(
+                "{} is in {}: only march column or limbered units move at the road rate; form march column first",
+                u.name,
+                u.formation.name()
+            ),
+            S_MOVEMENT,
+        ));
+    }
+    let front = base_front(u);
+    let found = b
+        .roads
+        .iter()
+        .find_map(|r| Some((r.clone(), on_road(r, u.pos, front)?, on_road(r, to, front)?)));
+    let Some((road, s0, s1)) = found else {
+        return Err((
+            format!(
+                "{} and the point ordered are not on one road (within half an element's base of it); order a move off the road",
+                u.name
+            ),
+            "SFRM Table 4",
+        ));
+    };
+    let base = f64::from(table4(move_class(u)).column_road);
+    let allowance = base * factor;
+    if allowance <= 0.0 {
+        return Err((
+            format!("{} cannot move on a road (SFRM Table 4)", u.name),
+            "SFRM Table 4",
+        ));
+    }
+    let dir = if s1 >= s0 { 1.0 } else { -1.0 };
+    let mut goal = s1;
+    let mut stopped = None;
+    if (s1 - s0).abs() > allowance + 1e-9 {
+        goal = s0 + dir * allowance;
+        stopped = Some(format!("allowance spent ({S_MOVEMENT}, SFRM Table 4)"));
+    }
+    // Walk the road vertex by vertex, watching the stand-off.
+    let mut marks: Vec<f64> = Vec::new();
+    let mut run = 0.0;
+    for w in road.points.windows(2) {
+        run += w[0].distance(w[1]);
+        let between = if dir > 0.0 {
+            run > s0 && run < goal
+        } else {
+            run < s0 && run > goal
+        };
+        if between {
+            marks.push(run);
+        }
+    }
+    if dir < 0.0 {
+        marks.reverse();
+    }
+    marks.push(goal);
+    let start = u.pos;
+    let enemies: Vec<Pos> = b.units_of(u.side.other()).map(|e| e.pos).collect();
+    let mut cur = s0;
+    let mut end = goal;
+    for next in marks {
+        let (a, _) = road.at(cur);
+        let (c, _) = road.at(next);
+        let mut t: f64 = 1.0;
+        for e in &enemies {
+            let d = start.distance(*e);
+            let l = if ph.light == Light::Night {
+                d
+            } else {
+                COLUMN_STANDOFF.min(d)
+            };
+            t = t.min(first_too_close(a, c, *e, l));
+        }
+        if t < 1.0 {
+            end = cur + (next - cur) * t;
+            stopped = Some(if ph.light == Light::Night {
+                format!("no closer to the enemy at night ({S_TIME})")
+            } else {
+                format!(
+                    "march column may go no closer than {COLUMN_STANDOFF}\" to the enemy ({S_MOVEMENT})"
+                )
+            });
+            break;
+        }
+        cur = next;
+    }
+    if (end - s0).abs() <= 1e-9 {
+        return Err((
+            format!(
+                "{} cannot move along the road: {}",
+                u.name,
+                stopped.unwrap_or_default()
+            ),
+            S_MOVEMENT,
+        ));
+    }
+    let (dest, bearing) = road.at(end);
+    let heading = if dir > 0.0 { bearing } else { bearing + 180.0 };
+    let mut working = vec![format!(
+        "{} in march column on road: {base}\" (SFRM Table 4)",
+        u.name
+    )];
+    working.extend(fworking.iter().cloned());
+    place_unit(b, u.id, dest, facing.unwrap_or(heading));
+    Ok(SfrmEvent::Moved {
+        unit: u.id,
+        from: start,
+        to: dest,
+        cost: (end - s0).abs(),
+        allowance,
+        stopped,
+        working,
+        section: format!("{S_MOVEMENT}, SFRM Table 4"),
+    })
 }
 
 fn lerp(a: Pos, b: Pos, t: f64) -> Pos {
@@ -1634,6 +1824,8 @@ fn fire_side(
         if total > 0 {
             any_effect = true;
         }
+        ph.fought.insert(id);
+        ph.fought.insert(tid);
         let at = ev.len();
         let casualties = take_casualties(b, ph, tid, wanted, dice, ev)?;
         let elements_left = b.unit(tid).map(|u| u.elements).unwrap_or(0);
