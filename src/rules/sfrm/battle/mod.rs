@@ -20,7 +20,8 @@
 //!   movement with Table 4, the terrain/manoeuvre modifier, weather and
 //!   night, the 4"/1" stand-offs; charges into contact; formation changes;
 //!   one turn of entrenching; unrouting; combat (non-phasing then phasing,
-//!   contact fire repeated), firing arcs, sight, higher elevation, Table 5,
+//!   contact fire repeated), firing arcs, sight, higher elevation (over
+//!   the ground and over friendly troops), Table 5,
 //!   Tables 6 and 7, enfilade, cavalry charge and double canister
 //!   multiples, attached generals' combat value; Table 3 for generals
 //!   attached to a unit that takes a casualty, and the promotions that
@@ -39,8 +40,7 @@
 //!   contacting, generals and messengers not attached to a unit (and their
 //!   capture); messengers and dispatches at this scale (the messenger
 //!   rules in [`crate::rules::sfrm`] work at Iron Brigade scale);
-//! - firing over friendly troops from a higher elevation; targets "in
-//!   contact with directly adjacent friendly elements";
+//! - targets "in contact with directly adjacent friendly elements";
 //! - expanding or contracting a line's frontage at the start of a move,
 //!   wheeling, and conforming to terrain edges off the road;
 //! - entrenching beyond hasty (1 level): standard and improved works take a

@@ -1241,3 +1241,31 @@ fn sfrm_supply_cut_by_the_enemy_on_the_road() {
     b.supply_sources.clear();
     assert!(supply::in_supply(&b, Side::Union).is_none());
 }
+
+/// SFRM "Firing From Higher Elevation" over friendly troops: the guns at
+/// (10,14) on a hill whose edge is 4" south of them fire at 2nd Brigade 8"
+/// away (twice 4": the ground allows it) over Baylor's brigade 3" in front
+/// of them (8" >= twice 3"): 2, dice 6 miss in both phases. With Baylor
+/// 4.5" in front (8" < 9") he blocks them. On level ground friends in the
+/// line of fire always block.
+#[test]
+fn sfrm_firing_over_friendly_troops_from_higher_elevation() {
+    let mut b = two_brigades_a_side();
+    b.ground.push(Area {
+        ground: Ground::Hill { level: 1 },
+        min: Pos::new(5.0, 10.0),
+        max: Pos::new(15.0, 20.0),
+    });
+    b.units[0].pos = Pos::new(-40.0, -40.0);
+    b.units[1].pos = Pos::new(10.0, 6.0);
+    b.units[2].pos = Pos::new(10.0, 11.0);
+    let (_, ev) = play(&b, &TurnOrders::default(), &[6, 6, 6, 6]);
+    assert_eq!(fired(&ev, 4).len(), 2);
+    b.units[2].pos = Pos::new(10.0, 9.5);
+    let (_, ev) = play(&b, &TurnOrders::default(), &[6, 6]);
+    assert!(fired(&ev, 4).is_empty());
+    b.ground.clear();
+    b.units[2].pos = Pos::new(10.0, 13.0);
+    let (_, ev) = play(&b, &TurnOrders::default(), &[6, 6]);
+    assert!(fired(&ev, 4).is_empty());
+}

@@ -1485,6 +1485,50 @@ fn elevation_blocked(b: &SfrmBattle, f: Pos, t: Pos) -> Option<String> {
     })
 }
 
+/// SFRM "Firing From Higher Elevation": firing over friendly troops. A
+/// friendly unit stands between when its point is within half its base
+/// front (Table 1) of the line of fire, and not on the firer's or the
+/// target's point (our ruling). Firing over friends needs a difference of
+/// elevation, and the lower element at least twice as far from the upper
+/// as the friends being fired over; on one level friends block the line.
+fn friends_blocked(b: &SfrmBattle, f: &Unit, t: &Unit) -> Option<String> {
+    let len = f.pos.distance(t.pos);
+    if len == 0.0 {
+        return None;
+    }
+    let (ef, et) = (b.elevation(f.pos), b.elevation(t.pos));
+    let upper = if ef >= et { f.pos } else { t.pos };
+    let mut farthest: Option<(f64, &str)> = None;
+    for friend in b.units_of(f.side).filter(|u| u.id != f.id) {
+        let half = base_front(friend) / 2.0;
+        if friend.pos.distance(f.pos) <= half || friend.pos.distance(t.pos) <= half {
+            continue;
+        }
+        let (dx, dy) = (t.pos.x - f.pos.x, t.pos.y - f.pos.y);
+        let along = ((friend.pos.x - f.pos.x) * dx + (friend.pos.y - f.pos.y) * dy) / (len * len);
+        if !(0.0..=1.0).contains(&along) {
+            continue;
+        }
+        let foot = Pos::new(f.pos.x + dx * along, f.pos.y + dy * along);
+        if foot.distance(friend.pos) > half {
+            continue;
+        }
+        let d = upper.distance(friend.pos);
+        if farthest.is_none_or(|(x, _)| d > x) {
+            farthest = Some((d, &friend.name));
+        }
+    }
+    let (d, name) = farthest?;
+    if ef == et {
+        return Some(format!(
+            "{name} is in the line of fire; only from a higher elevation may a unit fire over its own troops ({S_ELEVATION})"
+        ));
+    }
+    (len < 2.0 * d - 1e-9).then(|| {
+        format!("{len:.1}\" is less than twice the {d:.1}\" to {name}, fired over ({S_ELEVATION})")
+    })
+}
+
 /// Whether `f` can fire at `t` now, and how.
 fn shot(b: &SfrmBattle, f: &Unit, t: &Unit) -> Result<Shot, String> {
     if let Some(c) = b
@@ -1522,6 +1566,9 @@ fn shot(b: &SfrmBattle, f: &Unit, t: &Unit) -> Result<Shot, String> {
         return Err(why);
     }
     if let Some(why) = elevation_blocked(b, f.pos, t.pos) {
+        return Err(why);
+    }
+    if let Some(why) = friends_blocked(b, f, t) {
         return Err(why);
     }
     Ok(Shot {
