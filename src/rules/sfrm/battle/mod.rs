@@ -24,7 +24,8 @@
 //!   the ground and over friendly troops), Table 5,
 //!   Tables 6 and 7, enfilade, cavalry charge and double canister
 //!   multiples, attached generals' combat value; Table 3 for generals
-//!   attached to a unit that takes a casualty, and the promotions that
+//!   attached to a unit that takes a casualty, for a lone general
+//!   contacted or hit by fire (capture, rout move), and the promotions that
 //!   replace removed generals; routs and dispersal; rout
 //!   moves; breakthrough advances and breakthrough combat; army morale;
 //!   supply traced by road from sources through trains, cut by enemy on the
@@ -36,10 +37,9 @@
 //!   its end; supply along a chain of roads that meet where no train or
 //!   source stands; road moves from one road onto another in one turn;
 //! - reorganisation of promoted generals (a day or a week of rest);
-//! - a general attaching to more than one unit at once; firing at, or
-//!   contacting, generals and messengers not attached to a unit (and their
-//!   capture); messengers and dispatches at this scale (the messenger
-//!   rules in [`crate::rules::sfrm`] work at Iron Brigade scale);
+//! - a general attaching to more than one unit at once; messengers and
+//!   dispatches at this scale (the messenger rules in
+//!   [`crate::rules::sfrm`] work at Iron Brigade scale);
 //! - targets "in contact with directly adjacent friendly elements";
 //! - expanding or contracting a line's frontage at the start of a move,
 //!   wheeling, and conforming to terrain edges off the road;

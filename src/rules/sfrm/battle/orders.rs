@@ -66,6 +66,10 @@ pub enum Order {
     /// Whom to fire at when it has a choice ("Firing Arc & Target
     /// Availability").
     Target { unit: UnitId, target: UnitId },
+    /// Fire at an enemy general not attached to a unit ("Combat":
+    /// "Firing is performed for each unit, general element or messenger
+    /// element target"), instead of at a unit, when not in contact.
+    TargetGeneral { unit: UnitId, general: GeneralId },
     /// A general rides to `to` (Table 4: 36").
     GeneralMove { general: GeneralId, to: Pos },
     /// A general rides to `unit` and attaches to it, or detaches (`None`).
@@ -268,6 +272,30 @@ pub enum SfrmEvent {
         general: GeneralId,
         dice: [u8; 2],
         casualty: OfficerCasualty,
+        /// Taken prisoner (results 2–6 in contact with the enemy and not
+        /// with friends).
+        #[serde(default)]
+        captured: bool,
+        section: String,
+    },
+    /// One unit's fire at a lone general ("Combat").
+    FiredAtGeneral {
+        firer: UnitId,
+        general: GeneralId,
+        range: f64,
+        terms: Vec<Term>,
+        total: i32,
+        definite: u32,
+        remainder: u32,
+        roll: Option<u8>,
+        /// Casualties the fire would cause; any sends him to Table 3.
+        casualties: u32,
+        section: String,
+    },
+    /// A lone general contacted by an enemy unit ("Officer Casualties" ii).
+    GeneralContacted {
+        general: GeneralId,
+        by: UnitId,
         section: String,
     },
     /// Morale failure from casualties in one phase.

@@ -50,6 +50,16 @@ pub fn base_front(unit: &Unit) -> f64 {
     }
 }
 
+/// SFRM Table 1, "Basing Scales": the front of a general's base: army 2",
+/// corps 1½", divisional 1".
+pub fn general_base_front(rank: Rank) -> f64 {
+    match rank {
+        Rank::Army => 2.0,
+        Rank::Corps => 1.5,
+        Rank::Division => 1.0,
+    }
+}
+
 /// SFRM "Supply": a supply train is in supply within 4 miles (72") by road
 /// of a supply source or an in supply train.
 pub const SUPPLY_BY_ROAD_INCHES: f64 = 72.0;

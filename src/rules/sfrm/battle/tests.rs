@@ -1269,3 +1269,79 @@ fn sfrm_firing_over_friendly_troops_from_higher_elevation() {
     let (_, ev) = play(&b, &TurnOrders::default(), &[6, 6]);
     assert!(fired(&ev, 4).is_empty());
 }
+
+/// SFRM "Officer Casualties" (ii) and the capture rule: 1st Brigade moves
+/// 8" onto Taliaferro, alone (no Confederate unit by him): Table 3, 2 + 2
+/// = 4, a thigh wound, and in contact with the enemy and not with friends
+/// he is taken. With 4 + 4 = 8 instead (no effect) he stays in play and
+/// makes the rout move: 4" toward Baylor's brigade, no closer to any
+/// enemy.
+#[test]
+fn sfrm_officer_casualties_ii_a_lone_general_contacted() {
+    let mut b = two_brigades_a_side();
+    b.units[2].pos = Pos::new(20.0, 40.0);
+    b.units[3].pos = Pos::new(60.0, 60.0);
+    b.generals[1].pos = Pos::new(0.0, 8.0);
+    let orders = TurnOrders {
+        union: vec![Order::Move {
+            unit: UnitId(1),
+            to: Pos::new(0.0, 8.0),
+            facing: None,
+            road: false,
+        }],
+        confederate: vec![],
+    };
+    // Union phase: Doubleday 1; Table 3 (2, 2). Confederate phase: no
+    // general left to roll.
+    let (after, ev) = play(&b, &orders, &[1, 2, 2]);
+    assert!(ev.iter().any(|e| matches!(
+        e,
+        SfrmEvent::GeneralContacted {
+            general: GeneralId(2),
+            by: UnitId(1),
+            ..
+        }
+    )));
+    assert!(ev.iter().any(|e| matches!(e, SfrmEvent::OfficerCasualty { general: GeneralId(2), captured: true, casualty, .. }
+        if casualty.result == CasualtyResult::ThighWound)));
+    assert!(after.general(GeneralId(2)).unwrap().removed);
+
+    // Union phase: Doubleday 1; Table 3 (4, 4): no effect; he rides off.
+    // Confederate phase: Taliaferro 6.
+    let (after, _) = play(&b, &orders, &[1, 4, 4, 6]);
+    let t = after.general(GeneralId(2)).unwrap();
+    assert!(!t.removed);
+    let toward = Pos::new(0.0, 8.0).step(Pos::new(0.0, 8.0).bearing_to(Pos::new(20.0, 40.0)), 4.0);
+    assert!(close(t.pos, toward.x, toward.y), "{:?}", t.pos);
+}
+
+/// SFRM "Combat" and "Officer Casualties" (iii): 1st Brigade fires at
+/// Taliaferro, alone 2" ahead: 6 elements x 1 (rifles at 2"), +1 for a
+/// mounted target = 7: 1 definite (die 6 for the remainder misses); any
+/// casualty sends him to Table 3: 6 + 6 = 12, killed.
+#[test]
+fn sfrm_officer_casualties_iii_fire_at_a_lone_general() {
+    let mut b = two_brigades_a_side();
+    b.units[2].pos = Pos::new(20.0, 40.0);
+    b.units[3].pos = Pos::new(60.0, 60.0);
+    b.generals[1].pos = Pos::new(0.0, 2.0);
+    let orders = TurnOrders {
+        union: vec![Order::TargetGeneral {
+            unit: UnitId(1),
+            general: GeneralId(2),
+        }],
+        confederate: vec![],
+    };
+    let (after, ev) = play(&b, &orders, &[1, 6, 6, 6]);
+    let (total, casualties) = ev
+        .iter()
+        .find_map(|e| match e {
+            SfrmEvent::FiredAtGeneral {
+                total, casualties, ..
+            } => Some((*total, *casualties)),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!((total, casualties), (7, 1));
+    assert!(after.general(GeneralId(2)).unwrap().removed);
+}

@@ -10,11 +10,11 @@ use super::nouns::{
 };
 use super::orders::{Order, SfrmEvent, Term, TurnOrders};
 use super::supply::{in_supply, on_road};
-use super::tables::base_front;
 use super::tables::{
     GreenResult, Light, Table7, light, move_allowance, move_class, table4, table5, table6_gun,
     table6_small_arm, weather_movement, weather_sight,
 };
+use super::tables::{base_front, general_base_front};
 use crate::dice::{DiceError, DiceSource, RollKind, RollPurpose};
 use crate::rules::sfrm::table3::{roll_2d6_dice, table3};
 use std::collections::{BTreeMap, BTreeSet};
@@ -116,7 +116,9 @@ pub fn resolve_turn(
             fought: BTreeSet::new(),
         };
         command(&mut b, &ph, dice, &mut ev)?;
+        let before = lone_generals_in_contact(&b);
         movement(&mut b, &mut ph, orders.of(side), dice, &mut ev)?;
+        generals_contacted(&mut b, &before, dice, &mut ev)?;
         if light != Light::Night {
             combat(&mut b, &mut ph, orders, dice, &mut ev)?;
             breakthrough(&mut b, &mut ph, orders, dice, &mut ev)?;
@@ -547,6 +549,24 @@ fn movement(
                     format!(
                         "a target order needs a unit of yours ({}) and an enemy unit on the field ({}); the unit will fire at the nearest enemy it can",
                         unit.0, target.0
+                    ),
+                    S_ARC,
+                );
+            }
+        }
+        if let Order::TargetGeneral { unit, general } = *o {
+            let mine = b.unit(unit).is_some_and(|u| u.side == side && !u.gone());
+            let theirs = b
+                .general(general)
+                .is_some_and(|g| g.side != side && !g.removed);
+            if !mine || !theirs {
+                refuse(
+                    ev,
+                    side,
+                    i,
+                    format!(
+                        "a target order needs a unit of yours ({}) and an enemy general on the field ({}); the unit will fire at the nearest enemy unit it can",
+                        unit.0, general.0
                     ),
                     S_ARC,
                 );
@@ -1372,31 +1392,146 @@ fn take_casualties(
         .filter(|g| g.attached_to == Some(uid) && !g.removed)
         .map(|g| (g.id, g.name.clone()))
         .collect();
-    for (gid, name) in attached {
-        let dice2 = roll_2d6_dice(
-            dice,
-            &RollPurpose::new(RollKind::SfrmCasualty, name).with_note("SFRM Table 3"),
-        )?;
-        let Ok(casualty) = table3(dice2[0] + dice2[1]) else {
-            continue;
-        };
-        if let Some(g) = b.general_mut(gid) {
-            g.penalty = g.penalty.plus(casualty.penalty);
-            if casualty.removed() {
-                g.removed = true;
-                g.attached_to = None;
-            }
-        }
+    for (gid, _) in attached {
         // Attached to a friendly unit, he is in contact with friends and
         // cannot be captured (text under Table 3).
-        ev.push(SfrmEvent::OfficerCasualty {
-            general: gid,
-            dice: dice2,
-            casualty,
-            section: S_OFFICER.into(),
-        });
+        officer_casualty(b, gid, dice, ev)?;
     }
     Ok(lost)
+}
+
+/// Whether a general at `g` is in base contact with unit `u`: the two
+/// bases touch when the points are no farther apart than half of each
+/// base front (Table 1; our ruling for the point model).
+fn touches(g: &super::nouns::General, u: &Unit) -> bool {
+    g.pos.distance(u.pos) <= (general_base_front(g.rank) + base_front(u)) / 2.0 + 1e-9
+}
+
+/// The enemy unit (lowest id) a general is in contact with, and whether a
+/// friendly unit is in contact with him too.
+fn general_contacts(b: &SfrmBattle, g: &super::nouns::General) -> (Option<UnitId>, bool) {
+    let enemy = b
+        .units_of(g.side.other())
+        .filter(|u| touches(g, u))
+        .map(|u| u.id)
+        .min();
+    let friends = g.attached_to.is_some() || b.units_of(g.side).any(|u| touches(g, u));
+    (enemy, friends)
+}
+
+/// SFRM Table 3 for a general, with the capture rule under it (2–6 in
+/// contact with enemy troops and not with friendly troops) and, for one
+/// left in play alone against the enemy, the rout move the text allows
+/// ("may also make an immediate rout move": 4" away from the enemy, toward
+/// friends if that is no closer).
+fn officer_casualty(
+    b: &mut SfrmBattle,
+    gid: GeneralId,
+    dice: &mut dyn DiceSource,
+    ev: &mut Vec<SfrmEvent>,
+) -> Result<(), TurnError> {
+    let Some(g) = b.general(gid).filter(|g| !g.removed).cloned() else {
+        return Ok(());
+    };
+    let dice2 = roll_2d6_dice(
+        dice,
+        &RollPurpose::new(RollKind::SfrmCasualty, g.name.clone()).with_note("SFRM Table 3"),
+    )?;
+    let Ok(casualty) = table3(dice2[0] + dice2[1]) else {
+        return Ok(());
+    };
+    let (enemy, friends) = general_contacts(b, &g);
+    let captured = casualty.captured(enemy.is_some(), friends);
+    if let Some(m) = b.general_mut(gid) {
+        m.penalty = m.penalty.plus(casualty.penalty);
+        if casualty.removed() || captured {
+            m.removed = true;
+            m.attached_to = None;
+        }
+    }
+    ev.push(SfrmEvent::OfficerCasualty {
+        general: gid,
+        dice: dice2,
+        casualty,
+        captured,
+        section: S_OFFICER.into(),
+    });
+    if casualty.removed() || captured || friends {
+        return Ok(());
+    }
+    let Some(e) = enemy.and_then(|e| b.unit(e)).map(|e| e.pos) else {
+        return Ok(());
+    };
+    let from = g.pos;
+    let enemies: Vec<Pos> = b.units_of(g.side.other()).map(|u| u.pos).collect();
+    let no_closer = |p: Pos| {
+        enemies
+            .iter()
+            .all(|x| p.distance(*x) >= from.distance(*x) - 1e-9)
+    };
+    let toward_friend = b
+        .units_of(g.side)
+        .map(|u| u.pos)
+        .filter(|p| p.distance(from) > 0.0)
+        .min_by(|a, c| a.distance(from).total_cmp(&c.distance(from)))
+        .map(|f| from.step(from.bearing_to(f), ROUT_MOVE_INCHES))
+        .filter(|p| no_closer(*p));
+    let away = if e.distance(from) > 0.0 {
+        e.bearing_to(from)
+    } else {
+        from.bearing_to(e) + 180.0
+    };
+    let dest = toward_friend.unwrap_or_else(|| from.step(away, ROUT_MOVE_INCHES));
+    if let Some(m) = b.general_mut(gid) {
+        m.pos = dest;
+    }
+    ev.push(SfrmEvent::GeneralMoved {
+        general: gid,
+        from,
+        to: dest,
+        attached_to: None,
+        section: format!("{S_OFFICER}, {S_ROUT}"),
+    });
+    Ok(())
+}
+
+/// Lone generals (attached to no unit) in contact with an enemy unit.
+fn lone_generals_in_contact(b: &SfrmBattle) -> BTreeSet<GeneralId> {
+    b.generals
+        .iter()
+        .filter(|g| !g.removed && g.attached_to.is_none())
+        .filter(|g| general_contacts(b, g).0.is_some())
+        .map(|g| g.id)
+        .collect()
+}
+
+/// SFRM "Officer Casualties" (ii): a general not attached to a unit and
+/// contacted by the enemy rolls Table 3 at once. Contacts that already
+/// stood before the movement subphase do not roll again.
+fn generals_contacted(
+    b: &mut SfrmBattle,
+    before: &BTreeSet<GeneralId>,
+    dice: &mut dyn DiceSource,
+    ev: &mut Vec<SfrmEvent>,
+) -> Result<(), TurnError> {
+    for gid in lone_generals_in_contact(b) {
+        if before.contains(&gid) {
+            continue;
+        }
+        let Some(g) = b.general(gid).cloned() else {
+            continue;
+        };
+        let (Some(by), _) = general_contacts(b, &g) else {
+            continue;
+        };
+        ev.push(SfrmEvent::GeneralContacted {
+            general: gid,
+            by,
+            section: format!("{S_OFFICER} (ii)"),
+        });
+        officer_casualty(b, gid, dice, ev)?;
+    }
+    Ok(())
 }
 
 /// How one unit reaches a target: range, per-element basic value, arc.
@@ -1812,6 +1947,111 @@ fn test_green(
     Ok(())
 }
 
+/// SFRM "Combat": the total of a fire's terms divided by 6, and the die
+/// for the remainder: (total, definite, remainder, roll, casualties).
+fn resolve_total(
+    terms: &[Term],
+    firer: &str,
+    target: &str,
+    dice: &mut dyn DiceSource,
+) -> Result<(i32, u32, u32, Option<u8>, u32), TurnError> {
+    let total: i32 = terms.iter().fold(0i32, |a, t| a.saturating_add(t.value));
+    let (definite, remainder) = if total > 0 {
+        (
+            total.unsigned_abs() / COMBAT_DIVISOR.unsigned_abs(),
+            total.unsigned_abs() % COMBAT_DIVISOR.unsigned_abs(),
+        )
+    } else {
+        (0, 0)
+    };
+    let roll = if remainder > 0 {
+        Some(dice.d6(
+            &RollPurpose::new(RollKind::SfrmCombat, firer.to_string()).with_note(format!(
+                "SFRM Combat: at {target}, a further casualty on d6 <= {remainder}"
+            )),
+        )?)
+    } else {
+        None
+    };
+    let wanted = definite + u32::from(roll.is_some_and(|r| u32::from(r) <= remainder));
+    Ok((total, definite, remainder, roll, wanted))
+}
+
+/// SFRM "Combat" at a general element not attached to a unit: fired on
+/// like a unit of one mounted element (Table 1: a general's base is of
+/// cavalry figures; our ruling), facing the firer (no enfilade); any
+/// casualty sends him to Table 3 ("Officer Casualties" iii). Returns
+/// whether the unit fired.
+fn fire_at_general(
+    b: &mut SfrmBattle,
+    ph: &mut Phase,
+    f: &Unit,
+    gid: GeneralId,
+    dice: &mut dyn DiceSource,
+    ev: &mut Vec<SfrmEvent>,
+) -> Result<bool, TurnError> {
+    let Some(g) = b
+        .general(gid)
+        .filter(|g| g.side != f.side && !g.removed && g.attached_to.is_none())
+        .cloned()
+    else {
+        return Ok(false);
+    };
+    let stand_in = Unit {
+        id: UnitId(u32::MAX),
+        name: g.name.clone(),
+        side: g.side,
+        arm: Arm::Cavalry {
+            weapon: SmallArm::SmallArms,
+        },
+        elements: 1,
+        front_rank: 1,
+        quality: Some(g.quality),
+        formation: Formation::Line,
+        facing: g.pos.bearing_to(f.pos),
+        pos: g.pos,
+        mounted: true,
+        prone: false,
+        routed: false,
+        out_of_command: false,
+        dispersed: false,
+        entrenchment: 0,
+        out_of_supply: 0,
+        fatigue_quarters: 0,
+        division: None,
+    };
+    let Ok(s) = shot(b, f, &stand_in) else {
+        return Ok(false);
+    };
+    test_green(b, ph, f.id, dice, ev)?;
+    if ph.green_rout.contains(&f.id) {
+        return Ok(true);
+    }
+    let Some(f) = b.unit(f.id).cloned() else {
+        return Ok(false);
+    };
+    let terms = fire_terms(b, ph, &f, &stand_in, &s);
+    let (total, definite, remainder, roll, casualties) =
+        resolve_total(&terms, &f.name, &g.name, dice)?;
+    ph.fought.insert(f.id);
+    ev.push(SfrmEvent::FiredAtGeneral {
+        firer: f.id,
+        general: gid,
+        range: s.range,
+        terms,
+        total,
+        definite,
+        remainder,
+        roll,
+        casualties,
+        section: format!("{S_COMBAT}, {S_T6}, {S_T7}"),
+    });
+    if casualties > 0 {
+        officer_casualty(b, gid, dice, ev)?;
+    }
+    Ok(true)
+}
+
 /// One side's fire in a round of the combat subphase: each unit in id
 /// order, at one target; losses come off at once (SFRM "Combat").
 fn fire_side(
@@ -1832,6 +2072,18 @@ fn fire_side(
         if ph.green_rout.contains(&id) || (contact_only && b.in_contact(id).is_empty()) {
             continue;
         }
+        let at_general = orders.of(side).iter().rev().find_map(|o| match o {
+            Order::TargetGeneral { unit, general } if *unit == id => Some(*general),
+            _ => None,
+        });
+        if let Some(gid) = at_general
+            && b.in_contact(id).is_empty()
+            && !contact_only
+            && fire_at_general(b, ph, &f, gid, dice, ev)?
+        {
+            any_effect = true;
+            continue;
+        }
         let ordered = orders.of(side).iter().rev().find_map(|o| match o {
             Order::Target { unit, target } if *unit == id => Some(*target),
             _ => None,
@@ -1848,26 +2100,8 @@ fn fire_side(
             continue;
         };
         let terms = fire_terms(b, ph, &f, &t, &s);
-        let total: i32 = terms.iter().fold(0i32, |a, t| a.saturating_add(t.value));
-        let (definite, remainder) = if total > 0 {
-            (
-                total.unsigned_abs() / COMBAT_DIVISOR.unsigned_abs(),
-                total.unsigned_abs() % COMBAT_DIVISOR.unsigned_abs(),
-            )
-        } else {
-            (0, 0)
-        };
-        let roll = if remainder > 0 {
-            Some(dice.d6(
-                &RollPurpose::new(RollKind::SfrmCombat, f.name.clone()).with_note(format!(
-                    "SFRM Combat: at {}, a further casualty on d6 <= {remainder}",
-                    t.name
-                )),
-            )?)
-        } else {
-            None
-        };
-        let wanted = definite + u32::from(roll.is_some_and(|r| u32::from(r) <= remainder));
+        let (total, definite, remainder, roll, wanted) =
+            resolve_total(&terms, &f.name, &t.name, dice)?;
         if total > 0 {
             any_effect = true;
         }
