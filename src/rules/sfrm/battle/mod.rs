@@ -14,7 +14,9 @@
 //!   the serialisable [`SfrmBattle`];
 //! - the tables as data ([`tables`]): Table 2 (generals), 4 (movement), 5
 //!   (green units), 6 and 7 (combat), 8 (weather, daylight), 9 (army
-//!   costing, [`army_cost`]);
+//!   costing, [`army_cost`]); the army costing system's limits on an
+//!   order of battle and scenario setup's points and entrenchment
+//!   ([`organisation`]);
 //! - the turn ([`turn`]): "Turn Order" (attacker's phase, then
 //!   defender's); the command roll and command range (Command i, ii);
 //!   movement with Table 4, the terrain/manoeuvre modifier, weather and
@@ -47,11 +49,13 @@
 //!   day and a week;
 //! - fatigue gained by days of combat, marching and resting (the fatigue a
 //!   scenario sets does count on Table 7), and the month and year rolls;
-//! - casualties returning overnight and captured troops; scenario setup
-//!   (deployment zones, entrenchment allowances).
+//! - casualties returning overnight and captured troops; scenario setup's
+//!   deployment zones; the artillery reserve division and its siege guns
+//!   (army costing).
 
 pub mod nouns;
 pub mod orders;
+pub mod organisation;
 pub mod supply;
 pub mod tables;
 pub mod turn;

@@ -1345,3 +1345,34 @@ fn sfrm_officer_casualties_iii_fire_at_a_lone_general() {
     assert_eq!((total, casualties), (7, 1));
     assert!(after.general(GeneralId(2)).unwrap().removed);
 }
+
+/// SFRM "Army Costing System": the two-brigade battle's Union division is
+/// lawful (2 brigades of 6 and 5 regular elements, 11 elements, its general
+/// the only command element); the Confederate one breaks four limits in
+/// 1862: one brigade (2 to 6), no muskets (at least a quarter), a 10-pound
+/// battalion with no supply train (4 per supply element), and no
+/// 6-pounders (at least half in 1861-1862).
+#[test]
+fn sfrm_army_costing_system_limits() {
+    let mut b = two_brigades_a_side();
+    for u in &mut b.units {
+        u.division = Some(if u.side == Side::Union {
+            GeneralId(1)
+        } else {
+            GeneralId(2)
+        });
+    }
+    let breaches = organisation::check_organisation(&b, 1862);
+    assert!(
+        breaches.iter().all(|x| x.side == Side::Confederate),
+        "{breaches:?}"
+    );
+    let texts: Vec<&str> = breaches.iter().map(|x| x.text.as_str()).collect();
+    assert_eq!(texts.len(), 4, "{texts:?}");
+    assert!(texts[0].contains("1 brigades; a Confederate division has 2 to 6"));
+    assert!(texts[1].contains("at least a quarter"));
+    assert!(texts[2].contains("supply elements"));
+    assert!(texts[3].contains("6-pounders"));
+    // In 1863 the 6-pounder rule no longer applies.
+    assert_eq!(organisation::check_organisation(&b, 1863).len(), 3);
+}
