@@ -13,13 +13,11 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", tag = "order")]
 pub enum Order {
-    /// Move straight to `to` (Table 4; "Manoeuvre"), then face `facing`
-    /// if given (else keep the facing).
+    /// Move straight to `to` (Table 4; "Manoeuvre"), keeping its facing
+    /// (facing about is a formation change: "Formation Changes").
     Move {
         unit: UnitId,
         to: Pos,
-        #[serde(default)]
-        facing: Option<f64>,
         /// Along the road the unit stands on, at Table 4's on-road rate
         /// (march column or limbered only).
         #[serde(default)]
@@ -54,12 +52,7 @@ pub enum Order {
     /// After combat, a unit that charged and routed every enemy it was in
     /// contact with moves up to half a move more ("Breakthrough Advances
     /// & Combat"), no closer than 1" to the enemy.
-    BreakthroughMove {
-        unit: UnitId,
-        to: Pos,
-        #[serde(default)]
-        facing: Option<f64>,
-    },
+    BreakthroughMove { unit: UnitId, to: Pos },
     /// The same advance as a charge into further enemy: only with an
     /// attached general; breakthrough combat follows.
     BreakthroughCharge { unit: UnitId, target: UnitId },

@@ -150,13 +150,11 @@ fn sfrm_turn_order_two_brigades_a_side() {
             Order::Move {
                 unit: UnitId(1),
                 to: Pos::new(0.0, 7.0),
-                facing: None,
                 road: false,
             },
             Order::Move {
                 unit: UnitId(2),
                 to: Pos::new(10.0, 7.0),
-                facing: None,
                 road: false,
             },
         ],
@@ -494,13 +492,11 @@ fn sfrm_table_4_movement_manoeuvre_modifiers() {
             Order::Move {
                 unit: UnitId(1),
                 to: Pos::new(-3.0, 4.0),
-                facing: None,
                 road: false,
             },
             Order::Move {
                 unit: UnitId(2),
                 to: Pos::new(9.0, -1.0),
-                facing: None,
                 road: false,
             },
         ],
@@ -539,7 +535,6 @@ fn sfrm_movement_march_column_stands_off_four_inches() {
         union: vec![Order::Move {
             unit: UnitId(2),
             to: Pos::new(0.0, 9.0),
-            facing: None,
             road: false,
         }],
         confederate: vec![],
@@ -763,7 +758,6 @@ fn sfrm_breakthrough_only_after_routing_all_in_contact() {
         union: vec![Order::BreakthroughMove {
             unit: UnitId(1),
             to: Pos::new(0.0, 3.0),
-            facing: None,
         }],
         confederate: vec![],
     };
@@ -1058,19 +1052,16 @@ fn sfrm_bad_orders_are_refused_and_the_rest_counts() {
             Order::Move {
                 unit: UnitId(1),
                 to: Pos::new(f64::NAN, 1.0),
-                facing: None,
                 road: false,
             },
             Order::Move {
                 unit: UnitId(3),
                 to: Pos::new(0.0, 50.0),
-                facing: None,
                 road: false,
             },
             Order::Move {
                 unit: UnitId(1),
                 to: Pos::new(0.0, 5.0),
-                facing: None,
                 road: false,
             },
         ],
@@ -1113,13 +1104,11 @@ fn sfrm_table_4_march_column_on_road() {
             Order::Move {
                 unit: UnitId(2),
                 to: Pos::new(40.0, 0.0),
-                facing: None,
                 road: true,
             },
             Order::Move {
                 unit: UnitId(1),
                 to: Pos::new(20.0, -15.0),
-                facing: None,
                 road: true,
             },
         ],
@@ -1286,7 +1275,6 @@ fn sfrm_officer_casualties_ii_a_lone_general_contacted() {
         union: vec![Order::Move {
             unit: UnitId(1),
             to: Pos::new(0.0, 8.0),
-            facing: None,
             road: false,
         }],
         confederate: vec![],
@@ -1375,4 +1363,23 @@ fn sfrm_army_costing_system_limits() {
     assert!(texts[3].contains("6-pounders"));
     // In 1863 the 6-pounder rule no longer applies.
     assert_eq!(organisation::check_organisation(&b, 1863).len(), 3);
+}
+
+/// SFRM "Entrenching": works are dug where the unit stands; moving off
+/// leaves them behind.
+#[test]
+fn sfrm_entrenching_works_stay_behind_when_the_unit_moves() {
+    let mut b = quiet();
+    b.units[0].entrenchment = 1;
+    let orders = TurnOrders {
+        union: vec![Order::Move {
+            unit: UnitId(1),
+            to: Pos::new(0.0, 3.0),
+            road: false,
+        }],
+        confederate: vec![],
+    };
+    let (after, _) = play(&b, &orders, &[1, 6]);
+    assert_eq!(after.unit(UnitId(1)).unwrap().entrenchment, 0);
+    assert_eq!(after.unit(UnitId(2)).unwrap().entrenchment, 0);
 }

@@ -687,17 +687,15 @@ fn movement(
             continue;
         }
         match o {
-            Order::Move {
-                to, facing, road, ..
-            } => {
+            Order::Move { to, road, .. } => {
                 if let Some(why) = cannot_move(&u, general.is_some()) {
                     refuse(ev, side, i, why, S_MANOEUVRE);
                     continue;
                 }
                 let moved = if *road {
-                    road_move(b, ph, &u, *to, *facing, factor, &fworking)
+                    road_move(b, ph, &u, *to, factor, &fworking)
                 } else {
-                    move_unit(b, ph, &u, *to, *facing, factor, &fworking)
+                    move_unit(b, ph, &u, *to, factor, &fworking)
                 };
                 match moved {
                     Ok(e) => ev.push(e),
@@ -788,7 +786,6 @@ fn move_unit(
     ph: &Phase,
     u: &Unit,
     to: Pos,
-    facing: Option<f64>,
     factor: f64,
     fworking: &[String],
 ) -> Result<SfrmEvent, (String, &'static str)> {
@@ -879,7 +876,7 @@ fn move_unit(
             "rough ground or skirmishing: x{m} ({S_MANOEUVRE} v)"
         ));
     }
-    place_unit(b, u.id, dest, facing.unwrap_or(u.facing));
+    place_unit(b, u.id, dest, u.facing);
     Ok(SfrmEvent::Moved {
         unit: u.id,
         from,
@@ -953,7 +950,6 @@ fn road_move(
     ph: &Phase,
     u: &Unit,
     to: Pos,
-    facing: Option<f64>,
     factor: f64,
     fworking: &[String],
 ) -> Result<SfrmEvent, (String, &'static str)> {
@@ -1061,7 +1057,7 @@ fn road_move(
         u.name
     )];
     working.extend(fworking.iter().cloned());
-    place_unit(b, u.id, dest, facing.unwrap_or(heading));
+    place_unit(b, u.id, dest, heading);
     Ok(SfrmEvent::Moved {
         unit: u.id,
         from: start,
@@ -1078,9 +1074,14 @@ fn lerp(a: Pos, b: Pos, t: f64) -> Pos {
     Pos::new(a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t)
 }
 
-/// Put a unit at `p` facing `facing`; generals attached go with it.
+/// Put a unit at `p` facing `facing`; generals attached go with it. A unit
+/// that leaves its place leaves its entrenchments behind (our ruling:
+/// they are dug "for their frontage" where it stood).
 fn place_unit(b: &mut SfrmBattle, uid: UnitId, p: Pos, facing: f64) {
     if let Some(m) = b.unit_mut(uid) {
+        if m.pos != p {
+            m.entrenchment = 0;
+        }
         m.pos = p;
         m.facing = facing.rem_euclid(360.0);
     }
@@ -2258,12 +2259,12 @@ fn breakthrough(
     let mut done = BTreeSet::new();
     let mut fresh = Vec::new();
     for (i, o) in orders.of(side).iter().enumerate() {
-        let (uid, to, facing, target) = match *o {
+        let (uid, to, target) = match *o {
             Order::BreakthroughMove { to, .. } if !to.x.is_finite() || !to.y.is_finite() => {
                 continue;
             }
-            Order::BreakthroughMove { unit, to, facing } => (unit, Some(to), facing, None),
-            Order::BreakthroughCharge { unit, target } => (unit, None, None, Some(target)),
+            Order::BreakthroughMove { unit, to } => (unit, Some(to), None),
+            Order::BreakthroughCharge { unit, target } => (unit, None, Some(target)),
             _ => continue,
         };
         let Some(u) = b.unit(uid).filter(|u| u.side == side && !u.gone()).cloned() else {
@@ -2316,7 +2317,7 @@ fn breakthrough(
                 refuse(ev, side, i, why, S_MANOEUVRE);
                 continue;
             }
-            match move_unit(b, ph, &u, to, facing, half, &fworking) {
+            match move_unit(b, ph, &u, to, half, &fworking) {
                 Ok(e) => ev.push(e),
                 Err((why, section)) => refuse(ev, side, i, why, section),
             }
