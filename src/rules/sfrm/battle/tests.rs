@@ -1383,3 +1383,76 @@ fn sfrm_entrenching_works_stay_behind_when_the_unit_moves() {
     assert_eq!(after.unit(UnitId(1)).unwrap().entrenchment, 0);
     assert_eq!(after.unit(UnitId(2)).unwrap().entrenchment, 0);
 }
+
+/// Many seeded games of the two-brigade battle, each side advancing and
+/// charging with its generals attached: every turn ends (no endless
+/// contact), nothing comes back from the dead, positions stay numbers, and
+/// the state survives JSON.
+#[test]
+fn sfrm_seeded_games_keep_their_invariants() {
+    let (mut charges, mut routs) = (0, 0);
+    for seed in 0u8..24 {
+        let mut b = two_brigades_a_side();
+        b.generals[0].pos = b.units[0].pos;
+        b.generals[0].attached_to = Some(UnitId(1));
+        b.generals[1].pos = b.units[2].pos;
+        b.generals[1].attached_to = Some(UnitId(3));
+        let mut dice = crate::dice::StreamDice::new([seed; 32]);
+        for _ in 0..12 {
+            let mut orders = TurnOrders::default();
+            for side in [Side::Union, Side::Confederate] {
+                let list = match side {
+                    Side::Union => &mut orders.union,
+                    Side::Confederate => &mut orders.confederate,
+                };
+                for u in b.units_of(side).filter(|u| u.is_infantry_or_cavalry()) {
+                    let Some(e) = b
+                        .units_of(side.other())
+                        .min_by(|a, c| a.pos.distance(u.pos).total_cmp(&c.pos.distance(u.pos)))
+                    else {
+                        continue;
+                    };
+                    if e.pos.distance(u.pos) > 7.0 {
+                        list.push(Order::Move {
+                            unit: u.id,
+                            to: e.pos,
+                            road: false,
+                        });
+                    } else {
+                        list.push(Order::Charge {
+                            unit: u.id,
+                            target: e.id,
+                        });
+                    }
+                    list.push(Order::BreakthroughCharge {
+                        unit: u.id,
+                        target: e.id,
+                    });
+                }
+            }
+            let before = b.clone();
+            let (after, ev) = resolve_turn(&b, &orders, &mut dice).unwrap();
+            charges += ev
+                .iter()
+                .filter(|e| matches!(e, SfrmEvent::Charged { .. }))
+                .count();
+            routs += ev
+                .iter()
+                .filter(|e| matches!(e, SfrmEvent::Routed { .. } | SfrmEvent::Dispersed { .. }))
+                .count();
+            for (x, y) in before.units.iter().zip(&after.units) {
+                assert!(y.elements <= x.elements);
+                assert!(!(x.gone() && !y.gone()));
+                assert!(y.pos.x.is_finite() && y.pos.y.is_finite());
+            }
+            for (x, y) in before.generals.iter().zip(&after.generals) {
+                assert!(!(x.removed && !y.removed));
+            }
+            let json = serde_json::to_string(&after).unwrap();
+            assert_eq!(serde_json::from_str::<SfrmBattle>(&json).unwrap(), after);
+            b = after;
+        }
+    }
+    // The games did come to blows.
+    assert!(charges > 0 && routs > 0, "{charges} charges, {routs} routs");
+}
