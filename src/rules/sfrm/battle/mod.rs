@@ -32,7 +32,8 @@
 //!   moves; breakthrough advances and breakthrough combat; army morale;
 //!   supply traced by road from sources through trains, cut by enemy on the
 //!   road, out of supply markers after combat ([`supply`]); the on-road
-//!   rate for march columns on a road.
+//!   rate for march columns on a road; fatigue from each day's combat,
+//!   marching, entrenching and rest, settled when dawn begins.
 //!
 //! Not yet built (absent, not pretended):
 //! - a supply train "temporarily in supply for 1 turn" by being removed at
@@ -47,8 +48,7 @@
 //!   wheeling, and conforming to terrain edges off the road;
 //! - entrenching beyond hasty (1 level): standard and improved works take a
 //!   day and a week;
-//! - fatigue gained by days of combat, marching and resting (the fatigue a
-//!   scenario sets does count on Table 7), and the month and year rolls;
+//! - the month and year rolls;
 //! - casualties returning overnight and captured troops; scenario setup's
 //!   deployment zones; the artillery reserve division and its siege guns
 //!   (army costing).

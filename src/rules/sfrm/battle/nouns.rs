@@ -265,6 +265,25 @@ pub struct Unit {
     /// The divisional general whose brigade (or battalion) this is.
     #[serde(default)]
     pub division: Option<GeneralId>,
+    /// What it has done today, for fatigue ("Time, Weather & Daylight").
+    #[serde(default)]
+    pub day: DayRecord,
+}
+
+/// A unit's day so far, for fatigue at the day's end ("Time, Weather &
+/// Daylight").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct DayRecord {
+    #[serde(default)]
+    pub fought: bool,
+    #[serde(default)]
+    pub entrenched: bool,
+    /// Turns of daylight (dawn and dusk included) in which it moved.
+    #[serde(default)]
+    pub day_turns_moved: u32,
+    /// Night-time turns in which it moved.
+    #[serde(default)]
+    pub night_turns_moved: u32,
 }
 
 impl Unit {
@@ -739,6 +758,7 @@ mod tests {
             out_of_supply: 0,
             fatigue_quarters: 0,
             division: None,
+            day: DayRecord::default(),
         };
         assert_eq!(u.front_elements(), 3);
         u.front_rank = 5;

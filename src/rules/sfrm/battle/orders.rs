@@ -317,6 +317,15 @@ pub enum SfrmEvent {
         allowance: f64,
         section: String,
     },
+    /// Fatigue at the end of a day ("Time, Weather & Daylight"), in
+    /// quarter levels.
+    Fatigue {
+        unit: UnitId,
+        before: u32,
+        after: u32,
+        working: Vec<String>,
+        section: String,
+    },
     /// Contact fire stopped with nobody able to hurt the other.
     ContactStands { units: Vec<UnitId>, section: String },
     /// Army morale check of the phasing side.

@@ -29,6 +29,7 @@ fn infantry(id: u32, name: &str, side: Side, elements: u32, pos: Pos, facing: f6
         out_of_supply: 0,
         fatigue_quarters: 0,
         division: None,
+        day: Default::default(),
     }
 }
 
@@ -1455,4 +1456,73 @@ fn sfrm_seeded_games_keep_their_invariants() {
     }
     // The games did come to blows.
     assert!(charges > 0 && routs > 0, "{charges} charges, {routs} routs");
+}
+
+/// SFRM "Time, Weather & Daylight", fatigue at a day's end: a day of
+/// combat +1 (4 quarters), doubled in hot weather (8); 17 daytime turns
+/// of marching is forcemarching: 1/4 doubled = 2 quarters, and doubled
+/// again when hot (4); a day of rest in supply -1 (supply not tracked:
+/// every unit is in supply), never below 0.
+#[test]
+fn sfrm_time_weather_daylight_fatigue_at_the_days_end() {
+    let mut b = quiet();
+    b.units[0].day.fought = true;
+    b.units[1].day.day_turns_moved = 17;
+    b.units[2].fatigue_quarters = 6;
+    b.units[3].fatigue_quarters = 2;
+    let mut hot = b.clone();
+    let mut ev = Vec::new();
+    turn::end_of_day(&mut b, &mut ev);
+    let q: Vec<u32> = b.units.iter().map(|u| u.fatigue_quarters).collect();
+    assert_eq!(q, [4, 2, 2, 0]);
+    assert!(b.units.iter().all(|u| u.day == nouns::DayRecord::default()));
+    hot.weather = Weather::Hot;
+    turn::end_of_day(&mut hot, &mut ev);
+    let q: Vec<u32> = hot.units.iter().map(|u| u.fatigue_quarters).collect();
+    assert_eq!(q, [8, 4, 2, 0]);
+}
+
+/// The day ends when dawn begins: 1st Brigade, facing south, marches away
+/// from the enemy at night (3:30am in summer: movement halved, 8" -> 4";
+/// north, toward the enemy, it could not go at all); the next turn starts
+/// at 4:00, the start of dawn, and its day's march costs it 1/4 fatigue.
+#[test]
+fn sfrm_time_weather_daylight_the_day_ends_at_dawn() {
+    let mut b = quiet();
+    b.start_minute = 3 * 60 + 30;
+    b.units[0].facing = 180.0;
+    let orders = TurnOrders {
+        union: vec![Order::Move {
+            unit: UnitId(1),
+            to: Pos::new(0.0, -6.0),
+            road: false,
+        }],
+        confederate: vec![],
+    };
+    let north = TurnOrders {
+        union: vec![Order::Move {
+            unit: UnitId(1),
+            to: Pos::new(0.0, 6.0),
+            road: false,
+        }],
+        confederate: vec![],
+    };
+    let (_, ev) = play(&b, &north, &[1, 6]);
+    assert!(ev.iter().any(
+        |e| matches!(e, SfrmEvent::OrderRefused { reason, .. } if reason.contains("at night"))
+    ));
+    let (b, ev) = play(&b, &orders, &[1, 6]);
+    assert!(close(b.unit(UnitId(1)).unwrap().pos, 0.0, -4.0));
+    assert!(
+        ev.iter()
+            .any(|e| matches!(e, SfrmEvent::Moved { allowance, .. } if *allowance == 4.0))
+    );
+    assert_eq!(b.unit(UnitId(1)).unwrap().day.night_turns_moved, 1);
+    let (b, ev) = play(&b, &TurnOrders::default(), &[6, 6]);
+    assert!(
+        ev.iter().any(
+            |e| matches!(e, SfrmEvent::Fatigue { unit, before: 0, after: 1, .. } if unit.0 == 1)
+        )
+    );
+    assert_eq!(b.unit(UnitId(1)).unwrap().fatigue_quarters, 1);
 }

@@ -11,8 +11,8 @@ use super::nouns::{
 use super::orders::{Order, SfrmEvent, Term, TurnOrders};
 use super::supply::{in_supply, on_road};
 use super::tables::{
-    GreenResult, Light, Table7, light, move_allowance, move_class, table4, table5, table6_gun,
-    table6_small_arm, weather_movement, weather_sight,
+    GreenResult, Light, Table7, daytime, light, move_allowance, move_class, table4, table5,
+    table6_gun, table6_small_arm, weather_movement, weather_sight,
 };
 use super::tables::{base_front, general_base_front};
 use crate::dice::{DiceError, DiceSource, RollKind, RollPurpose};
@@ -96,6 +96,11 @@ pub fn resolve_turn(
     let mut ev = Vec::new();
     let minute = b.minute_of_turn(b.turn);
     let light = light(minute, b.season);
+    // A day ends when dawn begins (our ruling).
+    if b.turn > 1 && minute % (24 * 60) == daytime(b.season).0 - 60 {
+        end_of_day(&mut b, &mut ev);
+    }
+    let moved_before = ev.len();
     for side in [b.attacker, b.attacker.other()] {
         ev.push(SfrmEvent::PhaseBegins {
             turn: b.turn,
@@ -125,9 +130,125 @@ pub fn resolve_turn(
             supply_markers(&mut b, &ph, &mut ev);
         }
         army_morale(&mut b, &mut ph, dice, &mut ev)?;
+        for id in &ph.fought {
+            if let Some(u) = b.unit_mut(*id) {
+                u.day.fought = true;
+            }
+        }
     }
+    record_the_day(&mut b, &ev[moved_before..], light);
     Ok((b, ev))
 }
+
+/// Note in each unit's day what it did this turn: moved (by daylight,
+/// dawn and dusk included, or by night), entrenched.
+fn record_the_day(b: &mut SfrmBattle, ev: &[SfrmEvent], light: Light) {
+    let mut moved = BTreeSet::new();
+    let mut dug = BTreeSet::new();
+    for e in ev {
+        match e {
+            SfrmEvent::Moved { unit, .. }
+            | SfrmEvent::Charged { unit, .. }
+            | SfrmEvent::RoutMove { unit, .. } => {
+                moved.insert(*unit);
+            }
+            SfrmEvent::Entrenched { unit, .. } => {
+                dug.insert(*unit);
+            }
+            _ => {}
+        }
+    }
+    for u in &mut b.units {
+        if moved.contains(&u.id) {
+            if light == Light::Night {
+                u.day.night_turns_moved += 1;
+            } else {
+                u.day.day_turns_moved += 1;
+            }
+        }
+        if dug.contains(&u.id) {
+            u.day.entrenched = true;
+        }
+    }
+}
+
+/// SFRM "Time, Weather & Daylight", at the end of a day: 1 fatigue for a
+/// day of combat, ¼ for a day of marching or entrenching without combat,
+/// doubled for each of forcemarching (more than 16 daytime turns moved),
+/// nightmarching (more than 8 night-time turns) and hot weather; a day of
+/// rest in supply takes 1 away.
+pub fn end_of_day(b: &mut SfrmBattle, ev: &mut Vec<SfrmEvent>) {
+    let hot = b.weather == Weather::Hot;
+    let fed: Vec<_> = [Side::Union, Side::Confederate]
+        .map(|side| (side, in_supply(b, side)))
+        .into_iter()
+        .collect();
+    for u in b.units.iter_mut().filter(|u| !u.gone()) {
+        let d = u.day;
+        let before = u.fatigue_quarters;
+        let marched = d.day_turns_moved > 0 || d.night_turns_moved > 0 || d.entrenched;
+        let mut working = Vec::new();
+        let base = if d.fought {
+            working.push("a day of combat: +1".to_string());
+            4
+        } else if marched {
+            working.push("a day of marching or entrenching: +1/4".to_string());
+            1
+        } else {
+            0
+        };
+        if base > 0 {
+            let mut gain: u32 = base;
+            if d.day_turns_moved > FORCEMARCH_TURNS {
+                gain = gain.saturating_mul(2);
+                working.push(format!(
+                    "forcemarching ({} daytime turns moved): doubled",
+                    d.day_turns_moved
+                ));
+            }
+            if d.night_turns_moved > NIGHTMARCH_TURNS {
+                gain = gain.saturating_mul(2);
+                working.push(format!(
+                    "nightmarching ({} night-time turns moved): doubled",
+                    d.night_turns_moved
+                ));
+            }
+            if hot {
+                gain = gain.saturating_mul(2);
+                working.push("hot weather: doubled (SFRM Table 8)".to_string());
+            }
+            u.fatigue_quarters = u.fatigue_quarters.saturating_add(gain);
+        } else {
+            let in_supply = fed
+                .iter()
+                .find(|(s, _)| *s == u.side)
+                .is_none_or(|(_, set)| set.as_ref().is_none_or(|set| set.contains(&u.id)));
+            if in_supply {
+                working.push("a day of rest in supply: -1".to_string());
+                u.fatigue_quarters = u.fatigue_quarters.saturating_sub(4);
+            } else {
+                working.push("a day of rest out of supply: no change".to_string());
+            }
+        }
+        u.day = Default::default();
+        if u.fatigue_quarters != before || !working.is_empty() {
+            ev.push(SfrmEvent::Fatigue {
+                unit: u.id,
+                before,
+                after: u.fatigue_quarters,
+                working,
+                section: S_TIME.into(),
+            });
+        }
+    }
+}
+
+/// SFRM "Time, Weather & Daylight": forcemarching is moving more than 16
+/// daytime turns in a day.
+pub const FORCEMARCH_TURNS: u32 = 16;
+/// SFRM "Time, Weather & Daylight": nightmarching is moving more than 8
+/// night-time turns in a night.
+pub const NIGHTMARCH_TURNS: u32 = 8;
 
 /// SFRM "Command": each general of the phasing side rolls a d6 against his
 /// command ability; a unit is in command when partly within the command
@@ -2020,6 +2141,7 @@ fn fire_at_general(
         out_of_supply: 0,
         fatigue_quarters: 0,
         division: None,
+        day: Default::default(),
     };
     let Ok(s) = shot(b, f, &stand_in) else {
         return Ok(false);
