@@ -13,7 +13,8 @@
 //! - the nouns ([`nouns`]): elements, units, generals, formations, ground,
 //!   the serialisable [`SfrmBattle`];
 //! - the tables as data ([`tables`]): Table 2 (generals), 4 (movement), 5
-//!   (green units), 6 and 7 (combat), 8 (weather, daylight), 9 (army
+//!   (green units), 6 and 7 (combat), 8 (weather, daylight, and the
+//!   month, year and start-time rolls beside it), 9 (army
 //!   costing, [`army_cost`]); the army costing system's limits on an
 //!   order of battle and scenario setup's points and entrenchment
 //!   ([`organisation`]);
@@ -48,7 +49,6 @@
 //!   wheeling, and conforming to terrain edges off the road;
 //! - entrenching beyond hasty (1 level): standard and improved works take a
 //!   day and a week;
-//! - the month and year rolls;
 //! - casualties returning overnight and captured troops; scenario setup's
 //!   deployment zones; the artillery reserve division and its siege guns
 //!   (army costing).

@@ -360,6 +360,45 @@ pub fn roll_weather(season: Season, dice: &mut dyn DiceSource) -> Result<Weather
     Ok(table8(roll, season).unwrap_or(Weather::Clear))
 }
 
+/// SFRM "Time, Weather & Daylight": "roll 2 dice to randomly determine
+/// the month of the year": the total is the month (2 = February … 12 =
+/// December; January cannot come up, our reading).
+pub fn roll_month(dice: &mut dyn DiceSource) -> Result<u8, DiceError> {
+    let p = RollPurpose::new(RollKind::SfrmWeather, "the month").with_note("SFRM Time: 2 dice");
+    Ok(dice.d6(&p)? + dice.d6(&p)?)
+}
+
+/// SFRM "Time, Weather & Daylight": "roll 1 die and add 1860 … rerolling
+/// inappropriate years": the war ran from April 1861 to April 1865, so 6
+/// (1866) is rolled again; a month before April in 1861 or after April in
+/// 1865 is inappropriate too, and the year is rolled again.
+pub fn roll_year(month: u8, dice: &mut dyn DiceSource) -> Result<u16, DiceError> {
+    let p =
+        RollPurpose::new(RollKind::SfrmWeather, "the year").with_note("SFRM Time: 1 die + 1860");
+    loop {
+        let year = 1860 + u16::from(dice.d6(&p)?);
+        let fits = match year {
+            1861 => month >= 4,
+            1862..=1864 => true,
+            1865 => month <= 4,
+            _ => false,
+        };
+        if fits {
+            return Ok(year);
+        }
+    }
+}
+
+/// SFRM "Time, Weather & Daylight": "roll two dice to randomly determine
+/// the number of half hours (turns) after dawn that battle is joined":
+/// the minute the first turn starts.
+pub fn roll_start(season: Season, dice: &mut dyn DiceSource) -> Result<u32, DiceError> {
+    let p = RollPurpose::new(RollKind::SfrmWeather, "the start")
+        .with_note("SFRM Time: 2 dice of half hours after dawn");
+    let n = dice.d6(&p)? + dice.d6(&p)?;
+    Ok(start_minute(season, u32::from(n)))
+}
+
 /// SFRM Table 8 notes: what the weather does to movement, as a fraction
 /// (numerator, denominator): cold and rain halve, snow quarters.
 pub fn weather_movement(weather: Weather) -> (u32, u32) {
@@ -797,5 +836,21 @@ mod tests {
             [None, Some(Inferior), Some(Regular), Some(Superior)].map(table9_general_per_figure),
             [40, 10, 40, 90]
         );
+    }
+
+    #[test]
+    fn sfrm_time_month_year_and_start_rolls() {
+        use crate::dice::ScriptedDice;
+        let mut d = ScriptedDice::new([3, 4]).unwrap();
+        assert_eq!(roll_month(&mut d).unwrap(), 7);
+        // March: 1861 (die 1) is before the war; 6 is 1866; 3 is 1863.
+        let mut d = ScriptedDice::new([1, 6, 3]).unwrap();
+        assert_eq!(roll_year(3, &mut d).unwrap(), 1863);
+        // July 1861 stands (First Bull Run).
+        let mut d = ScriptedDice::new([1]).unwrap();
+        assert_eq!(roll_year(7, &mut d).unwrap(), 1861);
+        // Summer, 2 + 3 = 5 half hours after dawn (4am): 6:30am.
+        let mut d = ScriptedDice::new([2, 3]).unwrap();
+        assert_eq!(roll_start(Season::Summer, &mut d).unwrap(), 6 * 60 + 30);
     }
 }
