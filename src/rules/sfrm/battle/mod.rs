@@ -20,7 +20,8 @@
 //!   ([`organisation`]);
 //! - the turn ([`turn`]): "Turn Order" (attacker's phase, then
 //!   defender's); the command roll and command range (Command i, ii);
-//!   movement with Table 4, the terrain/manoeuvre modifier, weather and
+//!   movement with Table 4, the terrain/manoeuvre modifier, wheels and a
+//!   line's frontage changed as it moves, weather and
 //!   night, the 4"/1" stand-offs; charges into contact; formation changes;
 //!   one turn of entrenching; unrouting; combat (non-phasing then phasing,
 //!   contact fire repeated), firing arcs, sight, higher elevation (over
@@ -45,8 +46,7 @@
 //!   dispatches at this scale (the messenger rules in
 //!   [`crate::rules::sfrm`] work at Iron Brigade scale);
 //! - targets "in contact with directly adjacent friendly elements";
-//! - expanding or contracting a line's frontage at the start of a move,
-//!   wheeling, and conforming to terrain edges off the road;
+//! - conforming to terrain edges off the road;
 //! - entrenching beyond hasty (1 level): standard and improved works take a
 //!   day and a week;
 //! - casualties returning overnight and captured troops; scenario setup's

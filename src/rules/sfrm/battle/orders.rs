@@ -18,11 +18,18 @@ pub enum Order {
     Move {
         unit: UnitId,
         to: Pos,
+        /// A line may first expand or contract its front rank to this many
+        /// elements ("Movement": "At the start of moving").
+        #[serde(default)]
+        front_rank: Option<u32>,
         /// Along the road the unit stands on, at Table 4's on-road rate
         /// (march column or limbered only).
         #[serde(default)]
         road: bool,
     },
+    /// Wheel forward by `degrees` (clockwise positive), pivoting on one
+    /// front corner ("Manoeuvre" iii).
+    Wheel { unit: UnitId, degrees: f64 },
     /// Charge into base-to-base contact with `target` ("Movement").
     Charge { unit: UnitId, target: UnitId },
     /// Change formation in place ("Formation Changes").
@@ -77,6 +84,7 @@ impl Order {
     pub fn moving_unit(&self) -> Option<UnitId> {
         match self {
             Order::Move { unit, .. }
+            | Order::Wheel { unit, .. }
             | Order::Charge { unit, .. }
             | Order::Formation { unit, .. }
             | Order::Entrench { unit }

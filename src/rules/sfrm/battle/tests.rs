@@ -151,11 +151,13 @@ fn sfrm_turn_order_two_brigades_a_side() {
             Order::Move {
                 unit: UnitId(1),
                 to: Pos::new(0.0, 7.0),
+                front_rank: None,
                 road: false,
             },
             Order::Move {
                 unit: UnitId(2),
                 to: Pos::new(10.0, 7.0),
+                front_rank: None,
                 road: false,
             },
         ],
@@ -493,11 +495,13 @@ fn sfrm_table_4_movement_manoeuvre_modifiers() {
             Order::Move {
                 unit: UnitId(1),
                 to: Pos::new(-3.0, 4.0),
+                front_rank: None,
                 road: false,
             },
             Order::Move {
                 unit: UnitId(2),
                 to: Pos::new(9.0, -1.0),
+                front_rank: None,
                 road: false,
             },
         ],
@@ -536,6 +540,7 @@ fn sfrm_movement_march_column_stands_off_four_inches() {
         union: vec![Order::Move {
             unit: UnitId(2),
             to: Pos::new(0.0, 9.0),
+            front_rank: None,
             road: false,
         }],
         confederate: vec![],
@@ -1053,16 +1058,19 @@ fn sfrm_bad_orders_are_refused_and_the_rest_counts() {
             Order::Move {
                 unit: UnitId(1),
                 to: Pos::new(f64::NAN, 1.0),
+                front_rank: None,
                 road: false,
             },
             Order::Move {
                 unit: UnitId(3),
                 to: Pos::new(0.0, 50.0),
+                front_rank: None,
                 road: false,
             },
             Order::Move {
                 unit: UnitId(1),
                 to: Pos::new(0.0, 5.0),
+                front_rank: None,
                 road: false,
             },
         ],
@@ -1105,11 +1113,13 @@ fn sfrm_table_4_march_column_on_road() {
             Order::Move {
                 unit: UnitId(2),
                 to: Pos::new(40.0, 0.0),
+                front_rank: None,
                 road: true,
             },
             Order::Move {
                 unit: UnitId(1),
                 to: Pos::new(20.0, -15.0),
+                front_rank: None,
                 road: true,
             },
         ],
@@ -1276,6 +1286,7 @@ fn sfrm_officer_casualties_ii_a_lone_general_contacted() {
         union: vec![Order::Move {
             unit: UnitId(1),
             to: Pos::new(0.0, 8.0),
+            front_rank: None,
             road: false,
         }],
         confederate: vec![],
@@ -1376,6 +1387,7 @@ fn sfrm_entrenching_works_stay_behind_when_the_unit_moves() {
         union: vec![Order::Move {
             unit: UnitId(1),
             to: Pos::new(0.0, 3.0),
+            front_rank: None,
             road: false,
         }],
         confederate: vec![],
@@ -1417,6 +1429,7 @@ fn sfrm_seeded_games_keep_their_invariants() {
                         list.push(Order::Move {
                             unit: u.id,
                             to: e.pos,
+                            front_rank: None,
                             road: false,
                         });
                     } else {
@@ -1495,6 +1508,7 @@ fn sfrm_time_weather_daylight_the_day_ends_at_dawn() {
         union: vec![Order::Move {
             unit: UnitId(1),
             to: Pos::new(0.0, -6.0),
+            front_rank: None,
             road: false,
         }],
         confederate: vec![],
@@ -1503,6 +1517,7 @@ fn sfrm_time_weather_daylight_the_day_ends_at_dawn() {
         union: vec![Order::Move {
             unit: UnitId(1),
             to: Pos::new(0.0, 6.0),
+            front_rank: None,
             road: false,
         }],
         confederate: vec![],
@@ -1525,4 +1540,43 @@ fn sfrm_time_weather_daylight_the_day_ends_at_dawn() {
         )
     );
     assert_eq!(b.unit(UnitId(1)).unwrap().fatigue_quarters, 1);
+}
+
+/// SFRM "Manoeuvre" (iii) and "Movement" (frontage). 1st Brigade, 6
+/// elements in one rank (6 x 3/4" = 4.5" front), wheels 90° clockwise on
+/// its right front corner (2.25, 0): the left corner travels 4.5 x π/2 =
+/// 7.07" (of 8"), and the front's centre ends at (2.25, 2.25) facing 90°.
+/// 2nd Brigade contracts its line to 3 elements in front as it moves.
+#[test]
+fn sfrm_manoeuvre_wheel_and_frontage() {
+    let mut b = quiet();
+    b.units[1].pos = Pos::new(2.0, -2.0);
+    let orders = TurnOrders {
+        union: vec![
+            Order::Wheel {
+                unit: UnitId(1),
+                degrees: 90.0,
+            },
+            Order::Move {
+                unit: UnitId(2),
+                to: Pos::new(2.0, -4.0),
+                front_rank: Some(3),
+                road: false,
+            },
+        ],
+        confederate: vec![],
+    };
+    let (after, ev) = play(&b, &orders, &[1, 6]);
+    let u = after.unit(UnitId(1)).unwrap();
+    assert!(close(u.pos, 2.25, 2.25), "{:?}", u.pos);
+    assert!((u.facing - 90.0).abs() < 1e-9);
+    assert!(
+        ev.iter()
+            .any(|e| matches!(e, SfrmEvent::Moved { unit, cost, .. }
+        if unit.0 == 1 && (*cost - 4.5 * std::f64::consts::FRAC_PI_2).abs() < 1e-9))
+    );
+    let second = after.unit(UnitId(2)).unwrap();
+    assert_eq!(second.front_elements(), 3);
+    // Backwards (facing north, moving south): 2" costs 4".
+    assert!(ev.iter().any(|e| matches!(e, SfrmEvent::Moved { unit, cost, .. } if unit.0 == 2 && (*cost - 4.0).abs() < 1e-9)));
 }

@@ -808,10 +808,36 @@ fn movement(
             continue;
         }
         match o {
-            Order::Move { to, road, .. } => {
+            Order::Move {
+                to,
+                road,
+                front_rank,
+                ..
+            } => {
                 if let Some(why) = cannot_move(&u, general.is_some()) {
                     refuse(ev, side, i, why, S_MANOEUVRE);
                     continue;
+                }
+                let mut u = u.clone();
+                if let Some(n) = front_rank {
+                    if u.formation != Formation::Line {
+                        refuse(
+                            ev,
+                            side,
+                            i,
+                            format!(
+                                "{} is in {}: only a line expands or contracts its frontage",
+                                u.name,
+                                u.formation.name()
+                            ),
+                            S_MOVEMENT,
+                        );
+                        continue;
+                    }
+                    u.front_rank = *n;
+                    if let Some(m) = b.unit_mut(uid) {
+                        m.front_rank = *n;
+                    }
                 }
                 let moved = if *road {
                     road_move(b, ph, &u, *to, factor, &fworking)
@@ -821,6 +847,16 @@ fn movement(
                 match moved {
                     Ok(e) => ev.push(e),
                     Err((why, section)) => refuse(ev, side, i, why, section),
+                }
+            }
+            Order::Wheel { degrees, .. } => {
+                if let Some(why) = cannot_move(&u, general.is_some()) {
+                    refuse(ev, side, i, why, S_MANOEUVRE);
+                    continue;
+                }
+                match wheel(b, ph, &u, *degrees, factor, &fworking) {
+                    Ok(e) => ev.push(e),
+                    Err(why) => refuse(ev, side, i, why, S_MANOEUVRE),
                 }
             }
             Order::Charge { target, .. } => {
@@ -1188,6 +1224,88 @@ fn road_move(
         stopped,
         working,
         section: format!("{S_MOVEMENT}, SFRM Table 4"),
+    })
+}
+
+/// SFRM "Manoeuvre" (iii): a wheel forward, pivoting on one front corner
+/// (the right for a clockwise wheel) and measuring the other, whose arc is
+/// the frontage (front elements x base front, Table 1) times the angle in
+/// radians; unmodified, except in rough ground (v) where the unit starts
+/// or ends. Wheels of more than 180° are refused. The unit may not end
+/// nearer the enemy than its stand-off.
+fn wheel(
+    b: &mut SfrmBattle,
+    ph: &Phase,
+    u: &Unit,
+    degrees: f64,
+    factor: f64,
+    fworking: &[String],
+) -> Result<SfrmEvent, String> {
+    if !degrees.is_finite() || degrees == 0.0 || degrees.abs() > 180.0 {
+        return Err(format!(
+            "a wheel is a turn of 1 to 180 degrees, not {degrees}"
+        ));
+    }
+    let base = f64::from(move_allowance(u, false));
+    let allowance = base * factor;
+    let width = f64::from(u.front_elements()) * base_front(u);
+    let half = width / 2.0;
+    let f = u.facing;
+    let new_facing = f + degrees;
+    let dest = if degrees > 0.0 {
+        u.pos.step(f + 90.0, half).step(new_facing - 90.0, half)
+    } else {
+        u.pos.step(f - 90.0, half).step(new_facing + 90.0, half)
+    };
+    let m = f64::from(table4(move_class(u)).modifier.unwrap_or(1));
+    let rough =
+        b.ground_at(u.pos, Ground::rough).is_some() || b.ground_at(dest, Ground::rough).is_some();
+    let arc = width * degrees.abs().to_radians();
+    let cost = if rough { arc * m } else { arc };
+    if cost > allowance + 1e-9 {
+        return Err(format!(
+            "{} wheeling {degrees}° moves its outer corner {cost:.1}\"; it has {allowance:.1}\" (SFRM Table 4)",
+            u.name
+        ));
+    }
+    let limit = if u.formation == Formation::MarchColumn {
+        COLUMN_STANDOFF
+    } else {
+        LINE_STANDOFF
+    };
+    for e in b.units_of(u.side.other()) {
+        let start = u.pos.distance(e.pos);
+        let l = if ph.light == Light::Night {
+            start
+        } else {
+            limit.min(start)
+        };
+        if dest.distance(e.pos) < l - 1e-9 {
+            return Err(format!(
+                "{} would end closer than {l:.1}\" to {} ({S_MOVEMENT})",
+                u.name, e.name
+            ));
+        }
+    }
+    let mut working = vec![format!(
+        "{} wheels {degrees}°: outer corner {arc:.2}\" ({width}\" front, {S_MANOEUVRE} iii)",
+        u.name
+    )];
+    working.extend(fworking.iter().cloned());
+    if rough {
+        working.push(format!("rough ground: x{m} ({S_MANOEUVRE} v)"));
+    }
+    let from = u.pos;
+    place_unit(b, u.id, dest, new_facing);
+    Ok(SfrmEvent::Moved {
+        unit: u.id,
+        from,
+        to: dest,
+        cost,
+        allowance,
+        stopped: None,
+        working,
+        section: format!("{S_MANOEUVRE}, SFRM Table 4"),
     })
 }
 
