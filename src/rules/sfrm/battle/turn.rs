@@ -1566,6 +1566,8 @@ fn rout_move(
     Ok(())
 }
 
+/// SFRM "Morale, Routing, Casualties & Dispersal": remove a unit from play
+/// (dispersed or destroyed); its contacts end and its generals stand alone.
 fn disperse(b: &mut SfrmBattle, uid: UnitId, reason: String, ev: &mut Vec<SfrmEvent>) {
     if let Some(m) = b.unit_mut(uid) {
         m.dispersed = true;
