@@ -1975,9 +1975,16 @@ fn choose_target(b: &SfrmBattle, f: &Unit, ordered: Option<UnitId>) -> Option<(U
     {
         return Some((o, s));
     }
-    b.units_of(f.side.other())
-        .filter_map(|t| shot(b, f, t).ok().map(|s| (t.id, s)))
-        .min_by(|a, c| a.1.range.total_cmp(&c.1.range).then(a.0.cmp(&c.0)))
+    // Nearest first, so the first that can be fired at is the one.
+    let mut near: Vec<(f64, UnitId)> = b
+        .units_of(f.side.other())
+        .map(|t| (f.pos.distance(t.pos), t.id))
+        .collect();
+    near.sort_by(|a, c| a.0.total_cmp(&c.0).then(a.1.cmp(&c.1)));
+    near.into_iter().find_map(|(_, id)| {
+        let t = b.unit(id)?;
+        shot(b, f, t).ok().map(|s| (id, s))
+    })
 }
 
 /// Linear obstacles do not shelter march column, battle column, skirmish
