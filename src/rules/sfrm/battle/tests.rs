@@ -1580,3 +1580,72 @@ fn sfrm_manoeuvre_wheel_and_frontage() {
     // Backwards (facing north, moving south): 2" costs 4".
     assert!(ev.iter().any(|e| matches!(e, SfrmEvent::Moved { unit, cost, .. } if unit.0 == 2 && (*cost - 4.0).abs() < 1e-9)));
 }
+
+/// SFRM "Command": range is halved through woods. 1st Brigade 3" from
+/// Doubleday (range 4") is out of command with a wood between them (2").
+/// And (ii): 2nd Brigade in march column with Doubleday attached is in
+/// command though his roll fails.
+#[test]
+fn sfrm_command_range_through_woods_and_the_column() {
+    let mut b = quiet();
+    b.units[0].pos = Pos::new(0.0, 2.0);
+    b.ground.push(Area {
+        ground: Ground::Woods,
+        min: Pos::new(-2.0, -0.5),
+        max: Pos::new(2.0, 0.5),
+    });
+    let (_, ev) = play(&b, &TurnOrders::default(), &[1, 6]);
+    assert!(ev.iter().any(|e| matches!(e,
+        SfrmEvent::Command { unit, in_command: false, .. } if unit.0 == 1)));
+    b.ground.clear();
+    b.units[1].formation = Formation::MarchColumn;
+    b.generals[0].pos = b.units[1].pos;
+    b.generals[0].attached_to = Some(UnitId(2));
+    let (_, ev) = play(&b, &TurnOrders::default(), &[6, 6]);
+    assert!(ev.iter().any(|e| matches!(e,
+        SfrmEvent::Command { unit, in_command: true, by: Some(GeneralId(1)), section } if unit.0 == 2 && section == "SFRM Command (ii)")));
+    assert!(ev.iter().any(|e| matches!(e,
+        SfrmEvent::Command { unit, in_command: false, .. } if unit.0 == 1)));
+}
+
+/// SFRM "Combat": mounted cavalry charging infantry in the open count +1
+/// multiple. Union cavalry (6 mounted elements, carbines) with Doubleday
+/// charge Baylor 8" ahead (mounted line 18"). Baylor fires first: 6 + 1
+/// (Confederate) + 1 (target mounted cavalry) = 8: 1, die 6 misses
+/// (Table 3 for Doubleday: 3 + 4). The cavalry: 5 x 1, +5 charging, +2
+/// Doubleday = 12: 2 casualties, no die. Baylor, regular, routs.
+#[test]
+fn sfrm_combat_mounted_cavalry_charge_multiple() {
+    let mut b = two_brigades_a_side();
+    b.units[0].arm = Arm::Cavalry {
+        weapon: SmallArm::Carbines,
+    };
+    b.units[0].mounted = true;
+    b.units[0].pos = Pos::new(0.0, 2.0);
+    b.generals[0].pos = Pos::new(0.0, 2.0);
+    b.generals[0].attached_to = Some(UnitId(1));
+    // Taliaferro out of the way (a charge that touches him would send him
+    // to Table 3).
+    b.generals[1].pos = Pos::new(-5.0, 11.0);
+    let orders = TurnOrders {
+        union: vec![Order::Charge {
+            unit: UnitId(1),
+            target: UnitId(3),
+        }],
+        confederate: vec![],
+    };
+    // Union phase: command 1; Baylor 6; Table 3 (3, 4); guns at 2nd
+    // Brigade 6. Confederate phase: command 6; guns 6.
+    let (after, ev) = play(&b, &orders, &[1, 6, 3, 4, 6, 6, 6]);
+    let SfrmEvent::Fired { terms, total, .. } = fired(&ev, 1)[0] else {
+        unreachable!()
+    };
+    assert_eq!(terms[1].text, "mounted cavalry charging: +1 multiple");
+    assert_eq!(*total, 12);
+    let SfrmEvent::Fired { total, .. } = fired(&ev, 3)[0] else {
+        unreachable!()
+    };
+    assert_eq!(*total, 8);
+    let baylor = after.unit(UnitId(3)).unwrap();
+    assert_eq!((baylor.elements, baylor.routed), (4, true));
+}
