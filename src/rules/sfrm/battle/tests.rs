@@ -1649,3 +1649,12 @@ fn sfrm_combat_mounted_cavalry_charge_multiple() {
     let baylor = after.unit(UnitId(3)).unwrap();
     assert_eq!((baylor.elements, baylor.routed), (4, true));
 }
+
+/// SFRM "Combat" (double canister): smoothbores +2 multiples, rifled +1;
+/// Gatlings count as rifled (our ruling).
+#[test]
+fn sfrm_combat_double_canister_smoothbore_and_rifled() {
+    assert!(Gun::SixPounder.smoothbore() && Gun::TwelvePounder.smoothbore());
+    assert!(!Gun::TenPounderRifled.smoothbore() && !Gun::TwentyPounderSiege.smoothbore());
+    assert!(!Gun::Gatling.smoothbore());
+}
