@@ -51,6 +51,16 @@ pub enum RollKind {
     /// messenger contacted or fired upon, or a general hit under the
     /// `sfrm-officer-casualties` option).
     SfrmCasualty,
+    /// A general's d6 against his command ability to command this turn
+    /// (SFRM "Command", i), in the brigade-scale game.
+    SfrmCommand,
+    /// The die for the possible further casualty after dividing a combat
+    /// total by 6 (SFRM "Combat").
+    SfrmCombat,
+    /// One die of the 2d6 on SFRM Table 5, "Seeing The Elephant".
+    SfrmGreen,
+    /// The weather die of SFRM Table 8.
+    SfrmWeather,
     /// Anything else; say what in the note.
     Other,
 }
@@ -71,6 +81,10 @@ impl RollKind {
             RollKind::RegimentalCommand => "regimental-command",
             RollKind::SfrmRead => "sfrm-read",
             RollKind::SfrmCasualty => "sfrm-casualty",
+            RollKind::SfrmCommand => "sfrm-command",
+            RollKind::SfrmCombat => "sfrm-combat",
+            RollKind::SfrmGreen => "sfrm-green",
+            RollKind::SfrmWeather => "sfrm-weather",
             RollKind::Other => "other",
         }
     }

@@ -8,8 +8,12 @@
 //! the battle state, writes with [`DispatchState::write_dispatch`] /
 //! [`DispatchState::courier_order`] in the order phase, and calls
 //! [`advance()`] once a turn. Rulings: docs/rulings-sfrm.md.
+//!
+//! [`battle`] is SFRM's own brigade-scale game (1" = 100 yd, 30-minute
+//! turns) as a pure rules core, not yet wired into the game lifecycle.
 
 pub mod advance;
+pub mod battle;
 pub mod events;
 pub mod rout;
 pub mod scale;
