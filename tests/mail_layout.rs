@@ -429,3 +429,37 @@ fn a_heading_on_its_own_line_with_an_order_per_line() {
         "{out}"
     );
 }
+
+/// A unit given an order that was taken and, in another paragraph of the
+/// same mail, one that was refused does not "keep its previous orders":
+/// the receipt says the order taken stands. (Line numbers count the
+/// PASSWORD line the test harness puts first.)
+#[test]
+fn a_unit_ordered_in_one_paragraph_and_refused_in_another_is_not_said_to_keep_old_orders() {
+    let g = GameDir::with_scenario("twice", BRAWNER);
+    g.order_mail(
+        "gibbon1",
+        "gibbon@example.test",
+        "Gibbon",
+        "6th Wisconsin: hold\n\n\
+         6th Wisconsin: fire at the 26th Georgia\n\n\
+         19th Indiana: fire at the 26th Georgia\n",
+    );
+    g.run_once();
+    let out = receipts_to(&g, "gibbon@example.test");
+    assert!(
+        out.contains("NOT EVERYTHING IN THIS MAIL WAS TAKEN"),
+        "{out}"
+    );
+    assert!(
+        out.contains("These units keep their previous orders: 19th Indiana (line 6)."),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "6th Wisconsin: the paragraph at line 4 was not taken, but another order to it in"
+        ),
+        "{out}"
+    );
+    assert_eq!(orders_of(&g, "6th Wisconsin"), 1);
+}

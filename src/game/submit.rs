@@ -379,10 +379,12 @@ impl SubmissionHandler for OrdersHandler {
             parsed.report_request,
             parsed.history,
         )?;
+        let (units, ordered_elsewhere) = kept_units(&pctx, &parsed, &forwarded);
         let kept = Kept {
             refused,
             ready_counts,
-            units: kept_units(&pctx, &parsed, &forwarded),
+            units,
+            ordered_elsewhere,
         };
         let mut text = receipt_text(
             ctx,
@@ -528,6 +530,9 @@ fn deadline_line(tx: &Transaction<'_>, ctx: &SubmissionContext<'_>) -> Result<St
     })
 }
 
+/// A unit's name (empty: none) and a line of the mail.
+type NamedLine = (String, usize);
+
 /// What a mail with a refused order leaves as it was: the units that keep
 /// their previous orders, and whether its READY counted.
 struct Kept {
@@ -536,31 +541,51 @@ struct Kept {
     /// Units named by a refused paragraph (with the mail line), and the
     /// lines of refused paragraphs that named no unit of his.
     units: Vec<(String, usize)>,
+    /// Units named by a refused paragraph that another paragraph of the
+    /// same mail did order (with the refused paragraph's line): that order
+    /// was taken and stands.
+    ordered_elsewhere: Vec<(String, usize)>,
 }
 
 /// The units whose paragraphs were refused (not sent to the umpire), by
 /// name with the line; a paragraph that named none is listed as `("", line)`.
+/// Second, those of them that another paragraph of the mail did order: they
+/// do not keep their previous orders, the order taken stands.
 fn kept_units(
     pctx: &ParseContext<'_>,
     parsed: &ParsedMail,
     forwarded: &[crate::game::interpretation::Forwarded],
-) -> Vec<(String, usize)> {
+) -> (Vec<NamedLine>, Vec<NamedLine>) {
     if !forwarded.is_empty() {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     }
+    let ordered: Vec<UnitId> = parsed
+        .items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Unit { unit, .. } => Some(*unit),
+            _ => None,
+        })
+        .collect();
     let mut out: Vec<(String, usize)> = Vec::new();
+    let mut elsewhere: Vec<(String, usize)> = Vec::new();
     for e in &parsed.errors {
         if e.units.is_empty() {
             out.push((String::new(), e.line));
         }
         for u in &e.units {
             let name = pctx.call_unit(*u);
-            if !out.iter().any(|(n, _)| *n == name) {
-                out.push((name, e.line));
+            let list = if ordered.contains(u) {
+                &mut elsewhere
+            } else {
+                &mut out
+            };
+            if !list.iter().any(|(n, _)| *n == name) {
+                list.push((name, e.line));
             }
         }
     }
-    out
+    (out, elsewhere)
 }
 
 /// The reply's order form, as read (`reply_form`).
@@ -740,6 +765,13 @@ fn receipt_text(
                 t,
                 "  These units keep their previous orders: {}.",
                 named.join(", ")
+            );
+        }
+        for (n, l) in &kept.ordered_elsewhere {
+            let _ = writeln!(
+                t,
+                "  {n}: the paragraph at line {l} was not taken, but another order to it in\n  \
+                 this mail was, and stands."
             );
         }
         for (_, l) in kept.units.iter().filter(|(n, _)| n.is_empty()) {
