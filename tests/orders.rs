@@ -974,3 +974,35 @@ fn places_within_places_are_bounded() {
     let e = one_error(&parse(&ctx, &deep)).message.clone();
     assert_eq!(e, "too many places within places; give the place directly");
 }
+
+/// A unit out of the battle (destroyed, combined, off the table) takes no
+/// orders: the receipt says why and names the units still in the field,
+/// and the rest of the mail counts (found playing: a destroyed regiment's
+/// charge was accepted).
+#[test]
+fn a_unit_out_of_the_battle_takes_no_orders() {
+    let mut g = game("training.toml");
+    let tenth = g.unit("10th Ohio");
+    g.state.unit_mut(tenth).unwrap().castings = 0;
+    let twelfth = g.unit("12th Ohio");
+    g.state.unit_mut(twelfth).unwrap().marks.left_field = true;
+    let ctx = blue(&g);
+    let m = parse(
+        &ctx,
+        "10th Ohio: advance to Miller's Crossroads.\n\n12th Ohio: hold.\n\n14th Ohio: hold.",
+    );
+    assert_eq!(m.items.len(), 1, "{:#?}", m.items);
+    assert_eq!(m.errors.len(), 2, "{:#?}", m.errors);
+    let e = m.errors[0].to_string();
+    assert!(
+        e.contains("the 10th Ohio is out of the battle (it was destroyed) and can take no orders")
+            && e.contains("your units still in the field: 14th Ohio"),
+        "{e}"
+    );
+    assert!(!e.contains("12th Ohio"), "{e}");
+    assert!(
+        m.errors[1].to_string().contains("it left the table"),
+        "{}",
+        m.errors[1]
+    );
+}

@@ -1268,6 +1268,34 @@ fn one_item(
                     suggestions: Vec::new(),
                 });
             }
+            if unit.out_of_battle() {
+                let why = if unit.marks.combined_into.is_some() {
+                    "it was combined into another unit (APSoF VII.C)"
+                } else if unit.marks.left_field {
+                    "it left the table"
+                } else {
+                    "it was destroyed"
+                };
+                let live: Vec<String> = ctx
+                    .state
+                    .units_of(ctx.side)
+                    .filter(|u| !u.out_of_battle() && ctx.commands(u.id))
+                    .map(|u| u.name.clone())
+                    .collect();
+                return Err(PErr {
+                    at: ps,
+                    message: format!(
+                        "the {} is out of the battle ({why}) and can take no orders{}",
+                        unit.name.trim_start_matches("the "),
+                        if live.is_empty() {
+                            String::new()
+                        } else {
+                            format!("; your units still in the field: {}", live.join(", "))
+                        }
+                    ),
+                    suggestions: Vec::new(),
+                });
+            }
             let issued_by = issuer
                 .or_else(|| default_issuer(ctx, id))
                 .ok_or_else(|| PErr {

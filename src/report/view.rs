@@ -354,10 +354,9 @@ fn own_mark(u: &Unit, fp: &Footprint, mark: Mark, opacity: f64) -> MapUnit {
     }
 }
 
-/// Out of the battle: destroyed (no castings), combined into another unit
-/// (APSoF VII.C.2) or gone off the table.
+/// Out of the battle ([`Unit::out_of_battle`]).
 fn is_gone(u: &Unit) -> bool {
-    u.castings == 0 || u.marks.left_field || u.marks.combined_into.is_some()
+    u.out_of_battle()
 }
 
 fn unit_condition(u: &Unit) -> Vec<String> {

@@ -256,6 +256,13 @@ pub struct ObstacleWork {
 }
 
 impl Unit {
+    /// Out of the battle: destroyed (no castings), combined into another
+    /// unit (APSoF VII.C.2) or gone off the table. It takes no orders and
+    /// is shown as gone.
+    pub fn out_of_battle(&self) -> bool {
+        self.castings == 0 || self.marks.left_field || self.marks.combined_into.is_some()
+    }
+
     /// Cavalry that has dismounted. Dismounted cavalry fight and move as
     /// infantry (APSoF III.H).
     pub fn is_dismounted_cavalry(&self) -> bool {
