@@ -532,3 +532,23 @@ proptest::proptest! {
         }
     }
 }
+
+/// "Gibbon: ride to the 19th Indiana": the receipt's coordinates are said
+/// to be where that regiment stands now, with how to go with it instead.
+#[test]
+fn an_officer_riding_to_a_unit_is_told_whose_place_it_is() {
+    let g = game("brawners-farm.toml");
+    let ctx = union(&g);
+    let m = parse(&ctx, "Gibbon: ride to the 19th Indiana");
+    assert!(m.errors.is_empty(), "{:?}", m.errors);
+    let item = m.items.first().expect("an order");
+    assert!(matches!(item, Item::Officer { .. }), "{item:?}");
+    let notes = receipt_notes(item, &ctx);
+    assert!(
+        notes.iter().any(
+            |n| n.starts_with("'to the 19th Indiana' read as: where it stands now")
+                && n.contains("write 'ride with the 19th Indiana'")
+        ),
+        "{notes:?}"
+    );
+}

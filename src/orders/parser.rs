@@ -5739,6 +5739,22 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             }
             if let Some(last) = m.waypoints().last() {
                 self.at = *last;
+                // "ride to the 19th Indiana": where it stands now, which the
+                // receipt shows as coordinates; say whose place it is.
+                let at = *last;
+                let friend = self
+                    .ctx
+                    .state
+                    .units_of(self.ctx.side)
+                    .find(|u| u.position.distance(at) < 1e-9)
+                    .map(|u| u.name.clone());
+                if let Some(name) = friend {
+                    self.note(format!(
+                        "'to the {name}' read as: where it stands now ({}, {}); to go where it goes this turn, write 'ride with the {name}'",
+                        (at.x * 10.0).round() / 10.0,
+                        (at.y * 10.0).round() / 10.0
+                    ));
+                }
             }
             waypoints.extend(m.waypoints());
             self.skip_tail();
