@@ -111,6 +111,32 @@ fn x_alternate_fire_tables_replace_the_dice_sum() {
     let third = out.state.unit(THIRD_TENN).unwrap();
     assert_eq!((third.castings, third.combat_morale), (14, 2));
     assert_eq!((tenth.castings, tenth.combat_morale), (15, 3));
+    // The working is X's, not V's divide and save (issue #14 §3): the
+    // firer (and the umpire) read the table, row, column and dice; the
+    // side hit is told its own die, not the table.
+    let fired: Vec<&Event> = out
+        .events
+        .iter()
+        .filter(|e| matches!(e, Event::Fired { unit, .. } if unit.id == TENTH_OHIO))
+        .collect();
+    let firer = fired[0].describe_as(&|side| side.0 == 0);
+    assert!(
+        firer.contains("results table")
+            && firer.contains("attacker's die")
+            && firer.contains("(APSoF X)")
+            && !firer.contains("gives")
+            && !firer.contains("Save:"),
+        "{firer}"
+    );
+    let hit = fired[0].describe_as(&|side| side.0 == 1);
+    assert!(
+        hit.contains("our die 1 against the table")
+            && !hit.contains("results table")
+            && !hit.contains("Save:"),
+        "{hit}"
+    );
+    let umpire = fired[0].describe();
+    assert!(umpire.contains("results table"), "{umpire}");
 }
 
 /// V.G.1.v: "not in normal battlefield formation". A battery limbered up

@@ -421,6 +421,7 @@ mod tests {
             attack_dice: vec![4, 4, 5],
             save_dice: vec![5, 6],
             band: String::new(),
+            alternate: String::new(),
         };
         let ours = fired(r(1, 0, "2nd Wisconsin"), r(2, 1, "6th Virginia"));
         let theirs = fired(r(2, 1, "6th Virginia"), r(1, 0, "2nd Wisconsin"));

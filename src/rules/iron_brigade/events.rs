@@ -434,6 +434,11 @@ pub enum Event {
         /// effectiveness came from ("rifled musket, 4-8\"", APSoF XIII).
         #[serde(default, skip_serializing_if = "String::is_empty")]
         band: String,
+        /// Under APSoF X (alternate fire tables): the table, row, column
+        /// and cell that gave the result, which then replace V's divide and
+        /// save in the working. Left out of the JSON while empty.
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        alternate: String,
     },
     /// A whole turn's work on an obstacle (APSoF VIII.D clearing abatis,
     /// VIII.E filling a ditch): `turns` of the `of` it takes.
@@ -1145,6 +1150,7 @@ impl Event {
                 attack_dice,
                 save_dice,
                 band,
+                alternate,
                 ..
             } => {
                 let firing = if with.is_empty() {
@@ -1199,7 +1205,32 @@ impl Event {
                 // The working (issue #14), as `adjutant calc fire` gives
                 // it: the attack to the side that fired, the save to the
                 // side that was hit; both to the umpire.
-                if k(unit) {
+                if !alternate.is_empty() {
+                    // X replaces V's divide and save: the cell is the
+                    // working, told to the firer (who rolled the die) and
+                    // the umpire; the side hit sees its loss above.
+                    if k(unit) {
+                        told.push_str(&format!(
+                            " Working: base effectiveness {base_effectiveness} at {range}\"; {}; {alternate}.",
+                            if modifiers.is_empty() {
+                                "no modifiers (APSoF V.B.1.ii)".to_string()
+                            } else {
+                                format!("modifiers {}", modifiers.join(", "))
+                            }
+                        ));
+                    } else if k(target) && *casualties > 0 {
+                        // The side hit rolled the defender's die, if the
+                        // cell asked for one: that much it knows.
+                        match save_dice.first() {
+                            Some(d) => told.push_str(&format!(
+                                " (APSoF X alternate fire tables: our die {d} against the table.)"
+                            )),
+                            None => told.push_str(
+                                " (APSoF X alternate fire tables: the table asked no die of ours.)",
+                            ),
+                        }
+                    }
+                } else if k(unit) {
                     told.push_str(&fire_attack_working(
                         band,
                         *range,
@@ -1213,7 +1244,7 @@ impl Event {
                         *casualties,
                     ));
                 }
-                if k(target) && *casualties > 0 {
+                if alternate.is_empty() && k(target) && *casualties > 0 {
                     told.push_str(&fire_save_working(
                         *casualties,
                         save_dice,
@@ -1664,6 +1695,7 @@ mod tests {
             attack_dice: vec![4, 5, 5],
             save_dice: vec![4, 5],
             band: String::new(),
+            alternate: String::new(),
         };
         assert!(visible_to(SideId(0), &ev, &Visibility::default()));
         assert!(ev.describe().contains("fires on unit 1 at 6\""));

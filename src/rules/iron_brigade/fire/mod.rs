@@ -441,6 +441,10 @@ pub struct FireOutcome {
     pub save_total: u32,
     /// The formula's levels, not clamped to the target's morale.
     pub morale_loss: u32,
+    /// Under APSoF X (alternate fire tables), how the result was read:
+    /// the table, row and column and what the cell gave, for the working.
+    /// `None` for V's dice-sum fire.
+    pub alternate: Option<String>,
 }
 
 /// Resolve one fire from dice (APSoF V.B.1 i–vi).
@@ -469,6 +473,7 @@ pub fn resolve_fire(
     let (save_dice, save_total) =
         save_pool.roll(dice, &RollPurpose::new(RollKind::MoraleSave, target))?;
     Ok(FireOutcome {
+        alternate: None,
         attack_dice,
         attack_total,
         casualties: cas,
@@ -681,6 +686,7 @@ pub fn resolve_combined_fire(
     let (save_dice, save_total) =
         save_pool.roll(dice, &RollPurpose::new(RollKind::MoraleSave, target))?;
     Ok(FireOutcome {
+        alternate: None,
         attack_dice,
         attack_total,
         casualties: cas,

@@ -914,6 +914,7 @@ fn fire(
             ));
         }
         crate::rules::iron_brigade::fire::FireOutcome {
+            alternate: None,
             attack_dice,
             attack_total,
             casualties: front.casualties,
@@ -1057,6 +1058,7 @@ fn fire(
         attack_dice: out.attack_dice.clone(),
         save_dice: out.save_dice.clone(),
         band: lead.band.clone(),
+        alternate: out.alternate.clone().unwrap_or_default(),
     });
     let mut losses = vec![(
         shot.target,
@@ -1355,7 +1357,31 @@ fn alternate(
         MoraleResult::Levels(n) => n,
         MoraleResult::Rout => u32::from(target_morale.max(1)),
     };
+    let morale_words = match out.morale {
+        MoraleResult::Levels(n) => format!("{n} morale level{}", if n == 1 { "" } else { "s" }),
+        MoraleResult::Rout => "R, the target routs (all its levels)".to_string(),
+    };
+    let working = format!(
+        "results table {table} (APSoF X.B.2: modified effectiveness {raw}, kept within 1-10){}, row {} for {} firing castings, column {} for {} target castings{}; attacker's die {attacker}{}: {casualties} casualt{}, {morale_words} (APSoF X)",
+        if target_en_masse {
+            ", one table up for its morale as the target is en masse (III.G.5)"
+        } else {
+            ""
+        },
+        row + 1,
+        input.firer_castings,
+        column + 1,
+        input.target_castings,
+        if input.perilous {
+            ", one column to the left for a perilous situation (X.B.12)"
+        } else {
+            ""
+        },
+        defender.map_or(String::new(), |d| format!(", defender's die {d}")),
+        if casualties == 1 { "y" } else { "ies" },
+    );
     Ok(crate::rules::iron_brigade::fire::FireOutcome {
+        alternate: Some(working),
         attack_dice: vec![attacker],
         attack_total: u32::from(attacker),
         casualties,
