@@ -729,39 +729,49 @@ fn nearest_free(
         best.as_ref()
             .is_none_or(|&(bd, br, bc, _)| d < bd || (d == bd && (r, c) < (br, bc)))
     };
-    // Beyond the best so far (with a margin far wider than the rounding
-    // of the lattice's steps): nothing farther along this way can be as
-    // near. The lattice is visited nearer first, so the search stops there.
-    let beyond = |d: f64, best: &Option<(f64, usize, usize, PxBox)>| {
-        best.as_ref()
-            .is_some_and(|&(bd, ..)| d > bd + 1e-6 * (1.0 + bd))
-    };
+    // Searched within a radius that grows: a crowded piece's nearest free
+    // place may be far, and before any is found nothing bounds the search.
+    // A pass examines every place no farther than its radius and than the
+    // best so far (with a margin far wider than the rounding of the
+    // lattice's steps), nearer first; its best is the answer once no
+    // farther than its radius.
     let row_at = (cy - CARD_H / 2.0 - first_y) / step;
     let col_at = (cx - w / 2.0 - first_x) / step;
-    for r in outward(lattice.ys.len(), row_at) {
-        let y = lattice.ys[r];
-        let dy = y + CARD_H / 2.0 - cy;
-        if beyond(dy * dy, &best) {
-            break;
-        }
-        for c in outward(cols, col_at) {
-            let x = lattice.xs[c];
-            let dx = x + w / 2.0 - cx;
-            let d = dx * dx + dy * dy;
-            if beyond(d, &best) {
+    for radius in [48.0f64, 144.0, 432.0, f64::INFINITY] {
+        let limit = |best: &Option<(f64, usize, usize, PxBox)>| {
+            let l = best
+                .as_ref()
+                .map_or(radius * radius, |&(bd, ..)| bd.min(radius * radius));
+            l + 1e-6 * (1.0 + l)
+        };
+        for r in outward(lattice.ys.len(), row_at) {
+            let y = lattice.ys[r];
+            let dy = y + CARD_H / 2.0 - cy;
+            if dy * dy > limit(&best) {
                 break;
             }
-            if beats(d, r, c, &best) {
-                let card = PxBox {
-                    x0: x,
-                    y0: y,
-                    x1: x + w,
-                    y1: y + CARD_H,
-                };
-                if free(&card) {
-                    best = Some((d, r, c, card));
+            for c in outward(cols, col_at) {
+                let x = lattice.xs[c];
+                let dx = x + w / 2.0 - cx;
+                let d = dx * dx + dy * dy;
+                if d > limit(&best) {
+                    break;
+                }
+                if beats(d, r, c, &best) {
+                    let card = PxBox {
+                        x0: x,
+                        y0: y,
+                        x1: x + w,
+                        y1: y + CARD_H,
+                    };
+                    if free(&card) {
+                        best = Some((d, r, c, card));
+                    }
                 }
             }
+        }
+        if best.as_ref().is_some_and(|&(bd, ..)| bd <= radius * radius) {
+            break;
         }
     }
     best.map(|(.., card)| card)
