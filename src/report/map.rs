@@ -600,7 +600,6 @@ pub fn layout_labels(layer: &MapLayer) -> Vec<PlacedLabel> {
     // testing every box: a box that shares area with the place shares a
     // bucket with it).
     let mut taken = BoxGrid::new(&table);
-    let lattice = Lattice::new(&table);
     for o in &obstacles {
         taken.insert(*o);
     }
@@ -621,12 +620,34 @@ pub fn layout_labels(layer: &MapLayer) -> Vec<PlacedLabel> {
         }
         if chosen.is_none() {
             // Crowded beyond the rings: the nearest free place anywhere on
-            // the table, on a 6 px lattice (the first in scan order, rows
-            // top to bottom and places left to right, of those equally
-            // near). Searched outward from the piece, rows and places
-            // farther than the best place found so far skipped: the same
-            // place as scanning the whole lattice, found near the piece.
-            chosen = nearest_free(&lattice, &w.anchor, wpx, |c| free(c, &taken)).map(|c| (c, true));
+            // the table, scanned on a 6 px lattice (the first in scan order
+            // of those equally near). Rows farther than the best place
+            // found so far cannot hold a nearer one and are skipped.
+            let (cx, cy) = w.anchor.centre();
+            let mut best: Option<(f64, PxBox)> = None;
+            let mut y = table.y0;
+            while y + CARD_H <= table.y1 {
+                let dy = y + CARD_H / 2.0 - cy;
+                if best.as_ref().is_none_or(|(bd, _)| dy * dy < *bd) {
+                    let mut x = table.x0;
+                    while x + wpx <= table.x1 {
+                        let c = PxBox {
+                            x0: x,
+                            y0: y,
+                            x1: x + wpx,
+                            y1: y + CARD_H,
+                        };
+                        let dx = x + wpx / 2.0 - cx;
+                        let d = dx * dx + dy * dy;
+                        if best.as_ref().is_none_or(|(bd, _)| d < *bd) && free(&c, &taken) {
+                            best = Some((d, c));
+                        }
+                        x += 6.0;
+                    }
+                }
+                y += 6.0;
+            }
+            chosen = best.map(|(_, c)| (c, true));
         }
         // No room anywhere on the table: the label is left off rather than
         // drawn over another; the piece keeps its tooltip in the HTML and
@@ -644,137 +665,6 @@ pub fn layout_labels(layer: &MapLayer) -> Vec<PlacedLabel> {
         });
     }
     placed
-}
-
-/// The 6 px lattice of card corners over the table for [`nearest_free`]:
-/// rows' tops and columns' lefts, each stepped from the table's edge by
-/// adding 6 px at a time (so a place has the same coordinates however the
-/// lattice is visited).
-struct Lattice {
-    table: PxBox,
-    ys: Vec<f64>,
-    xs: Vec<f64>,
-}
-
-impl Lattice {
-    const STEP: f64 = 6.0;
-
-    fn new(table: &PxBox) -> Lattice {
-        let steps = |from: f64, fits: &dyn Fn(f64) -> bool| {
-            let mut v = Vec::new();
-            let mut at = from;
-            while fits(at) && v.len() < 100_000 {
-                v.push(at);
-                at += Self::STEP;
-            }
-            v
-        };
-        Lattice {
-            table: *table,
-            ys: steps(table.y0, &|y| y + CARD_H <= table.y1),
-            xs: steps(table.x0, &|x| x <= table.x1),
-        }
-    }
-}
-
-/// Indexes `0..n` by distance from `at` (a fractional index), nearer first,
-/// the lower index first of two equally near.
-fn outward(n: usize, at: f64) -> impl Iterator<Item = usize> {
-    let start = if at <= 0.0 {
-        0
-    } else {
-        (at.floor() as usize).min(n.saturating_sub(1))
-    };
-    let (mut lo, mut hi) = (start as isize, start as isize + 1);
-    if n == 0 {
-        (lo, hi) = (-1, 0);
-    }
-    std::iter::from_fn(move || {
-        let take_lo = lo >= 0 && (hi as usize >= n || at - lo as f64 <= hi as f64 - at);
-        if take_lo {
-            lo -= 1;
-            Some((lo + 1) as usize)
-        } else if (hi as usize) < n {
-            hi += 1;
-            Some((hi - 1) as usize)
-        } else {
-            None
-        }
-    })
-}
-
-/// The nearest free `w`-wide card on the lattice to `anchor`'s centre
-/// (centre to centre), the first in scan order (rows top to bottom, then
-/// left to right) of those equally near: the place the full scan of the
-/// lattice finds, looked for outward from the piece.
-fn nearest_free(
-    lattice: &Lattice,
-    anchor: &PxBox,
-    w: f64,
-    free: impl Fn(&PxBox) -> bool,
-) -> Option<PxBox> {
-    let (cx, cy) = anchor.centre();
-    let step = Lattice::STEP;
-    // Columns whose card still fits on the table.
-    let cols = lattice
-        .xs
-        .iter()
-        .take_while(|&&x| x + w <= lattice.table.x1)
-        .count();
-    let first_y = lattice.ys.first().copied()?;
-    let first_x = lattice.xs.first().copied()?;
-    // (distance², row, column, card)
-    let mut best: Option<(f64, usize, usize, PxBox)> = None;
-    let beats = |d: f64, r: usize, c: usize, best: &Option<(f64, usize, usize, PxBox)>| {
-        best.as_ref()
-            .is_none_or(|&(bd, br, bc, _)| d < bd || (d == bd && (r, c) < (br, bc)))
-    };
-    // Searched within a radius that grows: a crowded piece's nearest free
-    // place may be far, and before any is found nothing bounds the search.
-    // A pass examines every place no farther than its radius and than the
-    // best so far (with a margin far wider than the rounding of the
-    // lattice's steps), nearer first; its best is the answer once no
-    // farther than its radius.
-    let row_at = (cy - CARD_H / 2.0 - first_y) / step;
-    let col_at = (cx - w / 2.0 - first_x) / step;
-    for radius in [48.0f64, 144.0, 432.0, f64::INFINITY] {
-        let limit = |best: &Option<(f64, usize, usize, PxBox)>| {
-            let l = best
-                .as_ref()
-                .map_or(radius * radius, |&(bd, ..)| bd.min(radius * radius));
-            l + 1e-6 * (1.0 + l)
-        };
-        for r in outward(lattice.ys.len(), row_at) {
-            let y = lattice.ys[r];
-            let dy = y + CARD_H / 2.0 - cy;
-            if dy * dy > limit(&best) {
-                break;
-            }
-            for c in outward(cols, col_at) {
-                let x = lattice.xs[c];
-                let dx = x + w / 2.0 - cx;
-                let d = dx * dx + dy * dy;
-                if d > limit(&best) {
-                    break;
-                }
-                if beats(d, r, c, &best) {
-                    let card = PxBox {
-                        x0: x,
-                        y0: y,
-                        x1: x + w,
-                        y1: y + CARD_H,
-                    };
-                    if free(&card) {
-                        best = Some((d, r, c, card));
-                    }
-                }
-            }
-        }
-        if best.as_ref().is_some_and(|&(bd, ..)| bd <= radius * radius) {
-            break;
-        }
-    }
-    best.map(|(.., card)| card)
 }
 
 /// The boxes, in SVG pixels, of every piece drawn on the map: units (of
@@ -1137,114 +1027,6 @@ fn draw_scale_legend(s: &mut String, f: &Frame, layer: &MapLayer) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The whole-lattice scan `nearest_free` replaces: rows top to bottom,
-    /// places left to right, the first strictly nearer kept.
-    fn scan_lattice(
-        table: &PxBox,
-        anchor: &PxBox,
-        w: f64,
-        free: impl Fn(&PxBox) -> bool,
-    ) -> Option<PxBox> {
-        let (cx, cy) = anchor.centre();
-        let mut best: Option<(f64, PxBox)> = None;
-        let mut y = table.y0;
-        while y + CARD_H <= table.y1 {
-            let dy = y + CARD_H / 2.0 - cy;
-            let mut x = table.x0;
-            while x + w <= table.x1 {
-                let c = PxBox {
-                    x0: x,
-                    y0: y,
-                    x1: x + w,
-                    y1: y + CARD_H,
-                };
-                let dx = x + w / 2.0 - cx;
-                let d = dx * dx + dy * dy;
-                if best.as_ref().is_none_or(|(bd, _)| d < *bd) && free(&c) {
-                    best = Some((d, c));
-                }
-                x += 6.0;
-            }
-            y += 6.0;
-        }
-        best.map(|(_, c)| c)
-    }
-
-    #[test]
-    fn nearest_free_is_the_full_scans_place() {
-        // Crowded tables of random boxes; anchors inside, at the edges and
-        // off the table; widths from a letter to a long name.
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut rnd = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed >> 11) as f64 / (1u64 << 53) as f64
-        };
-        for round in 0..60 {
-            let table = PxBox {
-                x0: 25.0 + rnd() * 3.0,
-                y0: 53.0 + rnd() * 3.0,
-                x1: 300.0 + rnd() * 400.0,
-                y1: 200.0 + rnd() * 300.0,
-            };
-            let lattice = Lattice::new(&table);
-            let mut grid = BoxGrid::new(&table);
-            let boxes = if round % 3 == 0 { 400 } else { 60 };
-            for _ in 0..boxes {
-                let (x, y) = (
-                    table.x0 + rnd() * (table.x1 - table.x0),
-                    table.y0 + rnd() * (table.y1 - table.y0),
-                );
-                grid.insert(PxBox {
-                    x0: x,
-                    y0: y,
-                    x1: x + 5.0 + rnd() * 60.0,
-                    y1: y + 3.0 + rnd() * 14.0,
-                });
-            }
-            for _ in 0..20 {
-                let (x, y) = (
-                    table.x0 - 40.0 + rnd() * (table.x1 - table.x0 + 80.0),
-                    table.y0 - 40.0 + rnd() * (table.y1 - table.y0 + 80.0),
-                );
-                let anchor = PxBox {
-                    x0: x,
-                    y0: y,
-                    x1: x + rnd() * 20.0,
-                    y1: y + rnd() * 8.0,
-                };
-                let w = 8.0 + rnd() * 90.0;
-                let free = |c: &PxBox| c.inside(&table) && !grid.overlaps(c);
-                assert_eq!(
-                    nearest_free(&lattice, &anchor, w, free),
-                    scan_lattice(&table, &anchor, w, free),
-                    "round {round}"
-                );
-            }
-        }
-        // Equal distances either side: the first in scan order wins.
-        let table = PxBox {
-            x0: 0.0,
-            y0: 0.0,
-            x1: 120.0,
-            y1: 120.0,
-        };
-        let lattice = Lattice::new(&table);
-        let anchor = PxBox {
-            x0: 57.0,
-            y0: 57.0,
-            x1: 63.0,
-            y1: 63.0,
-        };
-        let free = |c: &PxBox| !c.overlaps(&anchor);
-        assert_eq!(
-            nearest_free(&lattice, &anchor, 12.0, free),
-            scan_lattice(&table, &anchor, 12.0, free)
-        );
-        assert_eq!(nearest_free(&lattice, &anchor, 500.0, free), None);
-    }
 
     #[test]
     fn names_are_escaped() {
