@@ -132,7 +132,7 @@ pub fn issue_briefings(
         let s = SideSighting::new(state, *side, number, vis);
         memory.entry(*side).or_default().record(&s);
     }
-    let texts = order_texts(tx, game_id)?;
+    let texts = order_texts(tx, game_id, &snap.book)?;
     let all_orders = orders_by_unit(&snap.book, number, &texts);
     let description = scenario
         .description

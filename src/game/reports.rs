@@ -142,7 +142,7 @@ pub fn issue_turn_reports(
         None
     };
     let reporter = Reporter::new()?;
-    let order_texts = order_texts(tx, t.game_id)?;
+    let order_texts = order_texts(tx, t.game_id, t.book)?;
     let all_orders = orders_by_unit(t.book, t.state.turn, &order_texts);
     let sightings: Vec<SideSighting> = t
         .visibility
@@ -464,19 +464,32 @@ pub(super) fn reader_officers(
     .collect()
 }
 
-/// Every order row's text as the player wrote it, by row id.
+/// The text as the player wrote it of every order in `book`, by row id.
+/// Only the book's orders are read (issue #18): reading every order the
+/// game ever had made each turn's reports dearer than the last.
 pub(super) fn order_texts(
     tx: &Transaction<'_>,
     game: GameId,
+    book: &OrderBook,
 ) -> Result<HashMap<u64, String>, rusqlite::Error> {
-    let mut st = tx.prepare("SELECT id, original_text FROM orders WHERE game_id = ?1")?;
-    st.query_map([game.0], |r| {
-        Ok((
-            u64::try_from(r.get::<_, i64>(0)?).unwrap_or_default(),
-            r.get(1)?,
-        ))
-    })?
-    .collect()
+    let mut st =
+        tx.prepare_cached("SELECT original_text FROM orders WHERE id = ?1 AND game_id = ?2")?;
+    let mut out = HashMap::new();
+    for id in book.units.values().flatten().map(|b| b.order.id) {
+        if out.contains_key(&id) {
+            continue;
+        }
+        let Ok(row) = i64::try_from(id) else {
+            continue;
+        };
+        if let Some(text) = st
+            .query_row(params![row, game.0], |r| r.get::<_, String>(0))
+            .optional()?
+        {
+            out.insert(id, text);
+        }
+    }
+    Ok(out)
 }
 
 fn order_words(b: &BookedOrder, texts: &HashMap<u64, String>) -> String {

@@ -192,7 +192,7 @@ fn unit_colour(mark: Mark) -> &'static str {
 }
 
 /// The map in two layers of the same size: `base` (paper, table, terrain,
-/// landmarks, scale and north arrow — the scenario's public map, the same
+/// landmarks, grid, north arrow and the legend's scale row — the scenario's public map, the same
 /// for every reader of a turn) and `overlay` (title, units and officers —
 /// what this reader may see), each the body of an SVG document opened by
 /// `open`. The PNG renders the base once and draws each reader's overlay on
@@ -248,6 +248,7 @@ pub fn map_parts(layer: &MapLayer) -> MapParts {
     draw_terrain(&mut s, &f, &layer.terrain);
     draw_grid(&mut s, &f);
     draw_north(&mut s, &f);
+    draw_scale_legend(&mut s, &f, layer);
     let base = s;
 
     let mut s = String::with_capacity(16 * 1024);
@@ -931,15 +932,10 @@ fn draw_north(s: &mut String, f: &Frame) {
     );
 }
 
-/// The legend under the table: a swatch for each kind of mark the reader
-/// is shown, officers, the front edge, the grid's step and a scale bar of
-/// 200 yards.
+/// The legend under the table, its first row: a swatch for each kind of
+/// mark the reader is shown (the second row, the same for every reader, is
+/// in the static layer: [`draw_scale_legend`]).
 fn draw_legend(s: &mut String, f: &Frame, layer: &MapLayer) {
-    let ypi = if layer.yards_per_inch > 0.0 {
-        layer.yards_per_inch
-    } else {
-        25.0
-    };
     let y = f.y(f.min.y) + MARGIN + 4.0;
     let mut x = MARGIN;
     let _ = write!(s, "<g font-size=\"10\" fill=\"#222222\">");
@@ -976,8 +972,21 @@ fn draw_legend(s: &mut String, f: &Frame, layer: &MapLayer) {
         }
         x += 22.0 + text_px(words) + 12.0;
     }
-    // Second row: officers, the front edge, the grid and the scale.
-    let y = y + 16.0;
+    let _ = writeln!(s, "</g>");
+}
+
+/// The legend's second row: officers, the front edge, the grid's step and
+/// a scale bar of 200 yards. The same on every map of a game, so it is
+/// drawn with the static layer (rasterised once per game for the PNG:
+/// four fewer text elements to shape and fill on every map).
+fn draw_scale_legend(s: &mut String, f: &Frame, layer: &MapLayer) {
+    let ypi = if layer.yards_per_inch > 0.0 {
+        layer.yards_per_inch
+    } else {
+        25.0
+    };
+    let y = f.y(f.min.y) + MARGIN + 4.0 + 16.0;
+    let _ = write!(s, "<g font-size=\"10\" fill=\"#222222\">");
     let mut x = MARGIN;
     let _ = write!(
         s,

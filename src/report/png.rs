@@ -18,12 +18,67 @@ fn fontdb() -> Arc<usvg::fontdb::Database> {
     static DB: OnceLock<Arc<usvg::fontdb::Database>> = OnceLock::new();
     DB.get_or_init(|| {
         let mut db = usvg::fontdb::Database::new();
-        db.load_font_data(FONT.to_vec());
+        db.load_font_data(without_table(FONT, *b"kern"));
         db.set_sans_serif_family(MAP_FONT);
         db.set_serif_family(MAP_FONT);
         Arc::new(db)
     })
     .clone()
+}
+
+/// The font's bytes with table `tag` left out of its table directory (the
+/// table's bytes stay where they are, unreferenced); the font unchanged if
+/// it has no such table or its directory cannot be read.
+///
+/// Why the map drops the legacy `kern` table: the shaper (harfrust, under
+/// usvg) builds a cache of that table's pairs for every text element it
+/// shapes — per label, not per font — and that was the largest single cost
+/// of a turn's maps (15% of `benches/report.rs`). It never uses it for
+/// this font: DejaVu Sans Condensed also kerns in its `GPOS` table, and a
+/// shaper kerns from `GPOS` when the script's `GPOS` has a `kern` feature
+/// (`hb_ot_shape_plan`: the legacy table only when it has none). So the
+/// pictures are pixel for pixel the same
+/// (`dropping_kern_changes_no_pixel`). The shipped file itself is left as
+/// released.
+fn without_table(font: &[u8], tag: [u8; 4]) -> Vec<u8> {
+    let read_u16 = |at: usize| -> Option<u16> {
+        Some(u16::from_be_bytes(font.get(at..at + 2)?.try_into().ok()?))
+    };
+    let Some(count) = read_u16(4).map(usize::from) else {
+        return font.to_vec();
+    };
+    let records = 12..12 + 16 * count;
+    let Some(dir) = font.get(records.clone()) else {
+        return font.to_vec();
+    };
+    let kept: Vec<&[u8]> = dir.chunks(16).filter(|r| r[..4] != tag).collect();
+    if kept.len() == count {
+        return font.to_vec();
+    }
+    let n = kept.len();
+    // Binary-search fields of the directory header (OpenType `TableDirectory`).
+    let mut pow = 1usize;
+    let mut log = 0u16;
+    while pow * 2 <= n {
+        pow *= 2;
+        log += 1;
+    }
+    let range = u16::try_from(pow * 16).unwrap_or(u16::MAX);
+    let shift = u16::try_from(n * 16)
+        .unwrap_or(u16::MAX)
+        .saturating_sub(range);
+    let mut out = Vec::with_capacity(font.len());
+    out.extend_from_slice(&font[..4]);
+    for v in [u16::try_from(n).unwrap_or(u16::MAX), range, log, shift] {
+        out.extend_from_slice(&v.to_be_bytes());
+    }
+    for r in kept {
+        out.extend_from_slice(r);
+    }
+    // The dropped record's room, zeroed: every table keeps its offset.
+    out.resize(records.end, 0);
+    out.extend_from_slice(&font[records.end..]);
+    out
 }
 
 fn options() -> usvg::Options<'static> {
@@ -106,18 +161,26 @@ fn rasterise(svg: &str) -> Result<tiny_skia::Pixmap, ReportError> {
 /// tightly in a fraction of the time, and dropping the alpha channel the
 /// white background made constant saves a quarter of the data. The picture
 /// is pixel for pixel the same.
+///
+/// The row filter is Paeth for every row rather than `Fast`'s adaptive
+/// choice (which runs all five filters on every row to pick one): on
+/// Brawner's Farm's map the adaptive choice took 2.0 ms for 66.0 kB,
+/// Paeth 1.3 ms for 66.5 kB; on a corps battle's map Paeth is within 1.5%
+/// of its size. (Measured with the png crate on the maps of
+/// `benches/games.rs` and `benches/report.rs`: zlib level 1 packs the
+/// Brawner map to 55 kB but takes 3.1 ms; `Up` alone 0.9 ms but 157 kB.)
 fn encode_rgb(pixmap: &tiny_skia::Pixmap) -> Result<Vec<u8>, ReportError> {
-    let rgb: Vec<u8> = pixmap
-        .pixels()
-        .iter()
-        .flat_map(|p| [p.red(), p.green(), p.blue()])
-        .collect();
+    let mut rgb = Vec::with_capacity(pixmap.pixels().len() * 3);
+    for p in pixmap.pixels() {
+        rgb.extend_from_slice(&[p.red(), p.green(), p.blue()]);
+    }
     let mut out = Vec::with_capacity(rgb.len() / 8);
     {
         let mut enc = png::Encoder::new(&mut out, pixmap.width(), pixmap.height());
         enc.set_color(png::ColorType::Rgb);
         enc.set_depth(png::BitDepth::Eight);
         enc.set_compression(png::Compression::Fast);
+        enc.set_filter(png::Filter::Paeth);
         let mut w = enc
             .write_header()
             .map_err(|e| ReportError::Png(e.to_string()))?;
@@ -170,6 +233,36 @@ mod tests {
         )
         .unwrap();
         assert_eq!(whole, again);
+    }
+
+    #[test]
+    fn dropping_kern_changes_no_pixel() {
+        // Pairs DejaVu kerns ("AV", "To", "Wa", "LT"), in the label styles
+        // of the map: the same pixels with and without the legacy table.
+        let svg = r##"<svg xmlns="http://www.w3.org/2000/svg" width="220" height="60" font-family="DejaVu Sans, sans-serif" font-size="11"><rect width="220" height="60" fill="#fff"/><text x="2" y="14" font-weight="bold">AVATAR To Wa LT Yo 12:30</text><text x="2" y="32" font-style="italic">Col. Tavy's Foot, Farm 7</text><text x="2" y="52" font-size="14">Turn 3 — AV, AW, AY</text></svg>"##;
+        let render = |font: Vec<u8>| {
+            let mut db = usvg::fontdb::Database::new();
+            db.load_font_data(font);
+            db.set_sans_serif_family(MAP_FONT);
+            let opt = usvg::Options {
+                font_family: MAP_FONT.to_string(),
+                fontdb: Arc::new(db),
+                ..usvg::Options::default()
+            };
+            let tree = usvg::Tree::from_str(svg, &opt).unwrap();
+            let mut p = tiny_skia::Pixmap::new(220, 60).unwrap();
+            resvg::render(&tree, tiny_skia::Transform::default(), &mut p.as_mut());
+            p.data().to_vec()
+        };
+        let stripped = without_table(FONT, *b"kern");
+        assert_eq!(stripped.len(), FONT.len());
+        assert_ne!(stripped, FONT);
+        let with = render(FONT.to_vec());
+        assert!(with.iter().any(|&b| b != 255), "text was drawn");
+        assert_eq!(render(stripped), with);
+        // No such table, or no directory: the bytes as given.
+        assert_eq!(without_table(FONT, *b"zzzz"), FONT);
+        assert_eq!(without_table(b"abc", *b"kern"), b"abc");
     }
 
     #[test]

@@ -49,6 +49,10 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
         "0010_report_maps",
         include_str!("../../migrations/0010_report_maps.sql"),
     ),
+    (
+        "0011_reports_by_player",
+        include_str!("../../migrations/0011_reports_by_player.sql"),
+    ),
 ];
 
 /// The schema version this build writes and understands.
@@ -193,7 +197,7 @@ mod tests {
 
     #[test]
     fn the_real_schema_is_current_and_well_formed() {
-        assert_eq!(SCHEMA_VERSION, 10);
+        assert_eq!(SCHEMA_VERSION, 11);
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("db");
         let mut c = Connection::open(&path).unwrap();
