@@ -32,32 +32,11 @@ fn unit_name(id: UnitId, ctx: &ParseContext) -> String {
     ctx.call_unit(id)
 }
 
-const POINTS: &[&str] = &[
-    "north",
-    "north-north-east",
-    "north-east",
-    "east-north-east",
-    "east",
-    "east-south-east",
-    "south-east",
-    "south-south-east",
-    "south",
-    "south-south-west",
-    "south-west",
-    "west-south-west",
-    "west",
-    "west-north-west",
-    "north-west",
-    "north-north-west",
-];
-
 fn degrees(d: f64) -> String {
     let k = d / 22.5;
     if (k - k.round()).abs() < 1e-9 {
-        let i = (k.round() as i64).rem_euclid(16) as usize;
-        if let Some(name) = POINTS.get(i) {
-            return format!("{name} ({}°)", num(d));
-        }
+        // A compass point exactly: named as reports name facings.
+        return format!("{} ({}°)", crate::report::place::facing_point(d), num(d));
     }
     format!("{}°", num(d))
 }

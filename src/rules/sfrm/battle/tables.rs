@@ -19,24 +19,20 @@ pub const INCHES_PER_MILE: u32 = 18;
 /// SFRM Table 2, "General Officer Statistics": `range" (ability) +
 /// combat` for divisional, corps and army generals.
 pub fn table2(rank: Rank, quality: Quality) -> SfrmStats {
-    use Quality::*;
-    use Rank::*;
-    let (command_range, command_ability, combat_value) = match (rank, quality) {
-        (Division, Inferior) => (2, 1, 1),
-        (Division, Regular) => (4, 2, 2),
-        (Division, Superior) => (6, 3, 3),
-        (Corps, Inferior) => (8, 2, 1),
-        (Corps, Regular) => (10, 3, 1),
-        (Corps, Superior) => (12, 4, 2),
-        (Army, Inferior) => (14, 3, 1),
-        (Army, Regular) => (16, 4, 1),
-        (Army, Superior) => (18, 5, 1),
+    // One encoding of the table: the messenger rules' (`sfrm::table2`),
+    // whose levels and classes are these ranks and qualities.
+    use crate::rules::iron_brigade::kinds::{CommandClass, OfficerLevel};
+    let level = match rank {
+        Rank::Division => OfficerLevel::Division,
+        Rank::Corps => OfficerLevel::Corps,
+        Rank::Army => OfficerLevel::Army,
     };
-    SfrmStats {
-        command_range,
-        command_ability,
-        combat_value,
-    }
+    let class = match quality {
+        Quality::Inferior => CommandClass::Inferior,
+        Quality::Regular => CommandClass::Regular,
+        Quality::Superior => CommandClass::Superior,
+    };
+    SfrmStats::table2(level, class)
 }
 
 /// SFRM Table 1, "Basing Scales": the front of one of the unit's element
