@@ -141,7 +141,7 @@ pub fn issue_briefings(
         .filter(|d| !d.is_empty())
         .unwrap_or_else(|| format!("{}: the scenario has no description.", scenario.name));
     let places = place_names(&scenario, state);
-    let reporter = Reporter::new()?;
+    let reporter = Reporter::shared()?;
     let empty_vis = Visibility::default();
     let empty_memory = LastKnown::default();
     // The identity policy (`crate::identity`): an enemy seen at the start

@@ -141,7 +141,7 @@ pub fn issue_turn_reports(
     } else {
         None
     };
-    let reporter = Reporter::new()?;
+    let reporter = Reporter::shared()?;
     let order_texts = order_texts(tx, t.game_id, t.book)?;
     let all_orders = orders_by_unit(t.book, t.state.turn, &order_texts);
     let sightings: Vec<SideSighting> = t

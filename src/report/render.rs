@@ -171,6 +171,18 @@ pub struct Reporter {
 }
 
 impl Reporter {
+    /// The one reporter of the process, its templates compiled the first
+    /// time (issue #18: not again for every turn). A failure is returned
+    /// and not kept, so a later call tries again.
+    pub fn shared() -> Result<&'static Reporter, ReportError> {
+        static SHARED: std::sync::OnceLock<Reporter> = std::sync::OnceLock::new();
+        if let Some(r) = SHARED.get() {
+            return Ok(r);
+        }
+        let r = Reporter::new()?;
+        Ok(SHARED.get_or_init(|| r))
+    }
+
     pub fn new() -> Result<Reporter, ReportError> {
         let mut tera = Tera::new();
         tera.register_filter(
