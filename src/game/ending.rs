@@ -126,7 +126,59 @@ pub fn assess(
         };
         lines.push(format!("{what}: {verdict}."));
     }
-    let headline = if scenario.objectives.is_empty() {
+    // The forces left on the field at the end (the fog lifts with the
+    // battle): a side with none has lost whatever the objectives say.
+    let field: Vec<(String, usize, u32)> = state_after(last_turn)
+        .map(|st| {
+            st.sides
+                .iter()
+                .map(|side| {
+                    let live: Vec<_> = st
+                        .units_of(side.id)
+                        .filter(|u| !u.out_of_battle())
+                        .collect();
+                    (
+                        side.name.clone(),
+                        live.len(),
+                        live.iter().map(|u| u.castings).sum(),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    if !field.is_empty() {
+        let each: Vec<String> = field
+            .iter()
+            .map(|(side, n, c)| match n {
+                0 => format!("{side}: none left"),
+                1 => format!("{side}: 1 unit, {c} castings"),
+                _ => format!("{side}: {n} units, {c} castings"),
+            })
+            .collect();
+        lines.push(format!("On the field at the end: {}.", each.join("; ")));
+    }
+    let swept: Vec<&str> = field
+        .iter()
+        .filter(|(_, n, _)| *n == 0)
+        .map(|(s, _, _)| s.as_str())
+        .collect();
+    let standing: Vec<&str> = field
+        .iter()
+        .filter(|(_, n, _)| *n > 0)
+        .map(|(s, _, _)| s.as_str())
+        .collect();
+    let score_words = || {
+        let score: Vec<String> = points.iter().map(|(s, p)| format!("{s} {p}")).collect();
+        score.join(", ")
+    };
+    let headline = if let ([loser], [winner]) = (swept.as_slice(), standing.as_slice()) {
+        // Our ruling (docs/scenario-format.md): a force with no unit left on
+        // the field has lost the battle.
+        format!(
+            "The battle is over after turn {last_turn}: a {winner} victory: the {loser} force has no unit left on the field (objectives: {}).",
+            score_words()
+        )
+    } else if scenario.objectives.is_empty() {
         format!(
             "The battle is over after turn {last_turn}. The scenario sets no objectives: \
              the result is for the players and the umpire to judge."
@@ -312,7 +364,15 @@ mod tests {
         s.units.clear();
         let end = assess(&scenario, 24, &|_| Some(s.clone()));
         assert!(end.headline.contains("a draw"), "{}", end.headline);
-        assert_eq!(end.objectives.len(), scenario.objectives.len());
+        // One line per objective, and the forces left on the field.
+        assert_eq!(end.objectives.len(), scenario.objectives.len() + 1);
+        assert!(
+            end.objectives.last().is_some_and(
+                |l| l == "On the field at the end: Union: none left; Confederate: none left."
+            ),
+            "{:?}",
+            end.objectives
+        );
         // The Union alone at the crossroads: a Union victory.
         let cross = scenario.objectives[0].at;
         s.units = vec![Unit::infantry(
@@ -326,6 +386,27 @@ mod tests {
         let end = assess(&scenario, 24, &|_| Some(s.clone()));
         assert!(end.headline.contains("a Union victory"), "{}", end.headline);
         assert!(end.objectives[0].contains("held by the Union: 10 points"));
+        // Both sides standing, neither on an objective: a draw; the
+        // Confederates all destroyed or gone: a Union victory whatever the
+        // objectives say (our ruling, docs/scenario-format.md).
+        let mut s = state();
+        let end = assess(&scenario, 24, &|_| Some(s.clone()));
+        assert!(end.headline.contains("a draw"), "{}", end.headline);
+        s.units[1].castings = 0;
+        let end = assess(&scenario, 24, &|_| Some(s.clone()));
+        assert!(
+            end.headline.contains(
+                "a Union victory: the Confederate force has no unit left on the field (objectives: Union 0, Confederate 0)"
+            ),
+            "{}",
+            end.headline
+        );
+        assert!(
+            end.objectives.iter().any(|l| l
+                == "On the field at the end: Union: 1 unit, 20 castings; Confederate: none left."),
+            "{:?}",
+            end.objectives
+        );
         // No state for the objective's turn: told, not guessed.
         let end = assess(&scenario, 24, &|_| None);
         assert!(end.objectives[0].contains("not assessed"));
