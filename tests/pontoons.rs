@@ -509,3 +509,58 @@ fn iv_e_2_crossing_by_mail() {
     );
     assert!(flat.contains("(11.0, 11.8)"), "{flat}");
 }
+
+/// Played through the binary: the 6th Wisconsin holds the far bank where
+/// the 2nd would land, with no room even at the water's edge. Blue's turn
+/// 6 report says the 2nd waits in the boats and why; Grey, far off, is
+/// told nothing.
+#[test]
+fn iv_e_2_a_blocked_landing_by_mail() {
+    let text = std::fs::read_to_string(FIXTURE).unwrap();
+    let moved = text.replace("position = [36, 8.25]", "position = [11, 11]");
+    assert_ne!(moved, text, "the 6th is moved to the far bank");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("blocked.toml");
+    std::fs::write(&path, moved).unwrap();
+    let g = GameDir::with_scenario("blocked", path.to_str().unwrap());
+    g.order_mail(
+        "blue1",
+        "blue@example.test",
+        "Blue",
+        "2nd Wisconsin: cross by pontoon.\n\nREADY",
+    );
+    g.order_mail("grey1", "grey@example.test", "Grey", "READY");
+    g.run_once();
+    for t in 2..=6u32 {
+        g.order_mail(&format!("blue{t}"), "blue@example.test", "Blue", "READY");
+        g.order_mail(&format!("grey{t}"), "grey@example.test", "Grey", "READY");
+        g.run_once();
+    }
+    assert_eq!(g.open_turn(), 7, "six turns were played");
+    let mails = g.outbox_all();
+    let flat = |m: &String| {
+        m.replace("=\r\n", "")
+            .replace("=\n", "")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let last = mails
+        .iter()
+        .filter(|m| m.contains("To: blue@example.test"))
+        .map(flat)
+        .rev()
+        .find(|m| m.contains("Turn 6 results"))
+        .expect("the turn 6 report");
+    assert!(
+        last.contains("2nd Wisconsin waits in the boats: 6th Wisconsin stand on the far bank"),
+        "{last}"
+    );
+    assert!(!last.contains("has crossed Deep Creek"), "{last}");
+    let grey_told = mails
+        .iter()
+        .filter(|m| m.contains("To: grey@example.test"))
+        .map(flat)
+        .any(|m| m.contains("waits in the boats") || m.contains("lands short"));
+    assert!(!grey_told, "Grey is told nothing of the landing");
+}
