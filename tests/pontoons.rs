@@ -13,12 +13,14 @@ mod common;
 
 use adjutant::dice::StreamDice;
 use adjutant::game::battle_state_from_scenario;
-use adjutant::rules::iron_brigade::events::Event;
+use adjutant::rules::iron_brigade::events::{Event, UnitRef};
 use adjutant::rules::iron_brigade::kinds::{Arm, PontoonTask};
 use adjutant::rules::iron_brigade::orders::{
     Action, BookedOrder, OrderBook, Step, Trigger, TurnOrders, UnitOrder,
 };
-use adjutant::rules::iron_brigade::state::{BattleState, OfficerId, Pos, UnitId};
+use adjutant::rules::iron_brigade::state::{
+    BattleState, OfficerId, PontoonWork, Pos, SideId, UnitId,
+};
 use adjutant::rules::iron_brigade::turn::{TurnOutcome, resolve_turn};
 use common::GameDir;
 use std::path::Path;
@@ -254,6 +256,131 @@ fn iv_e_2_a_unit_in_the_boats_is_a_perilous_target() {
     assert!(why.iter().any(|c| c.starts_with("V.G.1.iv")), "{why:?}");
 }
 
+/// The 2nd Wisconsin with five of its six turns of crossing done: the
+/// next turn it lands (the fixture's boats, 1.75" mirrored to (11, 11.75)).
+fn about_to_land(mut s: BattleState) -> (BattleState, OrderBook) {
+    s.unit_mut(SECOND).unwrap().marks.pontoon_work = Some(PontoonWork {
+        task: PontoonTask::Cross,
+        pontoons: "Deep Creek pontoons 1".into(),
+        turns: 5,
+    });
+    (s, book(&[(SECOND, PontoonTask::Cross)]))
+}
+
+fn landing_blocked(out: &TurnOutcome) -> Option<(UnitId, Option<Pos>)> {
+    out.events.iter().find_map(|e| match e {
+        Event::PontoonLandingBlocked { unit, by, at } if unit.id == SECOND => Some((by.id, *at)),
+        _ => None,
+    })
+}
+
+/// A landing does not put the unit on top of another (IV.E.2 with
+/// IV.C.4; docs/rulings.md "Pontoon boats"): the 6th Wisconsin stands on
+/// the far bank across the mirrored place (both lines are 1.5" deep: its
+/// rear at 12.25", the landing's front at 12.5"), so the 2nd lands a
+/// quarter inch nearer the water, at (11, 11.5), in contact with the 6th
+/// and not on it; the crossing is done.
+#[test]
+fn iv_e_2_a_landing_on_a_unit_stops_short() {
+    let mut s = state();
+    s.unit_mut(SIXTH).unwrap().position = Pos::new(11.0, 13.0);
+    let (s, b) = about_to_land(s);
+    let out = turn(&s, &b);
+    let u = out.state.unit(SECOND).unwrap();
+    assert!(
+        u.position.distance(Pos::new(11.0, 11.5)) < 1e-9,
+        "{:?} {:?}",
+        u.position,
+        out.events
+    );
+    assert_eq!(
+        landing_blocked(&out),
+        Some((SIXTH, Some(u.position))),
+        "{:?}",
+        out.events
+    );
+    assert!(out.events.iter().any(|e| matches!(e,
+        Event::CrossedByPontoon { unit, .. } if unit.id == SECOND)));
+    assert!(!out.book.units.contains_key(&SECOND), "the step is done");
+    let told = out
+        .events
+        .iter()
+        .find(|e| matches!(e, Event::PontoonLandingBlocked { .. }))
+        .unwrap()
+        .describe();
+    assert!(told.contains("lands short at (11.0, 11.5)"), "{told}");
+    assert!(told.contains("6th Wisconsin"), "a friend is named: {told}");
+}
+
+/// With no room even with its rear at the water's edge, the unit waits in
+/// the boats (still crossing, still a perilous target) and lands the turn
+/// the ground is clear.
+#[test]
+fn iv_e_2_a_landing_with_no_room_waits_in_the_boats() {
+    let mut s = state();
+    // The 6th covers the far bank from 10.25" to 11.75": every place from
+    // the mirrored one (11.0" to 12.5") down to the bank (rear on the
+    // creek, 10" to 11.5") overlaps it.
+    s.unit_mut(SIXTH).unwrap().position = Pos::new(11.0, 11.0);
+    let (s, b) = about_to_land(s);
+    let start = s.unit(SECOND).unwrap().position;
+    let out = turn(&s, &b);
+    assert_eq!(
+        landing_blocked(&out),
+        Some((SIXTH, None)),
+        "{:?}",
+        out.events
+    );
+    let u = out.state.unit(SECOND).unwrap();
+    assert_eq!(u.position, start, "it has not landed");
+    assert_eq!(u.marks.pontoon_work.as_ref().map(|w| w.turns), Some(6));
+    assert!(out.book.units.contains_key(&SECOND), "the step goes on");
+    assert!(
+        !out.events
+            .iter()
+            .any(|e| matches!(e, Event::CrossedByPontoon { .. }))
+    );
+    // A second turn of waiting does not wear the crossing out.
+    let again = turn(&out.state, &out.book);
+    assert_eq!(landing_blocked(&again), Some((SIXTH, None)));
+    // The 6th moves off; the 2nd lands at the mirrored place.
+    let mut s = again.state;
+    s.unit_mut(SIXTH).unwrap().position = Pos::new(36.0, 20.0);
+    let landed = turn(&s, &again.book);
+    assert_eq!(landing_blocked(&landed), None);
+    let u = landed.state.unit(SECOND).unwrap();
+    assert!(
+        u.position.distance(Pos::new(11.0, 11.75)) < 1e-9,
+        "{:?}",
+        u.position
+    );
+    assert!(!landed.book.units.contains_key(&SECOND), "the step is done");
+}
+
+/// The landing blocked by an enemy is told to the crossing side without
+/// the enemy's name, and never to the enemy.
+#[test]
+fn iv_e_2_a_blocked_landing_does_not_name_the_enemy() {
+    let ev = Event::PontoonLandingBlocked {
+        unit: UnitRef {
+            id: SECOND,
+            side: SideId(0),
+            name: "2nd Wisconsin".into(),
+        },
+        by: UnitRef {
+            id: UnitId(3),
+            side: SideId(1),
+            name: "3rd Tennessee".into(),
+        },
+        at: None,
+    };
+    let told = ev.describe_as(&|s| s == SideId(0));
+    assert!(told.contains("enemy troops"), "{told}");
+    assert!(!told.contains("Tennessee"), "{told}");
+    assert!(ev.is_private(), "told to the crossing side only");
+    assert_eq!(ev.subjects().len(), 1, "the enemy is not a party");
+}
+
 /// The scenario format refuses boats away from the stream or of a side
 /// that is not in the scenario, with the fix.
 #[test]
@@ -381,4 +508,59 @@ fn iv_e_2_crossing_by_mail() {
         "{flat}"
     );
     assert!(flat.contains("(11.0, 11.8)"), "{flat}");
+}
+
+/// Played through the binary: the 6th Wisconsin holds the far bank where
+/// the 2nd would land, with no room even at the water's edge. Blue's turn
+/// 6 report says the 2nd waits in the boats and why; Grey, far off, is
+/// told nothing.
+#[test]
+fn iv_e_2_a_blocked_landing_by_mail() {
+    let text = std::fs::read_to_string(FIXTURE).unwrap();
+    let moved = text.replace("position = [36, 8.25]", "position = [11, 11]");
+    assert_ne!(moved, text, "the 6th is moved to the far bank");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("blocked.toml");
+    std::fs::write(&path, moved).unwrap();
+    let g = GameDir::with_scenario("blocked", path.to_str().unwrap());
+    g.order_mail(
+        "blue1",
+        "blue@example.test",
+        "Blue",
+        "2nd Wisconsin: cross by pontoon.\n\nREADY",
+    );
+    g.order_mail("grey1", "grey@example.test", "Grey", "READY");
+    g.run_once();
+    for t in 2..=6u32 {
+        g.order_mail(&format!("blue{t}"), "blue@example.test", "Blue", "READY");
+        g.order_mail(&format!("grey{t}"), "grey@example.test", "Grey", "READY");
+        g.run_once();
+    }
+    assert_eq!(g.open_turn(), 7, "six turns were played");
+    let mails = g.outbox_all();
+    let flat = |m: &String| {
+        m.replace("=\r\n", "")
+            .replace("=\n", "")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let last = mails
+        .iter()
+        .filter(|m| m.contains("To: blue@example.test"))
+        .map(flat)
+        .rev()
+        .find(|m| m.contains("Turn 6 results"))
+        .expect("the turn 6 report");
+    assert!(
+        last.contains("2nd Wisconsin waits in the boats: 6th Wisconsin stand on the far bank"),
+        "{last}"
+    );
+    assert!(!last.contains("has crossed Deep Creek"), "{last}");
+    let grey_told = mails
+        .iter()
+        .filter(|m| m.contains("To: grey@example.test"))
+        .map(flat)
+        .any(|m| m.contains("waits in the boats") || m.contains("lands short"));
+    assert!(!grey_told, "Grey is told nothing of the landing");
 }

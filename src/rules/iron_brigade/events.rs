@@ -487,6 +487,15 @@ pub enum Event {
         turns: u32,
         to: Pos,
     },
+    /// The landing from pontoon boats would have put the unit on `by`'s
+    /// ground (APSoF IV.E.2, IV.C.4): it landed short, nearer the water, at
+    /// `at`; or, with `at` None, it waits in the boats for the ground to
+    /// clear. Told to the unit's own side only; an enemy `by` is not named.
+    PontoonLandingBlocked {
+        unit: UnitRef,
+        by: UnitRef,
+        at: Option<Pos>,
+    },
     /// Unloading or crossing stopped before it was done; it starts over.
     PontoonWorkStopped {
         unit: UnitRef,
@@ -673,6 +682,8 @@ impl Event {
             | Event::PontoonsAfloat { unit, .. }
             | Event::CrossedByPontoon { unit, .. }
             | Event::PontoonWorkStopped { unit, .. } => vec![u(unit)],
+            // Only the unit: `by` may be an enemy its side has not seen.
+            Event::PontoonLandingBlocked { unit, .. } => vec![u(unit)],
             // Officers and riders by id only; visibility is the dispatch
             // event's own (see `visible_to`).
             Event::Sfrm { .. } => Vec::new(),
@@ -709,6 +720,7 @@ impl Event {
                 | Event::PontoonWork { .. }
                 | Event::PontoonsAfloat { .. }
                 | Event::PontoonWorkStopped { .. }
+                | Event::PontoonLandingBlocked { .. }
         )
     }
 
@@ -1333,6 +1345,26 @@ impl Event {
                         unit.name,
                         p(to)
                     )
+                }
+            }
+            Event::PontoonLandingBlocked { unit, by, at } => {
+                // A friend is named; an enemy is only "troops" (the men in
+                // the boats see someone on the bank, not whose regiment).
+                let whom = if by.side == unit.side {
+                    by.name.clone()
+                } else {
+                    "enemy troops".to_string()
+                };
+                match at {
+                    Some(at) => format!(
+                        "{} lands short at {}, nearer the water: {whom} stand where it would have formed (APSoF IV.E.2).",
+                        unit.name,
+                        p(at)
+                    ),
+                    None => format!(
+                        "{} waits in the boats: {whom} stand on the far bank where it would land, with no room even at the water's edge; it lands when the ground is clear (APSoF IV.E.2).",
+                        unit.name
+                    ),
                 }
             }
             Event::PontoonWorkStopped { unit, task, reason } => {

@@ -16,9 +16,9 @@
 //! stands on the far bank, as far from the stream as it stood on this one,
 //! facing away from the water, and the boats lie at the far bank.
 
-use super::geometry::{CONTACT_GAP, bearing, footprint};
-use super::state::{BattleState, Pontoons, Pos, Unit};
-use geo::{Distance, Euclidean};
+use super::geometry::{CONTACT_GAP, Footprint, bearing, footprint};
+use super::state::{BattleState, Pontoons, Pos, Unit, UnitId};
+use geo::{Distance, Euclidean, Intersects};
 
 /// IV.E.2 "They take four turns to unload from wagons."
 pub const UNLOAD_TURNS: u32 = 4;
@@ -121,6 +121,89 @@ pub fn landing(state: &BattleState, unit: &Unit, p: &Pontoons) -> (Pos, f64, Pos
     };
     let boats = across(state, &p.stream, p.position, unit.facing, fp.depth);
     (centre, facing, boats)
+}
+
+/// How far back toward the water a landing steps each time it tries
+/// again when its place is taken: the quarter inch by which a move halts
+/// short of a friend (docs/rulings.md, IV.F).
+pub const LANDING_STEP: f64 = 0.25;
+
+/// Where the landing of [`landing`] may be made without putting the unit
+/// on top of another (APSoF IV.E.2 with IV.C.4: units do not stand on one
+/// another; docs/rulings.md, "Pontoon boats").
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Landing {
+    /// The unit lands at `centre` facing `facing`, the boats at `boats`;
+    /// `short_of` is the unit whose ground made it land nearer the water
+    /// than the mirrored place.
+    Clear {
+        centre: Pos,
+        facing: f64,
+        boats: Pos,
+        short_of: Option<UnitId>,
+    },
+    /// Even with its rear on the bank the unit would stand on `by`: it
+    /// stays in the boats.
+    Blocked { by: UnitId },
+}
+
+/// The first other unit (by id) on whose ground `fp` would stand. Ground
+/// merely touched (units in contact) is not stood on.
+fn standing_on(state: &BattleState, unit: &Unit, fp: &Footprint) -> Option<UnitId> {
+    // A hair inside the footprint, so a landing in contact is no overlap.
+    let inner = Footprint {
+        frontage: (fp.frontage - 2.0 * 1e-3).max(1e-3),
+        depth: (fp.depth - 2.0 * 1e-3).max(1e-3),
+        ..*fp
+    };
+    let poly = inner.polygon();
+    state
+        .units
+        .iter()
+        .filter(|o| o.id != unit.id && o.castings > 0)
+        .find(|o| footprint(o).polygon().intersects(&poly))
+        .map(|o| o.id)
+}
+
+/// [`landing`], checked against the units on the far bank. At the
+/// mirrored place if it is clear; else a quarter inch at a time back
+/// toward the stream, the nearest being the unit's rear on the stream's
+/// line (the bank: nearer would be in the water); else blocked.
+pub fn clear_landing(state: &BattleState, unit: &Unit, p: &Pontoons) -> Landing {
+    let (centre, facing, boats) = landing(state, unit, p);
+    let base = footprint(unit);
+    let at = |c: Pos| Footprint {
+        centre: c,
+        facing,
+        ..base
+    };
+    let Some(first) = standing_on(state, unit, &at(centre)) else {
+        return Landing::Clear {
+            centre,
+            facing,
+            boats,
+            short_of: None,
+        };
+    };
+    if let Some(q) = nearest_on_stream(state, &p.stream, centre) {
+        let far = q.distance(centre);
+        let nearest = base.depth / 2.0;
+        let mut d = far - LANDING_STEP;
+        while far > 1e-6 && d >= nearest - 1e-9 {
+            let t = d / far;
+            let c = Pos::new(q.x + (centre.x - q.x) * t, q.y + (centre.y - q.y) * t);
+            if standing_on(state, unit, &at(c)).is_none() {
+                return Landing::Clear {
+                    centre: c,
+                    facing,
+                    boats,
+                    short_of: Some(first),
+                };
+            }
+            d -= LANDING_STEP;
+        }
+    }
+    Landing::Blocked { by: first }
 }
 
 #[cfg(test)]

@@ -130,10 +130,13 @@ fn stop(ctx: &mut Ctx<'_>, id: UnitId, obstacle: Obstacle, reason: &str) {
 /// as for work on obstacles: the unit neither moved nor fired, and is not
 /// broken or pinned; a turn without it drops what was done (the men go back
 /// to the bank, the boats with them). When the last turn is done the boats
-/// are afloat, or the unit stands on the far bank with the boats beside it.
+/// are afloat, or the unit stands on the far bank with the boats beside it;
+/// a landing that would put it on another unit's ground stops short toward
+/// the water, or, with no room even at the bank, waits in the boats and
+/// tries again next turn ([`clear_landing`]; docs/rulings.md).
 pub(crate) fn pontoon_work(ctx: &mut Ctx<'_>) {
     use crate::rules::iron_brigade::pontoons::{
-        UNLOAD_TURNS, boats_at, crossing_turns, landing, trips,
+        Landing, UNLOAD_TURNS, boats_at, clear_landing, crossing_turns, trips,
     };
     let working = std::mem::take(&mut ctx.pontoon_working);
     // Units already at it keep their boats before a newcomer takes them.
@@ -234,7 +237,39 @@ pub(crate) fn pontoon_work(ctx: &mut Ctx<'_>) {
                 });
             }
             PontoonTask::Cross => {
-                let (centre, facing, boats) = landing(&ctx.state, u, &p);
+                let (centre, facing, boats) = match clear_landing(&ctx.state, u, &p) {
+                    Landing::Clear {
+                        centre,
+                        facing,
+                        boats,
+                        short_of,
+                    } => {
+                        if let Some(by) = short_of {
+                            let by = ctx.uref(by);
+                            ctx.events.push(Event::PontoonLandingBlocked {
+                                unit: unit.clone(),
+                                by,
+                                at: Some(centre),
+                            });
+                        }
+                        (centre, facing, boats)
+                    }
+                    Landing::Blocked { by } => {
+                        // All the legs are rowed; the last load waits in
+                        // the boats and tries again next turn.
+                        if let Some(m) = ctx.state.unit_mut(id) {
+                            m.marks.pontoon_work = Some(PontoonWork {
+                                task,
+                                pontoons: p.name.clone(),
+                                turns: of,
+                            });
+                        }
+                        let by = ctx.uref(by);
+                        ctx.events
+                            .push(Event::PontoonLandingBlocked { unit, by, at: None });
+                        continue;
+                    }
+                };
                 let n = trips(&p, u.castings);
                 if let Some(m) = ctx.state.unit_mut(id) {
                     m.position = centre;
