@@ -82,6 +82,21 @@ fn the_last_turn_ends_the_game_with_the_result_on_objectives() {
         assert!(!m.contains("ORDERS -- edit below"), "{m}");
         assert!(!m.contains("Next deadline"), "{m}");
     }
+    // The maps of the last reports (two players and the umpire) are titled
+    // as the end, not with orders for a turn that will not come.
+    let db = g.db();
+    let ids: Vec<i64> = db
+        .prepare("SELECT id FROM reports ORDER BY id DESC LIMIT 3")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    for id in ids {
+        let html = adjutant::store::report_html(&db, id).unwrap().unwrap();
+        assert!(html.contains("turn 2 results, the battle is over"), "{id}");
+        assert!(!html.contains("orders for turn 3"), "{id}");
+    }
     let audit: i64 = g.count("SELECT count(*) FROM audit_log WHERE action = 'game-ended'");
     assert_eq!(audit, 1);
 

@@ -252,7 +252,7 @@ pub fn issue_turn_reports(
             &inputs.enemy_names,
         );
         let mut view = side_view(t.state, reader.side, vis, lk, &inputs)?;
-        view.ending = ending.clone();
+        view.set_ending(ending.clone());
         let report = reporter.player(&view)?;
         let report_id = store_report(
             tx,
@@ -342,7 +342,7 @@ pub fn issue_turn_reports(
             .collect(),
     };
     let mut uview = umpire_view(t.state, &uin);
-    uview.ending = ending.clone();
+    uview.set_ending(ending.clone());
     let mut report = reporter.umpire(&uview)?;
     if let Some(hold) = t.hold {
         let turn = t.state.turn.saturating_sub(1);

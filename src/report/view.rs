@@ -282,6 +282,40 @@ fn turn_words(turn: u32, briefing: bool) -> String {
     }
 }
 
+/// A map title for the last turn: "turn 24 results, the battle is over"
+/// in place of "turn 24 results, orders for turn 25" (there are none).
+fn ended_title(title: &str, turn: u32) -> String {
+    title.replacen(
+        &turn_words(turn, false),
+        &format!(
+            "turn {} results, the battle is over",
+            turn.saturating_sub(1)
+        ),
+        1,
+    )
+}
+
+impl SideView {
+    /// The end of the battle, told in this report (`game::ending`), and
+    /// its map titled so.
+    pub fn set_ending(&mut self, ending: Option<EndOfBattle>) {
+        if ending.is_some() {
+            self.map.title = ended_title(&self.map.title, self.turn);
+        }
+        self.ending = ending;
+    }
+}
+
+impl UmpireView {
+    /// As [`SideView::set_ending`], for the umpire's report.
+    pub fn set_ending(&mut self, ending: Option<EndOfBattle>) {
+        if ending.is_some() {
+            self.map.title = ended_title(&self.map.title, self.turn);
+        }
+        self.ending = ending;
+    }
+}
+
 fn side_name(state: &BattleState, side: SideId) -> String {
     state
         .sides
