@@ -24,7 +24,7 @@ use super::lexer::{Tok, Token, lex};
 use super::names::{
     Candidate, Lookup, lookup, lookup_exact, norm_word, norm_words, suggest, token_words,
 };
-use super::parser::{OrderParser, PErr, line_col};
+use super::parser::{OrderParser, PErr, is_verb_word, line_col};
 use super::{DispatchRequest, DispatchTo, Item, OrderError, ParsedMail, Span};
 use crate::rules::iron_brigade::state::{OfficerId, UnitId};
 
@@ -912,10 +912,11 @@ fn read_heads(
 /// to`, `to` (or nothing) and the order. The words before the unit change
 /// nothing.
 fn prose_unit(
+    ctx: &ParseContext,
     cands: &[Candidate<Head>],
     toks: &[Token],
     first: usize,
-) -> Option<(Head, Vec<Token>, Option<OfficerId>)> {
+) -> Option<(Vec<Head>, Vec<Token>, Option<OfficerId>)> {
     let units: Vec<Candidate<Head>> = cands
         .iter()
         .filter(|c| matches!(c.target, Head::Unit(_)))
@@ -939,6 +940,13 @@ fn prose_unit(
                 continue;
             };
             let mut k = start + n;
+            // "The 2nd and 7th Wisconsin will advance ...": several units
+            // joined by 'and', '&' or ',' (read as a paragraph's heads).
+            let mut hs = vec![h];
+            if let Some((many, m)) = more_heads(ctx, &units, toks, start, k) {
+                hs = many;
+                k = m;
+            }
             // "Have the 5th Va. pour ...": the abbreviation's dot.
             if toks.get(k).is_some_and(|t| {
                 t.is_punct('.') && unit_toks.last().is_some_and(|u| u.end == t.start)
@@ -981,7 +989,7 @@ fn prose_unit(
                     }
                 }
                 out.extend(body.iter().cloned());
-                return Some((h, out, None));
+                return Some((hs, out, None));
             }
         }
     }
@@ -1095,7 +1103,7 @@ fn sentences(
             continue;
         }
         let rest = toks.get(k + 1..).unwrap_or_default();
-        if headless(rest, &cands).is_some()
+        if headless(ctx, rest, &cands).is_some()
             || head_colon(rest).is_some_and(|c| {
                 resolve_heads(ctx, &cands, rest.get(..c).unwrap_or_default(), true)
                     != Lookup::NotFound
@@ -1164,12 +1172,13 @@ fn read_paragraph(
                     return Ok(Vec::new());
                 }
                 Lookup::NotFound
-                    if prose_unit(&cands, toks.get(c + 1..).unwrap_or_default(), 0).is_some() =>
+                    if prose_unit(ctx, &cands, toks.get(c + 1..).unwrap_or_default(), 0)
+                        .is_some() =>
                 {
                     // "Colonel Stiles: the 60th Georgia will move ...": the
                     // addressee is no head; the unit named after it is.
-                    match prose_unit(&cands, toks.get(c + 1..).unwrap_or_default(), 0) {
-                        Some((h, body, _)) => (vec![h], body, issuer),
+                    match prose_unit(ctx, &cands, toks.get(c + 1..).unwrap_or_default(), 0) {
+                        Some((h, body, _)) => (h, body, issuer),
                         None => return Ok(Vec::new()),
                     }
                 }
@@ -1185,10 +1194,13 @@ fn read_paragraph(
                 }
             }
         }
-        None => match headless(toks, &cands) {
-            Some((h, rest)) => (vec![h], rest.to_vec(), issuer),
-            None => match officer_will(ctx, &cands, toks).or_else(|| prose_unit(&cands, toks, 1)) {
-                Some((h, body, by)) => (vec![h], body, by.or(issuer)),
+        None => match headless(ctx, toks, &cands) {
+            Some((h, rest)) => (h, rest.to_vec(), issuer),
+            None => match officer_will(ctx, &cands, toks)
+                .map(|(h, body, by)| (vec![h], body, by))
+                .or_else(|| prose_unit(ctx, &cands, toks, 1))
+            {
+                Some((h, body, by)) => (h, body, by.or(issuer)),
                 None if is_title(toks) => {
                     // "Orders, turn 3", "Dispositions for the morning": a
                     // title the player wrote for himself.
@@ -1335,13 +1347,68 @@ fn one_item(
 /// A paragraph without a colon: "2nd Wisconsin advance to ..." — the
 /// longest run of leading words that names a unit or officer, when a verb
 /// follows.
-fn headless<'t>(toks: &'t [Token], cands: &[Candidate<Head>]) -> Option<(Head, &'t [Token])> {
+/// "The 2nd and 7th Wisconsin will ...": when the unit named in
+/// `toks[start..end]` is followed by 'and', '&' or ',' and more names,
+/// all the units so joined and where their names end.
+fn more_heads(
+    ctx: &ParseContext,
+    cands: &[Candidate<Head>],
+    toks: &[Token],
+    start: usize,
+    end: usize,
+) -> Option<(Vec<Head>, usize)> {
+    let joined = toks
+        .get(end)
+        .is_some_and(|t| t.is_word("and") || matches!(t.tok, Tok::Punct('&' | ',')));
+    if !joined {
+        return None;
+    }
+    for m in (end + 2..=toks.len().min(end + 9)).rev() {
+        let Some(span) = toks.get(start..m) else {
+            continue;
+        };
+        if let Lookup::Found(many) = resolve_heads(ctx, cands, span, true)
+            && many.len() > 1
+        {
+            return Some((many, m));
+        }
+    }
+    None
+}
+
+fn headless<'t>(
+    ctx: &ParseContext,
+    toks: &'t [Token],
+    cands: &[Candidate<Head>],
+) -> Option<(Vec<Head>, &'t [Token])> {
     for n in (1..=toks.len().min(8)).rev() {
         let head = toks.get(..n)?;
         if let Lookup::Found(h) = lookup(&words(head), cands) {
-            let rest = toks.get(n..).unwrap_or_default();
+            let (hs, n) = more_heads(ctx, cands, toks, 0, n).unwrap_or((vec![h], n));
+            let mut rest = toks.get(n..).unwrap_or_default();
+            // "76th New York to come up ...", "19th Indiana will hold":
+            // the 'to' or 'will' of a sentence, not a destination.
+            let at = |r: &[Token], k: usize, w: &str| r.get(k).is_some_and(|t| t.is_word(w));
+            let skip = if ["to", "will", "shall", "must", "should"]
+                .iter()
+                .any(|w| at(rest, 0, w))
+            {
+                1
+            } else if (at(rest, 0, "is") || at(rest, 0, "are")) && at(rest, 1, "to") {
+                2
+            } else {
+                0
+            };
+            if skip > 0
+                && rest
+                    .get(skip)
+                    .and_then(Token::word)
+                    .is_some_and(is_verb_word)
+            {
+                rest = rest.get(skip..).unwrap_or_default();
+            }
             if rest.first().and_then(Token::word).is_some() {
-                return Some((h, rest));
+                return Some((hs, rest));
             }
         }
     }

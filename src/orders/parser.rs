@@ -37,7 +37,7 @@
 
 use super::context::{ParseContext, PlaceRef};
 use super::lexer::{Tok, Token};
-use super::names::{Candidate, Lookup, lookup_exact, lookup_typo, suggest, token_words};
+use super::names::{Candidate, Lookup, lookup_exact, lookup_typo, norm_word, suggest, token_words};
 use crate::rules::iron_brigade::geometry::{self, normalize_deg};
 use crate::rules::iron_brigade::kinds::{Arm, Formation};
 use crate::rules::iron_brigade::orders::{
@@ -2268,6 +2268,21 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             trigger: Trigger::Then,
             action,
         });
+        // "fire on D then E": the same fire at the next target after.
+        while self.at_word("then")
+            && self.designation_at(1)
+            && self
+                .toks
+                .get(self.pos + 2)
+                .is_none_or(|t| matches!(t.tok, Tok::Punct(_)) || t.is_word("then"))
+        {
+            self.pos += 1;
+            let next = self.fire_target()?;
+            steps.push(Step {
+                trigger: Trigger::Then,
+                action: Action::Fire(next),
+            });
+        }
         Ok(())
     }
 
@@ -2298,6 +2313,13 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                     continue;
                 }
                 if self.eat_any(&["at", "on", "upon", "into"]).is_some() {
+                    target = Some(self.fire_target()?);
+                    continue;
+                }
+                // Umpire's shorthand: "fire E", "fire enemy C".
+                if self.designation_at(0)
+                    || (self.at_any(0, &["enemy", "enemies"]) && self.designation_at(1))
+                {
                     target = Some(self.fire_target()?);
                     continue;
                 }
@@ -4476,6 +4498,11 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 from.y + (x.y - from.y) * t,
             ));
         }
+        // "ride to Gibbon", "to the support of General Gibbon": where an
+        // officer of his own side stands (never an enemy's).
+        if let Some(p) = self.side_officer_place() {
+            return Ok(p);
+        }
         let far = self.eat_words(&["the", "far", "edge", "of"])
             || self.eat_words(&["far", "edge", "of"])
             || self.eat_words(&["the", "far", "side", "of"])
@@ -5621,6 +5648,54 @@ impl<'c, 'a> OrderParser<'c, 'a> {
 
     /// An officer's move: "ride to the orchard, then to the farm at the
     /// gallop" (APSoF IV.D: no orders needed; double time allowed).
+    /// An officer of the player's own side named here ("Gibbon", "Gen.
+    /// King", "the support of General Gibbon"), eaten, and where he stands.
+    fn side_officer_place(&mut self) -> Option<Pos> {
+        const RANKS: &[&str] = &[
+            "the",
+            "support",
+            "of",
+            "gen",
+            "genl",
+            "general",
+            "col",
+            "colonel",
+            "maj",
+            "major",
+            "capt",
+            "captain",
+            "brig",
+            "brigadier",
+            ".",
+        ];
+        let officers = self.ctx.side_officers();
+        let mut k = self.pos;
+        while self
+            .toks
+            .get(k)
+            .and_then(Token::word)
+            .is_some_and(|w| RANKS.contains(&norm_word(w).as_str()))
+            || self.toks.get(k).is_some_and(|t| t.is_punct('.'))
+        {
+            k += 1;
+        }
+        for n in (1..=2).rev() {
+            let Some(name) = self.toks.get(k..k + n) else {
+                continue;
+            };
+            if name.iter().any(|t| t.word().is_none()) {
+                continue;
+            }
+            if let Lookup::Found(id) = lookup_exact(&token_words(name), &officers)
+                && let Some(o) = self.ctx.state.officer(id)
+            {
+                self.pos = k + n;
+                return Some(o.position);
+            }
+        }
+        None
+    }
+
     pub fn officer_move(&mut self, officer: OfficerId) -> PResult<OfficerMove> {
         let mut waypoints: Vec<Pos> = Vec::new();
         let mut double_time = false;
@@ -6013,6 +6088,16 @@ fn resolve_verb(w: &str) -> Option<String> {
     if VERBS.contains(&w) {
         return Some(w.to_string());
     }
+    // The third person of prose and umpire's narrative ("Gibbon rides to
+    // ...", "the 4th Virginia falls back", "the battery goes forward").
+    for suffix in ["s", "es"] {
+        if let Some(stem) = w.strip_suffix(suffix)
+            && stem.len() >= 2
+            && VERBS.contains(&stem)
+        {
+            return Some(stem.to_string());
+        }
+    }
     if w.chars().count() == 4 {
         // A short verb with two letters swapped ("hodl", "mvoe", "fier").
         let swapped: Vec<&&str> = VERBS
@@ -6043,6 +6128,13 @@ fn resolve_verb(w: &str) -> Option<String> {
         [one] => Some((**one).to_string()),
         _ => None,
     }
+}
+
+/// Whether a word is a verb the order language reads (one of its verbs,
+/// an abbreviation of one, or one slip of the pen from one).
+pub(crate) fn is_verb_word(w: &str) -> bool {
+    let w = w.to_lowercase();
+    verb_alias(&w).is_some() || resolve_verb(&w).is_some()
 }
 
 /// The area a closed outline encloses (the shoelace formula).
