@@ -886,6 +886,9 @@ fn read_heads(
             return (Lookup::Found(h), None);
         }
     }
+    if let Some(all) = whole_command(ctx, toks) {
+        return (Lookup::Found(all), None);
+    }
     match resolve_heads(ctx, cands, toks, false) {
         Lookup::Found(h) => {
             let names: Vec<String> = h
@@ -904,6 +907,78 @@ fn read_heads(
         }
         other => (other, None),
     }
+}
+
+/// "All regiments:", "The brigade:", "All my batteries:", "Whole
+/// command:": every unit the player commands, of one arm when the words
+/// name one (regiments and infantry; batteries, guns and artillery), or
+/// `None` when the words are anything else.
+fn whole_command(ctx: &ParseContext, toks: &[Token]) -> Option<Vec<Head>> {
+    use crate::rules::iron_brigade::kinds::Arm;
+    const WORDS: &[&str] = &[
+        "all",
+        "the",
+        "of",
+        "my",
+        "our",
+        "your",
+        "units",
+        "unit",
+        "regiments",
+        "regiment",
+        "regts",
+        "troops",
+        "brigade",
+        "whole",
+        "entire",
+        "command",
+        "infantry",
+        "batteries",
+        "battery",
+        "guns",
+        "artillery",
+        "everyone",
+        "everybody",
+        "every",
+        "in",
+        "this",
+    ];
+    const ALL: &[&str] = &[
+        "all",
+        "brigade",
+        "whole",
+        "entire",
+        "every",
+        "everyone",
+        "everybody",
+        "command",
+    ];
+    let w = words(toks);
+    if w.is_empty()
+        || !w.iter().all(|x| WORDS.contains(&x.as_str()))
+        || !w.iter().any(|x| ALL.contains(&x.as_str()))
+    {
+        return None;
+    }
+    let has = |set: &[&str]| w.iter().any(|x| set.contains(&x.as_str()));
+    let arm = if has(&["regiments", "regiment", "regts", "infantry"]) {
+        Some(Arm::Infantry)
+    } else if has(&["batteries", "battery", "guns", "artillery"]) {
+        Some(Arm::Artillery)
+    } else {
+        None
+    };
+    let mut out: Vec<Head> = Vec::new();
+    for c in ctx.own_units() {
+        let Some(u) = ctx.state.unit(c.target) else {
+            continue;
+        };
+        let h = Head::Unit(c.target);
+        if ctx.commands(c.target) && arm.is_none_or(|a| u.arm == a) && !out.contains(&h) {
+            out.push(h);
+        }
+    }
+    (!out.is_empty()).then_some(out)
 }
 
 /// "I want the 15th Alabama to move to ...", "Sir, the 2nd Wisconsin
@@ -1041,7 +1116,15 @@ fn officer_will(
     for n in (1..=after.len().min(8)).rev() {
         let unit_toks = after.get(..n)?;
         if let Lookup::Found(h) = lookup(&words(unit_toks), &units) {
-            let mut body = vec![verb.clone()];
+            // "will take the 2nd Wisconsin forward", "will lead the 7th
+            // to ...": the unit moves.
+            let mut verb = verb.clone();
+            if verb.word().is_some_and(|w| {
+                matches!(w, "take" | "lead" | "send" | "bring" | "conduct" | "march")
+            }) {
+                verb.tok = Tok::Word("move".to_string());
+            }
+            let mut body = vec![verb];
             body.extend(after.get(n..).unwrap_or_default().iter().cloned());
             let stripped: Vec<String> = words(name)
                 .into_iter()

@@ -1812,6 +1812,51 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         Ok(())
     }
 
+    /// "the regiment marked F", "the battery designated C", "the enemy
+    /// shown as B": the words before a designation, eaten when one
+    /// follows them (the designation itself is left to be read).
+    fn skip_to_marked_designation(&mut self) {
+        const KINDS: &[&str] = &[
+            "the", "enemy", "enemy's", "rebel", "reb", "yankee", "federal", "regiment", "battery",
+            "unit", "infantry", "guns", "line", "troops", "body",
+        ];
+        const MARKS: &[&str] = &[
+            "marked",
+            "designated",
+            "labelled",
+            "labeled",
+            "lettered",
+            "called",
+            "shown",
+            "known",
+            "identified",
+            "reported",
+        ];
+        let mut k = 0;
+        while k < 4 && self.at_any(k, KINDS) {
+            k += 1;
+        }
+        if !self.at_any(k, MARKS) {
+            return;
+        }
+        k += 1;
+        if self.at_word_k(k, "as") {
+            k += 1;
+        }
+        let capital_a = self
+            .toks
+            .get(self.pos + k)
+            .is_some_and(|t| self.text.get(t.start..t.end) == Some("A"));
+        if self.designation_at(k) || capital_a {
+            self.pos += k;
+        }
+    }
+
+    /// Whether the word `k` tokens ahead is `w`.
+    fn at_word_k(&self, k: usize, w: &str) -> bool {
+        self.word_at(k) == Some(w)
+    }
+
     /// A capital "A" standing alone: the designation A (the bare letter
     /// is not a candidate name, since "a" is the article), when his side
     /// sees the unit it stands for.
@@ -2165,9 +2210,12 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     /// One to three compass words ("north west", "NW", "north-north-east").
     fn compass(&mut self) -> Option<f64> {
         let mut letters = String::new();
-        let mut used = 0;
+        // "due south": the same as "south".
+        let due =
+            usize::from(self.at_word("due") && self.word_at(1).and_then(compass_letters).is_some());
+        let mut used = due;
         let mut best: Option<(usize, f64)> = None;
-        while used < 3 {
+        while used < 3 + due {
             let Some(l) = self.word_at(used).and_then(compass_letters) else {
                 break;
             };
@@ -2787,6 +2835,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         if self.eat_word("will") || self.eat_word("anything") || self.eat_word("them") {
             return Ok(FireTarget::AtWill);
         }
+        self.skip_to_marked_designation();
         if let Some(u) = self.designation_a() {
             return Ok(FireTarget::Unit(u));
         }
@@ -2894,6 +2943,9 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             &["here"],
             &["fast"],
             &["in", "place"],
+            &["in", "reserve"],
+            &["as", "a", "reserve"],
+            &["in", "position"],
             &["where", "you", "are"],
             &["this", "position"],
             &["this", "ground"],
@@ -2929,7 +2981,13 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             let save = self.pos;
             self.eat_any(&["your", "its", "their", "our", "the", "this", "his"]);
             self.eat_any(&["present", "current", "own", "same"]);
-            if self
+            // "hold positon": one slip of the pen in 'position'.
+            let slip = self
+                .word_at(0)
+                .is_some_and(|w| strsim::damerau_levenshtein(w, "position") == 1);
+            if slip {
+                self.pos += 1;
+            } else if self
                 .eat_any(&["ground", "position", "line", "place", "post", "station"])
                 .is_none()
             {
@@ -4460,6 +4518,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         if let Some(p) = self.relative_place()? {
             return Ok(p);
         }
+        self.skip_to_marked_designation();
         if let Some(u) = self.designation_a() {
             return Ok(self.ctx.locate(PlaceRef::Unit(u), from, false));
         }
