@@ -1228,6 +1228,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 }
             }
             _ if (raw == "in" || raw == "at") && !steps.is_empty() => self.arrival_place(steps)?,
+            _ if !steps.is_empty() && self.trailing_formation(steps)? => {}
             _ if self.vocabulary(steps)? => {}
             _ => {
                 return Err(PErr {
@@ -1242,6 +1243,39 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             }
         }
         Ok(())
+    }
+
+    /// "advance to the Brawner fence, line": a formation named alone after
+    /// a step (APSoF III). After a move that names none it is the move's
+    /// formation (taken before moving, as "advance in line to ..."); else
+    /// the unit forms it there, with any facing written after it. Whether
+    /// it was one (nothing is eaten otherwise).
+    fn trailing_formation(&mut self, steps: &mut Vec<Step>) -> PResult<bool> {
+        let save = self.pos;
+        let Some(formation) = self.formation() else {
+            self.pos = save;
+            return Ok(false);
+        };
+        let facing = self.optional_facing()?;
+        if !(self.at_end() || self.at_separator()) {
+            self.pos = save;
+            return Ok(false);
+        }
+        if facing.is_none()
+            && let Some(Step {
+                action: Action::Move(m),
+                ..
+            }) = steps.last_mut()
+            && m.formation.is_none()
+        {
+            m.formation = Some(formation);
+            return Ok(true);
+        }
+        steps.push(Step {
+            trigger: Trigger::Then,
+            action: Action::Form { formation, facing },
+        });
+        Ok(true)
     }
 
     /// Two orders for the unit being ordered, from the scenario being
@@ -1735,6 +1769,19 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             Formation::Limbered
         } else if self.eat_word("unlimbered") {
             Formation::Unlimbered
+        } else if let Some(f) = self.word_at(0).and_then(|w| {
+            // One slip of the pen in a long formation name ("colum",
+            // "skirmshers").
+            [
+                ("column", Formation::Column),
+                ("skirmishers", Formation::Skirmish),
+            ]
+            .into_iter()
+            .find(|(name, _)| w.len() >= 5 && strsim::damerau_levenshtein(w, name) == 1)
+            .map(|(_, f)| f)
+        }) {
+            self.pos += 1;
+            f
         } else {
             return None;
         };
