@@ -1000,6 +1000,32 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         if !VERBS.contains(&raw) && verb_alias(raw).is_none() && self.vocabulary(steps)? {
             return Ok(());
         }
+        // "go into battery", "come into action": guns unlimber.
+        // Also "bring your guns into battery", "put the pieces in battery",
+        // and a place and a facing after it, as after 'unlimber'.
+        let guns = if self.at_any(1, &["your", "the", "its", "his", "their"])
+            && self.at_any(2, &["guns", "pieces", "battery", "section"])
+        {
+            2
+        } else {
+            usize::from(self.at_any(1, &["guns", "pieces"]))
+        };
+        if self.at_any(0, &["go", "come", "move", "get", "bring", "put", "run"])
+            && self.at_any(1 + guns, &["into", "in"])
+            && self.at_any(2 + guns, &["battery", "action"])
+        {
+            self.pos += 3 + guns;
+            let there = self.unlimber_place()?;
+            let facing = self.optional_facing()?;
+            self.note("'into battery' read as: unlimber");
+            if let Some(p) = there {
+                Self::push(steps, Trigger::Then, Self::move_to(p));
+                Self::push(steps, Trigger::OnArrival, Action::Unlimber { facing });
+            } else {
+                Self::push(steps, Trigger::Then, Action::Unlimber { facing });
+            }
+            return Ok(());
+        }
         // "turn the guns on C", "bring the guns to bear on B": fire.
         if matches!(raw, "turn" | "bring" | "keep") && self.fire_words_ahead() {
             return self.aimed_fire(steps);
@@ -1023,17 +1049,6 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             }
             let d = self.direction()?;
             Self::push(steps, Trigger::Then, Action::Face(d));
-            return Ok(());
-        }
-        // "go into battery", "come into action": guns unlimber.
-        if self.at_any(0, &["go", "come", "move", "get"])
-            && self.at_any(1, &["into", "in"])
-            && self.at_any(2, &["battery", "action"])
-        {
-            self.pos += 3;
-            let facing = self.optional_facing()?;
-            self.note("'into battery' read as: unlimber");
-            Self::push(steps, Trigger::Then, Action::Unlimber { facing });
             return Ok(());
         }
         let verb = resolve_verb(raw).or_else(|| verb_alias(raw).map(str::to_string));
@@ -4937,7 +4952,17 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         let ok = (self.eat_words(&["in", "front", "of"]) && !self.at_any(0, &["us", "you", "it"]))
             || self.eat_words(&["next", "to"])
             || self.eat_words(&["close", "to"])
-            || self.eat_any(&["near", "nearest", "beside"]).is_some();
+            || self.eat_words(&["in", "rear", "of"])
+            || self
+                .eat_any(&[
+                    "near",
+                    "nearest",
+                    "beside",
+                    "behind",
+                    "beyond",
+                    "overlooking",
+                ])
+                .is_some();
         if !ok {
             self.pos = save;
             return None;
