@@ -1345,6 +1345,17 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         } else {
             "then hold"
         };
+        // "hold the fence until the Yankees are within 50 yards, then
+        // charge": a condition. Orders are carried out as written from the
+        // turn they take effect (APSoF I.C.1); nothing waits on an event.
+        if self.at_any(
+            0,
+            &["until", "till", "if", "when", "unless", "once", "whenever"],
+        ) {
+            return self.err(format!(
+                "'{rest}' is a condition Adjutant cannot wait for: an order is carried out as written from the turn it takes effect. Write '{unit}: {read}' now and send what should follow in the turn it is needed, or leave out '{rest}'"
+            ));
+        }
         self.err(format!(
             "'{rest}' after '{read}' is not understood, so this order is not taken; end the order before it, or give it as another order after ';' or 'then', as in '{unit}: {read}; {then}'"
         ))
@@ -2895,6 +2906,24 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     /// a visible enemy unit by name.
     fn fire_target(&mut self) -> PResult<FireTarget> {
         if self.eat_word("will") || self.eat_word("anything") || self.eat_word("them") {
+            return Ok(FireTarget::AtWill);
+        }
+        // "fire at whatever comes out of the woods", "at anyone who shows
+        // himself": no one target, so at will — at what comes into its
+        // fire zone (APSoF V.C); the rest of the clause says which, and is
+        // colour.
+        if self.at_any(
+            0,
+            &["whatever", "whoever", "anyone", "anybody", "everything"],
+        ) {
+            let start = self.here();
+            while !self.at_end() && !self.at_separator() && !self.at_word("then") {
+                self.pos += 1;
+            }
+            let said = self.written(start, self.last_end());
+            self.note(format!(
+                "'{said}' read as: fire at will, at what comes into its fire zone"
+            ));
             return Ok(FireTarget::AtWill);
         }
         self.skip_to_marked_designation();
