@@ -1180,9 +1180,28 @@ fn sentences(
     issuer: Option<OfficerId>,
 ) -> Option<Vec<Item>> {
     let cands = heads(ctx);
-    let mut cuts: Vec<usize> = Vec::new();
+    // Each cut: where a sentence ends and where the next begins (after a
+    // full stop or ';', or at the start of a line that opens with a unit:
+    // one order a line, with no blank lines between them).
+    let mut cuts: Vec<(usize, usize)> = Vec::new();
     for (k, t) in toks.iter().enumerate() {
-        if !(t.is_punct('.') || t.is_punct(';')) {
+        let stop = t.is_punct('.') || t.is_punct(';');
+        let line_break = !stop
+            && toks
+                .get(k + 1)
+                .and_then(|n| text.get(t.end..n.start))
+                .is_some_and(|gap| gap.contains('\n'));
+        if !(stop || line_break) {
+            continue;
+        }
+        // "Capt. Campbell": the dot of a rank, not a full stop.
+        let rank_dot = t.is_punct('.')
+            && k.checked_sub(1).and_then(|j| toks.get(j)).is_some_and(|p| {
+                p.end == t.start
+                    && p.word()
+                        .is_some_and(|w| RANKS.contains(&norm_word(w).as_str()))
+            });
+        if rank_dot {
             continue;
         }
         let rest = toks.get(k + 1..).unwrap_or_default();
@@ -1192,7 +1211,7 @@ fn sentences(
                     != Lookup::NotFound
             })
         {
-            cuts.push(k);
+            cuts.push(if stop { (k, k + 1) } else { (k + 1, k + 1) });
         }
     }
     if cuts.is_empty() {
@@ -1200,9 +1219,13 @@ fn sentences(
     }
     let mut items = Vec::new();
     let mut from = 0;
-    for end in cuts.iter().copied().chain(std::iter::once(toks.len())) {
+    for (end, next) in cuts
+        .iter()
+        .copied()
+        .chain(std::iter::once((toks.len(), toks.len())))
+    {
         let part = toks.get(from..end).unwrap_or_default();
-        from = end + 1;
+        from = next;
         if part.is_empty() {
             continue;
         }
@@ -1467,7 +1490,14 @@ fn headless<'t>(
     for n in (1..=toks.len().min(8)).rev() {
         let head = toks.get(..n)?;
         if let Lookup::Found(h) = lookup(&words(head), cands) {
-            let (hs, n) = more_heads(ctx, cands, toks, 0, n).unwrap_or((vec![h], n));
+            let (hs, mut n) = more_heads(ctx, cands, toks, 0, n).unwrap_or((vec![h], n));
+            // "6th Wis - adv to the orchard": a dash after the name.
+            if toks
+                .get(n)
+                .is_some_and(|t| matches!(t.tok, Tok::Punct('-' | '–' | '—')))
+            {
+                n += 1;
+            }
             let mut rest = toks.get(n..).unwrap_or_default();
             // "76th New York to come up ...", "19th Indiana will hold":
             // the 'to' or 'will' of a sentence, not a destination.
