@@ -1229,7 +1229,13 @@ fn sentences(
         if part.is_empty() {
             continue;
         }
-        items.extend(read_paragraph(text, ctx, part, ps, pe, issuer).ok()?);
+        // Each sentence its own span, so that what the receipt notes of
+        // one (a place chosen, a route) is not repeated under the others.
+        let (s, e) = match (part.first(), part.last()) {
+            (Some(a), Some(b)) => (a.start.max(ps), b.end.min(pe)),
+            _ => (ps, pe),
+        };
+        items.extend(read_paragraph(text, ctx, part, s, e, issuer).ok()?);
     }
     Some(items)
 }
