@@ -1367,6 +1367,14 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 .ctx
                 .example_place()
                 .unwrap_or_else(|| "(34, 12)".to_string());
+            // "advance until in range of C": a move must have a place; the
+            // rules cannot stop it on an event (APSoF I.C.1, IV).
+            if self.at_any(0, &["until", "till", "if", "when", "unless"]) {
+                return Err(self.err(format!(
+                    "a move needs a place, and '{} ...' is a condition Adjutant cannot wait for; write where to go, as in '{verb} to {example}' or '{verb} toward B' (an enemy by its letter), and send the next order in the turn it is needed",
+                    self.word_at(0).unwrap_or_default()
+                )));
+            }
             return Err(self.expected(&format!(
                 "a place after '{verb}', such as 'to {example}', 'to (34, 12)', 'NE 200 yards' or 'behind {}'",
                 self.ctx.example_unit().unwrap_or_else(|| "a unit".to_string())
