@@ -552,3 +552,36 @@ fn an_officer_riding_to_a_unit_is_told_whose_place_it_is() {
         "{notes:?}"
     );
 }
+
+/// One order a line, no blank lines between (#15, found by play): each
+/// line is its own order, and what the receipt notes of one (the ridge
+/// chosen for Battery B) is not repeated under the others.
+#[test]
+fn one_order_a_line_keeps_each_lines_notes_to_itself() {
+    let g = game("brawners-farm.toml");
+    let ctx = g.ctx(&["Gibbon"], &[]);
+    let parsed = adjutant::orders::parse_mail(
+        "Capt. Campbell (Battery B): bring your guns into battery facing the ridge.\n\
+         6th Wis - adv to the orchard, line\n\
+         Gibbon rides to the 6th Wisconsin.\n",
+        &ctx,
+    );
+    assert!(parsed.errors.is_empty(), "{:?}", parsed.errors);
+    let read: Vec<(String, Vec<String>)> = parsed
+        .items
+        .iter()
+        .map(|i| (normalise(i, &ctx), receipt_notes(i, &ctx)))
+        .collect();
+    assert_eq!(read.len(), 3, "{read:?}");
+    let battery = &read[0];
+    assert!(
+        battery.0.starts_with("Battery B") && battery.0.contains("unlimber"),
+        "{read:?}"
+    );
+    assert!(battery.1.iter().any(|n| n.contains("ridge")), "{read:?}");
+    for (r, notes) in &read[1..] {
+        assert!(!notes.iter().any(|n| n.contains("ridge")), "{r}: {notes:?}");
+    }
+    assert!(read[1].0.starts_with("6th Wisconsin: advance") && read[1].0.contains("line"));
+    assert!(read[2].0.starts_with("Gibbon: ride"));
+}

@@ -24,7 +24,7 @@ use super::lexer::{Tok, Token, lex};
 use super::names::{
     Candidate, Lookup, lookup, lookup_exact, norm_word, norm_words, suggest, token_words,
 };
-use super::parser::{OrderParser, PErr, line_col};
+use super::parser::{OrderParser, PErr, is_verb_word, line_col};
 use super::{DispatchRequest, DispatchTo, Item, OrderError, ParsedMail, Span};
 use crate::rules::iron_brigade::state::{OfficerId, UnitId};
 
@@ -886,6 +886,9 @@ fn read_heads(
             return (Lookup::Found(h), None);
         }
     }
+    if let Some(all) = whole_command(ctx, toks) {
+        return (Lookup::Found(all), None);
+    }
     match resolve_heads(ctx, cands, toks, false) {
         Lookup::Found(h) => {
             let names: Vec<String> = h
@@ -906,16 +909,89 @@ fn read_heads(
     }
 }
 
+/// "All regiments:", "The brigade:", "All my batteries:", "Whole
+/// command:": every unit the player commands, of one arm when the words
+/// name one (regiments and infantry; batteries, guns and artillery), or
+/// `None` when the words are anything else.
+fn whole_command(ctx: &ParseContext, toks: &[Token]) -> Option<Vec<Head>> {
+    use crate::rules::iron_brigade::kinds::Arm;
+    const WORDS: &[&str] = &[
+        "all",
+        "the",
+        "of",
+        "my",
+        "our",
+        "your",
+        "units",
+        "unit",
+        "regiments",
+        "regiment",
+        "regts",
+        "troops",
+        "brigade",
+        "whole",
+        "entire",
+        "command",
+        "infantry",
+        "batteries",
+        "battery",
+        "guns",
+        "artillery",
+        "everyone",
+        "everybody",
+        "every",
+        "in",
+        "this",
+    ];
+    const ALL: &[&str] = &[
+        "all",
+        "brigade",
+        "whole",
+        "entire",
+        "every",
+        "everyone",
+        "everybody",
+        "command",
+    ];
+    let w = words(toks);
+    if w.is_empty()
+        || !w.iter().all(|x| WORDS.contains(&x.as_str()))
+        || !w.iter().any(|x| ALL.contains(&x.as_str()))
+    {
+        return None;
+    }
+    let has = |set: &[&str]| w.iter().any(|x| set.contains(&x.as_str()));
+    let arm = if has(&["regiments", "regiment", "regts", "infantry"]) {
+        Some(Arm::Infantry)
+    } else if has(&["batteries", "battery", "guns", "artillery"]) {
+        Some(Arm::Artillery)
+    } else {
+        None
+    };
+    let mut out: Vec<Head> = Vec::new();
+    for c in ctx.own_units() {
+        let Some(u) = ctx.state.unit(c.target) else {
+            continue;
+        };
+        let h = Head::Unit(c.target);
+        if ctx.commands(c.target) && arm.is_none_or(|a| u.arm == a) && !out.contains(&h) {
+            out.push(h);
+        }
+    }
+    (!out.is_empty()).then_some(out)
+}
+
 /// "I want the 15th Alabama to move to ...", "Sir, the 2nd Wisconsin
 /// will hold ...", "Please have the 2nd Virginia fall back ...": the first
 /// of the player's units named in the opening words, then `will`, `is
 /// to`, `to` (or nothing) and the order. The words before the unit change
 /// nothing.
 fn prose_unit(
+    ctx: &ParseContext,
     cands: &[Candidate<Head>],
     toks: &[Token],
     first: usize,
-) -> Option<(Head, Vec<Token>, Option<OfficerId>)> {
+) -> Option<(Vec<Head>, Vec<Token>, Option<OfficerId>)> {
     let units: Vec<Candidate<Head>> = cands
         .iter()
         .filter(|c| matches!(c.target, Head::Unit(_)))
@@ -939,6 +1015,13 @@ fn prose_unit(
                 continue;
             };
             let mut k = start + n;
+            // "The 2nd and 7th Wisconsin will advance ...": several units
+            // joined by 'and', '&' or ',' (read as a paragraph's heads).
+            let mut hs = vec![h];
+            if let Some((many, m)) = more_heads(ctx, &units, toks, start, k) {
+                hs = many;
+                k = m;
+            }
             // "Have the 5th Va. pour ...": the abbreviation's dot.
             if toks.get(k).is_some_and(|t| {
                 t.is_punct('.') && unit_toks.last().is_some_and(|u| u.end == t.start)
@@ -981,7 +1064,7 @@ fn prose_unit(
                     }
                 }
                 out.extend(body.iter().cloned());
-                return Some((h, out, None));
+                return Some((hs, out, None));
             }
         }
     }
@@ -1033,7 +1116,15 @@ fn officer_will(
     for n in (1..=after.len().min(8)).rev() {
         let unit_toks = after.get(..n)?;
         if let Lookup::Found(h) = lookup(&words(unit_toks), &units) {
-            let mut body = vec![verb.clone()];
+            // "will take the 2nd Wisconsin forward", "will lead the 7th
+            // to ...": the unit moves.
+            let mut verb = verb.clone();
+            if verb.word().is_some_and(|w| {
+                matches!(w, "take" | "lead" | "send" | "bring" | "conduct" | "march")
+            }) {
+                verb.tok = Tok::Word("move".to_string());
+            }
+            let mut body = vec![verb];
             body.extend(after.get(n..).unwrap_or_default().iter().cloned());
             let stripped: Vec<String> = words(name)
                 .into_iter()
@@ -1089,19 +1180,38 @@ fn sentences(
     issuer: Option<OfficerId>,
 ) -> Option<Vec<Item>> {
     let cands = heads(ctx);
-    let mut cuts: Vec<usize> = Vec::new();
+    // Each cut: where a sentence ends and where the next begins (after a
+    // full stop or ';', or at the start of a line that opens with a unit:
+    // one order a line, with no blank lines between them).
+    let mut cuts: Vec<(usize, usize)> = Vec::new();
     for (k, t) in toks.iter().enumerate() {
-        if !(t.is_punct('.') || t.is_punct(';')) {
+        let stop = t.is_punct('.') || t.is_punct(';');
+        let line_break = !stop
+            && toks
+                .get(k + 1)
+                .and_then(|n| text.get(t.end..n.start))
+                .is_some_and(|gap| gap.contains('\n'));
+        if !(stop || line_break) {
+            continue;
+        }
+        // "Capt. Campbell": the dot of a rank, not a full stop.
+        let rank_dot = t.is_punct('.')
+            && k.checked_sub(1).and_then(|j| toks.get(j)).is_some_and(|p| {
+                p.end == t.start
+                    && p.word()
+                        .is_some_and(|w| RANKS.contains(&norm_word(w).as_str()))
+            });
+        if rank_dot {
             continue;
         }
         let rest = toks.get(k + 1..).unwrap_or_default();
-        if headless(rest, &cands).is_some()
+        if headless(ctx, rest, &cands).is_some()
             || head_colon(rest).is_some_and(|c| {
                 resolve_heads(ctx, &cands, rest.get(..c).unwrap_or_default(), true)
                     != Lookup::NotFound
             })
         {
-            cuts.push(k);
+            cuts.push(if stop { (k, k + 1) } else { (k + 1, k + 1) });
         }
     }
     if cuts.is_empty() {
@@ -1109,13 +1219,23 @@ fn sentences(
     }
     let mut items = Vec::new();
     let mut from = 0;
-    for end in cuts.iter().copied().chain(std::iter::once(toks.len())) {
+    for (end, next) in cuts
+        .iter()
+        .copied()
+        .chain(std::iter::once((toks.len(), toks.len())))
+    {
         let part = toks.get(from..end).unwrap_or_default();
-        from = end + 1;
+        from = next;
         if part.is_empty() {
             continue;
         }
-        items.extend(read_paragraph(text, ctx, part, ps, pe, issuer).ok()?);
+        // Each sentence its own span, so that what the receipt notes of
+        // one (a place chosen, a route) is not repeated under the others.
+        let (s, e) = match (part.first(), part.last()) {
+            (Some(a), Some(b)) => (a.start.max(ps), b.end.min(pe)),
+            _ => (ps, pe),
+        };
+        items.extend(read_paragraph(text, ctx, part, s, e, issuer).ok()?);
     }
     Some(items)
 }
@@ -1164,12 +1284,13 @@ fn read_paragraph(
                     return Ok(Vec::new());
                 }
                 Lookup::NotFound
-                    if prose_unit(&cands, toks.get(c + 1..).unwrap_or_default(), 0).is_some() =>
+                    if prose_unit(ctx, &cands, toks.get(c + 1..).unwrap_or_default(), 0)
+                        .is_some() =>
                 {
                     // "Colonel Stiles: the 60th Georgia will move ...": the
                     // addressee is no head; the unit named after it is.
-                    match prose_unit(&cands, toks.get(c + 1..).unwrap_or_default(), 0) {
-                        Some((h, body, _)) => (vec![h], body, issuer),
+                    match prose_unit(ctx, &cands, toks.get(c + 1..).unwrap_or_default(), 0) {
+                        Some((h, body, _)) => (h, body, issuer),
                         None => return Ok(Vec::new()),
                     }
                 }
@@ -1185,10 +1306,13 @@ fn read_paragraph(
                 }
             }
         }
-        None => match headless(toks, &cands) {
-            Some((h, rest)) => (vec![h], rest.to_vec(), issuer),
-            None => match officer_will(ctx, &cands, toks).or_else(|| prose_unit(&cands, toks, 1)) {
-                Some((h, body, by)) => (vec![h], body, by.or(issuer)),
+        None => match headless(ctx, toks, &cands) {
+            Some((h, rest)) => (h, rest.to_vec(), issuer),
+            None => match officer_will(ctx, &cands, toks)
+                .map(|(h, body, by)| (vec![h], body, by))
+                .or_else(|| prose_unit(ctx, &cands, toks, 1))
+            {
+                Some((h, body, by)) => (h, body, by.or(issuer)),
                 None if is_title(toks) => {
                     // "Orders, turn 3", "Dispositions for the morning": a
                     // title the player wrote for himself.
@@ -1335,13 +1459,75 @@ fn one_item(
 /// A paragraph without a colon: "2nd Wisconsin advance to ..." — the
 /// longest run of leading words that names a unit or officer, when a verb
 /// follows.
-fn headless<'t>(toks: &'t [Token], cands: &[Candidate<Head>]) -> Option<(Head, &'t [Token])> {
+/// "The 2nd and 7th Wisconsin will ...": when the unit named in
+/// `toks[start..end]` is followed by 'and', '&' or ',' and more names,
+/// all the units so joined and where their names end.
+fn more_heads(
+    ctx: &ParseContext,
+    cands: &[Candidate<Head>],
+    toks: &[Token],
+    start: usize,
+    end: usize,
+) -> Option<(Vec<Head>, usize)> {
+    let joined = toks
+        .get(end)
+        .is_some_and(|t| t.is_word("and") || matches!(t.tok, Tok::Punct('&' | ',')));
+    if !joined {
+        return None;
+    }
+    for m in (end + 2..=toks.len().min(end + 9)).rev() {
+        let Some(span) = toks.get(start..m) else {
+            continue;
+        };
+        if let Lookup::Found(many) = resolve_heads(ctx, cands, span, true)
+            && many.len() > 1
+        {
+            return Some((many, m));
+        }
+    }
+    None
+}
+
+fn headless<'t>(
+    ctx: &ParseContext,
+    toks: &'t [Token],
+    cands: &[Candidate<Head>],
+) -> Option<(Vec<Head>, &'t [Token])> {
     for n in (1..=toks.len().min(8)).rev() {
         let head = toks.get(..n)?;
         if let Lookup::Found(h) = lookup(&words(head), cands) {
-            let rest = toks.get(n..).unwrap_or_default();
+            let (hs, mut n) = more_heads(ctx, cands, toks, 0, n).unwrap_or((vec![h], n));
+            // "6th Wis - adv to the orchard": a dash after the name.
+            if toks
+                .get(n)
+                .is_some_and(|t| matches!(t.tok, Tok::Punct('-' | '–' | '—')))
+            {
+                n += 1;
+            }
+            let mut rest = toks.get(n..).unwrap_or_default();
+            // "76th New York to come up ...", "19th Indiana will hold":
+            // the 'to' or 'will' of a sentence, not a destination.
+            let at = |r: &[Token], k: usize, w: &str| r.get(k).is_some_and(|t| t.is_word(w));
+            let skip = if ["to", "will", "shall", "must", "should"]
+                .iter()
+                .any(|w| at(rest, 0, w))
+            {
+                1
+            } else if (at(rest, 0, "is") || at(rest, 0, "are")) && at(rest, 1, "to") {
+                2
+            } else {
+                0
+            };
+            if skip > 0
+                && rest
+                    .get(skip)
+                    .and_then(Token::word)
+                    .is_some_and(is_verb_word)
+            {
+                rest = rest.get(skip..).unwrap_or_default();
+            }
             if rest.first().and_then(Token::word).is_some() {
-                return Some((h, rest));
+                return Some((hs, rest));
             }
         }
     }

@@ -37,7 +37,7 @@
 
 use super::context::{ParseContext, PlaceRef};
 use super::lexer::{Tok, Token};
-use super::names::{Candidate, Lookup, lookup_exact, lookup_typo, suggest, token_words};
+use super::names::{Candidate, Lookup, lookup_exact, lookup_typo, norm_word, suggest, token_words};
 use crate::rules::iron_brigade::geometry::{self, normalize_deg};
 use crate::rules::iron_brigade::kinds::{Arm, Formation};
 use crate::rules::iron_brigade::orders::{
@@ -1000,6 +1000,32 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         if !VERBS.contains(&raw) && verb_alias(raw).is_none() && self.vocabulary(steps)? {
             return Ok(());
         }
+        // "go into battery", "come into action": guns unlimber.
+        // Also "bring your guns into battery", "put the pieces in battery",
+        // and a place and a facing after it, as after 'unlimber'.
+        let guns = if self.at_any(1, &["your", "the", "its", "his", "their"])
+            && self.at_any(2, &["guns", "pieces", "battery", "section"])
+        {
+            2
+        } else {
+            usize::from(self.at_any(1, &["guns", "pieces"]))
+        };
+        if self.at_any(0, &["go", "come", "move", "get", "bring", "put", "run"])
+            && self.at_any(1 + guns, &["into", "in"])
+            && self.at_any(2 + guns, &["battery", "action"])
+        {
+            self.pos += 3 + guns;
+            let there = self.unlimber_place()?;
+            let facing = self.optional_facing()?;
+            self.note("'into battery' read as: unlimber");
+            if let Some(p) = there {
+                Self::push(steps, Trigger::Then, Self::move_to(p));
+                Self::push(steps, Trigger::OnArrival, Action::Unlimber { facing });
+            } else {
+                Self::push(steps, Trigger::Then, Action::Unlimber { facing });
+            }
+            return Ok(());
+        }
         // "turn the guns on C", "bring the guns to bear on B": fire.
         if matches!(raw, "turn" | "bring" | "keep") && self.fire_words_ahead() {
             return self.aimed_fire(steps);
@@ -1023,17 +1049,6 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             }
             let d = self.direction()?;
             Self::push(steps, Trigger::Then, Action::Face(d));
-            return Ok(());
-        }
-        // "go into battery", "come into action": guns unlimber.
-        if self.at_any(0, &["go", "come", "move", "get"])
-            && self.at_any(1, &["into", "in"])
-            && self.at_any(2, &["battery", "action"])
-        {
-            self.pos += 3;
-            let facing = self.optional_facing()?;
-            self.note("'into battery' read as: unlimber");
-            Self::push(steps, Trigger::Then, Action::Unlimber { facing });
             return Ok(());
         }
         let verb = resolve_verb(raw).or_else(|| verb_alias(raw).map(str::to_string));
@@ -1228,6 +1243,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 }
             }
             _ if (raw == "in" || raw == "at") && !steps.is_empty() => self.arrival_place(steps)?,
+            _ if !steps.is_empty() && self.trailing_formation(steps)? => {}
             _ if self.vocabulary(steps)? => {}
             _ => {
                 return Err(PErr {
@@ -1242,6 +1258,39 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             }
         }
         Ok(())
+    }
+
+    /// "advance to the Brawner fence, line": a formation named alone after
+    /// a step (APSoF III). After a move that names none it is the move's
+    /// formation (taken before moving, as "advance in line to ..."); else
+    /// the unit forms it there, with any facing written after it. Whether
+    /// it was one (nothing is eaten otherwise).
+    fn trailing_formation(&mut self, steps: &mut Vec<Step>) -> PResult<bool> {
+        let save = self.pos;
+        let Some(formation) = self.formation() else {
+            self.pos = save;
+            return Ok(false);
+        };
+        let facing = self.optional_facing()?;
+        if !(self.at_end() || self.at_separator()) {
+            self.pos = save;
+            return Ok(false);
+        }
+        if facing.is_none()
+            && let Some(Step {
+                action: Action::Move(m),
+                ..
+            }) = steps.last_mut()
+            && m.formation.is_none()
+        {
+            m.formation = Some(formation);
+            return Ok(true);
+        }
+        steps.push(Step {
+            trigger: Trigger::Then,
+            action: Action::Form { formation, facing },
+        });
+        Ok(true)
     }
 
     /// Two orders for the unit being ordered, from the scenario being
@@ -1296,6 +1345,17 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         } else {
             "then hold"
         };
+        // "hold the fence until the Yankees are within 50 yards, then
+        // charge": a condition. Orders are carried out as written from the
+        // turn they take effect (APSoF I.C.1); nothing waits on an event.
+        if self.at_any(
+            0,
+            &["until", "till", "if", "when", "unless", "once", "whenever"],
+        ) {
+            return self.err(format!(
+                "'{rest}' is a condition Adjutant cannot wait for: an order is carried out as written from the turn it takes effect. Write '{unit}: {read}' now and send what should follow in the turn it is needed, or leave out '{rest}'"
+            ));
+        }
         self.err(format!(
             "'{rest}' after '{read}' is not understood, so this order is not taken; end the order before it, or give it as another order after ';' or 'then', as in '{unit}: {read}; {then}'"
         ))
@@ -1307,6 +1367,14 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 .ctx
                 .example_place()
                 .unwrap_or_else(|| "(34, 12)".to_string());
+            // "advance until in range of C": a move must have a place; the
+            // rules cannot stop it on an event (APSoF I.C.1, IV).
+            if self.at_any(0, &["until", "till", "if", "when", "unless"]) {
+                return Err(self.err(format!(
+                    "a move needs a place, and '{} ...' is a condition Adjutant cannot wait for; write where to go, as in '{verb} to {example}' or '{verb} toward B' (an enemy by its letter), and send the next order in the turn it is needed",
+                    self.word_at(0).unwrap_or_default()
+                )));
+            }
             return Err(self.expected(&format!(
                 "a place after '{verb}', such as 'to {example}', 'to (34, 12)', 'NE 200 yards' or 'behind {}'",
                 self.ctx.example_unit().unwrap_or_else(|| "a unit".to_string())
@@ -1735,6 +1803,19 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             Formation::Limbered
         } else if self.eat_word("unlimbered") {
             Formation::Unlimbered
+        } else if let Some(f) = self.word_at(0).and_then(|w| {
+            // One slip of the pen in a long formation name ("colum",
+            // "skirmshers").
+            [
+                ("column", Formation::Column),
+                ("skirmishers", Formation::Skirmish),
+            ]
+            .into_iter()
+            .find(|(name, _)| w.len() >= 5 && strsim::damerau_levenshtein(w, name) == 1)
+            .map(|(_, f)| f)
+        }) {
+            self.pos += 1;
+            f
         } else {
             return None;
         };
@@ -1810,6 +1891,51 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             },
         });
         Ok(())
+    }
+
+    /// "the regiment marked F", "the battery designated C", "the enemy
+    /// shown as B": the words before a designation, eaten when one
+    /// follows them (the designation itself is left to be read).
+    fn skip_to_marked_designation(&mut self) {
+        const KINDS: &[&str] = &[
+            "the", "enemy", "enemy's", "rebel", "reb", "yankee", "federal", "regiment", "battery",
+            "unit", "infantry", "guns", "line", "troops", "body",
+        ];
+        const MARKS: &[&str] = &[
+            "marked",
+            "designated",
+            "labelled",
+            "labeled",
+            "lettered",
+            "called",
+            "shown",
+            "known",
+            "identified",
+            "reported",
+        ];
+        let mut k = 0;
+        while k < 4 && self.at_any(k, KINDS) {
+            k += 1;
+        }
+        if !self.at_any(k, MARKS) {
+            return;
+        }
+        k += 1;
+        if self.at_word_k(k, "as") {
+            k += 1;
+        }
+        let capital_a = self
+            .toks
+            .get(self.pos + k)
+            .is_some_and(|t| self.text.get(t.start..t.end) == Some("A"));
+        if self.designation_at(k) || capital_a {
+            self.pos += k;
+        }
+    }
+
+    /// Whether the word `k` tokens ahead is `w`.
+    fn at_word_k(&self, k: usize, w: &str) -> bool {
+        self.word_at(k) == Some(w)
     }
 
     /// A capital "A" standing alone: the designation A (the bare letter
@@ -2165,9 +2291,12 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     /// One to three compass words ("north west", "NW", "north-north-east").
     fn compass(&mut self) -> Option<f64> {
         let mut letters = String::new();
-        let mut used = 0;
+        // "due south": the same as "south".
+        let due =
+            usize::from(self.at_word("due") && self.word_at(1).and_then(compass_letters).is_some());
+        let mut used = due;
         let mut best: Option<(usize, f64)> = None;
-        while used < 3 {
+        while used < 3 + due {
             let Some(l) = self.word_at(used).and_then(compass_letters) else {
                 break;
             };
@@ -2268,6 +2397,21 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             trigger: Trigger::Then,
             action,
         });
+        // "fire on D then E": the same fire at the next target after.
+        while self.at_word("then")
+            && self.designation_at(1)
+            && self
+                .toks
+                .get(self.pos + 2)
+                .is_none_or(|t| matches!(t.tok, Tok::Punct(_)) || t.is_word("then"))
+        {
+            self.pos += 1;
+            let next = self.fire_target()?;
+            steps.push(Step {
+                trigger: Trigger::Then,
+                action: Action::Fire(next),
+            });
+        }
         Ok(())
     }
 
@@ -2298,6 +2442,13 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                     continue;
                 }
                 if self.eat_any(&["at", "on", "upon", "into"]).is_some() {
+                    target = Some(self.fire_target()?);
+                    continue;
+                }
+                // Umpire's shorthand: "fire E", "fire enemy C".
+                if self.designation_at(0)
+                    || (self.at_any(0, &["enemy", "enemies"]) && self.designation_at(1))
+                {
                     target = Some(self.fire_target()?);
                     continue;
                 }
@@ -2765,6 +2916,25 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         if self.eat_word("will") || self.eat_word("anything") || self.eat_word("them") {
             return Ok(FireTarget::AtWill);
         }
+        // "fire at whatever comes out of the woods", "at anyone who shows
+        // himself": no one target, so at will — at what comes into its
+        // fire zone (APSoF V.C); the rest of the clause says which, and is
+        // colour.
+        if self.at_any(
+            0,
+            &["whatever", "whoever", "anyone", "anybody", "everything"],
+        ) {
+            let start = self.here();
+            while !self.at_end() && !self.at_separator() && !self.at_word("then") {
+                self.pos += 1;
+            }
+            let said = self.written(start, self.last_end());
+            self.note(format!(
+                "'{said}' read as: fire at will, at what comes into its fire zone"
+            ));
+            return Ok(FireTarget::AtWill);
+        }
+        self.skip_to_marked_designation();
         if let Some(u) = self.designation_a() {
             return Ok(FireTarget::Unit(u));
         }
@@ -2872,6 +3042,9 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             &["here"],
             &["fast"],
             &["in", "place"],
+            &["in", "reserve"],
+            &["as", "a", "reserve"],
+            &["in", "position"],
             &["where", "you", "are"],
             &["this", "position"],
             &["this", "ground"],
@@ -2907,7 +3080,13 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             let save = self.pos;
             self.eat_any(&["your", "its", "their", "our", "the", "this", "his"]);
             self.eat_any(&["present", "current", "own", "same"]);
-            if self
+            // "hold positon": one slip of the pen in 'position'.
+            let slip = self
+                .word_at(0)
+                .is_some_and(|w| strsim::damerau_levenshtein(w, "position") == 1);
+            if slip {
+                self.pos += 1;
+            } else if self
                 .eat_any(&["ground", "position", "line", "place", "post", "station"])
                 .is_none()
             {
@@ -4438,6 +4617,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         if let Some(p) = self.relative_place()? {
             return Ok(p);
         }
+        self.skip_to_marked_designation();
         if let Some(u) = self.designation_a() {
             return Ok(self.ctx.locate(PlaceRef::Unit(u), from, false));
         }
@@ -4475,6 +4655,11 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 from.x + (x.x - from.x) * t,
                 from.y + (x.y - from.y) * t,
             ));
+        }
+        // "ride to Gibbon", "to the support of General Gibbon": where an
+        // officer of his own side stands (never an enemy's).
+        if let Some(p) = self.side_officer_place() {
+            return Ok(p);
         }
         let far = self.eat_words(&["the", "far", "edge", "of"])
             || self.eat_words(&["far", "edge", "of"])
@@ -4804,7 +4989,17 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         let ok = (self.eat_words(&["in", "front", "of"]) && !self.at_any(0, &["us", "you", "it"]))
             || self.eat_words(&["next", "to"])
             || self.eat_words(&["close", "to"])
-            || self.eat_any(&["near", "nearest", "beside"]).is_some();
+            || self.eat_words(&["in", "rear", "of"])
+            || self
+                .eat_any(&[
+                    "near",
+                    "nearest",
+                    "beside",
+                    "behind",
+                    "beyond",
+                    "overlooking",
+                ])
+                .is_some();
         if !ok {
             self.pos = save;
             return None;
@@ -5621,6 +5816,54 @@ impl<'c, 'a> OrderParser<'c, 'a> {
 
     /// An officer's move: "ride to the orchard, then to the farm at the
     /// gallop" (APSoF IV.D: no orders needed; double time allowed).
+    /// An officer of the player's own side named here ("Gibbon", "Gen.
+    /// King", "the support of General Gibbon"), eaten, and where he stands.
+    fn side_officer_place(&mut self) -> Option<Pos> {
+        const RANKS: &[&str] = &[
+            "the",
+            "support",
+            "of",
+            "gen",
+            "genl",
+            "general",
+            "col",
+            "colonel",
+            "maj",
+            "major",
+            "capt",
+            "captain",
+            "brig",
+            "brigadier",
+            ".",
+        ];
+        let officers = self.ctx.side_officers();
+        let mut k = self.pos;
+        while self
+            .toks
+            .get(k)
+            .and_then(Token::word)
+            .is_some_and(|w| RANKS.contains(&norm_word(w).as_str()))
+            || self.toks.get(k).is_some_and(|t| t.is_punct('.'))
+        {
+            k += 1;
+        }
+        for n in (1..=2).rev() {
+            let Some(name) = self.toks.get(k..k + n) else {
+                continue;
+            };
+            if name.iter().any(|t| t.word().is_none()) {
+                continue;
+            }
+            if let Lookup::Found(id) = lookup_exact(&token_words(name), &officers)
+                && let Some(o) = self.ctx.state.officer(id)
+            {
+                self.pos = k + n;
+                return Some(o.position);
+            }
+        }
+        None
+    }
+
     pub fn officer_move(&mut self, officer: OfficerId) -> PResult<OfficerMove> {
         let mut waypoints: Vec<Pos> = Vec::new();
         let mut double_time = false;
@@ -6013,6 +6256,16 @@ fn resolve_verb(w: &str) -> Option<String> {
     if VERBS.contains(&w) {
         return Some(w.to_string());
     }
+    // The third person of prose and umpire's narrative ("Gibbon rides to
+    // ...", "the 4th Virginia falls back", "the battery goes forward").
+    for suffix in ["s", "es"] {
+        if let Some(stem) = w.strip_suffix(suffix)
+            && stem.len() >= 2
+            && VERBS.contains(&stem)
+        {
+            return Some(stem.to_string());
+        }
+    }
     if w.chars().count() == 4 {
         // A short verb with two letters swapped ("hodl", "mvoe", "fier").
         let swapped: Vec<&&str> = VERBS
@@ -6043,6 +6296,13 @@ fn resolve_verb(w: &str) -> Option<String> {
         [one] => Some((**one).to_string()),
         _ => None,
     }
+}
+
+/// Whether a word is a verb the order language reads (one of its verbs,
+/// an abbreviation of one, or one slip of the pen from one).
+pub(crate) fn is_verb_word(w: &str) -> bool {
+    let w = w.to_lowercase();
+    verb_alias(&w).is_some() || resolve_verb(&w).is_some()
 }
 
 /// The area a closed outline encloses (the shoelace formula).
