@@ -175,7 +175,7 @@ pub fn assess(
         // Our ruling (docs/scenario-format.md): a force with no unit left on
         // the field has lost the battle.
         format!(
-            "The battle is over after turn {last_turn}: a {winner} victory: the {loser} force has no unit left on the field (on objectives: {}).",
+            "The battle is over after turn {last_turn}: a {winner} victory: the {loser} force has no unit left on the field; on objectives ({}).",
             score_words()
         )
     } else if scenario.objectives.is_empty() {
@@ -396,7 +396,7 @@ mod tests {
         let end = assess(&scenario, 24, &|_| Some(s.clone()));
         assert!(
             end.headline.contains(
-                "a Union victory: the Confederate force has no unit left on the field (on objectives: Union 0, Confederate 0)"
+                "a Union victory: the Confederate force has no unit left on the field; on objectives (Union 0, Confederate 0)"
             ),
             "{}",
             end.headline
