@@ -399,6 +399,22 @@ fn command_of(b: &SfrmBattle, gid: GeneralId) -> (Vec<GeneralId>, Vec<UnitId>) {
     (subs, units)
 }
 
+/// The promoted general `new` takes over a vacated command: its
+/// subordinate generals (other than himself) report to him and its units
+/// count as his division (SFRM "Officer Casualties": promotion).
+fn take_over_command(b: &mut SfrmBattle, new: GeneralId, subs: &[GeneralId], units: &[UnitId]) {
+    for x in subs.iter().filter(|x| **x != new) {
+        if let Some(g) = b.general_mut(*x) {
+            g.superior = Some(new);
+        }
+    }
+    for u in units {
+        if let Some(u) = b.unit_mut(*u) {
+            u.division = Some(new);
+        }
+    }
+}
+
 /// Fill the command `role` that `vacated` held over `subs` and `units`.
 fn fill(
     b: &mut SfrmBattle,
@@ -432,16 +448,7 @@ fn fill(
                 s.role = (s.rank != role).then_some(role);
                 s.superior = superior;
             }
-            for x in subs.iter().filter(|x| **x != sid) {
-                if let Some(g) = b.general_mut(*x) {
-                    g.superior = Some(sid);
-                }
-            }
-            for u in &units {
-                if let Some(u) = b.unit_mut(*u) {
-                    u.division = Some(sid);
-                }
-            }
+            take_over_command(b, sid, &subs, &units);
             ev.push(SfrmEvent::Promoted {
                 removed: vacated,
                 promoted: sid,
@@ -486,16 +493,7 @@ fn fill(
             if let Some(u) = b.unit_mut(brigade.id) {
                 u.elements -= 1;
             }
-            for u in &units {
-                if let Some(u) = b.unit_mut(*u) {
-                    u.division = Some(id);
-                }
-            }
-            for x in &subs {
-                if let Some(g) = b.general_mut(*x) {
-                    g.superior = Some(id);
-                }
-            }
+            take_over_command(b, id, &subs, &units);
             ev.push(SfrmEvent::Promoted {
                 removed: vacated,
                 promoted: id,
