@@ -463,3 +463,50 @@ fn a_unit_ordered_in_one_paragraph_and_refused_in_another_is_not_said_to_keep_ol
     );
     assert_eq!(orders_of(&g, "6th Wisconsin"), 1);
 }
+
+/// A destroyed regiment takes no orders, and the receipt does not say it
+/// "keeps its previous orders" (it has none to keep): found playing Baylor.
+#[test]
+fn a_destroyed_unit_is_refused_and_not_said_to_keep_its_orders() {
+    let g = GameDir::with_scenario("gone", BRAWNER);
+    let db = g.db();
+    let units: String = db
+        .query_row(
+            "SELECT json_extract(state_json, '$.battle.units') FROM turns WHERE status = 'open'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let units: Vec<serde_json::Value> = serde_json::from_str(&units).unwrap();
+    let i = units
+        .iter()
+        .position(|u| u["name"] == "7th Wisconsin")
+        .unwrap();
+    // The snapshot is immutable by trigger; this test stands in for a
+    // regiment destroyed in an earlier turn.
+    db.execute_batch(&format!(
+        "DROP TRIGGER turns_snapshot_immutable;
+         UPDATE turns SET state_json = json_set(state_json, '$.battle.units[{i}].castings', 0)
+         WHERE status = 'open';"
+    ))
+    .unwrap();
+    g.order_mail(
+        "gibbon1",
+        "gibbon@example.test",
+        "Gibbon",
+        "7th Wisconsin: advance to the Brawner farm\n\n19th Indiana: hold\n",
+    );
+    g.run_once();
+    let out = receipts_to(&g, "gibbon@example.test");
+    assert!(
+        out.contains(
+            "the 7th Wisconsin is out of the battle (it was destroyed) and can take no orders"
+        ),
+        "{out}"
+    );
+    assert!(
+        !out.contains("keep their previous orders: 7th Wisconsin"),
+        "{out}"
+    );
+    assert_eq!(orders_of(&g, "19th Indiana"), 1);
+}

@@ -573,7 +573,13 @@ fn kept_units(
         if e.units.is_empty() {
             out.push((String::new(), e.line));
         }
-        for u in &e.units {
+        // A unit out of the battle has no orders to keep: its refusal says
+        // so on its own.
+        let live = e
+            .units
+            .iter()
+            .filter(|u| pctx.state.unit(**u).is_some_and(|x| !x.out_of_battle()));
+        for u in live {
             let name = pctx.call_unit(*u);
             let list = if ordered.contains(u) {
                 &mut elsewhere
