@@ -135,16 +135,26 @@ fn fire_save_working(
     save_total: u32,
     morale_lost: u32,
     perilous: bool,
+    why: &[String],
 ) -> String {
     let per = if perilous { 10 } else { 5 };
+    // The side hit is told why its own unit stood in a perilous situation
+    // (its flank, its crossing, its first time under fire): the clause of
+    // V.G, as the firer's working names it.
+    let clause = if !perilous {
+        String::new()
+    } else if why.is_empty() {
+        "; perilous x10, V.G".to_string()
+    } else {
+        format!("; perilous x10, {}", why.join("; "))
+    };
     let rolled = if dice.is_empty() {
         format!("save total {save_total}")
     } else {
         format!("save dice {} = {save_total}", dice_words(dice))
     };
     format!(
-        " Save: {rolled}; morale loss {per} x {casualties} - {save_total} = {morale_lost} (APSoF V.B.1.vi{}).",
-        if perilous { "; perilous x10, V.G" } else { "" }
+        " Save: {rolled}; morale loss {per} x {casualties} - {save_total} = {morale_lost} (APSoF V.B.1.vi{clause})."
     )
 }
 
@@ -1263,6 +1273,7 @@ impl Event {
                         *save_total,
                         *morale_lost,
                         *perilous,
+                        perilous_why,
                     ));
                 }
                 told
@@ -1734,6 +1745,39 @@ mod tests {
         assert_eq!(
             ev.subjects(),
             vec![Subject::Unit(UnitId(7)), Subject::Unit(UnitId(1))]
+        );
+    }
+
+    /// The side hit is told which clause of V.G made its unit's situation
+    /// perilous, not a bare "V.G" (issue #14, found playing the demo).
+    #[test]
+    fn the_side_hit_is_told_why_its_unit_was_perilous() {
+        let ev = Event::Fired {
+            unit: unit(7, 1),
+            target: unit(1, 0),
+            range: 12,
+            base_effectiveness: 4,
+            effectiveness: 2,
+            modifiers: vec!["defender in perilous situation -2".into()],
+            castings_firing: 6,
+            dice_total: 9,
+            casualties: 4,
+            save_total: 23,
+            morale_lost: 17,
+            split_move: false,
+            perilous: true,
+            perilous_why: vec!["V.G.1.ii first fire at troops never under fire".into()],
+            with: vec![],
+            split_fire: false,
+            attack_dice: vec![4, 2, 3],
+            save_dice: vec![4, 1, 3, 6, 6, 3],
+            band: String::new(),
+            alternate: String::new(),
+        };
+        let told = ev.describe_as(&|s| s == SideId(0));
+        assert!(
+            told.contains("perilous x10, V.G.1.ii first fire at troops never under fire)"),
+            "{told}"
         );
     }
 }
