@@ -705,6 +705,13 @@ fn export_turn(
             vis_of.insert(s.side, s.seen);
         }
     }
+    // The fire, contact and capture by which a side may have seen an
+    // enemy's end (`witnessed_ends`), as the reports reckoned it.
+    let witnessing: Vec<crate::rules::iron_brigade::events::Event> = events
+        .iter()
+        .filter(|e| matches!(e.kind.as_str(), "fired" | "contact" | "captured"))
+        .filter_map(|e| serde_json::from_str(&e.data_json).ok())
+        .collect();
     let orders_in_words = after
         .as_ref()
         .map(|s| book_orders(s, &name_of))
@@ -713,7 +720,8 @@ fn export_turn(
     let mut side_turns = Vec::new();
     for side in &truth.sides {
         let vis = vis_of.get(&side.id).cloned().unwrap_or_default();
-        let record = SideSighting::new(truth, side.id, truth.turn, &vis);
+        let record = SideSighting::new(truth, side.id, truth.turn, &vis)
+            .with_ended(crate::report::witnessed_ends(truth, side.id, &witnessing));
         let lk = known.entry(side.id).or_default();
         lk.record(&record);
         sightings.push(record);

@@ -31,7 +31,7 @@ use crate::report::narrative::{side_narrative_named, umpire_narrative};
 use crate::report::view::PendingOrder;
 use crate::report::{
     LastKnown, RefusedMail, ReportError, ReportInputs, Reporter, SideSighting, UmpireInputs,
-    UnitOrders, side_view, umpire_view,
+    UnitOrders, side_view, umpire_view, witnessed_ends,
 };
 use crate::rules::iron_brigade::events::Event;
 use crate::rules::iron_brigade::orders::{BookedOrder, OrderBook};
@@ -147,7 +147,10 @@ pub fn issue_turn_reports(
     let sightings: Vec<SideSighting> = t
         .visibility
         .iter()
-        .map(|(side, vis)| SideSighting::new(t.state, *side, t.state.turn, vis))
+        .map(|(side, vis)| {
+            SideSighting::new(t.state, *side, t.state.turn, vis)
+                .with_ended(witnessed_ends(t.state, *side, t.events))
+        })
         .collect();
     // Carried forward from the turn before (issue #18): re-reading every
     // earlier snapshot made each turn's reports dearer than the last.
@@ -235,6 +238,15 @@ pub fn issue_turn_reports(
             &inputs.enemy_names,
             Some(numbers),
         );
+        // The enemy units the side saw destroyed or driven off the field
+        // this turn, said plainly: they leave its list of enemies seen.
+        if let Some(rec) = sightings.iter().find(|s| s.side == reader.side) {
+            for id in &rec.ended {
+                inputs
+                    .narrative
+                    .push(ended_words(t.state, *id, &inputs.enemy_names));
+            }
+        }
         inputs.refused_mail = refused_since_last_report(tx, t.game_id, &reader)?;
         inputs.dispatches = super::dispatches::report_entries_named(
             t.state,
@@ -625,6 +637,28 @@ pub(super) fn last_known_before(
             ))
         })?
         .collect::<Result<Vec<_>, _>>()?;
+    // The events by which a side may have seen an enemy's end
+    // (`witnessed_ends`): fire, contact and capture.
+    let mut turn_events: HashMap<u32, Vec<Event>> = HashMap::new();
+    let mut ev = tx.prepare(
+        "SELECT t.number, e.data_json FROM events e JOIN turns t ON t.id = e.turn_id
+         WHERE e.game_id = ?1 AND e.kind IN ('fired', 'contact', 'captured')
+           AND t.number < ?2 AND t.superseded_at IS NULL
+         ORDER BY t.number, e.seq",
+    )?;
+    let event_rows = ev
+        .query_map(params![game.0, turn], |r| {
+            Ok((r.get::<_, u32>(0)?, r.get::<_, String>(1)?))
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    for (number, json) in event_rows {
+        let event: Event = serde_json::from_str(&json).map_err(|source| ReportsError::Stored {
+            what: "event",
+            turn: number,
+            source,
+        })?;
+        turn_events.entry(number).or_default().push(event);
+    }
     let mut out: BTreeMap<SideId, LastKnown> = BTreeMap::new();
     let mut states: HashMap<u32, BattleState> = HashMap::new();
     for (number, event, state_json) in rows {
@@ -646,10 +680,33 @@ pub(super) fn last_known_before(
                 e.insert(snap.battle)
             }
         };
-        let rec = SideSighting::new(state, stored.side, state.turn, &stored.seen);
+        let witnessing = match turn_events.get(&number) {
+            Some(events) => witnessed_ends(state, stored.side, events),
+            None => Vec::new(),
+        };
+        let rec =
+            SideSighting::new(state, stored.side, state.turn, &stored.seen).with_ended(witnessing);
         out.entry(stored.side).or_default().record(&rec);
     }
     Ok(out)
+}
+
+/// "Enemy D is destroyed.": an enemy unit whose end the reader's side
+/// witnessed ([`witnessed_ends`]), called as the identity policy says.
+fn ended_words(state: &BattleState, id: UnitId, names: &crate::identity::EnemyNames) -> String {
+    let who = names.call(state, id);
+    let mut who_cap = who.clone();
+    if let Some(first) = who_cap.get(0..1) {
+        who_cap = format!("{}{}", first.to_uppercase(), &who[1..]);
+    }
+    let left = state
+        .unit(id)
+        .is_some_and(|u| u.castings > 0 && u.marks.left_field);
+    if left {
+        format!("{who_cap} is driven off the field and is out of the battle.")
+    } else {
+        format!("{who_cap} is destroyed: no formed body of it is left on the field.")
+    }
 }
 
 /// The last-known maps as they stood after the reports of the turn this

@@ -38,7 +38,7 @@ pub mod view;
 pub use map::{MapLayer, map_svg};
 pub use png::svg_to_png;
 pub use render::{PlayerReport, Reporter, UmpireReport};
-pub use sighting::{LastKnown, LastSeen, SideSighting, Sighting};
+pub use sighting::{LastKnown, LastSeen, SideSighting, Sighting, witnessed_ends};
 pub use view::{
     Dispatch, RefusedMail, ReportInputs, SideView, UmpireInputs, UmpireView, UnitOrders, side_view,
     umpire_view,

@@ -8,6 +8,7 @@
 //! can say "seen at turn 4, 300 yards east of the crossroads" without
 //! looking at where the unit really is now.
 
+use crate::rules::iron_brigade::events::Event;
 use crate::rules::iron_brigade::geometry::footprint;
 use crate::rules::iron_brigade::kinds::{Arm, Formation};
 use crate::rules::iron_brigade::sight::{Observer, Visibility};
@@ -64,6 +65,11 @@ pub struct SideSighting {
     pub turn: u32,
     /// In unit-id order.
     pub seen: Vec<Sighting>,
+    /// Enemy units the side saw destroyed or driven off the field this
+    /// turn ([`witnessed_ends`]): no longer remembered as standing where
+    /// they were last seen. Left out of the JSON while empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ended: Vec<UnitId>,
 }
 
 impl SideSighting {
@@ -92,7 +98,19 @@ impl SideSighting {
                 })
             })
             .collect();
-        SideSighting { side, turn, seen }
+        SideSighting {
+            side,
+            turn,
+            seen,
+            ended: Vec::new(),
+        }
+    }
+
+    /// The record with the enemy units whose end the side witnessed this
+    /// turn (see [`witnessed_ends`]).
+    pub fn with_ended(mut self, ended: Vec<UnitId>) -> SideSighting {
+        self.ended = ended;
+        self
     }
 
     pub fn saw(&self, unit: UnitId) -> bool {
@@ -119,6 +137,11 @@ pub struct LastSeen {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct LastKnown {
     pub units: BTreeMap<UnitId, LastSeen>,
+    /// Enemy units the side saw destroyed or driven off the field, with the
+    /// turn it saw it ([`witnessed_ends`]). Left out of the JSON while
+    /// empty, so maps kept before it read the same.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub ended: BTreeMap<UnitId, u32>,
 }
 
 impl LastKnown {
@@ -147,6 +170,20 @@ impl LastKnown {
                 );
             }
         }
+        for id in &sighting.ended {
+            let turn = self.ended.entry(*id).or_insert(sighting.turn);
+            *turn = (*turn).max(sighting.turn);
+        }
+    }
+
+    /// Whether the side saw the unit's end after (or when) it last saw the
+    /// unit standing: then it is not shown where it was last seen.
+    pub fn is_ended(&self, unit: UnitId) -> bool {
+        match (self.ended.get(&unit), self.units.get(&unit)) {
+            (Some(end), Some(seen)) => *end >= seen.turn,
+            (Some(_), None) => true,
+            (None, _) => false,
+        }
     }
 
     /// The map after a series of records, in any order.
@@ -157,6 +194,40 @@ impl LastKnown {
         }
         lk
     }
+}
+
+/// Enemy units `side` saw come to their end this turn: units out of the
+/// battle now (destroyed, APSoF V.B: no castings left; or gone off the
+/// table, docs/rulings.md "The table edge") that one of the side's own
+/// units fired on, was in contact with or captured from in an event of the
+/// turn. A unit that ended out of the side's sight, or was combined into
+/// another (APSoF VII.C.2, which the enemy cannot tell from afar), is not
+/// witnessed: it stays where it was last seen.
+pub fn witnessed_ends(state: &BattleState, side: SideId, events: &[Event]) -> Vec<UnitId> {
+    let mut out: Vec<UnitId> = Vec::new();
+    for e in events {
+        let pair = match e {
+            Event::Fired { unit, target, .. } => [(unit, target), (target, unit)],
+            Event::Contact { a, b, .. } => [(a, b), (b, a)],
+            Event::Captured {
+                unit, by: Some(by), ..
+            } => [(by, unit), (unit, by)],
+            _ => continue,
+        };
+        for (ours, theirs) in pair {
+            if ours.side != side || theirs.side == side || out.contains(&theirs.id) {
+                continue;
+            }
+            let ended = state
+                .unit(theirs.id)
+                .is_some_and(|u| u.castings == 0 || u.marks.left_field);
+            if ended {
+                out.push(theirs.id);
+            }
+        }
+    }
+    out.sort();
+    out
 }
 
 #[cfg(test)]
@@ -224,5 +295,73 @@ mod tests {
         assert_eq!(a, b);
         assert_eq!(a.units[&UnitId(2)].turn, 5);
         assert_eq!(a.units[&UnitId(2)].position, Pos::new(5.0, 12.0));
+    }
+
+    fn fired(by: &Unit, at: &Unit, casualties: u32) -> Event {
+        use crate::rules::iron_brigade::events::UnitRef;
+        let r = |u: &Unit| UnitRef {
+            id: u.id,
+            side: u.side,
+            name: u.name.clone(),
+        };
+        Event::Fired {
+            unit: r(by),
+            target: r(at),
+            range: 10,
+            base_effectiveness: 4,
+            effectiveness: 2,
+            modifiers: vec![],
+            castings_firing: 6,
+            dice_total: 12,
+            casualties,
+            save_total: 0,
+            morale_lost: 0,
+            split_move: false,
+            perilous: false,
+            perilous_why: vec![],
+            with: vec![],
+            split_fire: false,
+            attack_dice: vec![],
+            save_dice: vec![],
+            band: String::new(),
+            alternate: String::new(),
+        }
+    }
+
+    /// A regiment the side shot to pieces is not remembered as standing
+    /// where it was last seen (found playing the demo: a destroyed enemy
+    /// stayed on the Union's "seen earlier" list at its old place).
+    #[test]
+    fn an_enemy_seen_destroyed_leaves_the_last_known_list() {
+        let mut st = state();
+        let t3 = SideSighting::new(&st, SideId(0), 3, &seen_grey());
+        st.units[1].castings = 0;
+        let ev = vec![fired(&st.units[0], &st.units[1], 15)];
+        assert_eq!(witnessed_ends(&st, SideId(0), &ev), vec![UnitId(2)]);
+        // The side whose unit was destroyed witnesses nothing of its own.
+        assert!(witnessed_ends(&st, SideId(1), &ev).is_empty());
+        let t4 = SideSighting::new(&st, SideId(0), 4, &Visibility::default())
+            .with_ended(witnessed_ends(&st, SideId(0), &ev));
+        let a = LastKnown::from_records([&t3, &t4]);
+        let b = LastKnown::from_records([&t4, &t3]);
+        assert_eq!(a, b, "order-free");
+        assert!(a.is_ended(UnitId(2)));
+        // Stored and read back: `ended` survives the JSON.
+        let json = serde_json::to_string(&a).unwrap();
+        assert_eq!(serde_json::from_str::<LastKnown>(&json).unwrap(), a);
+    }
+
+    /// An enemy that still stands, or one destroyed by others out of the
+    /// side's sight, is not witnessed.
+    #[test]
+    fn only_an_end_the_side_took_part_in_is_witnessed() {
+        let mut st = state();
+        let ev = vec![fired(&st.units[0], &st.units[1], 3)];
+        assert!(
+            witnessed_ends(&st, SideId(0), &ev).is_empty(),
+            "still stands"
+        );
+        st.units[1].castings = 0;
+        assert!(witnessed_ends(&st, SideId(0), &[]).is_empty(), "not seen");
     }
 }

@@ -631,7 +631,12 @@ pub fn side_view(
     let mut remembered: Vec<_> = last_known
         .units
         .iter()
-        .filter(|(id, ls)| !seen_ids.contains(id) && ls.side != side && ls.turn <= state.turn)
+        .filter(|(id, ls)| {
+            !seen_ids.contains(id)
+                && ls.side != side
+                && ls.turn <= state.turn
+                && !last_known.is_ended(**id)
+        })
         .collect();
     remembered.sort_by(|(_, a), (_, b)| {
         b.turn.cmp(&a.turn).then(
