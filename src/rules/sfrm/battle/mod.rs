@@ -59,6 +59,7 @@ pub mod organisation;
 pub mod supply;
 pub mod tables;
 pub mod turn;
+pub mod view;
 
 #[cfg(test)]
 mod tests;
