@@ -53,6 +53,7 @@
 //!   deployment zones; the artillery reserve division and its siege guns
 //!   (army costing).
 
+pub mod language;
 pub mod nouns;
 pub mod orders;
 pub mod organisation;
