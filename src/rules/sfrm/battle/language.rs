@@ -108,6 +108,10 @@ pub struct Understood {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Reading {
     pub orders: TurnOrders,
+    /// The mail line of each order of the writing side's list in
+    /// `orders` (same index as the engine's `OrderRefused::index`), so a
+    /// refusal can be told against the line that made it.
+    pub lines: Vec<usize>,
     pub understood: Vec<Understood>,
     pub errors: Vec<LanguageError>,
 }
@@ -579,8 +583,35 @@ const MOVE_VERBS: &[&str] = &[
 ];
 
 /// A clause for one unit `u`, relative to `anchor` (the centre of the
-/// brigades it goes to, for a division's move to a place).
+/// brigades it goes to, for a division's move to a place). Errors quote
+/// the player's words as he wrote them.
 fn action(cx: &Context, u: &Unit, anchor: Pos, clause: &str) -> Result<Action, String> {
+    action_lower(cx, u, anchor, clause).map_err(|m| restore_case(&m, clause.trim()))
+}
+
+/// Put back the writer's capitals in each `'quoted'` stretch of `msg`
+/// that is a lowercased piece of `orig`.
+fn restore_case(msg: &str, orig: &str) -> String {
+    let lower = orig.to_lowercase();
+    if lower.len() != orig.len() {
+        return msg.to_string();
+    }
+    let parts: Vec<&str> = msg.split('\'').collect();
+    let mut out = String::new();
+    for (i, p) in parts.iter().enumerate() {
+        if i > 0 {
+            out.push('\'');
+        }
+        let restored = (i % 2 == 1)
+            .then(|| lower.find(p).and_then(|at| orig.get(at..at + p.len())))
+            .flatten()
+            .filter(|_| !p.is_empty());
+        out.push_str(restored.unwrap_or(p));
+    }
+    out
+}
+
+fn action_lower(cx: &Context, u: &Unit, anchor: Pos, clause: &str) -> Result<Action, String> {
     let lower = clause.to_lowercase();
     let lower = lower.trim();
     let words: Vec<&str> = lower.split_whitespace().collect();
@@ -1101,6 +1132,7 @@ pub fn parse_orders(cx: &Context, body: &str) -> Reading {
                         orders: vec![o.clone()],
                     });
                     push(&mut r.orders, cx.side, o);
+                    r.lines.push(line_no);
                 }
                 Some(Err(m)) => err(lead, m),
                 None => err(
@@ -1212,11 +1244,19 @@ pub fn parse_orders(cx: &Context, body: &str) -> Reading {
         moved.extend(line_moved);
         for o in &made {
             push(&mut r.orders, cx.side, o.clone());
+            r.lines.push(line_no);
         }
         // A line that made nothing but errors is not said to "hold".
         if made.is_empty() && r.errors.iter().any(|e| e.line == line_no) {
             continue;
         }
+        // "Through" a general only when he passes orders to brigades.
+        let through = through.filter(|_| {
+            made.iter().any(|o| {
+                o.moving_unit().is_some()
+                    || matches!(o, Order::Target { .. } | Order::TargetGeneral { .. })
+            })
+        });
         r.understood.push(Understood {
             line: line_no,
             to: to_name,

@@ -242,7 +242,38 @@ fn clock(minute: u32) -> String {
 }
 
 fn at(p: Pos) -> String {
-    format!("({:.1}, {:.1})", p.x, p.y)
+    // `+ 0.0` turns a negative zero into "0.0", not "-0.0".
+    format!("({:.1}, {:.1})", p.x + 0.0, p.y + 0.0)
+}
+
+/// SFRM Table 3's result in words.
+fn casualty_words(c: &crate::rules::sfrm::table3::OfficerCasualty) -> &'static str {
+    use crate::rules::sfrm::table3::CasualtyResult::*;
+    match c.result {
+        ShotThroughChest => "shot through the chest, mortally wounded",
+        LosesLeg => "hit in the knee and carried off",
+        ThighWound => {
+            "wounded in the thigh, stays in command (-1 command ability and combat value)"
+        }
+        HorseShot => "his horse shot under him (-1 command range)",
+        StaffOfficerHit => "a staff officer beside him hit; no effect",
+        ShotsScatter => "shots scatter about him; no effect",
+        PrivateHit => "a private beside him hit; no effect",
+        ArmWound => "hit in the arm (-1 combat value)",
+        ScalpWound => "a scalp wound, stays in command (-1 command range and ability)",
+        LosesArm => "hit in the shoulder and carried off",
+        Killed => "killed outright",
+    }
+}
+
+/// SFRM Table 5's result in words.
+fn green_words(r: &super::tables::GreenResult) -> String {
+    match r {
+        super::tables::GreenResult::Becomes { quality } => format!("becomes {}", quality.name()),
+        super::tables::GreenResult::RoutAndRemainGreen => {
+            "does not fire, routs and remains green".into()
+        }
+    }
 }
 
 /// Words for every unit and general: own and known enemy by their names,
@@ -436,10 +467,11 @@ fn full_text(n: &Names, e: &SfrmEvent, enemy_strength: bool) -> String {
             result,
             section,
         } => format!(
-            "{}, green, rolls {}+{}: {result:?} ({section}).",
+            "{}, green, rolls {}+{}: {} ({section}).",
             n.unit(*unit),
             dice[0],
-            dice[1]
+            dice[1],
+            green_words(result)
         ),
         Fired {
             firer,
@@ -479,10 +511,11 @@ fn full_text(n: &Names, e: &SfrmEvent, enemy_strength: bool) -> String {
             captured,
             section,
         } => format!(
-            "{} rolls {}+{} on Table 3: {casualty:?}{} ({section}).",
+            "{} rolls {}+{} on Table 3: {}{} ({section}).",
             n.general(*general),
             dice[0],
             dice[1],
+            casualty_words(casualty),
             if *captured { ", taken prisoner" } else { "" }
         ),
         FiredAtGeneral {

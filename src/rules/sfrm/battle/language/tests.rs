@@ -303,6 +303,11 @@ fn sfrm_orders_bad_lines_get_errors_with_suggestions_and_the_rest_counts() {
     assert_eq!(r.errors[1].line, 3);
     assert_eq!(r.errors[1].column, 8);
     assert!(r.errors[1].message.contains("did you mean Henry Hill?"));
+    assert!(
+        r.errors[1].message.contains("no place called 'Henri Hill'"),
+        "{}",
+        r.errors[1].message
+    );
     assert!(r.errors[2].message.contains("try advance"));
     assert!(r.errors[3].message.contains("SFRM Formation Changes"));
     assert!(receipt.contains("line 3, column 8"), "{receipt}");
@@ -409,4 +414,77 @@ fn sfrm_orders_never_panic_on_junk() {
             }
         }
     }
+}
+
+/// A turn played as a stranger would: both sides' mails read, the turn
+/// resolved with real dice, and each side's report checked for the fog.
+#[test]
+fn sfrm_orders_a_whole_turn_by_mail_and_each_sides_report() {
+    use crate::dice::StreamDice;
+    use crate::rules::sfrm::battle::turn::resolve_turn;
+    use crate::rules::sfrm::battle::view::side_view;
+    let b = bull_run();
+    let pl = places();
+    let naming = EnemyNaming::default();
+    let u = Context {
+        battle: &b,
+        side: Side::Union,
+        places: &pl,
+        naming: &naming,
+    };
+    let c = Context {
+        battle: &b,
+        side: Side::Confederate,
+        places: &pl,
+        naming: &naming,
+    };
+    let ru = parse_orders(
+        &u,
+        "From McDowell:\nTyler's division: advance 2 inches north\nHunter: join Porter's brigade\nPorter's brigade will march west 3 inches\n",
+    );
+    let rc = parse_orders(
+        &c,
+        "attach Gen. Jackson to the 33rd Virginia brigade\nEvans: hold\nHampton's Legion: entrench\n",
+    );
+    assert!(
+        ru.errors.is_empty() && rc.errors.is_empty(),
+        "{ru:?} {rc:?}"
+    );
+    let orders = TurnOrders {
+        union: ru.orders.union.clone(),
+        confederate: rc.orders.confederate.clone(),
+    };
+    let mut dice = StreamDice::new([3; 32]);
+    let (after, ev) = resolve_turn(&b, &orders, &mut dice).unwrap();
+    let v = side_view(&after, &ev, Side::Union, &naming);
+    for w in [
+        "33rd Virginia",
+        "Hampton",
+        "Jackson",
+        "Beauregard",
+        "Evans",
+        "Cocke",
+    ] {
+        assert!(!v.narrative.contains(w), "{w}:\n{}", v.narrative);
+    }
+    assert!(v.narrative.contains("Sherman's Brigade"), "{}", v.narrative);
+    let cv = side_view(&after, &ev, Side::Confederate, &naming);
+    for w in [
+        "Sherman", "Keyes", "Porter", "Tyler", "Hunter", "McDowell", "Ricketts",
+    ] {
+        assert!(!cv.narrative.contains(w), "{w}:\n{}", cv.narrative);
+    }
+    if std::env::var_os("SFRM_SHOW").is_some() {
+        println!("{}\n{}\n{}", receipt(&u, &ru), v.narrative, cv.narrative);
+    }
+}
+
+#[test]
+fn sfrm_orders_each_order_knows_its_line_and_a_generals_own_ride_is_not_through_him() {
+    let (r, receipt) = union("Hunter: join Porter's brigade\n\nTyler: entrench\n");
+    assert_eq!(r.lines, vec![1, 3, 3, 3]);
+    assert_eq!(r.orders.union.len(), r.lines.len());
+    assert_eq!(r.understood[0].through, None);
+    assert_eq!(r.understood[1].through, Some(GeneralId(1)));
+    assert!(!receipt.contains("through General Hunter"), "{receipt}");
 }
