@@ -283,6 +283,9 @@ struct Names<'a> {
     /// `None`: the umpire (real names for all).
     side: Option<Side>,
     naming: &'a EnemyNaming,
+    /// Enemy generals the side sees (named only these, and only under
+    /// known identities).
+    seen_generals: BTreeSet<GeneralId>,
 }
 
 impl Names<'_> {
@@ -296,7 +299,10 @@ impl Names<'_> {
 
     fn general(&self, id: GeneralId) -> String {
         match self.b.general(id) {
-            Some(g) if self.side.is_none_or(|s| s == g.side) || self.naming.known => {
+            Some(g)
+                if self.side.is_none_or(|s| s == g.side)
+                    || (self.naming.known && self.seen_generals.contains(&g.id)) =>
+            {
                 format!("General {}", g.name)
             }
             Some(_) => "an enemy general".into(),
@@ -663,6 +669,12 @@ fn met_this_turn(b: &SfrmBattle, side: Side, events: &[SfrmEvent]) -> BTreeSet<U
             SfrmEvent::Fired { firer, target, .. } => vec![*firer, *target],
             SfrmEvent::Charged { unit, target, .. } => vec![*unit, *target],
             SfrmEvent::ContactStands { units, .. } => units.clone(),
+            SfrmEvent::FiredAtGeneral { firer, general, .. } => {
+                if b.general(*general).is_some_and(|g| g.side == side) {
+                    met.insert(*firer);
+                }
+                continue;
+            }
             SfrmEvent::GeneralContacted { by, general, .. } => {
                 if b.general(*general).is_some_and(|g| g.side == side) {
                     met.insert(*by);
@@ -693,6 +705,7 @@ pub fn side_view(
         b,
         side: Some(side),
         naming,
+        seen_generals: seen_generals.clone(),
     };
     let mut seen_events = Vec::new();
     for e in events {
@@ -861,7 +874,7 @@ fn seen_event(
         }),
         FiredAtGeneral { firer, .. } if own_u(firer) => {
             if let FiredAtGeneral { general, .. } = e
-                && (seen_generals.contains(general) || n.naming.known)
+                && seen_generals.contains(general)
             {
                 Some(full(e))
             } else {
@@ -1003,6 +1016,7 @@ pub fn umpire_view(b: &SfrmBattle, events: &[SfrmEvent]) -> UmpireView {
         b,
         side: None,
         naming: &naming,
+        seen_generals: BTreeSet::new(),
     };
     let mut s = format!("Umpire: turn {}.\n", b.turn);
     for e in events {

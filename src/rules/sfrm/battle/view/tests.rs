@@ -526,3 +526,52 @@ fn sfrm_umpire_view_shows_everything() {
     assert_eq!(u.events.len(), busy_turn().len());
     assert_eq!(u.battle.units.len(), 7);
 }
+
+#[test]
+fn sfrm_view_a_general_fired_on_meets_the_firer_and_an_unseen_general_is_never_named() {
+    let mut b = bull_run();
+    b.turn = 1;
+    let ev = vec![
+        SfrmEvent::FiredAtGeneral {
+            firer: UnitId(12),
+            general: GeneralId(1),
+            range: 30.0,
+            terms: vec![],
+            total: 3,
+            definite: 0,
+            remainder: 3,
+            roll: Some(5),
+            casualties: 0,
+            section: "SFRM Combat".into(),
+        },
+        SfrmEvent::FiredAtGeneral {
+            firer: UnitId(1),
+            general: GeneralId(11),
+            range: 26.0,
+            terms: vec![],
+            total: 3,
+            definite: 0,
+            remainder: 3,
+            roll: Some(5),
+            casualties: 0,
+            section: "SFRM Combat".into(),
+        },
+    ];
+    let v = side_view(&b, &ev, Side::Union, &EnemyNaming::known());
+    // Hampton fired on Tyler: he is met, so named in the event ...
+    assert!(
+        v.narrative
+            .contains("Hampton's Legion fires on General Tyler"),
+        "{}",
+        v.narrative
+    );
+    // ... but not placed; and Jackson, unseen, is not named though
+    // identities are known.
+    assert!(!v.narrative.contains("(35.0, 0.0)"));
+    assert!(!v.narrative.contains("Jackson"), "{}", v.narrative);
+    assert!(
+        v.narrative.contains("fires at an enemy general"),
+        "{}",
+        v.narrative
+    );
+}
