@@ -6,6 +6,7 @@
 
 use super::*;
 use crate::rules::sfrm::battle::nouns::Formation;
+use crate::rules::sfrm::battle::orders::SfrmEvent;
 use crate::rules::sfrm::battle::view::tests::bull_run;
 
 fn places() -> Vec<Place> {
@@ -487,4 +488,97 @@ fn sfrm_orders_each_order_knows_its_line_and_a_generals_own_ride_is_not_through_
     assert_eq!(r.understood[0].through, None);
     assert_eq!(r.understood[1].through, Some(GeneralId(1)));
     assert!(!receipt.contains("through General Hunter"), "{receipt}");
+}
+
+/// Under hidden identities no real enemy name reaches either side, over
+/// several turns of fighting with any dice: the receipts, the refusals the
+/// engine words with real names, and the reports.
+#[test]
+fn sfrm_orders_and_reports_never_carry_a_real_enemy_name_under_hidden_identities() {
+    use crate::dice::StreamDice;
+    use crate::rules::sfrm::battle::turn::resolve_turn;
+    use crate::rules::sfrm::battle::view::side_view;
+    let naming = EnemyNaming::default();
+    let pl = places();
+    let union_names = [
+        "Sherman", "Keyes", "Porter", "Ricketts", "Tyler", "Hunter", "McDowell",
+    ];
+    let rebel_names = [
+        "Evans",
+        "33rd Virginia",
+        "Hampton",
+        "Beauregard",
+        "Jackson",
+        "Cocke",
+    ];
+    let (mut fights, mut refusals, mut charges) = (0, 0, 0);
+    for seed in 0..8u8 {
+        let mut b = bull_run();
+        let mut dice = StreamDice::new([seed; 32]);
+        for _ in 0..3 {
+            let u = Context {
+                battle: &b,
+                side: Side::Union,
+                places: &pl,
+                naming: &naming,
+            };
+            let c = Context {
+                battle: &b,
+                side: Side::Confederate,
+                places: &pl,
+                naming: &naming,
+            };
+            let ru = parse_orders(
+                &u,
+                "McDowell: attack the enemy\nSherman: charge the enemy's left\nRicketts's Battery: fire at the nearest enemy\n",
+            );
+            let rc = parse_orders(
+                &c,
+                "Beauregard: attack the enemy\nEvans: charge\nHampton's Legion: advance on Henry Hill\n",
+            );
+            for (text, names) in [
+                (receipt(&u, &ru), &rebel_names[..]),
+                (receipt(&c, &rc), &union_names[..]),
+            ] {
+                for n in names.iter() {
+                    assert!(!text.contains(n), "seed {seed}: {n} in receipt {text}");
+                }
+            }
+            let orders = TurnOrders {
+                union: ru.orders.union,
+                confederate: rc.orders.confederate,
+            };
+            let (after, ev) = resolve_turn(&b, &orders, &mut dice).unwrap();
+            for e in &ev {
+                match e {
+                    SfrmEvent::Fired { .. } => fights += 1,
+                    SfrmEvent::OrderRefused { .. } => refusals += 1,
+                    SfrmEvent::Charged { .. } => charges += 1,
+                    _ => {}
+                }
+            }
+            let uv = side_view(&after, &ev, Side::Union, &naming);
+            let cv = side_view(&after, &ev, Side::Confederate, &naming);
+            for n in rebel_names {
+                assert!(
+                    !uv.narrative.contains(n),
+                    "seed {seed}: {n}\n{}",
+                    uv.narrative
+                );
+            }
+            for n in union_names {
+                assert!(
+                    !cv.narrative.contains(n),
+                    "seed {seed}: {n}\n{}",
+                    cv.narrative
+                );
+            }
+            b = after;
+        }
+    }
+    // The probe did see fighting, refusals and charges.
+    assert!(
+        fights > 0 && refusals > 0 && charges > 0,
+        "{fights} {refusals} {charges}"
+    );
 }
