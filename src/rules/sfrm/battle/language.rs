@@ -1287,7 +1287,8 @@ fn push(t: &mut TurnOrders, side: Side, o: Order) {
 
 /// A point in words: the place within 1" of it if any, else `(x, y)`.
 fn where_(cx: &Context, p: Pos) -> String {
-    let xy = format!("({:.1}, {:.1})", p.x, p.y);
+    // `+ 0.0` turns a negative zero into "0.0".
+    let xy = format!("({:.1}, {:.1})", p.x + 0.0, p.y + 0.0);
     match cx
         .places
         .iter()
@@ -1396,30 +1397,35 @@ pub fn describe(cx: &Context, order: &Order) -> String {
 /// back, the command roll an order through a general waits on, and the
 /// errors.
 pub fn receipt(cx: &Context, r: &Reading) -> String {
-    let mut s = String::new();
+    // (line, text), told in the order of the mail.
+    let mut out: Vec<(usize, String)> = Vec::new();
     for u in &r.understood {
         if u.orders.is_empty() {
-            s.push_str(&format!("line {}: {}: holds\n", u.line, u.to));
+            out.push((u.line, format!("line {}: {}: holds", u.line, u.to)));
             continue;
         }
         if let Some(g) = u.through {
-            s.push_str(&format!(
-                "line {}: through {}: each brigade moves if in command this turn (SFRM Command: the generals' d6 against their command ability, and command range)\n",
+            out.push((
                 u.line,
-                cx.general_name(g)
+                format!(
+                    "line {}: through {}: each brigade moves if in command this turn (SFRM Command: the generals' d6 against their command ability, and command range)",
+                    u.line,
+                    cx.general_name(g)
+                ),
             ));
         }
         for o in &u.orders {
-            s.push_str(&format!("line {}: {}\n", u.line, describe(cx, o)));
+            out.push((u.line, format!("line {}: {}", u.line, describe(cx, o))));
         }
     }
     for e in &r.errors {
-        s.push_str(&format!(
-            "line {}, column {}: {}\n",
-            e.line, e.column, e.message
+        out.push((
+            e.line,
+            format!("line {}, column {}: {}", e.line, e.column, e.message),
         ));
     }
-    s
+    out.sort_by_key(|(line, _)| *line);
+    out.into_iter().map(|(_, t)| t + "\n").collect()
 }
 
 #[cfg(test)]

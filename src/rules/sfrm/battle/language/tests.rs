@@ -312,6 +312,9 @@ fn sfrm_orders_bad_lines_get_errors_with_suggestions_and_the_rest_counts() {
     assert!(r.errors[2].message.contains("try advance"));
     assert!(r.errors[3].message.contains("SFRM Formation Changes"));
     assert!(receipt.contains("line 3, column 8"), "{receipt}");
+    if std::env::var_os("SFRM_SHOW").is_some() {
+        println!("{receipt}");
+    }
 }
 
 #[test]
@@ -469,6 +472,7 @@ fn sfrm_orders_a_whole_turn_by_mail_and_each_sides_report() {
         assert!(!v.narrative.contains(w), "{w}:\n{}", v.narrative);
     }
     assert!(v.narrative.contains("Sherman's Brigade"), "{}", v.narrative);
+    assert!(!receipt(&u, &ru).contains("-0.0"), "{}", receipt(&u, &ru));
     let cv = side_view(&after, &ev, Side::Confederate, &naming);
     for w in [
         "Sherman", "Keyes", "Porter", "Tyler", "Hunter", "McDowell", "Ricketts",
