@@ -1287,8 +1287,7 @@ fn push(t: &mut TurnOrders, side: Side, o: Order) {
 
 /// A point in words: the place within 1" of it if any, else `(x, y)`.
 fn where_(cx: &Context, p: Pos) -> String {
-    // `+ 0.0` turns a negative zero into "0.0".
-    let xy = format!("({:.1}, {:.1})", p.x + 0.0, p.y + 0.0);
+    let xy = super::view::xy(p);
     match cx
         .places
         .iter()

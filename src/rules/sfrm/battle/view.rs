@@ -241,9 +241,15 @@ fn clock(minute: u32) -> String {
     format!("{}:{:02}", m / 60, m % 60)
 }
 
+/// A point as "(x, y)" to a tenth of an inch; a tiny negative (from a
+/// bearing's sine or cosine) never shows as "-0.0".
+pub fn xy(p: Pos) -> String {
+    let r = |v: f64| (v * 10.0).round() / 10.0 + 0.0;
+    format!("({:.1}, {:.1})", r(p.x), r(p.y))
+}
+
 fn at(p: Pos) -> String {
-    // `+ 0.0` turns a negative zero into "0.0", not "-0.0".
-    format!("({:.1}, {:.1})", p.x + 0.0, p.y + 0.0)
+    xy(p)
 }
 
 /// SFRM Table 3's result in words.
