@@ -490,6 +490,27 @@ fn direction(w: &str, facing: f64) -> Option<f64> {
     Some(f64::rem_euclid(b, 360.0))
 }
 
+/// A facing: a compass point or left/right/about, else toward a seen
+/// enemy ("facing the enemy", "facing the enemy's left") or a place
+/// ("facing Henry Hill"). Never finds an unseen enemy.
+fn facing_toward(cx: &Context, u: &Unit, w: &str) -> Option<f64> {
+    let w = w.trim();
+    if let Some(b) = direction(w, u.facing) {
+        return Some(b);
+    }
+    let t = w.strip_prefix("the ").unwrap_or(w);
+    let p = if t.starts_with("enemy") {
+        cx.enemy(w, u.pos)
+            .ok()
+            .and_then(|e| cx.battle.unit(e))
+            .map(|e| e.pos)
+    } else {
+        cx.place(w).ok().map(|(p, _)| p)
+    };
+    p.filter(|p| p.distance(u.pos) > 0.0)
+        .map(|p| u.pos.bearing_to(p))
+}
+
 /// A distance in SFRM inches from "3 inches", "3\"", "400 yards" (Table 1:
 /// 1" = 100 yd).
 fn distance_in(words: &[&str]) -> Option<(f64, usize)> {
@@ -731,7 +752,7 @@ fn action_lower(cx: &Context, u: &Unit, anchor: Pos, clause: &str) -> Result<Act
             let facing = if first == "about" || d == "about" {
                 Some((u.facing + 180.0).rem_euclid(360.0))
             } else {
-                direction(d, u.facing)
+                facing_toward(cx, u, d)
             };
             let facing = facing.ok_or_else(|| {
                 format!("which way is '{d}'? Write a compass point (north, north-east …) or left, right, about")
@@ -747,7 +768,7 @@ fn action_lower(cx: &Context, u: &Unit, anchor: Pos, clause: &str) -> Result<Act
             let (what, facing) = match rest.split_once(" facing ") {
                 Some((w, f)) => (
                     w.trim(),
-                    Some(direction(f, u.facing).ok_or_else(|| {
+                    Some(facing_toward(cx, u, f).ok_or_else(|| {
                         format!(
                             "which way is '{}'? Write a compass point (north, north-east …)",
                             f.trim()

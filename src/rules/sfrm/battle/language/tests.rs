@@ -586,3 +586,29 @@ fn sfrm_orders_and_reports_never_carry_a_real_enemy_name_under_hidden_identities
         "{fights} {refusals} {charges}"
     );
 }
+
+#[test]
+fn sfrm_orders_facing_the_enemy_or_a_place() {
+    // Evans stands at (0, 10): due north of Sherman; the Stone Bridge is
+    // at (10, 5) from Keyes at (6, 0).
+    let (r, _) = union("Sherman: form line facing the enemy\nKeyes: face the Stone Bridge\n");
+    assert!(r.errors.is_empty(), "{:?}", r.errors);
+    match (&r.orders.union[0], &r.orders.union[1]) {
+        (
+            Order::Formation {
+                facing: Some(a), ..
+            },
+            Order::Formation {
+                facing: Some(b), ..
+            },
+        ) => {
+            assert!(a.abs() < 1e-9);
+            assert!((b - Pos::new(6.0, 0.0).bearing_to(Pos::new(10.0, 5.0))).abs() < 1e-9);
+        }
+        o => panic!("{o:?}"),
+    }
+    // An unseen enemy gives no facing.
+    let (r, _) = union("Sherman: face the 33rd Virginia Brigade\n");
+    assert!(r.orders.union.is_empty());
+    assert_eq!(r.errors.len(), 1);
+}
