@@ -816,10 +816,28 @@ fn redact(
     names.sort_by(|a, c| c.0.len().cmp(&a.0.len()).then(a.0.cmp(&c.0)));
     let mut out = text.to_string();
     for (name, call) in names {
-        if out.contains(&name) {
-            out = out.replace(&name, &call);
-        }
+        out = replace_words(&out, &name, &call);
     }
+    out
+}
+
+/// Replace `name` in `text` where it stands as whole words (not inside
+/// another word: "Lee" is not replaced in "Leesburg").
+fn replace_words(text: &str, name: &str, call: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find(name) {
+        let before = rest[..i].chars().next_back();
+        let after = rest[i + name.len()..].chars().next();
+        out.push_str(&rest[..i]);
+        if before.is_some_and(char::is_alphanumeric) || after.is_some_and(char::is_alphanumeric) {
+            out.push_str(name);
+        } else {
+            out.push_str(call);
+        }
+        rest = &rest[i + name.len()..];
+    }
+    out.push_str(rest);
     out
 }
 
@@ -1051,3 +1069,14 @@ pub fn umpire_view(b: &SfrmBattle, events: &[SfrmEvent]) -> UmpireView {
 
 #[cfg(test)]
 pub(crate) mod tests;
+
+#[cfg(test)]
+mod words {
+    #[test]
+    fn sfrm_view_redaction_replaces_whole_words_only() {
+        assert_eq!(
+            super::replace_words("Lee rides to Leesburg; Lee.", "Lee", "an enemy general"),
+            "an enemy general rides to Leesburg; an enemy general."
+        );
+    }
+}
