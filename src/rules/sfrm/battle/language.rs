@@ -1035,7 +1035,6 @@ fn general_clause(cx: &Context, g: GeneralId, clause: &str) -> Option<Result<Ord
         "ride to ",
         "ride on ",
         "gallop to ",
-        "go to ",
         "ride toward ",
         "ride towards ",
     ] {

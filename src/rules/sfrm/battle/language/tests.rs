@@ -612,3 +612,25 @@ fn sfrm_orders_facing_the_enemy_or_a_place() {
     assert!(r.orders.union.is_empty());
     assert_eq!(r.errors.len(), 1);
 }
+
+#[test]
+fn sfrm_orders_a_general_joins_a_brigade_and_his_division_advances() {
+    let (r, _) = union("Tyler: join Keyes's brigade and go to the Stone Bridge\n");
+    assert!(r.errors.is_empty(), "{:?}", r.errors);
+    assert_eq!(
+        r.orders.union[0],
+        Order::Attach {
+            general: GeneralId(1),
+            unit: Some(UnitId(2))
+        }
+    );
+    // "go to" is the division's move, not his ride: three brigades move.
+    assert_eq!(
+        r.orders
+            .union
+            .iter()
+            .filter(|o| matches!(o, Order::Move { .. }))
+            .count(),
+        3
+    );
+}
