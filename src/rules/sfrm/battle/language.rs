@@ -610,26 +610,36 @@ fn action(cx: &Context, u: &Unit, anchor: Pos, clause: &str) -> Result<Action, S
     action_lower(cx, u, anchor, clause).map_err(|m| restore_case(&m, clause.trim()))
 }
 
-/// Put back the writer's capitals in each `'quoted'` stretch of `msg`
-/// that is a lowercased piece of `orig`.
+/// Put back the writer's capitals in the `'quoted'` piece of `msg` that
+/// is a lowercased stretch of whole words of `orig` (the longest such).
 fn restore_case(msg: &str, orig: &str) -> String {
     let lower = orig.to_lowercase();
     if lower.len() != orig.len() {
         return msg.to_string();
     }
-    let parts: Vec<&str> = msg.split('\'').collect();
-    let mut out = String::new();
-    for (i, p) in parts.iter().enumerate() {
-        if i > 0 {
-            out.push('\'');
+    let starts: Vec<usize> = std::iter::once(0)
+        .chain(lower.match_indices(' ').map(|(i, _)| i + 1))
+        .collect();
+    let ends: Vec<usize> = lower
+        .match_indices(' ')
+        .map(|(i, _)| i)
+        .chain(std::iter::once(lower.len()))
+        .collect();
+    let mut best: Option<(usize, usize)> = None;
+    for &i in &starts {
+        for &j in ends.iter().filter(|&&j| j > i) {
+            let (Some(piece), Some(_)) = (lower.get(i..j), orig.get(i..j)) else {
+                continue;
+            };
+            if msg.contains(&format!("'{piece}'")) && best.is_none_or(|(a, b)| j - i > b - a) {
+                best = Some((i, j));
+            }
         }
-        let restored = (i % 2 == 1)
-            .then(|| lower.find(p).and_then(|at| orig.get(at..at + p.len())))
-            .flatten()
-            .filter(|_| !p.is_empty());
-        out.push_str(restored.unwrap_or(p));
     }
-    out
+    match best.and_then(|(i, j)| Some((lower.get(i..j)?, orig.get(i..j)?))) {
+        Some((l, o)) => msg.replacen(&format!("'{l}'"), &format!("'{o}'"), 1),
+        None => msg.to_string(),
+    }
 }
 
 fn action_lower(cx: &Context, u: &Unit, anchor: Pos, clause: &str) -> Result<Action, String> {
@@ -938,11 +948,22 @@ fn movement(
         let p = cx.battle.unit(e).map(|e| e.pos).unwrap_or(u.pos);
         return Ok(Action::Move { to: p, road: false });
     }
-    let (p, _) = cx.place(target)?;
-    Ok(Action::Move {
-        to: shifted(p),
-        road: false,
-    })
+    match cx.place(target) {
+        Ok((p, _)) => Ok(Action::Move {
+            to: shifted(p),
+            road: false,
+        }),
+        // A seen enemy by what the side calls him ("advance on enemy
+        // brigade A"); otherwise the place's answer, the same whether an
+        // unseen enemy of that name exists or not.
+        Err(m) => match cx.enemy(target, u.pos) {
+            Ok(e) => Ok(Action::Move {
+                to: cx.battle.unit(e).map(|e| e.pos).unwrap_or(u.pos),
+                road: false,
+            }),
+            Err(_) => Err(m),
+        },
+    }
 }
 
 /// The orders an action makes for unit `u`.

@@ -634,3 +634,17 @@ fn sfrm_orders_a_general_joins_a_brigade_and_his_division_advances() {
         3
     );
 }
+
+#[test]
+fn sfrm_orders_advance_on_a_seen_enemy_by_name_but_not_an_unseen_one() {
+    let (r, _) = union("Keyes: advance on Evans's Brigade\n");
+    assert!(r.errors.is_empty(), "{:?}", r.errors);
+    assert!(matches!(r.orders.union[0], Order::Move { to, .. } if close(to, Pos::new(0.0, 10.0))));
+    let (hidden, a) = union("Keyes: advance on Hampton's Legion\n");
+    let (missing, b) = union("Keyes: advance on Smith's Legion\n");
+    assert!(hidden.orders.union.is_empty() && missing.orders.union.is_empty());
+    assert_eq!(
+        a.replace("Hampton's Legion", "X"),
+        b.replace("Smith's Legion", "X")
+    );
+}
