@@ -29,7 +29,8 @@
 //! - `charge [ENEMY]` ("Movement"), `attack ENEMY` (a charge when a
 //!   general rides with the brigade, else a move toward the enemy, which
 //!   the engine stops at the stand-off, and fire at it), `fire at ENEMY`
-//!   ("Firing Arc & Target Availability"), `fire at General X`;
+//!   ("Firing Arc & Target Availability"), `fire at General X` (a seen general
+//!   not riding with a unit, named only when identities are known);
 //! - to a general himself: `ride to PLACE`, `join`/`ride with`/`attach to
 //!   BRIGADE`, `detach`; and, from any general or on its own line, `attach
 //!   Gen. Jackson to the 33rd Virginia brigade` ("Command" ii).
