@@ -36,6 +36,12 @@
 //!   road, out of supply markers after combat ([`supply`]); the on-road
 //!   rate for march columns on a road; fatigue from each day's combat,
 //!   marching, entrenching and rest, settled when dawn begins.
+//! - orders in words ([`language`]): a mail body read into [`TurnOrders`]
+//!   for one side, never failing, with errors and suggestions; orders to a
+//!   general passed to his brigades; read-backs for the receipt;
+//! - what a side sees ([`view`]): its own units fully, the enemy within
+//!   SFRM sight, the turn's events as that side may know them, a
+//!   narrative, and the umpire's view.
 //!
 //! Not yet built (absent, not pretended):
 //! - a supply train "temporarily in supply for 1 turn" by being removed at
@@ -53,12 +59,14 @@
 //!   deployment zones; the artillery reserve division and its siege guns
 //!   (army costing).
 
+pub mod language;
 pub mod nouns;
 pub mod orders;
 pub mod organisation;
 pub mod supply;
 pub mod tables;
 pub mod turn;
+pub mod view;
 
 #[cfg(test)]
 mod tests;

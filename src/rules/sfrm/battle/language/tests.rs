@@ -1,0 +1,650 @@
+//! Orders in words on the small First Bull Run of the view's fog probes:
+//! the Union has Sherman's, Keyes's and Porter's brigades and Ricketts's
+//! Battery under Tyler and Hunter (divisions) and McDowell (army); it sees
+//! Evans's Brigade, not the 33rd Virginia (woods) nor Hampton's Legion
+//! (reverse slope of Henry Hill).
+
+use super::*;
+use crate::rules::sfrm::battle::nouns::Formation;
+use crate::rules::sfrm::battle::orders::SfrmEvent;
+use crate::rules::sfrm::battle::view::tests::bull_run;
+
+fn places() -> Vec<Place> {
+    [
+        ("Henry Hill", 30.0, 0.0),
+        ("Stone Bridge", 10.0, 5.0),
+        ("Centreville", -30.0, 5.0),
+        ("Sudley Ford", -10.0, 20.0),
+    ]
+    .into_iter()
+    .map(|(n, x, y)| Place {
+        name: n.into(),
+        pos: Pos::new(x, y),
+    })
+    .collect()
+}
+
+fn read(side: Side, naming: &EnemyNaming, body: &str) -> (Reading, String) {
+    let b = bull_run();
+    let pl = places();
+    let cx = Context {
+        battle: &b,
+        side,
+        places: &pl,
+        naming,
+    };
+    let r = parse_orders(&cx, body);
+    let receipt = receipt(&cx, &r);
+    (r, receipt)
+}
+
+fn union(body: &str) -> (Reading, String) {
+    read(Side::Union, &EnemyNaming::known(), body)
+}
+
+fn close(a: Pos, b: Pos) -> bool {
+    a.distance(b) < 1e-6
+}
+
+#[test]
+fn sfrm_orders_to_a_brigade_by_place_and_by_its_commander_name() {
+    let (r, receipt) = union("Sherman's brigade: advance on the Stone Bridge\n");
+    assert!(r.errors.is_empty(), "{:?}", r.errors);
+    assert_eq!(r.orders.union.len(), 1);
+    match &r.orders.union[0] {
+        Order::Move { unit, to, road, .. } => {
+            assert_eq!(*unit, UnitId(1));
+            assert!(close(*to, Pos::new(10.0, 5.0)));
+            assert!(!road);
+        }
+        o => panic!("{o:?}"),
+    }
+    assert!(
+        receipt.contains("Sherman's Brigade: move to Stone Bridge (10.0, 5.0)"),
+        "{receipt}"
+    );
+}
+
+#[test]
+fn sfrm_orders_through_a_division_go_to_each_brigade_keeping_their_places() {
+    // Tyler has Sherman (0,0), Keyes (6,0) and Ricketts (3,-2): centre
+    // (3, -2/3). To Henry Hill (30, 0) each moves by (27, 2/3).
+    let (r, receipt) = union("Tyler's division: advance on Henry Hill\n");
+    assert!(r.errors.is_empty(), "{:?}", r.errors);
+    let moves: Vec<(UnitId, Pos)> = r
+        .orders
+        .union
+        .iter()
+        .filter_map(|o| match o {
+            Order::Move { unit, to, .. } => Some((*unit, *to)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(moves.len(), 3);
+    assert!(close(moves[0].1, Pos::new(27.0, 2.0 / 3.0)));
+    assert!(close(moves[1].1, Pos::new(33.0, 2.0 / 3.0)));
+    assert_eq!(r.understood[0].through, Some(GeneralId(1)));
+    assert!(receipt.contains("through General Tyler"), "{receipt}");
+    assert!(receipt.contains("SFRM Command"), "{receipt}");
+    // The army general's order reaches every brigade of both divisions.
+    let (r, _) = union("McDowell: form line facing north\n");
+    assert_eq!(r.orders.union.len(), 4);
+    assert!(r.orders.union.iter().all(|o| matches!(
+        o,
+        Order::Formation {
+            formation: Formation::Line,
+            facing: Some(f),
+            ..
+        } if *f == 0.0
+    )));
+}
+
+#[test]
+fn sfrm_orders_compass_and_distance_in_inches_and_yards() {
+    let (r, _) = union(
+        "Sherman: advance 3 inches north-east\nKeyes: retire 400 yards south\nPorter: move west 2\"\n",
+    );
+    assert!(r.errors.is_empty(), "{:?}", r.errors);
+    let to: Vec<Pos> = r
+        .orders
+        .union
+        .iter()
+        .filter_map(|o| match o {
+            Order::Move { to, .. } => Some(*to),
+            _ => None,
+        })
+        .collect();
+    assert!(close(to[0], Pos::new(0.0, 0.0).step(45.0, 3.0)));
+    // 400 yards = 4" at Table 1's 1" = 100 yd.
+    assert!(close(to[1], Pos::new(6.0, -4.0)));
+    assert!(close(to[2], Pos::new(-12.0, 0.0)));
+    // "advance" alone: a whole Table 4 line allowance (foot, 8") ahead.
+    let (r, _) = union("Sherman: advance\n");
+    assert!(matches!(r.orders.union[0], Order::Move { to, .. } if close(to, Pos::new(0.0, 8.0))));
+}
+
+#[test]
+fn sfrm_orders_march_by_the_road_to_a_place() {
+    let (r, receipt) = union("Keyes's brigade: march by the turnpike to Centreville\n");
+    assert!(r.errors.is_empty(), "{:?}", r.errors);
+    match r.orders.union[0] {
+        Order::Move { unit, to, road, .. } => {
+            assert_eq!(unit, UnitId(2));
+            assert!(road);
+            assert!(close(to, Pos::new(-30.0, 5.0)));
+        }
+        ref o => panic!("{o:?}"),
+    }
+    assert!(receipt.contains("by the road"), "{receipt}");
+}
+
+#[test]
+fn sfrm_orders_cross_then_attack_the_enemy_flank_fires_after_the_move() {
+    let (r, receipt) =
+        union("Sherman's brigade will cross at the Ford and attack the enemy's left\n");
+    assert!(r.errors.is_empty(), "{:?}", r.errors);
+    assert_eq!(
+        r.orders.union,
+        vec![
+            Order::Move {
+                unit: UnitId(1),
+                to: Pos::new(-10.0, 20.0),
+                front_rank: None,
+                road: false
+            },
+            Order::Target {
+                unit: UnitId(1),
+                target: UnitId(10)
+            }
+        ]
+    );
+    assert!(receipt.contains("fire at Evans's Brigade"), "{receipt}");
+}
+
+#[test]
+fn sfrm_orders_charge_needs_no_name_and_attack_charges_with_a_general() {
+    let (r, _) = union("Sherman: charge\n");
+    assert_eq!(
+        r.orders.union,
+        vec![Order::Charge {
+            unit: UnitId(1),
+            target: UnitId(10)
+        }]
+    );
+    // Without a general attached, "attack" moves on the enemy and fires.
+    let (r, _) = union("Keyes: attack the enemy\n");
+    assert_eq!(r.orders.union.len(), 2);
+    assert!(matches!(r.orders.union[1], Order::Target { target, .. } if target == UnitId(10)));
+}
+
+#[test]
+fn sfrm_orders_generals_ride_attach_and_detach() {
+    let (r, receipt) = union(
+        "Tyler: ride to the Stone Bridge\nHunter: join Porter's brigade\nattach Gen. McDowell to Sherman's brigade\n",
+    );
+    assert!(r.errors.is_empty(), "{:?}", r.errors);
+    assert_eq!(
+        r.orders.union,
+        vec![
+            Order::GeneralMove {
+                general: GeneralId(1),
+                to: Pos::new(10.0, 5.0)
+            },
+            Order::Attach {
+                general: GeneralId(2),
+                unit: Some(UnitId(3))
+            },
+            Order::Attach {
+                general: GeneralId(3),
+                unit: Some(UnitId(1))
+            },
+        ]
+    );
+    assert!(receipt.contains("General McDowell: attach to Sherman's Brigade"));
+    let (r, _) = union("Hunter: detach\n");
+    assert_eq!(
+        r.orders.union,
+        vec![Order::Attach {
+            general: GeneralId(2),
+            unit: None
+        }]
+    );
+}
+
+#[test]
+fn sfrm_orders_confederate_attach_jackson_to_his_brigade_and_hold() {
+    let (r, receipt) = read(
+        Side::Confederate,
+        &EnemyNaming::known(),
+        "attach Gen. Jackson to the 33rd Virginia brigade\nEvans: hold the Stone Bridge\nCocke: entrench\n",
+    );
+    // Evans's Brigade has its move from line 2: Cocke's entrench reaches
+    // only Hampton's Legion, and the receipt says why.
+    assert_eq!(r.errors.len(), 1, "{:?}", r.errors);
+    assert_eq!((r.errors[0].line, r.errors[0].column), (3, 8));
+    assert!(
+        r.errors[0]
+            .message
+            .contains("Evans's Brigade already has its move")
+    );
+    assert_eq!(
+        r.orders.confederate[0],
+        Order::Attach {
+            general: GeneralId(11),
+            unit: Some(UnitId(11))
+        }
+    );
+    // Evans's Brigade stands at (0, 10): holding the bridge is a move there.
+    assert!(matches!(
+        r.orders.confederate[1],
+        Order::Move { unit, to, .. } if unit == UnitId(10) && close(to, Pos::new(10.0, 5.0))
+    ));
+    // Cocke commands Evans's Brigade and Hampton's Legion.
+    assert_eq!(
+        &r.orders.confederate[2..],
+        &[Order::Entrench { unit: UnitId(12) }]
+    );
+    assert!(receipt.contains("Hampton's Legion: entrench"), "{receipt}");
+}
+
+#[test]
+fn sfrm_orders_formations_wheel_rally_and_rout() {
+    let (r, _) = union(
+        "Sherman: form march column\nKeyes: wheel left 30 degrees\nPorter: rally\nRicketts's Battery: face about\n",
+    );
+    assert!(r.errors.is_empty(), "{:?}", r.errors);
+    assert_eq!(
+        r.orders.union,
+        vec![
+            Order::Formation {
+                unit: UnitId(1),
+                formation: Formation::MarchColumn,
+                facing: None,
+                front_rank: None,
+                mounted: None,
+                prone: None
+            },
+            Order::Wheel {
+                unit: UnitId(2),
+                degrees: -30.0
+            },
+            Order::Unrout {
+                unit: UnitId(3),
+                formation: None
+            },
+            Order::Formation {
+                unit: UnitId(4),
+                formation: Formation::Line,
+                facing: Some(180.0),
+                front_rank: None,
+                mounted: None,
+                prone: None
+            },
+        ]
+    );
+}
+
+#[test]
+fn sfrm_orders_bad_lines_get_errors_with_suggestions_and_the_rest_counts() {
+    let body = "From McDowell:\nShermann: advance\nKeyes: advance on Henri Hill\nPorter: dance\nKeyes: form wedge\n\nSherman: entrench\n";
+    let (r, receipt) = union(body);
+    // The good line still counts.
+    assert_eq!(
+        r.orders.union,
+        vec![Order::Entrench { unit: UnitId(1) }],
+        "{receipt}"
+    );
+    assert_eq!(r.errors.len(), 4, "{:?}", r.errors);
+    assert_eq!((r.errors[0].line, r.errors[0].column), (2, 1));
+    assert!(
+        r.errors[0]
+            .message
+            .contains("did you mean Sherman's Brigade?")
+    );
+    assert_eq!(r.errors[1].line, 3);
+    assert_eq!(r.errors[1].column, 8);
+    assert!(r.errors[1].message.contains("did you mean Henry Hill?"));
+    assert!(
+        r.errors[1].message.contains("no place called 'Henri Hill'"),
+        "{}",
+        r.errors[1].message
+    );
+    assert!(r.errors[2].message.contains("try advance"));
+    assert!(r.errors[3].message.contains("SFRM Formation Changes"));
+    assert!(receipt.contains("line 3, column 8"), "{receipt}");
+    if std::env::var_os("SFRM_SHOW").is_some() {
+        println!("{receipt}");
+    }
+}
+
+#[test]
+fn sfrm_orders_one_move_a_turn() {
+    let (r, _) = union("Sherman: advance north 2 inches; form line\nSherman: entrench\n");
+    assert_eq!(r.orders.union.len(), 1);
+    assert_eq!(r.errors.len(), 2, "{:?}", r.errors);
+    assert!(r.errors[0].message.contains("one movement order a turn"));
+    assert_eq!(r.errors[1].line, 2);
+}
+
+/// The fog in the language: the hidden enemy can be neither aimed at nor
+/// found out, and the answer for a hidden one is the answer for one that
+/// does not exist.
+#[test]
+fn sfrm_orders_never_reveal_an_unseen_enemy() {
+    let (hidden, r1) = union("Sherman: charge the 33rd Virginia Brigade\n");
+    let (missing, r2) = union("Sherman: charge the 99th Nowhere Brigade\n");
+    assert!(hidden.orders.union.is_empty());
+    assert!(missing.orders.union.is_empty());
+    let strip = |s: &str| {
+        s.to_lowercase()
+            .replace("33rd virginia brigade", "x")
+            .replace("99th nowhere brigade", "x")
+    };
+    assert_eq!(strip(&r1), strip(&r2));
+    assert!(!r1.contains("Hampton"));
+    // "the enemy on Henry Hill" finds the seen enemy nearest it, never
+    // Hampton's Legion on its reverse slope.
+    let (r, receipt) = union("Porter: fire at the enemy on Henry Hill\n");
+    assert_eq!(
+        r.orders.union,
+        vec![Order::Target {
+            unit: UnitId(3),
+            target: UnitId(10)
+        }]
+    );
+    assert!(!receipt.contains("Hampton"));
+    // Enemy names are not addressees: the answer lists only our own.
+    let (r, receipt) = union("Hampton's Legion: advance\n");
+    assert!(r.orders.union.is_empty());
+    assert!(
+        !receipt.contains("Hampton's Legion:")
+            || receipt.contains("no brigade or general of yours")
+    );
+    assert!(!r.errors[0].message.contains("Evans"));
+}
+
+#[test]
+fn sfrm_orders_hidden_identities_use_the_designation() {
+    let naming = EnemyNaming {
+        known: false,
+        designations: std::collections::BTreeMap::from([(UnitId(10), "A".to_string())]),
+    };
+    let (r, receipt) = read(Side::Union, &naming, "Sherman: fire at enemy brigade A\n");
+    assert_eq!(
+        r.orders.union,
+        vec![Order::Target {
+            unit: UnitId(1),
+            target: UnitId(10)
+        }]
+    );
+    assert!(
+        receipt.contains("fire at enemy infantry brigade A"),
+        "{receipt}"
+    );
+    assert!(!receipt.contains("Evans"), "{receipt}");
+    // The real name under hidden identities reads as an unknown enemy.
+    let (r, receipt) = read(Side::Union, &naming, "Sherman: fire at Evans's Brigade\n");
+    assert!(r.orders.union.is_empty());
+    assert!(receipt.contains("enemy infantry brigade A"), "{receipt}");
+}
+
+#[test]
+fn sfrm_orders_never_panic_on_junk() {
+    for body in [
+        "",
+        ":",
+        "::::",
+        "Sherman:",
+        "Sherman: advance 1e400 inches north",
+        "Sherman: advance -3 inches north",
+        "Sherman: wheel right NaN",
+        "Sherman: advance to (nan, 3)",
+        "Sherman: advance to (1, 2",
+        "attach",
+        "attach to",
+        "Tyler: ride to",
+        "Sherman: march by the",
+        "Sherman: march by the turnpike",
+        "\u{feff}Sherman: advance ünïcödé ✓",
+        "Sherman's brigade will",
+        "İİİ Sherman will İstanbul; İİ and İ",
+        "Sherman: advance on İİİİ; then İ",
+        "McDowell: charge; charge; and then and",
+    ] {
+        let (r, _) = union(body);
+        for o in &r.orders.union {
+            if let Order::Move { to, .. } = o {
+                assert!(to.x.is_finite() && to.y.is_finite(), "{body}: {o:?}");
+            }
+        }
+    }
+}
+
+/// A turn played as a stranger would: both sides' mails read, the turn
+/// resolved with real dice, and each side's report checked for the fog.
+#[test]
+fn sfrm_orders_a_whole_turn_by_mail_and_each_sides_report() {
+    use crate::dice::StreamDice;
+    use crate::rules::sfrm::battle::turn::resolve_turn;
+    use crate::rules::sfrm::battle::view::side_view;
+    let b = bull_run();
+    let pl = places();
+    let naming = EnemyNaming::default();
+    let u = Context {
+        battle: &b,
+        side: Side::Union,
+        places: &pl,
+        naming: &naming,
+    };
+    let c = Context {
+        battle: &b,
+        side: Side::Confederate,
+        places: &pl,
+        naming: &naming,
+    };
+    let ru = parse_orders(
+        &u,
+        "From McDowell:\nTyler's division: advance 2 inches north\nHunter: join Porter's brigade\nPorter's brigade will march west 3 inches\n",
+    );
+    let rc = parse_orders(
+        &c,
+        "attach Gen. Jackson to the 33rd Virginia brigade\nEvans: hold\nHampton's Legion: entrench\n",
+    );
+    assert!(
+        ru.errors.is_empty() && rc.errors.is_empty(),
+        "{ru:?} {rc:?}"
+    );
+    let orders = TurnOrders {
+        union: ru.orders.union.clone(),
+        confederate: rc.orders.confederate.clone(),
+    };
+    let mut dice = StreamDice::new([3; 32]);
+    let (after, ev) = resolve_turn(&b, &orders, &mut dice).unwrap();
+    let v = side_view(&after, &ev, Side::Union, &naming);
+    for w in [
+        "33rd Virginia",
+        "Hampton",
+        "Jackson",
+        "Beauregard",
+        "Evans",
+        "Cocke",
+    ] {
+        assert!(!v.narrative.contains(w), "{w}:\n{}", v.narrative);
+    }
+    assert!(v.narrative.contains("Sherman's Brigade"), "{}", v.narrative);
+    assert!(!receipt(&u, &ru).contains("-0.0"), "{}", receipt(&u, &ru));
+    let cv = side_view(&after, &ev, Side::Confederate, &naming);
+    for w in [
+        "Sherman", "Keyes", "Porter", "Tyler", "Hunter", "McDowell", "Ricketts",
+    ] {
+        assert!(!cv.narrative.contains(w), "{w}:\n{}", cv.narrative);
+    }
+    if std::env::var_os("SFRM_SHOW").is_some() {
+        println!("{}\n{}\n{}", receipt(&u, &ru), v.narrative, cv.narrative);
+    }
+}
+
+#[test]
+fn sfrm_orders_each_order_knows_its_line_and_a_generals_own_ride_is_not_through_him() {
+    let (r, receipt) = union("Hunter: join Porter's brigade\n\nTyler: entrench\n");
+    assert_eq!(r.lines, vec![1, 3, 3, 3]);
+    assert_eq!(r.orders.union.len(), r.lines.len());
+    assert_eq!(r.understood[0].through, None);
+    assert_eq!(r.understood[1].through, Some(GeneralId(1)));
+    assert!(!receipt.contains("through General Hunter"), "{receipt}");
+}
+
+/// Under hidden identities no real enemy name reaches either side, over
+/// several turns of fighting with any dice: the receipts, the refusals the
+/// engine words with real names, and the reports.
+#[test]
+fn sfrm_orders_and_reports_never_carry_a_real_enemy_name_under_hidden_identities() {
+    use crate::dice::StreamDice;
+    use crate::rules::sfrm::battle::turn::resolve_turn;
+    use crate::rules::sfrm::battle::view::side_view;
+    let naming = EnemyNaming::default();
+    let pl = places();
+    let union_names = [
+        "Sherman", "Keyes", "Porter", "Ricketts", "Tyler", "Hunter", "McDowell",
+    ];
+    let rebel_names = [
+        "Evans",
+        "33rd Virginia",
+        "Hampton",
+        "Beauregard",
+        "Jackson",
+        "Cocke",
+    ];
+    let (mut fights, mut refusals, mut charges) = (0, 0, 0);
+    for seed in 0..8u8 {
+        let mut b = bull_run();
+        let mut dice = StreamDice::new([seed; 32]);
+        for _ in 0..3 {
+            let u = Context {
+                battle: &b,
+                side: Side::Union,
+                places: &pl,
+                naming: &naming,
+            };
+            let c = Context {
+                battle: &b,
+                side: Side::Confederate,
+                places: &pl,
+                naming: &naming,
+            };
+            let ru = parse_orders(
+                &u,
+                "McDowell: attack the enemy\nSherman: charge the enemy's left\nRicketts's Battery: fire at the nearest enemy\n",
+            );
+            let rc = parse_orders(
+                &c,
+                "Beauregard: attack the enemy\nEvans: charge\nHampton's Legion: advance on Henry Hill\n",
+            );
+            for (text, names) in [
+                (receipt(&u, &ru), &rebel_names[..]),
+                (receipt(&c, &rc), &union_names[..]),
+            ] {
+                for n in names.iter() {
+                    assert!(!text.contains(n), "seed {seed}: {n} in receipt {text}");
+                }
+            }
+            let orders = TurnOrders {
+                union: ru.orders.union,
+                confederate: rc.orders.confederate,
+            };
+            let (after, ev) = resolve_turn(&b, &orders, &mut dice).unwrap();
+            for e in &ev {
+                match e {
+                    SfrmEvent::Fired { .. } => fights += 1,
+                    SfrmEvent::OrderRefused { .. } => refusals += 1,
+                    SfrmEvent::Charged { .. } => charges += 1,
+                    _ => {}
+                }
+            }
+            let uv = side_view(&after, &ev, Side::Union, &naming);
+            let cv = side_view(&after, &ev, Side::Confederate, &naming);
+            for n in rebel_names {
+                assert!(
+                    !uv.narrative.contains(n),
+                    "seed {seed}: {n}\n{}",
+                    uv.narrative
+                );
+            }
+            for n in union_names {
+                assert!(
+                    !cv.narrative.contains(n),
+                    "seed {seed}: {n}\n{}",
+                    cv.narrative
+                );
+            }
+            b = after;
+        }
+    }
+    // The probe did see fighting, refusals and charges.
+    assert!(
+        fights > 0 && refusals > 0 && charges > 0,
+        "{fights} {refusals} {charges}"
+    );
+}
+
+#[test]
+fn sfrm_orders_facing_the_enemy_or_a_place() {
+    // Evans stands at (0, 10): due north of Sherman; the Stone Bridge is
+    // at (10, 5) from Keyes at (6, 0).
+    let (r, _) = union("Sherman: form line facing the enemy\nKeyes: face the Stone Bridge\n");
+    assert!(r.errors.is_empty(), "{:?}", r.errors);
+    match (&r.orders.union[0], &r.orders.union[1]) {
+        (
+            Order::Formation {
+                facing: Some(a), ..
+            },
+            Order::Formation {
+                facing: Some(b), ..
+            },
+        ) => {
+            assert!(a.abs() < 1e-9);
+            assert!((b - Pos::new(6.0, 0.0).bearing_to(Pos::new(10.0, 5.0))).abs() < 1e-9);
+        }
+        o => panic!("{o:?}"),
+    }
+    // An unseen enemy gives no facing.
+    let (r, _) = union("Sherman: face the 33rd Virginia Brigade\n");
+    assert!(r.orders.union.is_empty());
+    assert_eq!(r.errors.len(), 1);
+}
+
+#[test]
+fn sfrm_orders_a_general_joins_a_brigade_and_his_division_advances() {
+    let (r, _) = union("Tyler: join Keyes's brigade and go to the Stone Bridge\n");
+    assert!(r.errors.is_empty(), "{:?}", r.errors);
+    assert_eq!(
+        r.orders.union[0],
+        Order::Attach {
+            general: GeneralId(1),
+            unit: Some(UnitId(2))
+        }
+    );
+    // "go to" is the division's move, not his ride: three brigades move.
+    assert_eq!(
+        r.orders
+            .union
+            .iter()
+            .filter(|o| matches!(o, Order::Move { .. }))
+            .count(),
+        3
+    );
+}
+
+#[test]
+fn sfrm_orders_advance_on_a_seen_enemy_by_name_but_not_an_unseen_one() {
+    let (r, _) = union("Keyes: advance on Evans's Brigade\n");
+    assert!(r.errors.is_empty(), "{:?}", r.errors);
+    assert!(matches!(r.orders.union[0], Order::Move { to, .. } if close(to, Pos::new(0.0, 10.0))));
+    let (hidden, a) = union("Keyes: advance on Hampton's Legion\n");
+    let (missing, b) = union("Keyes: advance on Smith's Legion\n");
+    assert!(hidden.orders.union.is_empty() && missing.orders.union.is_empty());
+    assert_eq!(
+        a.replace("Hampton's Legion", "X"),
+        b.replace("Smith's Legion", "X")
+    );
+}
