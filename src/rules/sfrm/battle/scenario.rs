@@ -1257,3 +1257,207 @@ impl Ruleset for SfrmRuleset {
         &[]
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::orders::{Order, SfrmEvent, TurnOrders};
+    use super::super::turn::resolve_turn;
+    use super::*;
+    use crate::dice::StreamDice;
+
+    const BULL_RUN: &str = include_str!("../../../../scenarios/first-bull-run.toml");
+
+    fn problems(text: &str) -> Vec<Problem> {
+        match from_toml_str(text, "t.toml") {
+            Err(e) => e.problems().to_vec(),
+            Ok(_) => Vec::new(),
+        }
+    }
+
+    #[test]
+    fn sfrm_scenario_first_bull_run_loads_with_its_costs() {
+        let s = from_toml_str(BULL_RUN, "first-bull-run.toml").unwrap();
+        assert_eq!(s.name, "First Bull Run");
+        assert_eq!((s.year, s.month), (1861, 7));
+        assert_eq!(s.battle.season, Season::Summer);
+        assert_eq!(s.battle.weather, Weather::Hot);
+        assert_eq!(s.battle.start_minute, 9 * 60 + 30);
+        assert_eq!(s.battle.attacker, Side::Union);
+        assert_eq!(s.last_turn, 17);
+        let burnside = s
+            .battle
+            .units
+            .iter()
+            .find(|u| u.name == "Burnside's brigade")
+            .unwrap();
+        assert_eq!(burnside.quality, None, "green: Table 5 on first combat");
+        assert_eq!(burnside.elements, 8);
+        let costs = s.costs();
+        assert_eq!(costs.len(), 2);
+        assert!(costs.iter().all(|c| c.points > 0 && c.unpriced.is_empty()));
+        let report = check_report(&s);
+        assert!(report.notes[0].contains("army cost"), "{:?}", report.notes);
+        assert!(
+            report.notes[0].contains("SFRM Table 9"),
+            "{:?}",
+            report.notes
+        );
+    }
+
+    #[test]
+    fn sfrm_scenario_problems_come_all_at_once_with_lines() {
+        let text = "[scenario]\nruleset = \"sfrm\"\nname = \"x\"\nstart = \"1861-07-21T09:30\"\n\
+            attacker = \"yankees\"\nweather = \"hot\"\nlast_turn = 3\n\
+            [table]\nwidth = 10\nheight = 10\n\
+            [[units]]\nname = \"A\"\nside = \"union\"\narm = \"infantry\"\nweapon = \"rifle\"\n\
+            elements = 4\nquality = \"green\"\nfacing = 0\nposition = [5, 5]\n\
+            [[units]]\nname = \"B\"\nside = \"confederate\"\narm = \"artillery\"\ngun = \"6-pounder\"\n\
+            elements = 2\nfacing = \"south\"\nposition = [5, 12]\ncolour = \"grey\"\n";
+        let p = problems(text);
+        let find = |path: &str| p.iter().find(|x| x.path == path).cloned();
+        let a = find("scenario.attacker").unwrap();
+        assert_eq!(a.line, Some(5));
+        assert!(a.message.contains("unknown side `yankees`"), "{a:?}");
+        let w = find("units[0].weapon").unwrap();
+        assert!(w.message.contains("did you mean `rifles`?"), "{w:?}");
+        assert!(
+            find("units[1].elements")
+                .unwrap()
+                .message
+                .contains("exactly 1 element")
+        );
+        assert!(
+            find("units[1].position")
+                .unwrap()
+                .message
+                .contains("off the")
+        );
+        assert!(
+            find("units[1].colour")
+                .unwrap()
+                .message
+                .contains("unknown key")
+        );
+        assert!(p.len() >= 5, "{p:?}");
+    }
+
+    #[test]
+    fn sfrm_scenario_needs_its_ruleset_line() {
+        let text = BULL_RUN.replace("ruleset = \"sfrm\"\n", "");
+        let p = problems(&text);
+        assert!(p.iter().any(|x| x.path == "scenario.ruleset"), "{p:?}");
+    }
+
+    #[test]
+    fn iron_brigade_loader_refuses_an_sfrm_scenario() {
+        let e = crate::scenario::Scenario::from_toml_str(BULL_RUN, "first-bull-run.toml")
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("cannot yet play by mail"), "{e}");
+        assert!(e.contains("scenario.ruleset"), "{e}");
+        let other = "[scenario]\nruleset = \"cls3\"\nname = \"x\"\n";
+        let e = crate::scenario::Scenario::from_toml_str(other, "x.toml")
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("unknown ruleset `cls3`"), "{e}");
+        assert!(e.contains("`sfrm`") && e.contains("`iron-brigade`"), "{e}");
+    }
+
+    /// A simple scripted general for both sides: the Union makes for Henry
+    /// House Hill, deploying and charging when close; the Confederates make
+    /// for the hill and hold it in line.
+    fn scripted_orders(b: &SfrmBattle) -> TurnOrders {
+        let hill = Pos::new(45.0, 34.0);
+        let mut orders = TurnOrders::default();
+        for u in b.units.iter().filter(|u| !u.gone() && !u.routed) {
+            if matches!(u.arm, Arm::Supply) {
+                continue;
+            }
+            let enemy = b
+                .units_of(u.side.other())
+                .filter(|e| !matches!(e.arm, Arm::Supply))
+                .min_by(|a, c| a.pos.distance(u.pos).total_cmp(&c.pos.distance(u.pos)));
+            let near = enemy.map(|e| (e.id, e.pos, e.pos.distance(u.pos)));
+            let order = match (u.side, near) {
+                (_, Some((_, at, d))) if d < 8.0 && u.formation == Formation::MarchColumn => {
+                    Order::Formation {
+                        unit: u.id,
+                        formation: Formation::Line,
+                        facing: Some(u.pos.bearing_to(at)),
+                        front_rank: None,
+                        mounted: None,
+                        prone: None,
+                    }
+                }
+                (Side::Union, Some((id, _, d))) if d < 3.0 && u.is_infantry_or_cavalry() => {
+                    Order::Charge {
+                        unit: u.id,
+                        target: id,
+                    }
+                }
+                (Side::Union, Some((_, at, d))) if d < 8.0 => Order::Move {
+                    unit: u.id,
+                    to: at,
+                    front_rank: None,
+                    road: false,
+                },
+                (Side::Confederate, _) if u.pos.distance(hill) < 4.0 => continue,
+                (Side::Confederate, Some((_, _, d))) if d < 8.0 => continue,
+                _ => Order::Move {
+                    unit: u.id,
+                    to: hill,
+                    front_rank: None,
+                    road: false,
+                },
+            };
+            match u.side {
+                Side::Union => orders.union.push(order),
+                Side::Confederate => orders.confederate.push(order),
+            }
+        }
+        orders
+    }
+
+    #[test]
+    fn sfrm_first_bull_run_plays_to_its_last_turn() {
+        let s = from_toml_str(BULL_RUN, "first-bull-run.toml").unwrap();
+        let mut dice = StreamDice::new([21; 32]);
+        let mut b = s.battle.clone();
+        let mut fired = 0;
+        let mut tested = 0;
+        let mut moved = 0;
+        while b.turn < s.last_turn {
+            let orders = scripted_orders(&b);
+            let (next, ev) = resolve_turn(&b, &orders, &mut dice).unwrap();
+            assert_eq!(next.turn, b.turn + 1);
+            for e in &ev {
+                match e {
+                    SfrmEvent::Fired { .. } => fired += 1,
+                    SfrmEvent::GreenTested { .. } => tested += 1,
+                    SfrmEvent::Moved { .. } => moved += 1,
+                    _ => {}
+                }
+            }
+            b = next;
+        }
+        assert_eq!(b.turn, 17);
+        assert_eq!(
+            b.minute_of_turn(b.turn),
+            17 * 60 + 30,
+            "the last turn starts 17:30"
+        );
+        assert!(moved > 0, "the armies moved");
+        assert!(fired > 0, "they fought");
+        assert!(tested > 0, "green brigades saw the elephant (Table 5)");
+        // Same seed, same battle: the engine is deterministic.
+        let mut again = StreamDice::new([21; 32]);
+        let mut c = s.battle.clone();
+        while c.turn < s.last_turn {
+            let orders = scripted_orders(&c);
+            c = resolve_turn(&c, &orders, &mut again).unwrap().0;
+        }
+        assert_eq!(b, c);
+    }
+}
