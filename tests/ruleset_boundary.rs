@@ -140,3 +140,155 @@ fn a_game_keeps_its_ruleset_and_another_rulesets_game_is_refused() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("cannot yet play by mail"), "{err}");
 }
+
+fn calc(args: &[&str]) -> (bool, String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = adjutant(dir.path())
+        .arg("calc")
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn calc_sfrm_combat_prints_tables_6_and_7_and_the_division_by_6() {
+    let (ok, out, err) = calc(&[
+        "sfrm-combat",
+        "--side",
+        "confederate",
+        "--elements",
+        "6",
+        "--weapon",
+        "rifles",
+        "--range",
+        "2",
+        "--modifier",
+        "target-in-cover",
+        "--modifier",
+        "firer-fatigued=2",
+        "--multiples",
+        "1",
+        "--die",
+        "3",
+    ]);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("+6  6 elements x 1 (rifled muskets at 2\") (SFRM Table 6)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("+1  Confederate infantry or cavalry (SFRM Table 7)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("-2  firing unit fatigued (per full level) x 2 (SFRM Table 7)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("10 / 6 = 1 definite casualty, remainder 4"),
+        "{out}"
+    );
+    assert!(out.contains("Result: 2 casualties"), "{out}");
+    // Out of Table 6's range: a clear answer.
+    let (ok, _, err) = calc(&[
+        "sfrm-combat",
+        "--side",
+        "union",
+        "--elements",
+        "3",
+        "--weapon",
+        "rifles",
+        "--range",
+        "3",
+    ]);
+    assert!(!ok);
+    assert!(err.contains("out of range"), "{err}");
+}
+
+#[test]
+fn calc_sfrm_move_command_green_and_cost() {
+    let (ok, out, err) = calc(&[
+        "sfrm-move",
+        "--arm",
+        "infantry",
+        "--formation",
+        "march-column",
+        "--road",
+        "--weather",
+        "rain",
+    ]);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("SFRM Table 4, Foot (march column or limbered, on road): 24\""),
+        "{out}"
+    );
+    assert!(out.contains("x 1/2 = 12\""), "{out}");
+    let (ok, out, _) = calc(&["sfrm-move", "--arm", "infantry", "--rough", "3"]);
+    assert!(ok);
+    assert!(
+        out.contains("3\" costs 6\"; 2\" of allowance left"),
+        "{out}"
+    );
+
+    let (ok, out, err) = calc(&[
+        "sfrm-command",
+        "--rank",
+        "division",
+        "--quality",
+        "regular",
+        "--die",
+        "1",
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.contains("SFRM Table 2: command range"), "{out}");
+    assert!(out.contains("he commands this phase"), "{out}");
+
+    let (ok, out, _) = calc(&["sfrm-green", "--side", "union", "--dice", "3,4"]);
+    assert!(ok);
+    assert!(
+        out.contains("3 + 4 = 7: the unit does not fire, routs and remains green"),
+        "{out}"
+    );
+    let (ok, out, _) = calc(&["sfrm-green", "--side", "confederate", "--dice", "6,4"]);
+    assert!(ok);
+    assert!(out.contains("the unit becomes superior"), "{out}");
+
+    let (ok, out, _) = calc(&[
+        "sfrm-cost",
+        "--side",
+        "union",
+        "--arm",
+        "infantry",
+        "--weapon",
+        "rifles",
+        "--quality",
+        "green",
+        "--elements",
+        "8",
+    ]);
+    assert!(ok);
+    assert!(
+        out.contains(
+            "SFRM Table 9: Union green infantry with rifled muskets per element: 8 x 8 = 64 points."
+        ),
+        "{out}"
+    );
+    let (ok, out, _) = calc(&[
+        "sfrm-cost",
+        "--side",
+        "confederate",
+        "--arm",
+        "general",
+        "--rank",
+        "army",
+        "--quality",
+        "superior",
+    ]);
+    assert!(ok);
+    assert!(out.contains("90 x 3 = 270 points"), "{out}");
+}

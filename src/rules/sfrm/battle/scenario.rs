@@ -241,32 +241,33 @@ fn known_keys(shape: &str) -> Option<&'static [&'static str]> {
 
 // ----- vocabularies -----
 
-const SIDES: &[(&str, Side)] = &[("union", Side::Union), ("confederate", Side::Confederate)];
-const RANKS: &[(&str, Rank)] = &[
+pub(crate) const SIDES: &[(&str, Side)] =
+    &[("union", Side::Union), ("confederate", Side::Confederate)];
+pub(crate) const RANKS: &[(&str, Rank)] = &[
     ("division", Rank::Division),
     ("corps", Rank::Corps),
     ("army", Rank::Army),
 ];
-const QUALITIES: &[(&str, Quality)] = &[
+pub(crate) const QUALITIES: &[(&str, Quality)] = &[
     ("inferior", Quality::Inferior),
     ("regular", Quality::Regular),
     ("superior", Quality::Superior),
 ];
-const SMALL_ARMS: &[(&str, SmallArm)] = &[
+pub(crate) const SMALL_ARMS: &[(&str, SmallArm)] = &[
     ("small-arms", SmallArm::SmallArms),
     ("muskets", SmallArm::Muskets),
     ("carbines", SmallArm::Carbines),
     ("rifles", SmallArm::Rifles),
     ("repeaters", SmallArm::Repeaters),
 ];
-const GUNS: &[(&str, Gun)] = &[
+pub(crate) const GUNS: &[(&str, Gun)] = &[
     ("gatling", Gun::Gatling),
     ("6-pounder", Gun::SixPounder),
     ("12-pounder", Gun::TwelvePounder),
     ("10-pounder-rifled", Gun::TenPounderRifled),
     ("20-pounder-siege", Gun::TwentyPounderSiege),
 ];
-const FORMATIONS: &[(&str, Formation)] = &[
+pub(crate) const FORMATIONS: &[(&str, Formation)] = &[
     ("march-column", Formation::MarchColumn),
     ("line", Formation::Line),
     ("deployed-in-town", Formation::DeployedInTown),
@@ -274,7 +275,7 @@ const FORMATIONS: &[(&str, Formation)] = &[
     ("battle-column", Formation::BattleColumn),
     ("square", Formation::Square),
 ];
-const WEATHERS: &[(&str, Weather)] = &[
+pub(crate) const WEATHERS: &[(&str, Weather)] = &[
     ("clear", Weather::Clear),
     ("cold", Weather::Cold),
     ("rain", Weather::Rain),
@@ -285,7 +286,11 @@ const ARMS: &[&str] = &["infantry", "cavalry", "artillery", "supply"];
 const GROUNDS: &[&str] = &["woods", "town", "river", "sunken-road", "hill"];
 
 /// Look `given` up in `table`, or say what was meant.
-fn pick<T: Copy>(what: &str, given: &str, table: &[(&'static str, T)]) -> Result<T, String> {
+pub(crate) fn pick<T: Copy>(
+    what: &str,
+    given: &str,
+    table: &[(&'static str, T)],
+) -> Result<T, String> {
     let g = given.trim().to_ascii_lowercase();
     table
         .iter()
@@ -1232,7 +1237,7 @@ pub fn check_report(s: &SfrmScenario) -> ScenarioCheck {
 
 /// SFRM's seat in the ruleset registry: *ACW Shit For Real Men* at
 /// brigade scale. Its scenarios load and check and its tables work in
-/// `adjutant calc`; it is not yet playable by mail (no order language,
+/// `adjutant calc` (`calc sfrm-*`); it is not yet playable by mail (no order language,
 /// views or lifecycle glue at this scale yet).
 pub struct SfrmRuleset;
 
@@ -1254,7 +1259,13 @@ impl Ruleset for SfrmRuleset {
     }
 
     fn calc_rules(&self) -> &'static [&'static str] {
-        &[]
+        &[
+            "sfrm-combat",
+            "sfrm-move",
+            "sfrm-command",
+            "sfrm-green",
+            "sfrm-cost",
+        ]
     }
 }
 
