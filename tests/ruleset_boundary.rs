@@ -139,6 +139,22 @@ fn a_game_keeps_its_ruleset_and_another_rulesets_game_is_refused() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("cannot yet play by mail"), "{err}");
+    // Nor are orders read for it by Iron Brigade's order language.
+    g.order_mail(
+        "blue1",
+        "blue@example.test",
+        "Blue",
+        "10th Ohio: advance to the crossroads in line.",
+    );
+    g.run_once();
+    let statuses = g.statuses();
+    assert_eq!(statuses.len(), 1, "{statuses:?}");
+    assert_eq!(statuses[0].0, "refused", "{statuses:?}");
+    assert!(
+        statuses[0].1.contains("cannot yet play by mail"),
+        "{statuses:?}"
+    );
+    assert_eq!(g.count("SELECT count(*) FROM submissions"), 0);
 }
 
 fn calc(args: &[&str]) -> (bool, String, String) {
