@@ -217,6 +217,27 @@ mod tests {
     }
 
     #[test]
+    fn iron_brigade_scenarios_may_name_their_ruleset() {
+        let text = include_str!("../../scenarios/training.toml");
+        let named = text.replacen(
+            "[scenario]\n",
+            "[scenario]\nruleset = \"iron-brigade\"\n",
+            1,
+        );
+        assert_ne!(named, text);
+        let a = crate::scenario::Scenario::from_toml_str(text, "t").unwrap();
+        let b = crate::scenario::Scenario::from_toml_str(&named, "t").unwrap();
+        assert_eq!(a.name, b.name);
+        assert_eq!(ruleset_of_scenario(&named).unwrap().id(), IRON_BRIGADE);
+        let bad = text.replacen("[scenario]\n", "[scenario]\nruleset = 3\n", 1);
+        let e = crate::scenario::Scenario::from_toml_str(&bad, "t")
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("`ruleset` must be a string"), "{e}");
+    }
+
+    #[test]
     fn only_playable_rulesets_pass_the_mail_gate() {
         assert!(require_by_mail(IRON_BRIGADE).is_ok());
         let e = require_by_mail("sfrm").err().unwrap().to_string();
