@@ -226,6 +226,12 @@ pub fn scenario_check(file: &Path, json: bool) -> anyhow::Result<()> {
         for line in &check.notes {
             say!("{line}");
         }
+        if !ruleset.calc_rules().is_empty() {
+            say!(
+                "its tables: adjutant calc {}",
+                ruleset.calc_rules().join(" | ")
+            );
+        }
         if !ruleset.by_mail() {
             say!(
                 "note: {} games cannot be played by mail yet; the scenario is checked only",

@@ -28,6 +28,10 @@ fn scenario_check_reports_each_sides_sfrm_army_cost() {
     assert!(text.contains("army cost"), "{text}");
     assert!(text.contains("(SFRM Table 9)"), "{text}");
     assert!(text.contains("cannot be played by mail yet"), "{text}");
+    assert!(
+        text.contains("adjutant calc sfrm-combat | sfrm-move"),
+        "{text}"
+    );
 
     let out = adjutant(dir.path())
         .args(["scenario", "check", "--json"])
