@@ -19,7 +19,10 @@ use crate::rules::iron_brigade::kinds::{Arm, OfficerRating, Weapon};
 use crate::rules::iron_brigade::morale::{self, RallyOfficer, Side};
 use crate::rules::iron_brigade::weapons;
 use clap::{Args, Parser, Subcommand};
+
+mod sfrm;
 use serde::Serialize;
+pub use sfrm::{SfrmCombatArgs, SfrmCommandArgs, SfrmCostArgs, SfrmGreenArgs, SfrmMoveArgs};
 use std::fmt::Write as _;
 
 /// A calculator failure. Almost all are the user's input; see [`CalcError::is_usage`].
@@ -83,6 +86,16 @@ pub enum CalcRule {
     OfficerCasualty(OfficerCasualtyArgs),
     /// Several units' fire combined at one target (APSoF V.F.1).
     CombinedFire(CombinedFireArgs),
+    /// SFRM brigade scale: one unit's fire (Tables 6 and 7, "Combat").
+    SfrmCombat(SfrmCombatArgs),
+    /// SFRM brigade scale: a move's allowance (Table 4, Table 8 weather).
+    SfrmMove(SfrmMoveArgs),
+    /// SFRM brigade scale: a general's Table 2 statistics and command roll.
+    SfrmCommand(SfrmCommandArgs),
+    /// SFRM brigade scale: a green unit's first combat (Table 5).
+    SfrmGreen(SfrmGreenArgs),
+    /// SFRM brigade scale: army costing (Table 9).
+    SfrmCost(SfrmCostArgs),
 }
 
 #[derive(Debug, Clone, Args)]
@@ -300,6 +313,11 @@ pub fn run(args: &CalcArgs) -> Result<String, CalcError> {
         CalcRule::AlternateFire(a) => render(calc_alternate_fire(a, &mut dice)?, &dice)?,
         CalcRule::OfficerCasualty(a) => render(calc_officer_casualty(a, &mut dice)?, &dice)?,
         CalcRule::CombinedFire(a) => render(calc_combined_fire(a, &mut dice)?, &dice)?,
+        CalcRule::SfrmCombat(a) => render(sfrm::calc_sfrm_combat(a, &mut dice)?, &dice)?,
+        CalcRule::SfrmMove(a) => render(sfrm::calc_sfrm_move(a)?, &dice)?,
+        CalcRule::SfrmCommand(a) => render(sfrm::calc_sfrm_command(a, &mut dice)?, &dice)?,
+        CalcRule::SfrmGreen(a) => render(sfrm::calc_sfrm_green(a, &mut dice)?, &dice)?,
+        CalcRule::SfrmCost(a) => render(sfrm::calc_sfrm_cost(a)?, &dice)?,
     };
     Ok(if args.json { json } else { text })
 }

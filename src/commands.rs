@@ -202,7 +202,45 @@ pub fn demo(dir: &Path, json: bool) -> anyhow::Result<()> {
 
 /// `adjutant scenario check FILE`: needs no config or database.
 pub fn scenario_check(file: &Path, json: bool) -> anyhow::Result<()> {
-    let s = adjutant::scenario::load(file)?;
+    // The ruleset boundary: the scenario's `[scenario] ruleset` picks the
+    // checker (none: Iron Brigade, below).
+    let text = std::fs::read_to_string(file).map_err(|source| {
+        adjutant::scenario::ScenarioError::Read {
+            path: file.to_path_buf(),
+            source,
+        }
+    })?;
+    let ruleset = adjutant::rules::ruleset_of_scenario(&text)
+        .map_err(|e| UsageError(format!("{}: {e}", file.display())))?;
+    if ruleset.id() != adjutant::rules::IRON_BRIGADE {
+        let check = ruleset.check_scenario(&text, &file.display().to_string())?;
+        if json {
+            let mut v = check.json;
+            if let Some(o) = v.as_object_mut() {
+                o.insert("file".into(), serde_json::json!(file));
+                o.insert("by_mail".into(), serde_json::json!(ruleset.by_mail()));
+            }
+            return print_json(&v);
+        }
+        say!("{}: {}", file.display(), check.headline);
+        for line in &check.notes {
+            say!("{line}");
+        }
+        if !ruleset.calc_rules().is_empty() {
+            say!(
+                "its tables: adjutant calc {}",
+                ruleset.calc_rules().join(" | ")
+            );
+        }
+        if !ruleset.by_mail() {
+            say!(
+                "note: {} games cannot be played by mail yet; the scenario is checked only",
+                ruleset.name()
+            );
+        }
+        return Ok(());
+    }
+    let s = adjutant::scenario::Scenario::from_toml_str(&text, &file.display().to_string())?;
     let state = adjutant::game::battle_state_from_scenario(&s);
     state
         .validate()

@@ -28,6 +28,9 @@ pub use replay::{ReplayReport, TurnCheck, replay_game};
 pub enum ArchiveError {
     #[error("no game named `{0}`; `adjutant game list` shows the games")]
     NoSuchGame(String),
+    /// The game's ruleset cannot be replayed by this engine.
+    #[error(transparent)]
+    Ruleset(#[from] crate::rules::RulesetError),
     #[error(transparent)]
     Store(#[from] crate::store::StoreError),
     #[error("database error while reading the archive: {0}")]
@@ -56,7 +59,9 @@ impl ArchiveError {
     /// True when the operator can fix it (exit code 2).
     pub fn is_user_error(&self) -> bool {
         match self {
-            ArchiveError::NoSuchGame(_) | ArchiveError::Write { .. } => true,
+            ArchiveError::NoSuchGame(_) | ArchiveError::Write { .. } | ArchiveError::Ruleset(_) => {
+                true
+            }
             ArchiveError::Store(e) => e.is_user_error(),
             _ => false,
         }

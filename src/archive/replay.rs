@@ -307,6 +307,9 @@ pub fn replay_game(
         .game_seed(game_id)?
         .ok_or_else(|| ArchiveError::NoSuchGame(game.to_string()))?;
     let conn = store.conn();
+    // The ruleset boundary: replay re-runs this engine, so a game of a
+    // ruleset it does not play is refused, not misread.
+    crate::rules::require_by_mail(&crate::store::game_ruleset(conn, game_id)?)?;
     // Every attempt, those set aside by REDO and ROLLBACK included: each
     // must still be what its inputs give.
     let turns = load::all_turns(conn, game_id.0)?;

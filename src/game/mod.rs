@@ -58,6 +58,9 @@ pub enum GameError {
     Roster(#[from] roster::RosterError),
     #[error("the game is created, but its briefings could not be made: {0}")]
     Briefing(#[from] reports::ReportsError),
+    /// The scenario's ruleset is unknown or not yet playable by mail.
+    #[error(transparent)]
+    Ruleset(#[from] crate::rules::RulesetError),
 }
 
 impl GameError {
@@ -68,6 +71,7 @@ impl GameError {
             | GameError::Scenario(_)
             | GameError::InvalidState(_)
             | GameError::Roster(_)
+            | GameError::Ruleset(_)
             | GameError::Deadline(_) => true,
             GameError::Store(e) => e.is_user_error(),
             GameError::Secret(_) | GameError::State(_) | GameError::Briefing(_) => false,

@@ -297,6 +297,9 @@ pub fn new_game(
     now: i64,
     mut secret_for: impl FnMut(&scenario::Player) -> Result<(String, String), GameError>,
 ) -> Result<(NewGame, CreatedGame), GameError> {
+    // The game keeps its scenario's ruleset for life (`games.ruleset`).
+    let ruleset =
+        crate::rules::require_by_mail(crate::rules::ruleset_of_scenario(scenario_toml)?.id())?.id();
     let state = battle_state_from_scenario(s);
     state.validate()?;
     let mut players = Vec::new();
@@ -323,7 +326,7 @@ pub fn new_game(
     }
     let game = NewGame {
         name: name.to_string(),
-        ruleset: "iron-brigade".to_string(),
+        ruleset: ruleset.to_string(),
         scenario_name: s.name.clone(),
         scenario_toml: scenario_toml.to_string(),
         seed,

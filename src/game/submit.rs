@@ -93,13 +93,16 @@ impl OrdersHandler {
         if let Some(n) = self.names.get(&game) {
             return Ok(n.clone());
         }
-        let toml: String = tx
+        let (toml, ruleset): (String, String) = tx
             .query_row(
-                "SELECT scenario_toml FROM games WHERE id = ?1",
+                "SELECT scenario_toml, ruleset FROM games WHERE id = ?1",
                 [game.0],
-                |r| r.get(0),
+                |r| Ok((r.get(0)?, r.get(1)?)),
             )
             .map_err(sql)?;
+        // The ruleset boundary: orders are read by this ruleset's language
+        // only for a game of a ruleset played by mail.
+        crate::rules::require_by_mail(&ruleset).map_err(handler_err)?;
         let scenario = Scenario::from_toml_str(&toml, "stored scenario").map_err(handler_err)?;
         let mut place_aliases = BTreeMap::new();
         for l in &scenario.landmarks {

@@ -44,6 +44,9 @@ pub enum TurnCycleError {
     Held { game: String, turn: u32 },
     #[error("an umpire's correction to turn {turn} no longer applies: {problem}")]
     Correction { turn: u32, problem: String },
+    /// The game's ruleset is not one this engine plays by mail.
+    #[error(transparent)]
+    Ruleset(#[from] crate::rules::RulesetError),
     #[error(transparent)]
     Store(#[from] StoreError),
     #[error("database error while processing: {0}")]
@@ -58,6 +61,7 @@ impl TurnCycleError {
                 | TurnCycleError::NoOpenTurn(_)
                 | TurnCycleError::GameOver { .. }
                 | TurnCycleError::Held { .. }
+                | TurnCycleError::Ruleset(_)
         ) || matches!(self, TurnCycleError::Store(e) if e.is_user_error())
     }
 }

@@ -10,9 +10,9 @@
 mod error;
 mod facing;
 mod model;
-mod names;
+pub(crate) mod names;
 mod raw;
-mod spans;
+pub(crate) mod spans;
 mod validate;
 
 pub use error::{Problem, ScenarioError};
@@ -51,6 +51,15 @@ impl Scenario {
             }])
         })?;
         let index = SpanIndex::build(text, doc.get_ref());
+        // The ruleset boundary: this loader reads Iron Brigade scenarios
+        // only; another ruleset's scenario is refused, never misread.
+        if let Some(message) = not_iron_brigade(text) {
+            return Err(invalid(vec![Problem {
+                path: "scenario.ruleset".into(),
+                line: index.line_of("scenario.ruleset"),
+                message,
+            }]));
+        }
         let mut problems = index.unknown_keys.clone();
         let raw: raw::RawScenario = match toml::from_str(text) {
             Ok(raw) => raw,
@@ -84,4 +93,29 @@ impl Scenario {
             }
         }
     }
+}
+
+/// Why scenario text is not for Iron Brigade, if it is not: it names
+/// another ruleset (`[scenario] ruleset`) or one Adjutant does not know.
+fn not_iron_brigade(text: &str) -> Option<String> {
+    use crate::rules::{IRON_BRIGADE, find};
+    let id = match crate::rules::declared_ruleset(text) {
+        Ok(None) => return None,
+        Ok(Some(id)) if id.trim() == IRON_BRIGADE => return None,
+        Ok(Some(id)) => id,
+        Err(message) => return Some(message),
+    };
+    Some(match find(&id) {
+        Err(e) => e.to_string(),
+        Ok(r) if r.by_mail() => format!(
+            "this is a scenario for {} (ruleset `{}`), not Iron Brigade",
+            r.name(),
+            r.id()
+        ),
+        Ok(r) => format!(
+            "this is a scenario for {} (ruleset `{}`), which Adjutant cannot yet play by mail; `adjutant scenario check FILE` checks it",
+            r.name(),
+            r.id()
+        ),
+    })
 }

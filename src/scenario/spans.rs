@@ -26,6 +26,7 @@ fn known_keys(shape: &str) -> Option<&'static [&'static str]> {
             "options",
         ],
         "scenario" => &[
+            "ruleset",
             "name",
             "description",
             "yards_per_inch",
@@ -88,8 +89,12 @@ fn known_keys(shape: &str) -> Option<&'static [&'static str]> {
     })
 }
 
+/// The keys each table shape of a schema may hold.
+pub type KnownKeys = fn(&str) -> Option<&'static [&'static str]>;
+
 /// Lines of every path in the document, and the unknown keys found.
 pub struct SpanIndex {
+    known: KnownKeys,
     lines: HashMap<String, usize>,
     /// (byte offset, path) of every key and array item, in file order.
     offsets: Vec<(usize, String)>,
@@ -99,7 +104,15 @@ pub struct SpanIndex {
 impl SpanIndex {
     /// Index a document that has already parsed successfully.
     pub fn build(text: &str, doc: &DeTable<'_>) -> SpanIndex {
+        SpanIndex::build_with(text, doc, known_keys)
+    }
+
+    /// Index a document of another schema, whose tables may hold the keys
+    /// `known` gives for each shape (path with array indices removed;
+    /// `None`: any key).
+    pub fn build_with(text: &str, doc: &DeTable<'_>, known: KnownKeys) -> SpanIndex {
         let mut index = SpanIndex {
+            known,
             lines: HashMap::new(),
             offsets: Vec::new(),
             unknown_keys: Vec::new(),
@@ -132,7 +145,7 @@ impl SpanIndex {
     }
 
     fn walk_table(&mut self, starts: &LineStarts, table: &DeTable<'_>, path: &str, shape: &str) {
-        let known = known_keys(shape);
+        let known = (self.known)(shape);
         for (key, value) in table.iter() {
             let name: &str = key.get_ref();
             let child_path = join(path, name);

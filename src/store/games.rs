@@ -569,6 +569,13 @@ impl Store {
     }
 }
 
+/// The ruleset a game is played under (`games.ruleset`), kept for life.
+pub fn game_ruleset(c: &Connection, game: GameId) -> Result<String, rusqlite::Error> {
+    c.query_row("SELECT ruleset FROM games WHERE id = ?1", [game.0], |r| {
+        r.get(0)
+    })
+}
+
 fn game_id_by_name(c: &Connection, name: &str) -> Result<Option<GameId>, StoreError> {
     Ok(
         c.query_row("SELECT id FROM games WHERE name = ?1", [name.trim()], |r| {

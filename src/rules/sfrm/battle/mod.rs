@@ -63,6 +63,7 @@ pub mod language;
 pub mod nouns;
 pub mod orders;
 pub mod organisation;
+pub mod scenario;
 pub mod supply;
 pub mod tables;
 pub mod turn;

@@ -1,0 +1,314 @@
+//! The ruleset boundary through the binary (issue #19): a scenario names
+//! its ruleset, `scenario check` picks the checker by it and reports an
+//! SFRM battle's Table 9 costs, a game keeps its ruleset, and a ruleset
+//! not yet playable by mail is refused with a clear error, never misread.
+
+mod common;
+use common::{GameDir, adjutant, repo};
+
+#[test]
+fn scenario_check_reports_each_sides_sfrm_army_cost() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = adjutant(dir.path())
+        .args(["scenario", "check"])
+        .arg(repo("scenarios/first-bull-run.toml"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("`First Bull Run` is a valid SFRM scenario"),
+        "{text}"
+    );
+    assert!(text.contains("Union: 17 units"), "{text}");
+    assert!(text.contains("army cost"), "{text}");
+    assert!(text.contains("(SFRM Table 9)"), "{text}");
+    assert!(text.contains("cannot be played by mail yet"), "{text}");
+    assert!(
+        text.contains("adjutant calc sfrm-combat | sfrm-move"),
+        "{text}"
+    );
+
+    let out = adjutant(dir.path())
+        .args(["scenario", "check", "--json"])
+        .arg(repo("scenarios/first-bull-run.toml"))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["ruleset"], "sfrm");
+    assert_eq!(v["by_mail"], false);
+    assert_eq!(v["turns"], 17);
+    let sides = v["sides"].as_array().unwrap();
+    assert_eq!(sides.len(), 2);
+    for s in sides {
+        assert!(s["cost"].as_u64().unwrap() > 0, "{s}");
+        assert!(s["unpriced"].as_array().unwrap().is_empty(), "{s}");
+    }
+}
+
+#[test]
+fn scenario_check_of_an_unknown_ruleset_lists_the_known_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("x.toml");
+    std::fs::write(
+        &file,
+        "[scenario]\nruleset = \"glory-days\"\nname = \"x\"\n",
+    )
+    .unwrap();
+    let out = adjutant(dir.path())
+        .args(["scenario", "check"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("unknown ruleset `glory-days`"), "{err}");
+    assert!(
+        err.contains("`iron-brigade`") && err.contains("`sfrm`"),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_sfrm_scenario_bad_line_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(repo("scenarios/first-bull-run.toml"))
+        .unwrap()
+        .replacen("weapon = \"rifles\"", "weapon = \"rifle\"", 1);
+    let file = dir.path().join("bad.toml");
+    std::fs::write(&file, &text).unwrap();
+    let line = text
+        .lines()
+        .position(|l| l == "weapon = \"rifle\"")
+        .unwrap()
+        + 1;
+    let out = adjutant(dir.path())
+        .args(["scenario", "check"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!("bad.toml:{line}: units[0].weapon")),
+        "{err}"
+    );
+    assert!(err.contains("did you mean `rifles`?"), "{err}");
+}
+
+#[test]
+fn an_sfrm_game_cannot_be_created_for_mail_yet() {
+    let dir = tempfile::tempdir().unwrap();
+    adjutant(dir.path()).arg("init").assert().success();
+    let out = adjutant(dir.path())
+        .args(["game", "create", "--name", "bull-run", "--scenario"])
+        .arg(repo("scenarios/first-bull-run.toml"))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("cannot yet play by mail"), "{err}");
+    assert!(err.contains("scenario check"), "{err}");
+}
+
+#[test]
+fn a_game_keeps_its_ruleset_and_another_rulesets_game_is_refused() {
+    let g = GameDir::training("mill");
+    let ruleset: String = g
+        .db()
+        .query_row("SELECT ruleset FROM games", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(ruleset, "iron-brigade");
+    // A stored game of a ruleset this engine does not play by mail: the
+    // turn engine and replay refuse it rather than misread its state.
+    g.db()
+        .execute("UPDATE games SET ruleset = 'sfrm'", [])
+        .unwrap();
+    let out = adjutant(g.dir.path())
+        .args(["game", "process", "mill"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("cannot yet play by mail"), "{err}");
+    let out = adjutant(g.dir.path())
+        .args(["replay", "mill"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("cannot yet play by mail"), "{err}");
+    // Nor are orders read for it by Iron Brigade's order language.
+    g.order_mail(
+        "blue1",
+        "blue@example.test",
+        "Blue",
+        "10th Ohio: advance to the crossroads in line.",
+    );
+    g.run_once();
+    let statuses = g.statuses();
+    assert_eq!(statuses.len(), 1, "{statuses:?}");
+    assert_eq!(statuses[0].0, "refused", "{statuses:?}");
+    assert!(
+        statuses[0].1.contains("cannot yet play by mail"),
+        "{statuses:?}"
+    );
+    assert_eq!(g.count("SELECT count(*) FROM submissions"), 0);
+}
+
+fn calc(args: &[&str]) -> (bool, String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = adjutant(dir.path())
+        .arg("calc")
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn calc_sfrm_combat_prints_tables_6_and_7_and_the_division_by_6() {
+    let (ok, out, err) = calc(&[
+        "sfrm-combat",
+        "--side",
+        "confederate",
+        "--elements",
+        "6",
+        "--weapon",
+        "rifles",
+        "--range",
+        "2",
+        "--modifier",
+        "target-in-cover",
+        "--modifier",
+        "firer-fatigued=2",
+        "--multiples",
+        "1",
+        "--die",
+        "3",
+    ]);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("+6  6 elements x 1 (rifled muskets at 2\") (SFRM Table 6)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("+1  Confederate infantry or cavalry (SFRM Table 7)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("-2  firing unit fatigued (per full level) x 2 (SFRM Table 7)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("10 / 6 = 1 definite casualty, remainder 4"),
+        "{out}"
+    );
+    assert!(out.contains("Result: 2 casualties"), "{out}");
+    // Out of Table 6's range: a clear answer.
+    let (ok, _, err) = calc(&[
+        "sfrm-combat",
+        "--side",
+        "union",
+        "--elements",
+        "3",
+        "--weapon",
+        "rifles",
+        "--range",
+        "3",
+    ]);
+    assert!(!ok);
+    assert!(err.contains("out of range"), "{err}");
+}
+
+#[test]
+fn calc_sfrm_move_command_green_and_cost() {
+    let (ok, out, err) = calc(&[
+        "sfrm-move",
+        "--arm",
+        "infantry",
+        "--formation",
+        "march-column",
+        "--road",
+        "--weather",
+        "rain",
+    ]);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("SFRM Table 4, Foot (march column or limbered, on road): 24\""),
+        "{out}"
+    );
+    assert!(out.contains("x 1/2 = 12\""), "{out}");
+    let (ok, out, _) = calc(&["sfrm-move", "--arm", "infantry", "--rough", "3"]);
+    assert!(ok);
+    assert!(
+        out.contains("3\" costs 6\"; 2\" of allowance left"),
+        "{out}"
+    );
+
+    let (ok, out, err) = calc(&[
+        "sfrm-command",
+        "--rank",
+        "division",
+        "--quality",
+        "regular",
+        "--die",
+        "1",
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.contains("SFRM Table 2: command range"), "{out}");
+    assert!(out.contains("he commands this phase"), "{out}");
+
+    let (ok, out, _) = calc(&["sfrm-green", "--side", "union", "--dice", "3,4"]);
+    assert!(ok);
+    assert!(
+        out.contains("3 + 4 = 7: the unit does not fire, routs and remains green"),
+        "{out}"
+    );
+    let (ok, out, _) = calc(&["sfrm-green", "--side", "confederate", "--dice", "6,4"]);
+    assert!(ok);
+    assert!(out.contains("the unit becomes superior"), "{out}");
+
+    let (ok, out, _) = calc(&[
+        "sfrm-cost",
+        "--side",
+        "union",
+        "--arm",
+        "infantry",
+        "--weapon",
+        "rifles",
+        "--quality",
+        "green",
+        "--elements",
+        "8",
+    ]);
+    assert!(ok);
+    assert!(
+        out.contains(
+            "SFRM Table 9: Union green infantry with rifled muskets per element: 8 x 8 = 64 points."
+        ),
+        "{out}"
+    );
+    let (ok, out, _) = calc(&[
+        "sfrm-cost",
+        "--side",
+        "confederate",
+        "--arm",
+        "general",
+        "--rank",
+        "army",
+        "--quality",
+        "superior",
+    ]);
+    assert!(ok);
+    assert!(out.contains("90 x 3 = 270 points"), "{out}");
+}
