@@ -210,7 +210,7 @@ pub fn scenario_check(file: &Path, json: bool) -> anyhow::Result<()> {
             source,
         }
     })?;
-    let ruleset = adjutant::rules::ruleset_of_scenario(&text)
+    let ruleset = adjutant::rulesets::ruleset_of_scenario(&text)
         .map_err(|e| UsageError(format!("{}: {e}", file.display())))?;
     if ruleset.id() != adjutant::rules::IRON_BRIGADE {
         let check = ruleset.check_scenario(&text, &file.display().to_string())?;

@@ -30,7 +30,7 @@ pub enum ArchiveError {
     NoSuchGame(String),
     /// The game's ruleset cannot be replayed by this engine.
     #[error(transparent)]
-    Ruleset(#[from] crate::rules::RulesetError),
+    Ruleset(#[from] crate::rulesets::RulesetError),
     #[error(transparent)]
     Store(#[from] crate::store::StoreError),
     #[error("database error while reading the archive: {0}")]

@@ -309,7 +309,7 @@ pub fn replay_game(
     let conn = store.conn();
     // The ruleset boundary: replay re-runs this engine, so a game of a
     // ruleset it does not play is refused, not misread.
-    crate::rules::require_by_mail(&crate::store::game_ruleset(conn, game_id)?)?;
+    crate::rulesets::require_by_mail(&crate::store::game_ruleset(conn, game_id)?)?;
     // Every attempt, those set aside by REDO and ROLLBACK included: each
     // must still be what its inputs give.
     let turns = load::all_turns(conn, game_id.0)?;

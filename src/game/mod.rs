@@ -60,7 +60,7 @@ pub enum GameError {
     Briefing(#[from] reports::ReportsError),
     /// The scenario's ruleset is unknown or not yet playable by mail.
     #[error(transparent)]
-    Ruleset(#[from] crate::rules::RulesetError),
+    Ruleset(#[from] crate::rulesets::RulesetError),
 }
 
 impl GameError {
@@ -193,6 +193,9 @@ pub fn create_from_text_with_roster(
     now: i64,
 ) -> Result<CreatedGame, GameError> {
     check_game_name(name)?;
+    // The registry first: a scenario of a ruleset not yet playable by mail
+    // is told so, rather than refused by the Iron Brigade loader.
+    crate::rulesets::require_by_mail(crate::rulesets::ruleset_of_scenario(text)?.id())?;
     let mut parsed = scenario::Scenario::from_toml_str(text, origin)?;
     let not_in_roster = if roster.is_empty() {
         Vec::new()

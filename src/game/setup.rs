@@ -298,8 +298,10 @@ pub fn new_game(
     mut secret_for: impl FnMut(&scenario::Player) -> Result<(String, String), GameError>,
 ) -> Result<(NewGame, CreatedGame), GameError> {
     // The game keeps its scenario's ruleset for life (`games.ruleset`).
-    let ruleset =
-        crate::rules::require_by_mail(crate::rules::ruleset_of_scenario(scenario_toml)?.id())?.id();
+    let ruleset = crate::rulesets::require_by_mail(
+        crate::rulesets::ruleset_of_scenario(scenario_toml)?.id(),
+    )?
+    .id();
     let state = battle_state_from_scenario(s);
     state.validate()?;
     let mut players = Vec::new();

@@ -102,7 +102,7 @@ impl OrdersHandler {
             .map_err(sql)?;
         // The ruleset boundary: orders are read by this ruleset's language
         // only for a game of a ruleset played by mail.
-        crate::rules::require_by_mail(&ruleset).map_err(handler_err)?;
+        crate::rulesets::require_by_mail(&ruleset).map_err(handler_err)?;
         let scenario = Scenario::from_toml_str(&toml, "stored scenario").map_err(handler_err)?;
         let mut place_aliases = BTreeMap::new();
         for l in &scenario.landmarks {

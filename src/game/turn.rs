@@ -273,7 +273,7 @@ pub(crate) fn run_attempt(
 ) -> Result<TurnProcessed, TurnCycleError> {
     // The ruleset boundary: only a ruleset playable by mail is adjudicated
     // here; another's stored state is never misread as Iron Brigade.
-    crate::rules::require_by_mail(&crate::store::game_ruleset(tx, game_id)?)?;
+    crate::rulesets::require_by_mail(&crate::store::game_ruleset(tx, game_id)?)?;
     let (number, json, grace_secs, attempt): (u32, String, i64, u32) = tx.query_row(
         "SELECT number, state_json, grace_secs, attempt FROM turns WHERE id = ?1",
         [turn_id],

@@ -46,7 +46,7 @@ pub enum TurnCycleError {
     Correction { turn: u32, problem: String },
     /// The game's ruleset is not one this engine plays by mail.
     #[error(transparent)]
-    Ruleset(#[from] crate::rules::RulesetError),
+    Ruleset(#[from] crate::rulesets::RulesetError),
     #[error(transparent)]
     Store(#[from] StoreError),
     #[error("database error while processing: {0}")]

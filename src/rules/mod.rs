@@ -1,24 +1,22 @@
 //! Rulesets. Everything under here is pure: no SQL, no mail, no clock, no
 //! global randomness. Dice arrive through [`crate::dice::DiceSource`].
 //!
+//!
 //! # The ruleset boundary
 //!
 //! A scenario names its ruleset in its `[scenario]` table (`ruleset =
-//! "sfrm"`); a scenario without one is Iron Brigade. A game keeps its
-//! scenario's ruleset for life in the store's `games.ruleset` column.
-//! [`RULESETS`] is the registry: one line per ruleset, each a value of a
-//! type implementing [`Ruleset`]. Adding a ruleset means writing its module
-//! under `src/rules/`, implementing [`Ruleset`] there, and adding its line.
-//!
-//! Everything that loads a game's scenario or state asks the registry
-//! first ([`ruleset_of_scenario`], [`require_by_mail`]): a ruleset that is
-//! not yet playable by mail is refused with a clear error rather than
-//! misread as Iron Brigade.
+//! "sfrm"`); a scenario without one is Iron Brigade ([`IRON_BRIGADE`]). A
+//! game keeps its scenario's ruleset for life in the store's
+//! `games.ruleset` column. [`Ruleset`] is what each ruleset offers the
+//! rest of the program; the registry of them, and the gate every loader
+//! passes, is [`crate::rulesets`], above this module and the scenario
+//! module (Iron Brigade's seat is `crate::scenario::ruleset`, beside its
+//! schema).
 
 pub mod iron_brigade;
 pub mod sfrm;
 
-use crate::scenario::ScenarioError;
+use crate::scenario_text::ScenarioError;
 use serde::Deserialize;
 
 /// What `adjutant scenario check` reports for a valid scenario of any
@@ -73,70 +71,8 @@ pub trait Ruleset: Sync {
     fn calc_rules(&self) -> &'static [&'static str];
 }
 
-/// The registry: one line per ruleset. The first is the default, for
-/// scenarios that name none.
-pub static RULESETS: &[&dyn Ruleset] = &[
-    &iron_brigade::ruleset::IronBrigade,
-    &sfrm::battle::scenario::SfrmRuleset,
-];
-
 /// The id of the default ruleset (a scenario without `ruleset`).
 pub const IRON_BRIGADE: &str = "iron-brigade";
-
-/// Why a ruleset cannot be used.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum RulesetError {
-    #[error("unknown ruleset `{given}`{hint} (known rulesets: {known})")]
-    Unknown {
-        given: String,
-        hint: String,
-        known: String,
-    },
-    #[error(
-        "this game is played under {name} (ruleset `{id}`), which Adjutant cannot yet play by mail; `adjutant scenario check` checks its scenario and `adjutant calc` works its tables"
-    )]
-    NotByMail { id: String, name: String },
-}
-
-/// The ruleset with id `id`, or an error naming the known ones.
-pub fn find(id: &str) -> Result<&'static dyn Ruleset, RulesetError> {
-    let id = id.trim();
-    RULESETS
-        .iter()
-        .copied()
-        .find(|r| r.id() == id)
-        .ok_or_else(|| RulesetError::Unknown {
-            given: id.to_string(),
-            hint: crate::scenario::names::nearest(id, RULESETS.iter().map(|r| r.id()))
-                .map(|n| format!("; did you mean `{n}`?"))
-                .unwrap_or_default(),
-            known: known_list(),
-        })
-}
-
-/// "`iron-brigade` (Iron Brigade ...), `sfrm` (...)".
-pub fn known_list() -> String {
-    RULESETS
-        .iter()
-        .map(|r| format!("`{}` ({})", r.id(), r.name()))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-/// The ruleset of a game whose `games.ruleset` is `id`, if it can be
-/// played by mail; every place that loads a stored game's scenario or
-/// state asks this first.
-pub fn require_by_mail(id: &str) -> Result<&'static dyn Ruleset, RulesetError> {
-    let r = find(id)?;
-    if r.by_mail() {
-        Ok(r)
-    } else {
-        Err(RulesetError::NotByMail {
-            id: r.id().to_string(),
-            name: r.name().to_string(),
-        })
-    }
-}
 
 #[derive(Deserialize)]
 struct Peek {
@@ -162,86 +98,8 @@ pub fn declared_ruleset(text: &str) -> Result<Option<String>, String> {
         None => Ok(None),
         Some(toml::Value::String(s)) => Ok(Some(s)),
         Some(other) => Err(format!(
-            "`ruleset` must be a string naming a ruleset, not {}; known rulesets: {}",
-            other.type_str(),
-            known_list()
+            "`ruleset` must be a string naming a ruleset, such as \"{IRON_BRIGADE}\", not {}",
+            other.type_str()
         )),
-    }
-}
-
-/// The ruleset scenario text is written for: `[scenario] ruleset`, or Iron
-/// Brigade when it names none.
-pub fn ruleset_of_scenario(text: &str) -> Result<&'static dyn Ruleset, RulesetError> {
-    match declared_ruleset(text) {
-        Ok(Some(id)) => find(&id),
-        Ok(None) => find(IRON_BRIGADE),
-        Err(_) => Err(RulesetError::Unknown {
-            given: "(not a string)".into(),
-            hint: String::new(),
-            known: known_list(),
-        }),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn registry_ids_are_unique_and_iron_brigade_is_first() {
-        assert_eq!(RULESETS[0].id(), IRON_BRIGADE);
-        let mut ids: Vec<&str> = RULESETS.iter().map(|r| r.id()).collect();
-        ids.sort();
-        ids.dedup();
-        assert_eq!(ids.len(), RULESETS.len());
-    }
-
-    #[test]
-    fn a_scenario_without_ruleset_is_iron_brigade() {
-        let r = ruleset_of_scenario("[scenario]\nname = \"x\"\n").unwrap();
-        assert_eq!(r.id(), IRON_BRIGADE);
-        let r = ruleset_of_scenario("[scenario]\nruleset = \"sfrm\"\n").unwrap();
-        assert_eq!(r.id(), "sfrm");
-        assert!(!r.by_mail());
-    }
-
-    #[test]
-    fn an_unknown_ruleset_lists_the_known_ones() {
-        let e = ruleset_of_scenario("[scenario]\nruleset = \"sfmr\"\n")
-            .err()
-            .unwrap()
-            .to_string();
-        assert!(e.contains("unknown ruleset `sfmr`"), "{e}");
-        assert!(e.contains("did you mean `sfrm`?"), "{e}");
-        assert!(e.contains("`iron-brigade`"), "{e}");
-    }
-
-    #[test]
-    fn iron_brigade_scenarios_may_name_their_ruleset() {
-        let text = include_str!("../../scenarios/training.toml");
-        let named = text.replacen(
-            "[scenario]\n",
-            "[scenario]\nruleset = \"iron-brigade\"\n",
-            1,
-        );
-        assert_ne!(named, text);
-        let a = crate::scenario::Scenario::from_toml_str(text, "t").unwrap();
-        let b = crate::scenario::Scenario::from_toml_str(&named, "t").unwrap();
-        assert_eq!(a.name, b.name);
-        assert_eq!(ruleset_of_scenario(&named).unwrap().id(), IRON_BRIGADE);
-        let bad = text.replacen("[scenario]\n", "[scenario]\nruleset = 3\n", 1);
-        let e = crate::scenario::Scenario::from_toml_str(&bad, "t")
-            .err()
-            .unwrap()
-            .to_string();
-        assert!(e.contains("`ruleset` must be a string"), "{e}");
-    }
-
-    #[test]
-    fn only_playable_rulesets_pass_the_mail_gate() {
-        assert!(require_by_mail(IRON_BRIGADE).is_ok());
-        let e = require_by_mail("sfrm").err().unwrap().to_string();
-        assert!(e.contains("cannot yet play by mail"), "{e}");
-        assert!(require_by_mail("glory-days").is_err());
     }
 }

@@ -7,15 +7,15 @@
 //! problem at once, each with its TOML path and line, so an author can fix a
 //! file in one pass.
 
-mod error;
 mod facing;
 mod model;
-pub(crate) mod names;
 mod raw;
-pub(crate) mod spans;
+pub mod ruleset;
 mod validate;
 
-pub use error::{Problem, ScenarioError};
+pub(crate) use crate::scenario_text::{names, spans};
+
+pub use crate::scenario_text::{Problem, ScenarioError};
 pub use facing::{COMPASS_POINTS, facing_from_degrees, facing_from_name};
 pub use model::*;
 pub use validate::{
@@ -96,26 +96,18 @@ impl Scenario {
 }
 
 /// Why scenario text is not for Iron Brigade, if it is not: it names
-/// another ruleset (`[scenario] ruleset`) or one Adjutant does not know.
+/// another ruleset (`[scenario] ruleset`). Which rulesets exist and which
+/// can be played by mail is the registry's (`crate::rulesets`), above
+/// this module: callers that load any ruleset ask it first.
 fn not_iron_brigade(text: &str) -> Option<String> {
-    use crate::rules::{IRON_BRIGADE, find};
-    let id = match crate::rules::declared_ruleset(text) {
-        Ok(None) => return None,
-        Ok(Some(id)) if id.trim() == IRON_BRIGADE => return None,
-        Ok(Some(id)) => id,
-        Err(message) => return Some(message),
-    };
-    Some(match find(&id) {
-        Err(e) => e.to_string(),
-        Ok(r) if r.by_mail() => format!(
-            "this is a scenario for {} (ruleset `{}`), not Iron Brigade",
-            r.name(),
-            r.id()
-        ),
-        Ok(r) => format!(
-            "this is a scenario for {} (ruleset `{}`), which Adjutant cannot yet play by mail; `adjutant scenario check FILE` checks it",
-            r.name(),
-            r.id()
-        ),
-    })
+    use crate::rules::{IRON_BRIGADE, declared_ruleset};
+    match declared_ruleset(text) {
+        Ok(None) => None,
+        Ok(Some(id)) if id.trim() == IRON_BRIGADE => None,
+        Ok(Some(id)) => Some(format!(
+            "this is a scenario for ruleset `{}`, not Iron Brigade; `adjutant scenario check FILE` checks it under its own rules",
+            id.trim()
+        )),
+        Err(message) => Some(message),
+    }
 }

@@ -13,7 +13,6 @@ pub mod movement;
 pub mod obstacles;
 pub mod orders;
 pub mod pontoons;
-pub mod ruleset;
 pub mod sight;
 pub mod state;
 pub mod turn;

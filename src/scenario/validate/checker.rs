@@ -1,6 +1,6 @@
 //! The problem collector and the small checks every section shares.
 
-use crate::scenario::error::Problem;
+use crate::scenario::Problem;
 use crate::scenario::model::*;
 use crate::scenario::names::{parse_enum, unknown_name_message};
 

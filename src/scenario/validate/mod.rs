@@ -21,7 +21,7 @@ use terrain::*;
 use units::*;
 use victory::*;
 
-use super::error::Problem;
+use super::Problem;
 use super::model::*;
 use super::raw::*;
 

@@ -11,7 +11,7 @@
 //! Weather & Daylight" (the date gives Table 8's season; the weather is
 //! written, as a historical scenario knows it).
 //!
-//! [`SfrmRuleset`] is SFRM's seat in [`crate::rules::RULESETS`].
+//! [`SfrmRuleset`] is SFRM's seat in [`crate::rulesets::RULESETS`].
 
 use super::nouns::{
     Area, Arm, DayRecord, Formation, General, GeneralId, Ground, Gun, Pos, Quality, Rank, Road,
@@ -21,9 +21,9 @@ use super::organisation::{Breach, check_organisation};
 use super::tables::{SideCost, army_cost, season_of_month};
 use crate::rules::sfrm::StatPenalty;
 use crate::rules::{Ruleset, ScenarioCheck};
-use crate::scenario::names::unknown_name_message;
-use crate::scenario::spans::{LineStarts, SpanIndex};
-use crate::scenario::{Problem, ScenarioError};
+use crate::scenario_text::names::unknown_name_message;
+use crate::scenario_text::spans::{LineStarts, SpanIndex};
+use crate::scenario_text::{Problem, ScenarioError};
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -877,8 +877,8 @@ fn validate(raw: &RawFile) -> Result<SfrmScenario, Vec<Problem>> {
             }
             Some(toml::Value::Integer(n)) => Some(*n as f64),
             Some(toml::Value::Float(f)) => Some(*f),
-            Some(toml::Value::String(s)) => match crate::scenario::facing_from_name(s) {
-                Ok(f) => Some(f.degrees()),
+            Some(toml::Value::String(s)) => match crate::scenario_text::compass::degrees_from_name(s) {
+                Ok(f) => Some(f),
                 Err(m) => {
                     c.bad(format!("{path}.facing"), m);
                     None
@@ -1365,10 +1365,14 @@ mod tests {
             .err()
             .unwrap()
             .to_string();
-        assert!(e.contains("cannot yet play by mail"), "{e}");
+        assert!(e.contains("ruleset `sfrm`, not Iron Brigade"), "{e}");
         assert!(e.contains("scenario.ruleset"), "{e}");
+        // Which rulesets exist, and which play by mail, is the registry's
+        // answer (`crate::rulesets`), given before any loader is reached.
+        let e = crate::rulesets::ruleset_of_scenario(BULL_RUN).unwrap();
+        assert!(!e.by_mail());
         let other = "[scenario]\nruleset = \"cls3\"\nname = \"x\"\n";
-        let e = crate::scenario::Scenario::from_toml_str(other, "x.toml")
+        let e = crate::rulesets::ruleset_of_scenario(other)
             .err()
             .unwrap()
             .to_string();

@@ -1,12 +1,12 @@
-//! Iron Brigade's seat in the ruleset registry ([`crate::rules::RULESETS`]).
+//! Iron Brigade's seat in the ruleset registry ([`crate::rulesets::RULESETS`]).
 //!
 //! Its scenario schema still lives in `src/scenario/` and its order
 //! language, views and lifecycle glue in `src/orders/`, `src/report/` and
 //! `src/game/`; they move behind this seat as the boundary is finished
 //! (ARCHITECTURE.md, "The ruleset boundary").
 
+use super::{Scenario, ScenarioError};
 use crate::rules::{IRON_BRIGADE, Ruleset, ScenarioCheck};
-use crate::scenario::{Scenario, ScenarioError};
 
 /// *Iron Brigade: A Perfect Sheet of Flame* at regiment scale.
 pub struct IronBrigade;
