@@ -346,6 +346,16 @@ fn arm_words(a: Arm) -> String {
     a.as_str().replace('-', " ")
 }
 
+/// The arm, or "wagons (heavy equipment)" for a unit that moves in the
+/// IV.G heavy-equipment column (APSoF IV.E.2, IV.G).
+fn unit_arm_words(u: &Unit) -> String {
+    if u.heavy_equipment {
+        "wagons (heavy equipment)".into()
+    } else {
+        arm_words(u.arm)
+    }
+}
+
 /// "a Confederate infantry regiment"; "a Union battery".
 fn enemy_description(side: &str, arm: Arm) -> String {
     let what = match arm {
@@ -508,7 +518,7 @@ pub fn side_view(
             let orders = inputs.orders.get(&u.id).cloned().unwrap_or_default();
             units.push(OwnUnit {
                 name: u.name.clone(),
-                arm: arm_words(u.arm),
+                arm: unit_arm_words(u),
                 formation: formation_words(u.formation),
                 facing: facing_point(u.facing).to_string(),
                 facing_deg: u.facing.rem_euclid(360.0).round() as u32 % 360,
@@ -528,7 +538,7 @@ pub fn side_view(
         } else {
             friends.push(FriendUnit {
                 name: u.name.clone(),
-                arm: arm_words(u.arm),
+                arm: unit_arm_words(u),
                 formation: formation_words(u.formation),
                 place: place_of(u.position, state, ypi),
                 coords: coords(u.position),
@@ -723,10 +733,13 @@ pub fn side_view(
                 p.name,
                 p.boats,
                 if p.boats == 1 { "" } else { "s" },
-                if p.afloat {
-                    "on the water"
-                } else {
-                    "on their wagons (unload the pontoons: four turns)"
+                match (p.afloat, crate::rules::iron_brigade::pontoons::carrying_train(state, p)) {
+                    (true, _) => "on the water".to_string(),
+                    (false, Some(t)) => format!(
+                        "on the wagons of {} (move them to the bank of {}, then unload the pontoons: four turns)",
+                        t.name, p.stream
+                    ),
+                    (false, None) => "on their wagons (unload the pontoons: four turns)".into(),
                 },
                 place_of(p.position, state, ypi),
                 coords(p.position)
@@ -942,7 +955,7 @@ pub fn umpire_view(state: &BattleState, inputs: &UmpireInputs) -> UmpireView {
                 id: u.id.0,
                 name: u.name.clone(),
                 side: side_name(state, u.side),
-                arm: arm_words(u.arm),
+                arm: unit_arm_words(u),
                 formation: formation_words(u.formation),
                 facing_deg: u.facing.rem_euclid(360.0).round() as u32 % 360,
                 coords: coords(u.position),

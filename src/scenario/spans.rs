@@ -50,7 +50,9 @@ fn known_keys(shape: &str) -> Option<&'static [&'static str]> {
             "pontoons",
         ],
         "terrain.lines[].fords[]" => &["at", "depth_inches"],
-        "terrain.lines[].pontoons[]" => &["side", "at", "boats", "water_inches", "on_wagons"],
+        "terrain.lines[].pontoons[]" => {
+            &["side", "at", "boats", "water_inches", "on_wagons", "train"]
+        }
         "terrain.contours[]" => &["name", "height_feet", "points"],
         "landmarks[]" => &["name", "aliases", "at"],
         "sides[]" => &["name"],
@@ -82,6 +84,7 @@ fn known_keys(shape: &str) -> Option<&'static [&'static str]> {
             "commander",
             "mounted",
             "legion",
+            "heavy_equipment",
         ],
         "objectives[]" => &["name", "landmark", "at", "radius", "points", "side", "turn"],
         _ => return None,

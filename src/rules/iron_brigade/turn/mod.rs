@@ -133,12 +133,15 @@ pub fn resolve_turn(
     morale_phase::morale_phase(&mut ctx)?;
     double_quick::double_quick_phase(&mut ctx)?;
     let plans = movement::movement_phase(&mut ctx, orders)?;
+    // IV.E.2: boats on wagons went where their train went.
+    crate::rules::iron_brigade::pontoons::follow_trains(&mut ctx.state);
     ctx.join_legions();
     fire::fire_phase(&mut ctx, &plans)?;
     let reorgs = std::mem::take(&mut ctx.reorganizations);
     reorganize::apply(&mut ctx, reorgs)?;
     works::obstacle_work(&mut ctx);
     works::pontoon_work(&mut ctx);
+    crate::rules::iron_brigade::pontoons::follow_trains(&mut ctx.state);
     sfrm_phase::generals_contacted(&mut ctx)?;
     sfrm_phase::ride(&mut ctx)?;
     ctx.advance();
