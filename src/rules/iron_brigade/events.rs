@@ -496,6 +496,17 @@ pub enum Event {
         by: UnitRef,
         at: Option<Pos>,
     },
+    /// The unit fired this turn although an order of its side is on its way
+    /// to it: the order takes effect on `effective_turn` (APSoF I.C.1, the
+    /// delay by the officer's distance), and until then the unit keeps to
+    /// what it had, and a unit without active orders may always fire
+    /// (I.B.4.i.b). Told to its own side, so that a `hold fire` still on
+    /// its way does not leave the player guessing.
+    FiredBeforeOrder {
+        unit: UnitRef,
+        order: u64,
+        effective_turn: u32,
+    },
     /// Unloading or crossing stopped before it was done; it starts over.
     PontoonWorkStopped {
         unit: UnitRef,
@@ -681,7 +692,8 @@ impl Event {
             | Event::PontoonWork { unit, .. }
             | Event::PontoonsAfloat { unit, .. }
             | Event::CrossedByPontoon { unit, .. }
-            | Event::PontoonWorkStopped { unit, .. } => vec![u(unit)],
+            | Event::PontoonWorkStopped { unit, .. }
+            | Event::FiredBeforeOrder { unit, .. } => vec![u(unit)],
             // Only the unit: `by` may be an enemy its side has not seen.
             Event::PontoonLandingBlocked { unit, .. } => vec![u(unit)],
             // Officers and riders by id only; visibility is the dispatch
@@ -721,6 +733,7 @@ impl Event {
                 | Event::PontoonsAfloat { .. }
                 | Event::PontoonWorkStopped { .. }
                 | Event::PontoonLandingBlocked { .. }
+                | Event::FiredBeforeOrder { .. }
         )
     }
 
@@ -1367,6 +1380,14 @@ impl Event {
                     ),
                 }
             }
+            Event::FiredBeforeOrder {
+                unit,
+                order,
+                effective_turn,
+            } => format!(
+                "{} fires at will this turn: order #{order} has not reached it yet and takes effect on turn {effective_turn} (APSoF I.C.1, the delay by the officer's distance); until then the unit keeps to its previous orders, and a unit without active orders may always fire (I.B.4.i.b).",
+                unit.name
+            ),
             Event::PontoonWorkStopped { unit, task, reason } => {
                 let what = match task {
                     PontoonTask::Unload => "unloading the pontoon boats",

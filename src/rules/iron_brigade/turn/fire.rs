@@ -1060,6 +1060,9 @@ fn fire(
         band: lead.band.clone(),
         alternate: out.alternate.clone().unwrap_or_default(),
     });
+    for id in std::iter::once(lead.unit).chain(others.iter().map(|s| s.unit)) {
+        fired_before_order(ctx, id);
+    }
     let mut losses = vec![(
         shot.target,
         Pending {
@@ -1619,6 +1622,37 @@ pub(crate) fn sfrm_casualty(
         (Removal::ForMonths, _) | (_, Some(_)) => SfrmOutcome::Removed(OfficerStatus::Wounded),
         (Removal::Stays, None) => SfrmOutcome::Stays,
     })
+}
+
+/// A unit that fires while an order is still on its way to it (APSoF
+/// I.C.1: 12–24" from the officer it takes effect a turn later, beyond 24"
+/// two) fires under what it had — a unit without active orders may always
+/// fire (I.B.4.i.b). Its side is told why, once a turn, so that a `hold
+/// fire` on its way does not leave the player guessing.
+fn fired_before_order(ctx: &mut Ctx<'_>, id: UnitId) {
+    let turn = ctx.turn;
+    let Some(pending) = ctx
+        .book
+        .units
+        .get(&id)
+        .and_then(|l| l.iter().find(|b| b.effective_turn > turn))
+        .map(|b| (b.order.id, b.effective_turn))
+    else {
+        return;
+    };
+    if ctx
+        .events
+        .iter()
+        .any(|e| matches!(e, Event::FiredBeforeOrder { unit, .. } if unit.id == id))
+    {
+        return;
+    }
+    let unit = ctx.uref(id);
+    ctx.events.push(Event::FiredBeforeOrder {
+        unit,
+        order: pending.0,
+        effective_turn: pending.1,
+    });
 }
 
 #[cfg(test)]
