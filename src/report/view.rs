@@ -430,6 +430,14 @@ fn unit_condition(u: &Unit) -> Vec<String> {
     if u.lying_down {
         c.push("lying down".to_string());
     }
+    if let Some(w) = u
+        .marks
+        .pontoon_work
+        .as_ref()
+        .filter(|w| w.task == crate::rules::iron_brigade::kinds::PontoonTask::Cross)
+    {
+        c.push(format!("afloat: crossing in {} (APSoF IV.E.2)", w.pontoons));
+    }
     if u.entrenched {
         c.push("entrenched".to_string());
     }
@@ -489,6 +497,10 @@ pub fn side_view(
     if !state.sides.is_empty() && !state.sides.iter().any(|s| s.id == side) {
         return Err(ReportError::UnknownSide(side.0));
     }
+    // A unit in pontoon boats is told and drawn on the water (APSoF
+    // IV.E.2); who sees it was reckoned by the caller.
+    let drawn = crate::rules::iron_brigade::pontoons::as_drawn(state);
+    let state = drawn.as_ref();
     let ypi = if inputs.yards_per_inch > 0.0 {
         inputs.yards_per_inch
     } else {
@@ -624,7 +636,11 @@ pub fn side_view(
             mark,
             description: describe(u.side, u.arm, &u.name),
             about_men: about_men(u.castings),
-            formation: formation_phrase(u.formation),
+            formation: if crate::rules::iron_brigade::pontoons::afloat_at(state, u).is_some() {
+                format!("afloat in boats, {}", formation_phrase(u.formation))
+            } else {
+                formation_phrase(u.formation)
+            },
             facing: facing_point(u.facing).to_string(),
             place: place_of(u.position, state, ypi),
             coords: coords(u.position),
@@ -746,6 +762,14 @@ pub fn side_view(
             )
         })
         .collect();
+    for p in state.terrain.pontoons.iter().filter(|p| p.side == side) {
+        shown_points.push(p.position);
+        map_officers.push(MapOfficer {
+            label: super::map::BOATS_LABEL.to_string(),
+            at: p.position,
+            mark: Mark::Own,
+        });
+    }
     let side_label = side_name(state, side);
     let clock = battle_clock(inputs.battle_start, inputs.minutes_per_turn, state.turn);
     let (min, max) = map_bounds(inputs.table, &state.terrain, &shown_points);
@@ -940,6 +964,8 @@ pub struct UmpireView {
 
 /// The umpire's view: the true state, every order, event and die.
 pub fn umpire_view(state: &BattleState, inputs: &UmpireInputs) -> UmpireView {
+    let drawn = crate::rules::iron_brigade::pontoons::as_drawn(state);
+    let state = drawn.as_ref();
     let ypi = if inputs.yards_per_inch > 0.0 {
         inputs.yards_per_inch
     } else {

@@ -126,6 +126,53 @@ pub fn launch_point(state: &BattleState, p: &Pontoons) -> Result<Pos, String> {
     }
 }
 
+/// Where a unit crossing in pontoon boats is, for reports and maps: on the
+/// water, at the middle of its crossing — between the boats' bank and the
+/// far bank, on the stream's line (APSoF IV.E.2; docs/rulings.md
+/// "Pontoon boats"). `None` when the unit is not in the boats. The unit's
+/// own position stays on the bank it left until it lands (the landing is
+/// mirrored from it), so this is the place it is drawn and told at.
+pub fn afloat_at(state: &BattleState, unit: &Unit) -> Option<Pos> {
+    let w = unit.marks.pontoon_work.as_ref()?;
+    if w.task != crate::rules::iron_brigade::kinds::PontoonTask::Cross || unit.castings == 0 {
+        return None;
+    }
+    let p = state
+        .terrain
+        .pontoons
+        .iter()
+        .find(|p| p.name == w.pontoons)?;
+    nearest_on_stream(state, &p.stream, p.position)
+}
+
+/// `state` as reports draw it: every unit crossing in pontoon boats on the
+/// water at [`afloat_at`], with its boats under it. Borrowed when no unit
+/// is in the boats.
+pub fn as_drawn(state: &BattleState) -> std::borrow::Cow<'_, BattleState> {
+    let afloat: Vec<(UnitId, String, Pos)> = state
+        .units
+        .iter()
+        .filter_map(|u| {
+            let at = afloat_at(state, u)?;
+            let boats = u.marks.pontoon_work.as_ref()?.pontoons.clone();
+            Some((u.id, boats, at))
+        })
+        .collect();
+    if afloat.is_empty() {
+        return std::borrow::Cow::Borrowed(state);
+    }
+    let mut s = state.clone();
+    for (id, boats, at) in afloat {
+        if let Some(u) = s.unit_mut(id) {
+            u.position = at;
+        }
+        if let Some(p) = s.terrain.pontoons.iter_mut().find(|p| p.name == boats) {
+            p.position = at;
+        }
+    }
+    std::borrow::Cow::Owned(s)
+}
+
 /// Trips the boats make to carry `castings` over, four castings a boat.
 pub fn trips(p: &Pontoons, castings: u32) -> u32 {
     let load = p.boats.saturating_mul(CASTINGS_PER_BOAT).max(1);
