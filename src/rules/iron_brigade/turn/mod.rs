@@ -169,6 +169,10 @@ pub(crate) struct Ctx<'d> {
     /// Units that rallied from 0 (VI.E.2.iv) or from pinned (VI.C.6) this
     /// turn and may not move.
     pub no_move: BTreeSet<UnitId>,
+    /// Units whose crossing of water too deep was aborted this turn
+    /// (APSoF IV.E.1 "the crossing is aborted"): a unit that failed in the
+    /// double-quick phase does not try again in the movement phase.
+    pub ford_aborted: BTreeSet<UnitId>,
     /// Units that changed formation this turn: perilous targets (V.G.1.v).
     pub changed_formation: BTreeSet<UnitId>,
     /// Units whose move this turn crossed a ford or went into abatis:
@@ -217,6 +221,7 @@ impl<'d> Ctx<'d> {
             moved: BTreeSet::new(),
             fired: BTreeSet::new(),
             no_move: BTreeSet::new(),
+            ford_aborted: BTreeSet::new(),
             changed_formation: BTreeSet::new(),
             crossing: BTreeSet::new(),
             officer_start,

@@ -834,6 +834,16 @@ fn move_decision(
         d.completion = Completion::Never;
         return;
     }
+    // IV.E.1 "one casualty is taken, one morale level lost and the
+    // crossing is aborted": aborted at the double quick, it is not tried
+    // again in this turn's movement phase.
+    if ctx.ford_aborted.contains(&u.id) {
+        d.held = Some(
+            "its crossing was aborted this turn: the water is too deep to ford (IV.E.1)".into(),
+        );
+        d.completion = Completion::Never;
+        return;
+    }
     if u.marks.pinned && !retreat && !m.backwards {
         d.held = Some("it is pinned and may not advance (VI.C.6)".into());
         d.completion = Completion::Never;
@@ -1181,6 +1191,7 @@ pub(crate) fn move_effects(ctx: &mut Ctx<'_>, id: UnitId, out: &MoveOutcome) {
         }
     }
     if let Some(f) = out.ford_failure {
+        ctx.ford_aborted.insert(id);
         if let Some(m) = ctx.state.unit_mut(id) {
             m.castings = m.castings.saturating_sub(f.casualties);
         }
