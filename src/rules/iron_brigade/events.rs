@@ -1499,13 +1499,20 @@ impl Event {
                 hit,
                 replacement_turn,
             } => {
+                // "Berdan's Sharpshooters fire", not "… Sharpshooters's
+                // sharpshooters".
+                let who = if unit.name.to_lowercase().contains("sharpshooter") {
+                    unit.name.clone()
+                } else {
+                    format!("{}'s sharpshooters", unit.name)
+                };
                 let shot = if k(unit) {
                     format!(
-                        "{}'s sharpshooters fire at {} at {range}\" (effectiveness {effectiveness}, dice {dice_total})",
-                        unit.name, officer.name
+                        "{who} fire at {} at {range}\" (effectiveness {effectiveness}, dice {dice_total})",
+                        officer.name
                     )
                 } else {
-                    format!("{}'s sharpshooters fire at {}", unit.name, officer.name)
+                    format!("{who} fire at {}", officer.name)
                 };
                 match (hit, replacement_turn) {
                     (true, Some(t)) if knows(officer.side) => {
