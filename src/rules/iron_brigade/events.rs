@@ -128,13 +128,15 @@ fn fire_attack_working(
 }
 
 /// The working of a fire's save and morale loss, told to the side that was
-/// hit and the umpire (APSoF V.B.1.vi; perilous x10, V.G).
+/// hit and the umpire (APSoF V.B.1.vi; perilous x10, with the V.G clause
+/// that made it so, as the firer's working names it).
 fn fire_save_working(
     casualties: u32,
     dice: &[u8],
     save_total: u32,
     morale_lost: u32,
     perilous: bool,
+    perilous_why: &[String],
 ) -> String {
     let per = if perilous { 10 } else { 5 };
     let rolled = if dice.is_empty() {
@@ -144,7 +146,11 @@ fn fire_save_working(
     };
     format!(
         " Save: {rolled}; morale loss {per} x {casualties} - {save_total} = {morale_lost} (APSoF V.B.1.vi{}).",
-        if perilous { "; perilous x10, V.G" } else { "" }
+        match (perilous, perilous_why.is_empty()) {
+            (false, _) => String::new(),
+            (true, true) => "; perilous x10, V.G.1".to_string(),
+            (true, false) => format!("; perilous x10, {}", perilous_why.join("; ")),
+        }
     )
 }
 
@@ -1276,6 +1282,7 @@ impl Event {
                         *save_total,
                         *morale_lost,
                         *perilous,
+                        perilous_why,
                     ));
                 }
                 told
