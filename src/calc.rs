@@ -15,7 +15,7 @@ use crate::rules::iron_brigade::fire::alternate::{self, AlternateFire, Cell, Mor
 use crate::rules::iron_brigade::fire::{
     self, DicePool, Effectiveness, FireModifiers, FirerWeaponClass, ModifierLine, Protection, Ranks,
 };
-use crate::rules::iron_brigade::kinds::{Arm, OfficerRating, Weapon};
+use crate::rules::iron_brigade::kinds::{Arm, OfficerRating, PerilousClause, Weapon};
 use crate::rules::iron_brigade::morale::{self, RallyOfficer, Side};
 use crate::rules::iron_brigade::weapons;
 use clap::{Args, Parser, Subcommand};
@@ -146,10 +146,15 @@ pub struct FireSetup {
     /// Artillery firing at the same point as last turn (-1, guns only).
     #[arg(long)]
     pub acquired: bool,
-    /// Defender in a perilous situation: -2 to the divisor and x10 on the save.
-    /// With --effectiveness only the x10 applies (the -2 is in your number).
-    #[arg(long)]
-    pub perilous: bool,
+    /// Defender in a perilous situation (APSoF V.G): -2 to the divisor and
+    /// x10 on the save. Name the clause, as the turn engine does: V.G.1.i
+    /// (or flank, rear, surprise), V.G.1.ii (first-fire), V.G.1.iii
+    /// (repeaters), V.G.1.iv (crossing, ford, pontoons), V.G.1.v
+    /// (changing-formation, broken, limbered), V.G.2 (umpire); several
+    /// with commas. With --effectiveness only the x10 applies (the -2 is
+    /// in your number).
+    #[arg(long, num_args = 0..=1, value_delimiter = ',', value_name = "CLAUSE")]
+    pub perilous: Option<Vec<PerilousClause>>,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -288,10 +293,11 @@ pub struct CombinedFireArgs {
     /// Arm of the target unit.
     #[arg(long, default_value = "infantry")]
     pub target_arm: String,
-    /// Defender in a perilous situation for every firing unit: x10 on the
-    /// save (the -2 is already in each unit's effectiveness).
-    #[arg(long)]
-    pub perilous: bool,
+    /// Defender in a perilous situation for every firing unit (APSoF V.G):
+    /// x10 on the save (the -2 is already in each unit's effectiveness).
+    /// Name the clause as for `calc fire --perilous`.
+    #[arg(long, num_args = 0..=1, value_delimiter = ',', value_name = "CLAUSE")]
+    pub perilous: Option<Vec<PerilousClause>>,
     /// Attack dice of all the units, in the order the units are given.
     #[arg(long, value_delimiter = ',', allow_negative_numbers = true)]
     pub dice: Option<Vec<i64>>,
@@ -488,6 +494,8 @@ pub struct FireReport {
     pub target_remaining: u32,
     pub save_dice: Vec<u8>,
     pub perilous: bool,
+    /// The V.G clauses named, in the turn engine's words.
+    pub perilous_why: Vec<String>,
     #[serde(skip)]
     attack_pool: DicePool,
     #[serde(skip)]
@@ -506,7 +514,17 @@ impl Explain for FireReport {
             );
         }
         for m in &self.modifiers {
-            let _ = writeln!(t, "  {:+} {}", m.delta, m.reason);
+            if m.reason.contains("perilous") {
+                let _ = writeln!(
+                    t,
+                    "  {:+} {} ({})",
+                    m.delta,
+                    m.reason,
+                    peril_words(&self.perilous_why)
+                );
+            } else {
+                let _ = writeln!(t, "  {:+} {}", m.delta, m.reason);
+            }
         }
         let _ = write!(t, "Modified effectiveness: {}", self.effectiveness);
         if self.effectiveness_before_floor < 1 {
@@ -536,7 +554,7 @@ impl Explain for FireReport {
             &mut t,
             self.casualties,
             self.morale_loss,
-            self.perilous,
+            self.perilous.then_some(self.perilous_why.as_slice()),
             self.target_remaining,
             self.save_pool,
             &self.save_dice,
@@ -573,6 +591,8 @@ pub struct CombinedFireReport {
     pub target_remaining: u32,
     pub save_dice: Vec<u8>,
     pub perilous: bool,
+    /// The V.G clauses named, in the turn engine's words.
+    pub perilous_why: Vec<String>,
     #[serde(skip)]
     save_pool: DicePool,
 }
@@ -609,7 +629,7 @@ impl Explain for CombinedFireReport {
             &mut t,
             self.casualties,
             self.morale_loss,
-            self.perilous,
+            self.perilous.then_some(self.perilous_why.as_slice()),
             self.target_remaining,
             self.save_pool,
             &self.save_dice,
@@ -628,7 +648,7 @@ fn explain_save(
     t: &mut String,
     casualties: u32,
     morale_loss: u32,
-    perilous: bool,
+    perilous: Option<&[String]>,
     target_remaining: u32,
     save_pool: DicePool,
     save_dice: &[u8],
@@ -639,7 +659,7 @@ fn explain_save(
         let _ = writeln!(t, "No casualties, so no morale save and no morale loss.");
         return;
     }
-    let per = if perilous { 10 } else { 5 };
+    let per = if perilous.is_some() { 10 } else { 5 };
     let _ = writeln!(
         t,
         "Save: target has {target_remaining} castings left, rolls {} = {}{}, total {save_total} ({note}APSoF V.B.1.vi).",
@@ -654,12 +674,40 @@ fn explain_save(
     let _ = writeln!(
         t,
         "Morale loss: {per} x {casualties} - {save_total} = {morale_loss} level(s){}.",
-        if perilous {
-            " (perilous: x10, APSoF V.G)"
-        } else {
-            ""
+        match perilous {
+            Some(why) => format!(" (perilous: x10, APSoF {})", peril_words(why)),
+            None => String::new(),
         }
     );
+}
+
+/// The V.G clauses of a perilous fire, as the turn engine names them in a
+/// fire's working ("V.G.1.i rear attack; V.G.1.ii first fire at troops
+/// never under fire"); a bare `--perilous` names none.
+fn peril_words(why: &[String]) -> String {
+    if why.is_empty() {
+        "V.G, no clause named: give it, e.g. --perilous rear or --perilous V.G.1.ii".into()
+    } else {
+        why.join("; ")
+    }
+}
+
+/// Whether `--perilous` was given, and the clauses it named, in the turn
+/// engine's words (APSoF V.G).
+fn perilous_of(p: &Option<Vec<PerilousClause>>) -> (bool, Vec<String>) {
+    match p {
+        None => (false, Vec::new()),
+        Some(cs) => {
+            let mut why: Vec<String> = Vec::new();
+            for c in cs {
+                let t = c.text().to_string();
+                if !why.contains(&t) {
+                    why.push(t);
+                }
+            }
+            (true, why)
+        }
+    }
 }
 
 /// The target's morale save after a fire (APSoF V.B.1.vi).
@@ -741,6 +789,7 @@ fn calc_combined_fire(
     args: &CombinedFireArgs,
     dice: &mut CalcDice,
 ) -> Result<CombinedFireReport, CalcError> {
+    let (perilous, perilous_why) = perilous_of(&args.perilous);
     let firers = args
         .firers
         .iter()
@@ -806,11 +855,12 @@ fn calc_combined_fire(
         attack_total,
         casualties,
         save_total,
-        morale_loss: fire::morale_loss_from_fire(casualties, save_total, args.perilous),
+        morale_loss: fire::morale_loss_from_fire(casualties, save_total, perilous),
         units,
         target_remaining,
         save_dice,
-        perilous: args.perilous,
+        perilous,
+        perilous_why,
         save_pool,
     })
 }
@@ -887,7 +937,7 @@ fn situation(a: &FireSetup) -> Result<Situation, CalcError> {
                 firer_lying_down: a.firer_lying_down,
                 first_fire: a.first_fire,
                 acquired: a.acquired,
-                perilous: a.perilous,
+                perilous: perilous_of(&a.perilous).0,
             };
             let eff = fire::modified_effectiveness(base, FirerWeaponClass::of(w), &m)
                 .map_err(|e| usage(format!("--firer-morale: {e}")))?;
@@ -951,7 +1001,11 @@ fn calc_fire(args: &FireArgs, dice: &mut CalcDice) -> Result<FireReport, CalcErr
         attack_total,
         casualties,
         save_total,
-        morale_loss: fire::morale_loss_from_fire(casualties, save_total, a.perilous),
+        morale_loss: fire::morale_loss_from_fire(
+            casualties,
+            save_total,
+            perilous_of(&a.perilous).0,
+        ),
         weapon,
         range_inches,
         base_effectiveness: base,
@@ -960,7 +1014,8 @@ fn calc_fire(args: &FireArgs, dice: &mut CalcDice) -> Result<FireReport, CalcErr
         attack_dice,
         target_remaining,
         save_dice,
-        perilous: a.perilous,
+        perilous: perilous_of(&a.perilous).0,
+        perilous_why: perilous_of(&a.perilous).1,
         attack_pool,
         save_pool,
     })
@@ -1412,6 +1467,8 @@ pub struct AlternateFireReport {
     pub modifiers: Vec<ModifierLine>,
     pub attacker_die: u8,
     pub defender_die: Option<u8>,
+    /// The V.G clauses named with `--perilous`, in the turn engine's words.
+    pub perilous_why: Vec<String>,
 }
 
 fn cell_words(cell: Cell) -> String {
@@ -1426,7 +1483,17 @@ impl Explain for AlternateFireReport {
     fn explain(&self) -> String {
         let mut t = String::new();
         for m in &self.modifiers {
-            let _ = writeln!(t, "  {:+} {}", m.delta, m.reason);
+            if m.reason.contains("perilous") {
+                let _ = writeln!(
+                    t,
+                    "  {:+} {} ({})",
+                    m.delta,
+                    m.reason,
+                    peril_words(&self.perilous_why)
+                );
+            } else {
+                let _ = writeln!(t, "  {:+} {}", m.delta, m.reason);
+            }
         }
         let _ = writeln!(
             t,
@@ -1467,7 +1534,7 @@ fn calc_alternate_fire(
         firer_castings: a.firers,
         target_arm: s.target_arm,
         target_castings: a.targets,
-        perilous: a.perilous,
+        perilous: perilous_of(&a.perilous).0,
     };
     let (table, row, column) = fire.locate().map_err(|e| usage(e.to_string()))?;
     let (_, morale_cell) = alternate::lookup(table, row, column)
@@ -1508,5 +1575,6 @@ fn calc_alternate_fire(
         modifiers: s.effectiveness.modifiers,
         attacker_die,
         defender_die,
+        perilous_why: perilous_of(&a.perilous).1,
     })
 }

@@ -791,3 +791,88 @@ fn v_g_1_perilous_with_a_given_effectiveness_only_multiplies_the_save() {
     assert_eq!(v["casualties"], 3);
     assert_eq!(v["morale_loss"], 19);
 }
+
+/// APSoF V.G through the binary: `--perilous` takes the clause, by its
+/// number or a word, and the working names it as the turn engine does in
+/// a fire's working (`kinds::PerilousClause`); a bare `--perilous` counts
+/// and says no clause was named; an unknown clause is refused with the
+/// list. Rifled musket at 3" = 5, perilous −2 → 3; one die 3 → 1
+/// casualty; save 5; loss 10 × 1 − 5 = 5.
+#[test]
+fn v_g_perilous_names_the_clause_as_the_turn_engine_does() {
+    let calc = |perilous: &[&str]| {
+        let mut c = assert_cmd::Command::cargo_bin("adjutant").unwrap();
+        c.env_remove("ADJUTANT_CONFIG").args([
+            "calc",
+            "fire",
+            "--firers",
+            "4",
+            "--targets",
+            "8",
+            "--weapon",
+            "rifled-musket",
+            "--range",
+            "3",
+            "--dice",
+            "3",
+            "--save-dice",
+            "5",
+        ]);
+        c.args(perilous);
+        c.output().unwrap()
+    };
+    let out = calc(&["--perilous", "rear"]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        text.contains("-2 defender in perilous situation (V.G.1.i rear attack)"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "Morale loss: 10 x 1 - 5 = 5 level(s) (perilous: x10, APSoF V.G.1.i rear attack)."
+        ),
+        "{text}"
+    );
+    let out = calc(&["--perilous", "V.G.1.ii,umpire"]);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        text.contains(
+            "(V.G.1.ii first fire at troops never under fire; V.G.2 declared by the umpire)"
+        ),
+        "{text}"
+    );
+    let out = calc(&["--perilous"]);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(text.contains("no clause named"), "{text}");
+    assert!(
+        text.contains("= 5 level(s)"),
+        "a bare --perilous still counts: {text}"
+    );
+    let out = calc(&["--perilous", "sideways"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(err.contains("V.G.1.iv") && err.contains("rear"), "{err}");
+
+    // The JSON names the clauses too, in the same words.
+    let v = json(&[
+        "fire",
+        "--firers",
+        "4",
+        "--targets",
+        "8",
+        "--weapon",
+        "rifled-musket",
+        "--range",
+        "3",
+        "--perilous",
+        "pontoons",
+        "--dice",
+        "3",
+        "--save-dice",
+        "5",
+    ]);
+    assert_eq!(v["perilous"], true);
+    assert_eq!(v["perilous_why"][0], "V.G.1.iv crossing in pontoon boats");
+    assert_eq!(v["morale_loss"], 5);
+}

@@ -157,3 +157,40 @@ fn v_g_1_v_fire_at_a_broken_unit_is_perilous_by_mail() {
     let (perilous, mods) = tenth_fire(&steady, 2);
     assert!(!perilous, "{mods}");
 }
+
+/// APSoF V.G.2 "any other situation the umpire determines is perilous",
+/// through the binary: the same two turns, and before turn 2 the umpire
+/// declares the 3rd Tennessee's situation perilous (`SET 3rd Tennessee
+/// perilous yes BECAUSE …`). The 10th Ohio's turn-2 fire at it is
+/// perilous, the working names V.G.2, and the 3rd's own report names it in
+/// the save's working; in the game without the declaration (above, the
+/// steady game) the same fire is not perilous. The declaration lasts the
+/// turn: the umpire's turn 3 fire is ordinary again.
+#[test]
+fn v_g_2_umpire_declared_perilous_by_mail() {
+    let g = GameDir::with_scenario("declared", FIXTURE);
+    umpire(&g, "DICE MODE UMPIRE");
+    play(&g, 1);
+    umpire(
+        &g,
+        "SET 3rd Tennessee perilous yes BECAUSE \"caught climbing the fence\"",
+    );
+    play(&g, 2);
+    let (perilous, mods) = tenth_fire(&g, 2);
+    assert!(perilous, "{mods}");
+    for player in [Some("Blue"), None] {
+        let text = report(&g, player, 2);
+        assert!(
+            text.contains("defender in perilous situation -2 (V.G.2 declared by the umpire)"),
+            "{text}"
+        );
+    }
+    let grey = report(&g, Some("Grey"), 2);
+    assert!(
+        grey.contains("perilous x10, V.G.2 declared by the umpire)"),
+        "{grey}"
+    );
+    play(&g, 3);
+    let (perilous, mods) = tenth_fire(&g, 3);
+    assert!(!perilous, "one turn only: {mods}");
+}

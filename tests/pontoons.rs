@@ -564,3 +564,79 @@ fn iv_e_2_a_blocked_landing_by_mail() {
         .any(|m| m.contains("waits in the boats") || m.contains("lands short"));
     assert!(!grey_told, "Grey is told nothing of the landing");
 }
+
+/// Played through the binary: while the 2nd Wisconsin is in the boats it
+/// is told and drawn on the water, at the middle of its crossing on Deep
+/// Creek's line (11, 10), not on the bank it left, with its boats under
+/// it; its own report says it is afloat, and the 3rd Tennessee, brought up
+/// to (11, 16) in sight of it (Colonel Pryor beside it, so its `hold fire`
+/// takes effect at once), sees a regiment afloat in boats there. Blue's
+/// map draws the boats (the hull glyph).
+#[test]
+fn iv_e_2_a_crossing_unit_is_drawn_on_the_water() {
+    let text = std::fs::read_to_string(FIXTURE).unwrap();
+    let moved = text
+        .replace("position = [24, 31]", "position = [11, 16]")
+        .replace("position = [24, 33]", "position = [11, 20]");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("afloat.toml");
+    std::fs::write(&path, moved).unwrap();
+    let g = GameDir::with_scenario("afloat", path.to_str().unwrap());
+    g.order_mail(
+        "blue1",
+        "blue@example.test",
+        "Blue",
+        "2nd Wisconsin: cross the creek in the boats.\n\nREADY",
+    );
+    g.order_mail(
+        "grey1",
+        "grey@example.test",
+        "Grey",
+        "3rd Tennessee: hold fire.\n\nREADY",
+    );
+    g.run_once();
+    assert_eq!(g.open_turn(), 2, "turn 1 was played");
+    let mails = g.outbox_all();
+    let flat = |m: &String| {
+        m.replace("=\r\n", "")
+            .replace("=\n", "")
+            .replace("=3D", "=")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let report = |to: &str| {
+        mails
+            .iter()
+            .filter(|m| m.contains(&format!("To: {to}")) && m.contains("Turn 1 results"))
+            .map(flat)
+            .next()
+            .unwrap_or_else(|| panic!("{to}'s turn 1 report"))
+    };
+    let blue = report("blue@example.test");
+    assert!(
+        blue.contains(
+            "2nd Wisconsin -- infantry, line, facing north (0 degrees) Position: 600 yards south-west of the crossroads (11.0, 10.0)"
+        ),
+        "{blue}"
+    );
+    assert!(
+        blue.contains("Condition: afloat: crossing in Deep Creek pontoons 1 (APSoF IV.E.2)"),
+        "{blue}"
+    );
+    assert!(
+        blue.contains("Deep Creek pontoons 1: 3 boats on the water, 600 yards south-west of the crossroads (11.0, 10.0)"),
+        "the boats are under it: {blue}"
+    );
+    assert!(blue.contains("#c8a060"), "the map draws the boats");
+    let grey = report("grey@example.test");
+    assert!(
+        grey.contains("a Union infantry regiment, about 400 men, afloat in boats, in line facing north; 600 yards south-west of the crossroads (11.0, 10.0)"),
+        "{grey}"
+    );
+    assert!(
+        !grey.contains("#c8a060"),
+        "Grey's map does not draw Blue's boats"
+    );
+    assert!(!grey.contains("Deep Creek pontoons"), "{grey}");
+}

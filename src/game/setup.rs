@@ -96,7 +96,7 @@ pub fn battle_state_from_scenario(s: &Scenario) -> BattleState {
                 broken: false,
                 retreating: false,
                 entrenched: false,
-                heavy_equipment: false,
+                heavy_equipment: u.heavy_equipment,
                 legion: u.legion.clone(),
                 marks: st::UnitMarks::default(),
             }
@@ -173,6 +173,12 @@ fn terrain(s: &Scenario, side_of: &dyn Fn(&str) -> SideId) -> st::Terrain {
                         position: pos(p.at),
                         water: p.water_inches,
                         afloat: !p.on_wagons,
+                        train: p.train.as_deref().and_then(|t| {
+                            s.units
+                                .iter()
+                                .position(|u| u.name == t)
+                                .map(|i| UnitId(index_id(i)))
+                        }),
                     });
                 }
                 for (j, f) in w.fords.iter().enumerate() {

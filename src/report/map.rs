@@ -65,6 +65,28 @@ pub struct MapOfficer {
     pub mark: Mark,
 }
 
+/// The label of a [`MapOfficer`] that is a side's pontoon boats (APSoF
+/// IV.E.2): drawn with [`boat_glyph`], not an officer's dot.
+pub const BOATS_LABEL: &str = "pontoon boats";
+
+/// Pontoon boats (APSoF IV.E.2): a small hull, its keel line in the
+/// side's colour, centred on (`x`, `y`) in pixels.
+fn boat_glyph(s: &mut String, x: f64, y: f64, mark: Mark) {
+    let _ = writeln!(
+        s,
+        "<path d=\"M{:.1} {:.1} L{:.1} {:.1} L{:.1} {:.1} L{:.1} {:.1} Z\" fill=\"#c8a060\" stroke=\"{}\" stroke-width=\"2\"/>",
+        x - 7.0,
+        y - 3.0,
+        x + 7.0,
+        y - 3.0,
+        x + 4.0,
+        y + 3.0,
+        x - 4.0,
+        y + 3.0,
+        unit_colour(mark),
+    );
+}
+
 /// Everything the map shows. Terrain is public knowledge (the scenario's
 /// map); units and officers are what the reader may see.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -263,6 +285,10 @@ pub fn map_parts(layer: &MapLayer) -> MapParts {
     }
     for o in &layer.officers {
         if !o.at.is_finite() {
+            continue;
+        }
+        if o.label == BOATS_LABEL {
+            boat_glyph(&mut s, f.x(o.at.x), f.y(o.at.y), o.mark);
             continue;
         }
         let _ = writeln!(

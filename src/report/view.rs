@@ -346,6 +346,16 @@ fn arm_words(a: Arm) -> String {
     a.as_str().replace('-', " ")
 }
 
+/// The arm, or "wagons (heavy equipment)" for a unit that moves in the
+/// IV.G heavy-equipment column (APSoF IV.E.2, IV.G).
+fn unit_arm_words(u: &Unit) -> String {
+    if u.heavy_equipment {
+        "wagons (heavy equipment)".into()
+    } else {
+        arm_words(u.arm)
+    }
+}
+
 /// "a Confederate infantry regiment"; "a Union battery".
 fn enemy_description(side: &str, arm: Arm) -> String {
     let what = match arm {
@@ -420,6 +430,14 @@ fn unit_condition(u: &Unit) -> Vec<String> {
     if u.lying_down {
         c.push("lying down".to_string());
     }
+    if let Some(w) = u
+        .marks
+        .pontoon_work
+        .as_ref()
+        .filter(|w| w.task == crate::rules::iron_brigade::kinds::PontoonTask::Cross)
+    {
+        c.push(format!("afloat: crossing in {} (APSoF IV.E.2)", w.pontoons));
+    }
     if u.entrenched {
         c.push("entrenched".to_string());
     }
@@ -479,6 +497,10 @@ pub fn side_view(
     if !state.sides.is_empty() && !state.sides.iter().any(|s| s.id == side) {
         return Err(ReportError::UnknownSide(side.0));
     }
+    // A unit in pontoon boats is told and drawn on the water (APSoF
+    // IV.E.2); who sees it was reckoned by the caller.
+    let drawn = crate::rules::iron_brigade::pontoons::as_drawn(state);
+    let state = drawn.as_ref();
     let ypi = if inputs.yards_per_inch > 0.0 {
         inputs.yards_per_inch
     } else {
@@ -508,7 +530,7 @@ pub fn side_view(
             let orders = inputs.orders.get(&u.id).cloned().unwrap_or_default();
             units.push(OwnUnit {
                 name: u.name.clone(),
-                arm: arm_words(u.arm),
+                arm: unit_arm_words(u),
                 formation: formation_words(u.formation),
                 facing: facing_point(u.facing).to_string(),
                 facing_deg: u.facing.rem_euclid(360.0).round() as u32 % 360,
@@ -528,7 +550,7 @@ pub fn side_view(
         } else {
             friends.push(FriendUnit {
                 name: u.name.clone(),
-                arm: arm_words(u.arm),
+                arm: unit_arm_words(u),
                 formation: formation_words(u.formation),
                 place: place_of(u.position, state, ypi),
                 coords: coords(u.position),
@@ -614,7 +636,11 @@ pub fn side_view(
             mark,
             description: describe(u.side, u.arm, &u.name),
             about_men: about_men(u.castings),
-            formation: formation_phrase(u.formation),
+            formation: if crate::rules::iron_brigade::pontoons::afloat_at(state, u).is_some() {
+                format!("afloat in boats, {}", formation_phrase(u.formation))
+            } else {
+                formation_phrase(u.formation)
+            },
             facing: facing_point(u.facing).to_string(),
             place: place_of(u.position, state, ypi),
             coords: coords(u.position),
@@ -728,16 +754,27 @@ pub fn side_view(
                 p.name,
                 p.boats,
                 if p.boats == 1 { "" } else { "s" },
-                if p.afloat {
-                    "on the water"
-                } else {
-                    "on their wagons (unload the pontoons: four turns)"
+                match (p.afloat, crate::rules::iron_brigade::pontoons::carrying_train(state, p)) {
+                    (true, _) => "on the water".to_string(),
+                    (false, Some(t)) => format!(
+                        "on the wagons of {} (move them to the bank of {}, then unload the pontoons: four turns)",
+                        t.name, p.stream
+                    ),
+                    (false, None) => "on their wagons (unload the pontoons: four turns)".into(),
                 },
                 place_of(p.position, state, ypi),
                 coords(p.position)
             )
         })
         .collect();
+    for p in state.terrain.pontoons.iter().filter(|p| p.side == side) {
+        shown_points.push(p.position);
+        map_officers.push(MapOfficer {
+            label: super::map::BOATS_LABEL.to_string(),
+            at: p.position,
+            mark: Mark::Own,
+        });
+    }
     let side_label = side_name(state, side);
     let clock = battle_clock(inputs.battle_start, inputs.minutes_per_turn, state.turn);
     let (min, max) = map_bounds(inputs.table, &state.terrain, &shown_points);
@@ -932,6 +969,8 @@ pub struct UmpireView {
 
 /// The umpire's view: the true state, every order, event and die.
 pub fn umpire_view(state: &BattleState, inputs: &UmpireInputs) -> UmpireView {
+    let drawn = crate::rules::iron_brigade::pontoons::as_drawn(state);
+    let state = drawn.as_ref();
     let ypi = if inputs.yards_per_inch > 0.0 {
         inputs.yards_per_inch
     } else {
@@ -947,7 +986,7 @@ pub fn umpire_view(state: &BattleState, inputs: &UmpireInputs) -> UmpireView {
                 id: u.id.0,
                 name: u.name.clone(),
                 side: side_name(state, u.side),
-                arm: arm_words(u.arm),
+                arm: unit_arm_words(u),
                 formation: formation_words(u.formation),
                 facing_deg: u.facing.rem_euclid(360.0).round() as u32 % 360,
                 coords: coords(u.position),

@@ -50,7 +50,7 @@ impl Scenario {
                 message: format!("TOML syntax error: {}", e.message().trim()),
             }])
         })?;
-        let index = SpanIndex::build(text, doc.get_ref());
+        let index = SpanIndex::build_with(text, doc.get_ref(), known_keys);
         // The ruleset boundary: this loader reads Iron Brigade scenarios
         // only; another ruleset's scenario is refused, never misread.
         if let Some(message) = not_iron_brigade(text) {
@@ -110,4 +110,86 @@ fn not_iron_brigade(text: &str) -> Option<String> {
         )),
         Err(message) => Some(message),
     }
+}
+
+/// Keys each kind of table may hold, by path with array indices removed.
+pub(crate) fn known_keys(shape: &str) -> Option<&'static [&'static str]> {
+    Some(match shape {
+        "" => &[
+            "scenario",
+            "table",
+            "terrain",
+            "landmarks",
+            "sides",
+            "players",
+            "officers",
+            "units",
+            "objectives",
+            "options",
+        ],
+        "scenario" => &[
+            "ruleset",
+            "name",
+            "description",
+            "yards_per_inch",
+            "minutes_per_turn",
+            "start",
+            "time_zone",
+            "utc_offset",
+            "last_turn",
+            "umpire",
+            "identities",
+        ],
+        "table" => &["width", "height"],
+        "terrain" => &["areas", "lines", "contours"],
+        "terrain.areas[]" => &["kind", "name", "points"],
+        "terrain.lines[]" => &[
+            "kind",
+            "name",
+            "points",
+            "depth_inches",
+            "current",
+            "fords",
+            "pontoons",
+        ],
+        "terrain.lines[].fords[]" => &["at", "depth_inches"],
+        "terrain.lines[].pontoons[]" => {
+            &["side", "at", "boats", "water_inches", "on_wagons", "train"]
+        }
+        "terrain.contours[]" => &["name", "height_feet", "points"],
+        "landmarks[]" => &["name", "aliases", "at"],
+        "sides[]" => &["name"],
+        "players[]" => &["name", "side", "addresses", "time_zone", "officers"],
+        "officers[]" => &[
+            "name",
+            "side",
+            "level",
+            "rating",
+            "command_class",
+            "mounted",
+            "position",
+            "superior",
+        ],
+        "units[]" => &[
+            "name",
+            "aliases",
+            "side",
+            "arm",
+            "castings",
+            "guns",
+            "crew",
+            "weapon",
+            "morale",
+            "base_morale",
+            "formation",
+            "position",
+            "facing",
+            "commander",
+            "mounted",
+            "legion",
+            "heavy_equipment",
+        ],
+        "objectives[]" => &["name", "landmark", "at", "radius", "points", "side", "turn"],
+        _ => return None,
+    })
 }

@@ -149,6 +149,10 @@ pub struct Pontoons {
     pub boats: u32,
     pub water_inches: f64,
     pub on_wagons: bool,
+    /// The heavy-equipment unit whose wagons carry the boats, by name
+    /// (IV.E.2 "When on wagons, pontoon boats move like heavy equipment"):
+    /// the boats go where it goes until they are unloaded at the stream.
+    pub train: Option<String>,
 }
 
 /// Linear terrain (a polyline), APSoF IV.G.
@@ -300,6 +304,9 @@ pub struct Unit {
     pub mounted: bool,
     /// The legion the unit is a section of (APSoF VII.F), by name.
     pub legion: Option<String>,
+    /// Moves in the IV.G heavy-equipment column: wagons, a pontoon train,
+    /// siege guns (APSoF IV.E.2, IV.G).
+    pub heavy_equipment: bool,
 }
 
 /// Where an objective is.

@@ -83,6 +83,7 @@ pub struct RawPontoons {
     pub boats: Option<i64>,
     pub water_inches: Option<f64>,
     pub on_wagons: Option<bool>,
+    pub train: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -156,6 +157,7 @@ pub struct RawUnit {
     pub commander: Option<String>,
     pub mounted: Option<bool>,
     pub legion: Option<String>,
+    pub heavy_equipment: Option<bool>,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -10,85 +10,6 @@ use super::names::unknown_name_message;
 use std::collections::HashMap;
 use toml::de::{DeTable, DeValue};
 
-/// Keys each kind of table may hold, by path with array indices removed.
-fn known_keys(shape: &str) -> Option<&'static [&'static str]> {
-    Some(match shape {
-        "" => &[
-            "scenario",
-            "table",
-            "terrain",
-            "landmarks",
-            "sides",
-            "players",
-            "officers",
-            "units",
-            "objectives",
-            "options",
-        ],
-        "scenario" => &[
-            "ruleset",
-            "name",
-            "description",
-            "yards_per_inch",
-            "minutes_per_turn",
-            "start",
-            "time_zone",
-            "utc_offset",
-            "last_turn",
-            "umpire",
-            "identities",
-        ],
-        "table" => &["width", "height"],
-        "terrain" => &["areas", "lines", "contours"],
-        "terrain.areas[]" => &["kind", "name", "points"],
-        "terrain.lines[]" => &[
-            "kind",
-            "name",
-            "points",
-            "depth_inches",
-            "current",
-            "fords",
-            "pontoons",
-        ],
-        "terrain.lines[].fords[]" => &["at", "depth_inches"],
-        "terrain.lines[].pontoons[]" => &["side", "at", "boats", "water_inches", "on_wagons"],
-        "terrain.contours[]" => &["name", "height_feet", "points"],
-        "landmarks[]" => &["name", "aliases", "at"],
-        "sides[]" => &["name"],
-        "players[]" => &["name", "side", "addresses", "time_zone", "officers"],
-        "officers[]" => &[
-            "name",
-            "side",
-            "level",
-            "rating",
-            "command_class",
-            "mounted",
-            "position",
-            "superior",
-        ],
-        "units[]" => &[
-            "name",
-            "aliases",
-            "side",
-            "arm",
-            "castings",
-            "guns",
-            "crew",
-            "weapon",
-            "morale",
-            "base_morale",
-            "formation",
-            "position",
-            "facing",
-            "commander",
-            "mounted",
-            "legion",
-        ],
-        "objectives[]" => &["name", "landmark", "at", "radius", "points", "side", "turn"],
-        _ => return None,
-    })
-}
-
 /// The keys each table shape of a schema may hold.
 pub type KnownKeys = fn(&str) -> Option<&'static [&'static str]>;
 
@@ -102,14 +23,10 @@ pub struct SpanIndex {
 }
 
 impl SpanIndex {
-    /// Index a document that has already parsed successfully.
-    pub fn build(text: &str, doc: &DeTable<'_>) -> SpanIndex {
-        SpanIndex::build_with(text, doc, known_keys)
-    }
-
-    /// Index a document of another schema, whose tables may hold the keys
-    /// `known` gives for each shape (path with array indices removed;
-    /// `None`: any key).
+    /// Index a document that has already parsed successfully, whose
+    /// tables may hold the keys `known` gives for each shape (path with
+    /// array indices removed; `None`: any key): each ruleset's schema
+    /// gives its own.
     pub fn build_with(text: &str, doc: &DeTable<'_>, known: KnownKeys) -> SpanIndex {
         let mut index = SpanIndex {
             known,

@@ -128,33 +128,29 @@ fn fire_attack_working(
 }
 
 /// The working of a fire's save and morale loss, told to the side that was
-/// hit and the umpire (APSoF V.B.1.vi; perilous x10, V.G).
+/// hit and the umpire (APSoF V.B.1.vi; perilous x10, with the V.G clause
+/// that made it so, as the firer's working names it).
 fn fire_save_working(
     casualties: u32,
     dice: &[u8],
     save_total: u32,
     morale_lost: u32,
     perilous: bool,
-    why: &[String],
+    perilous_why: &[String],
 ) -> String {
     let per = if perilous { 10 } else { 5 };
-    // The side hit is told why its own unit stood in a perilous situation
-    // (its flank, its crossing, its first time under fire): the clause of
-    // V.G, as the firer's working names it.
-    let clause = if !perilous {
-        String::new()
-    } else if why.is_empty() {
-        "; perilous x10, V.G".to_string()
-    } else {
-        format!("; perilous x10, {}", why.join("; "))
-    };
     let rolled = if dice.is_empty() {
         format!("save total {save_total}")
     } else {
         format!("save dice {} = {save_total}", dice_words(dice))
     };
     format!(
-        " Save: {rolled}; morale loss {per} x {casualties} - {save_total} = {morale_lost} (APSoF V.B.1.vi{clause})."
+        " Save: {rolled}; morale loss {per} x {casualties} - {save_total} = {morale_lost} (APSoF V.B.1.vi{}).",
+        match (perilous, perilous_why.is_empty()) {
+            (false, _) => String::new(),
+            (true, true) => "; perilous x10, V.G.1".to_string(),
+            (true, false) => format!("; perilous x10, {}", perilous_why.join("; ")),
+        }
     )
 }
 
@@ -506,6 +502,17 @@ pub enum Event {
         by: UnitRef,
         at: Option<Pos>,
     },
+    /// The unit fired this turn although an order of its side is on its way
+    /// to it: the order takes effect on `effective_turn` (APSoF I.C.1, the
+    /// delay by the officer's distance), and until then the unit keeps to
+    /// what it had, and a unit without active orders may always fire
+    /// (I.B.4.i.b). Told to its own side, so that a `hold fire` still on
+    /// its way does not leave the player guessing.
+    FiredBeforeOrder {
+        unit: UnitRef,
+        order: u64,
+        effective_turn: u32,
+    },
     /// Unloading or crossing stopped before it was done; it starts over.
     PontoonWorkStopped {
         unit: UnitRef,
@@ -691,7 +698,8 @@ impl Event {
             | Event::PontoonWork { unit, .. }
             | Event::PontoonsAfloat { unit, .. }
             | Event::CrossedByPontoon { unit, .. }
-            | Event::PontoonWorkStopped { unit, .. } => vec![u(unit)],
+            | Event::PontoonWorkStopped { unit, .. }
+            | Event::FiredBeforeOrder { unit, .. } => vec![u(unit)],
             // Only the unit: `by` may be an enemy its side has not seen.
             Event::PontoonLandingBlocked { unit, .. } => vec![u(unit)],
             // Officers and riders by id only; visibility is the dispatch
@@ -731,6 +739,7 @@ impl Event {
                 | Event::PontoonsAfloat { .. }
                 | Event::PontoonWorkStopped { .. }
                 | Event::PontoonLandingBlocked { .. }
+                | Event::FiredBeforeOrder { .. }
         )
     }
 
@@ -1378,6 +1387,14 @@ impl Event {
                     ),
                 }
             }
+            Event::FiredBeforeOrder {
+                unit,
+                order,
+                effective_turn,
+            } => format!(
+                "{} fires at will this turn: order #{order} has not reached it yet and takes effect on turn {effective_turn} (APSoF I.C.1, the delay by the officer's distance); until then the unit keeps to its previous orders, and a unit without active orders may always fire (I.B.4.i.b).",
+                unit.name
+            ),
             Event::PontoonWorkStopped { unit, task, reason } => {
                 let what = match task {
                     PontoonTask::Unload => "unloading the pontoon boats",
@@ -1489,13 +1506,20 @@ impl Event {
                 hit,
                 replacement_turn,
             } => {
+                // "Berdan's Sharpshooters fire", not "… Sharpshooters's
+                // sharpshooters".
+                let who = if unit.name.to_lowercase().contains("sharpshooter") {
+                    unit.name.clone()
+                } else {
+                    format!("{}'s sharpshooters", unit.name)
+                };
                 let shot = if k(unit) {
                     format!(
-                        "{}'s sharpshooters fire at {} at {range}\" (effectiveness {effectiveness}, dice {dice_total})",
-                        unit.name, officer.name
+                        "{who} fire at {} at {range}\" (effectiveness {effectiveness}, dice {dice_total})",
+                        officer.name
                     )
                 } else {
-                    format!("{}'s sharpshooters fire at {}", unit.name, officer.name)
+                    format!("{who} fire at {}", officer.name)
                 };
                 match (hit, replacement_turn) {
                     (true, Some(t)) if knows(officer.side) => {

@@ -351,6 +351,108 @@ impl LineKind {
     }
 }
 
+/// A perilous situation of APSoF V.G, named by its clause: the turn
+/// engine names every one it finds in a fire's working, and the umpire's
+/// calculator takes them by name (`calc fire --perilous rear`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PerilousClause {
+    /// V.G.1.i, a flank, rear or surprise attack, which one not said.
+    FlankRearOrSurprise,
+    Flank,
+    Rear,
+    Surprise,
+    /// V.G.1.ii.
+    FirstFire,
+    /// V.G.1.iii.
+    Repeaters,
+    /// V.G.1.iv, a ford, bridge or other obstacle.
+    Crossing,
+    /// V.G.1.iv in pontoon boats (IV.E.2).
+    Pontoons,
+    /// V.G.1.v, changing formation or not in normal battlefield formation.
+    Formation,
+    ChangingFormation,
+    Broken,
+    Limbered,
+    /// V.G.2.
+    Umpire,
+}
+
+impl PerilousClause {
+    /// What the calculator takes: a clause's number or a word for it.
+    pub const NAMES: &'static [(&'static str, PerilousClause)] = &[
+        ("v.g.1.i", PerilousClause::FlankRearOrSurprise),
+        ("flank", PerilousClause::Flank),
+        ("rear", PerilousClause::Rear),
+        ("surprise", PerilousClause::Surprise),
+        ("v.g.1.ii", PerilousClause::FirstFire),
+        ("first-fire", PerilousClause::FirstFire),
+        ("v.g.1.iii", PerilousClause::Repeaters),
+        ("repeaters", PerilousClause::Repeaters),
+        ("v.g.1.iv", PerilousClause::Crossing),
+        ("crossing", PerilousClause::Crossing),
+        ("ford", PerilousClause::Crossing),
+        ("pontoons", PerilousClause::Pontoons),
+        ("v.g.1.v", PerilousClause::Formation),
+        ("changing-formation", PerilousClause::ChangingFormation),
+        ("broken", PerilousClause::Broken),
+        ("limbered", PerilousClause::Limbered),
+        ("v.g.2", PerilousClause::Umpire),
+        ("umpire", PerilousClause::Umpire),
+    ];
+
+    /// The clause and what it says, as a fire's working names it.
+    pub fn text(self) -> &'static str {
+        match self {
+            PerilousClause::FlankRearOrSurprise => "V.G.1.i flank, rear or surprise attack",
+            PerilousClause::Flank => "V.G.1.i flank attack",
+            PerilousClause::Rear => "V.G.1.i rear attack",
+            PerilousClause::Surprise => "V.G.1.i surprise attack",
+            PerilousClause::FirstFire => "V.G.1.ii first fire at troops never under fire",
+            PerilousClause::Repeaters => {
+                "V.G.1.iii first fire from repeaters at troops never under their fire"
+            }
+            PerilousClause::Crossing => "V.G.1.iv crossing a ford or abatis",
+            PerilousClause::Pontoons => "V.G.1.iv crossing in pontoon boats",
+            PerilousClause::Formation => {
+                "V.G.1.v changing formation or not in normal battlefield formation"
+            }
+            PerilousClause::ChangingFormation => "V.G.1.v changing formation",
+            PerilousClause::Broken => "V.G.1.v not in battlefield formation: broken, in flight",
+            PerilousClause::Limbered => "V.G.1.v not in battlefield formation: limbered up",
+            PerilousClause::Umpire => "V.G.2 declared by the umpire",
+        }
+    }
+}
+
+impl fmt::Display for PerilousClause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.text())
+    }
+}
+
+impl FromStr for PerilousClause {
+    type Err = UnknownName;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let wanted = s.trim().to_ascii_lowercase().replace(['_', ' '], "-");
+        let wanted = wanted.strip_prefix("apsof-").unwrap_or(&wanted);
+        PerilousClause::NAMES
+            .iter()
+            .find(|(n, _)| *n == wanted)
+            .map(|(_, c)| *c)
+            .ok_or_else(|| UnknownName {
+                what: "perilous situation (APSoF V.G)",
+                given: s.to_string(),
+                expected: PerilousClause::NAMES
+                    .iter()
+                    .map(|(n, _)| n.replace("v.g", "V.G"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -30,10 +30,18 @@ pub const WATER_INCHES_PER_TURN: f64 = 2.0;
 /// The index in `state.terrain.pontoons` of the boats of `unit`'s side it
 /// is at: their position within [`CONTACT_GAP`] of its footprint, as units
 /// are in contact. `Err` says why it is at none.
+///
+/// Boats on a train's wagons are where the train is: a unit is at them when
+/// it is the train or in contact with it (IV.E.2 "When on wagons, pontoon
+/// boats move like heavy equipment").
 pub fn boats_at(state: &BattleState, unit: &Unit) -> Result<usize, String> {
-    let poly = footprint(unit).polygon();
-    let gap =
-        |p: &Pontoons| Euclidean.distance(&geo::Point::from(geo::Coord::from(p.position)), &poly);
+    let fp = footprint(unit);
+    let poly = fp.polygon();
+    let gap = |p: &Pontoons| match carrying_train(state, p) {
+        Some(t) if t.id == unit.id => 0.0,
+        Some(t) => fp.gap(&footprint(t)),
+        None => Euclidean.distance(&geo::Point::from(geo::Coord::from(p.position)), &poly),
+    };
     let mut best: Option<(f64, usize)> = None;
     for (i, p) in state.terrain.pontoons.iter().enumerate() {
         if p.side != unit.side {
@@ -47,6 +55,122 @@ pub fn boats_at(state: &BattleState, unit: &Unit) -> Result<usize, String> {
     best.map(|(_, i)| i).ok_or_else(|| {
         "it is not at pontoon boats of its side: move it up to them first (APSoF IV.E.2)".into()
     })
+}
+
+/// The heavy-equipment unit carrying boats `p` on its wagons, while they
+/// are on them and it is on the table with men (APSoF IV.E.2).
+pub fn carrying_train<'a>(state: &'a BattleState, p: &Pontoons) -> Option<&'a Unit> {
+    if p.afloat {
+        return None;
+    }
+    let id = p.train?;
+    state.unit(id).filter(|u| u.castings > 0)
+}
+
+/// Boats on a train's wagons go where the train goes (APSoF IV.E.2 "When
+/// on wagons, pontoon boats move like heavy equipment"): set their
+/// position to the train's, after anything that moved it.
+pub fn follow_trains(state: &mut BattleState) {
+    let at: Vec<Option<Pos>> = state
+        .terrain
+        .pontoons
+        .iter()
+        .map(|p| carrying_train(state, p).map(|t| t.position))
+        .collect();
+    for (p, at) in state.terrain.pontoons.iter_mut().zip(at) {
+        if let Some(at) = at {
+            p.position = at;
+        }
+    }
+}
+
+/// How near its stream a pontoon train must stand to put the boats in the
+/// water: the inch within which the scenario puts boats on a bank
+/// (`scenario::validate::FORD_TOLERANCE`, our ruling).
+pub const LAUNCH_REACH: f64 = 1.0;
+
+/// Where boats on a train's wagons go into the water when unloaded: the
+/// point of the train's footprint nearest their stream, if that is within
+/// [`LAUNCH_REACH`] of it. `Err` says how far off it is. Boats not on a
+/// train are unloaded where they lie.
+pub fn launch_point(state: &BattleState, p: &Pontoons) -> Result<Pos, String> {
+    let Some(t) = carrying_train(state, p) else {
+        return Ok(p.position);
+    };
+    let fp = footprint(t);
+    // The middle of a side before a corner: a train facing the water
+    // puts the boats in at its front's middle.
+    let corners = fp.corners();
+    let mut candidates: Vec<Pos> = Vec::with_capacity(8);
+    for i in 0..corners.len() {
+        let (a, b) = (corners[i], corners[(i + 1) % corners.len()]);
+        candidates.push(Pos::new((a.x + b.x) / 2.0, (a.y + b.y) / 2.0));
+    }
+    candidates.extend(corners);
+    let mut best: Option<(f64, Pos)> = None;
+    for c in candidates {
+        if let Some(q) = nearest_on_stream(state, &p.stream, c) {
+            let d = q.distance(c);
+            if best.is_none_or(|(bd, _)| d < bd - 1e-9) {
+                best = Some((d, c));
+            }
+        }
+    }
+    match best {
+        Some((d, c)) if d <= LAUNCH_REACH + 1e-9 => Ok(c),
+        Some((d, _)) => Err(format!(
+            "{} is {d:.1}\" from {}: move it to the bank (within {LAUNCH_REACH}\") before the boats are unloaded (APSoF IV.E.2)",
+            t.name, p.stream
+        )),
+        None => Err(format!("{} is not on the table", p.stream)),
+    }
+}
+
+/// Where a unit crossing in pontoon boats is, for reports and maps: on the
+/// water, at the middle of its crossing — between the boats' bank and the
+/// far bank, on the stream's line (APSoF IV.E.2; docs/rulings.md
+/// "Pontoon boats"). `None` when the unit is not in the boats. The unit's
+/// own position stays on the bank it left until it lands (the landing is
+/// mirrored from it), so this is the place it is drawn and told at.
+pub fn afloat_at(state: &BattleState, unit: &Unit) -> Option<Pos> {
+    let w = unit.marks.pontoon_work.as_ref()?;
+    if w.task != crate::rules::iron_brigade::kinds::PontoonTask::Cross || unit.castings == 0 {
+        return None;
+    }
+    let p = state
+        .terrain
+        .pontoons
+        .iter()
+        .find(|p| p.name == w.pontoons)?;
+    nearest_on_stream(state, &p.stream, p.position)
+}
+
+/// `state` as reports draw it: every unit crossing in pontoon boats on the
+/// water at [`afloat_at`], with its boats under it. Borrowed when no unit
+/// is in the boats.
+pub fn as_drawn(state: &BattleState) -> std::borrow::Cow<'_, BattleState> {
+    let afloat: Vec<(UnitId, String, Pos)> = state
+        .units
+        .iter()
+        .filter_map(|u| {
+            let at = afloat_at(state, u)?;
+            let boats = u.marks.pontoon_work.as_ref()?.pontoons.clone();
+            Some((u.id, boats, at))
+        })
+        .collect();
+    if afloat.is_empty() {
+        return std::borrow::Cow::Borrowed(state);
+    }
+    let mut s = state.clone();
+    for (id, boats, at) in afloat {
+        if let Some(u) = s.unit_mut(id) {
+            u.position = at;
+        }
+        if let Some(p) = s.terrain.pontoons.iter_mut().find(|p| p.name == boats) {
+            p.position = at;
+        }
+    }
+    std::borrow::Cow::Owned(s)
 }
 
 /// Trips the boats make to carry `castings` over, four castings a boat.
@@ -220,6 +344,7 @@ mod tests {
             position: Pos::new(0.0, 0.0),
             water,
             afloat: true,
+            train: None,
         }
     }
 

@@ -102,6 +102,60 @@ pub fn validate(raw: &RawScenario) -> Result<Scenario, Vec<Problem>> {
     let landmarks = check_landmarks(&mut c, &raw.landmarks, table.as_ref());
     let officers = check_officers(&mut c, &raw.officers, &sides, table.as_ref());
     let units = check_units(&mut c, &raw.units, &sides, &officers, raw, table.as_ref());
+    // APSoF IV.E.2 "When on wagons, pontoon boats move like heavy
+    // equipment": a train is a heavy-equipment unit of the boats' side; the
+    // boats start where it stands.
+    for (i, l) in terrain.lines.iter_mut().enumerate() {
+        let Some(w) = l.water.as_mut() else { continue };
+        for (j, p) in w.pontoons.iter_mut().enumerate() {
+            let Some(train) = p.train.clone() else {
+                continue;
+            };
+            let path = format!("terrain.lines[{i}].pontoons[{j}].train");
+            let found = units.iter().find(|u| {
+                u.name.eq_ignore_ascii_case(train.trim())
+                    || u.aliases
+                        .iter()
+                        .any(|a| a.eq_ignore_ascii_case(train.trim()))
+            });
+            match found {
+                None => {
+                    if !raw
+                        .units
+                        .iter()
+                        .any(|u| u.name.as_deref().is_some_and(|n| n.trim().eq_ignore_ascii_case(train.trim())))
+                    {
+                        c.problem(
+                            path,
+                            crate::scenario::names::unknown_name_message(
+                                "unit",
+                                &train,
+                                units.iter().map(|u| u.name.as_str()),
+                            ),
+                        );
+                    }
+                }
+                Some(u) if !u.heavy_equipment => c.problem(
+                    path,
+                    format!(
+                        "`{}` is not heavy equipment; give it `heavy_equipment = true` to carry the boats on its wagons (APSoF IV.E.2)",
+                        u.name
+                    ),
+                ),
+                Some(u) if !u.side.eq_ignore_ascii_case(p.side.trim()) => c.problem(
+                    path,
+                    format!(
+                        "`{}` is on side `{}` but the boats are `{}`'s; give the boats a train of their own side",
+                        u.name, u.side, p.side
+                    ),
+                ),
+                Some(u) => {
+                    p.train = Some(u.name.clone());
+                    p.at = u.position;
+                }
+            }
+        }
+    }
     // APSoF VII.F: a legion is two or more sections of one side.
     let mut legions: std::collections::BTreeMap<String, Vec<(usize, &str)>> =
         std::collections::BTreeMap::new();

@@ -160,7 +160,25 @@ pub(super) fn check_line(c: &mut Checker, path: &str, l: &RawLine) -> Option<Lin
     let mut pontoons = Vec::new();
     for (i, p) in l.pontoons.iter().enumerate() {
         let ppath = format!("{path}.pontoons[{i}]");
-        let at = c.required_point(&format!("{ppath}.at"), &p.at, None, "the boats' position");
+        // APSoF IV.E.2: boats on a train's wagons ride with the train; they
+        // start where it stands (set with the units, `validate::mod`).
+        let train = p
+            .train
+            .as_deref()
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .map(str::to_string);
+        if train.is_some() && p.on_wagons == Some(false) {
+            c.problem(
+                format!("{ppath}.on_wagons"),
+                "boats carried by a `train` are on its wagons; remove `on_wagons = false` or the `train`",
+            );
+        }
+        let at = if train.is_some() && p.at.is_none() {
+            Some(Point { x: 0.0, y: 0.0 })
+        } else {
+            c.required_point(&format!("{ppath}.at"), &p.at, None, "the boats' position")
+        };
         let side = c
             .required(
                 &format!("{ppath}.side"),
@@ -177,7 +195,7 @@ pub(super) fn check_line(c: &mut Checker, path: &str, l: &RawLine) -> Option<Lin
             )
             .copied()
             .and_then(|w| c.positive(&format!("{ppath}.water_inches"), w, "water to cross"));
-        if let (Some(at), Some(pts)) = (at, points.as_ref()) {
+        if let (Some(at), Some(pts), None) = (at, points.as_ref(), train.as_ref()) {
             let off = distance_to_polyline(at, pts);
             if off > FORD_TOLERANCE {
                 c.problem(
@@ -194,7 +212,8 @@ pub(super) fn check_line(c: &mut Checker, path: &str, l: &RawLine) -> Option<Lin
                 at,
                 boats,
                 water_inches,
-                on_wagons: p.on_wagons.unwrap_or(false),
+                on_wagons: p.on_wagons.unwrap_or(false) || train.is_some(),
+                train,
             });
         }
     }

@@ -174,6 +174,7 @@ pub(super) fn check_units(
                     .map(str::trim)
                     .filter(|l| !l.is_empty())
                     .map(str::to_string),
+                heavy_equipment: u.heavy_equipment.unwrap_or(false),
             });
         }
     }

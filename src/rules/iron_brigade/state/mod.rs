@@ -451,6 +451,11 @@ pub struct Pontoons {
     pub water: f64,
     /// Unloaded from the wagons and on the water.
     pub afloat: bool,
+    /// The heavy-equipment unit whose wagons carry them (APSoF IV.E.2
+    /// "When on wagons, pontoon boats move like heavy equipment"): while
+    /// on the wagons they are where it is.
+    #[serde(default)]
+    pub train: Option<UnitId>,
 }
 
 /// A way made through an obstacle by a unit's work: inside `outline` (a

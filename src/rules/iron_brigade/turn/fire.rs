@@ -1060,6 +1060,9 @@ fn fire(
         band: lead.band.clone(),
         alternate: out.alternate.clone().unwrap_or_default(),
     });
+    for id in std::iter::once(lead.unit).chain(others.iter().map(|s| s.unit)) {
+        fired_before_order(ctx, id);
+    }
     let mut losses = vec![(
         shot.target,
         Pending {
@@ -1239,43 +1242,44 @@ fn share_of(
 /// broken unit in flight (v); or the umpire declared it so this turn
 /// (V.G.2). Empty when the fire is not perilous.
 fn perilous_clauses(ctx: &Ctx<'_>, u: &Unit, t: &Unit, target: UnitId) -> Vec<&'static str> {
+    use crate::rules::iron_brigade::kinds::PerilousClause;
     let mut why = Vec::new();
     match attack_aspect(t, u.position) {
-        Aspect::Flank => why.push("V.G.1.i flank attack"),
-        Aspect::Rear => why.push("V.G.1.i rear attack"),
+        Aspect::Flank => why.push(PerilousClause::Flank.text()),
+        Aspect::Rear => why.push(PerilousClause::Rear.text()),
         Aspect::Front => {}
     }
     if surprise(ctx, u.id, t.side) {
-        why.push("V.G.1.i surprise attack");
+        why.push(PerilousClause::Surprise.text());
     }
     if !t.marks.been_under_fire {
-        why.push("V.G.1.ii first fire at troops never under fire");
+        why.push(PerilousClause::FirstFire.text());
     }
     if u.weapon.is_repeater() && !t.marks.been_under_repeater_fire {
-        why.push("V.G.1.iii first fire from repeaters at troops never under their fire");
+        why.push(PerilousClause::Repeaters.text());
     }
     if ctx.crossing.contains(&target) {
         why.push(
             if ctx.pontoon_working.get(&target)
                 == Some(&crate::rules::iron_brigade::kinds::PontoonTask::Cross)
             {
-                "V.G.1.iv crossing in pontoon boats"
+                PerilousClause::Pontoons.text()
             } else {
-                "V.G.1.iv crossing a ford or abatis"
+                PerilousClause::Crossing.text()
             },
         );
     }
     if ctx.changed_formation.contains(&target) {
-        why.push("V.G.1.v changing formation");
+        why.push(PerilousClause::ChangingFormation.text());
     }
     if t.broken {
-        why.push("V.G.1.v not in battlefield formation: broken, in flight");
+        why.push(PerilousClause::Broken.text());
     }
     if t.arm.is_artillery() && t.formation == Formation::Limbered {
-        why.push("V.G.1.v not in battlefield formation: limbered up");
+        why.push(PerilousClause::Limbered.text());
     }
     if t.marks.declared_perilous {
-        why.push("V.G.2 declared by the umpire");
+        why.push(PerilousClause::Umpire.text());
     }
     why
 }
@@ -1618,6 +1622,37 @@ pub(crate) fn sfrm_casualty(
         (Removal::ForMonths, _) | (_, Some(_)) => SfrmOutcome::Removed(OfficerStatus::Wounded),
         (Removal::Stays, None) => SfrmOutcome::Stays,
     })
+}
+
+/// A unit that fires while an order is still on its way to it (APSoF
+/// I.C.1: 12–24" from the officer it takes effect a turn later, beyond 24"
+/// two) fires under what it had — a unit without active orders may always
+/// fire (I.B.4.i.b). Its side is told why, once a turn, so that a `hold
+/// fire` on its way does not leave the player guessing.
+fn fired_before_order(ctx: &mut Ctx<'_>, id: UnitId) {
+    let turn = ctx.turn;
+    let Some(pending) = ctx
+        .book
+        .units
+        .get(&id)
+        .and_then(|l| l.iter().find(|b| b.effective_turn > turn))
+        .map(|b| (b.order.id, b.effective_turn))
+    else {
+        return;
+    };
+    if ctx
+        .events
+        .iter()
+        .any(|e| matches!(e, Event::FiredBeforeOrder { unit, .. } if unit.id == id))
+    {
+        return;
+    }
+    let unit = ctx.uref(id);
+    ctx.events.push(Event::FiredBeforeOrder {
+        unit,
+        order: pending.0,
+        effective_turn: pending.1,
+    });
 }
 
 #[cfg(test)]

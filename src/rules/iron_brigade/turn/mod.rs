@@ -133,12 +133,15 @@ pub fn resolve_turn(
     morale_phase::morale_phase(&mut ctx)?;
     double_quick::double_quick_phase(&mut ctx)?;
     let plans = movement::movement_phase(&mut ctx, orders)?;
+    // IV.E.2: boats on wagons went where their train went.
+    crate::rules::iron_brigade::pontoons::follow_trains(&mut ctx.state);
     ctx.join_legions();
     fire::fire_phase(&mut ctx, &plans)?;
     let reorgs = std::mem::take(&mut ctx.reorganizations);
     reorganize::apply(&mut ctx, reorgs)?;
     works::obstacle_work(&mut ctx);
     works::pontoon_work(&mut ctx);
+    crate::rules::iron_brigade::pontoons::follow_trains(&mut ctx.state);
     sfrm_phase::generals_contacted(&mut ctx)?;
     sfrm_phase::ride(&mut ctx)?;
     ctx.advance();
@@ -166,6 +169,10 @@ pub(crate) struct Ctx<'d> {
     /// Units that rallied from 0 (VI.E.2.iv) or from pinned (VI.C.6) this
     /// turn and may not move.
     pub no_move: BTreeSet<UnitId>,
+    /// Units whose crossing of water too deep was aborted this turn
+    /// (APSoF IV.E.1 "the crossing is aborted"): a unit that failed in the
+    /// double-quick phase does not try again in the movement phase.
+    pub ford_aborted: BTreeSet<UnitId>,
     /// Units that changed formation this turn: perilous targets (V.G.1.v).
     pub changed_formation: BTreeSet<UnitId>,
     /// Units whose move this turn crossed a ford or went into abatis:
@@ -214,6 +221,7 @@ impl<'d> Ctx<'d> {
             moved: BTreeSet::new(),
             fired: BTreeSet::new(),
             no_move: BTreeSet::new(),
+            ford_aborted: BTreeSet::new(),
             changed_formation: BTreeSet::new(),
             crossing: BTreeSet::new(),
             officer_start,

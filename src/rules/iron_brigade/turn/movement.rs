@@ -625,7 +625,10 @@ fn work_decision(d: &mut Decision, ctx: &Ctx<'_>, u: &Unit, obstacle: Obstacle, 
 /// or the unit has landed ([`super::works`]). Only infantry ("Infantry may
 /// cross bodies of water in pontoon boats"; dismounted cavalry moves as
 /// infantry, III.H) crosses; unloading is work for men on foot, so the same
-/// units unload (our ruling). A pinned unit does neither (VI.C.6).
+/// units unload (our ruling), and so do the men of a pontoon train its own
+/// boats. Boats on a train are put in the water only at their stream's
+/// bank ([`launch_point`](crate::rules::iron_brigade::pontoons::launch_point)).
+/// A pinned unit does neither (VI.C.6).
 fn pontoon_decision(
     d: &mut Decision,
     ctx: &Ctx<'_>,
@@ -633,9 +636,16 @@ fn pontoon_decision(
     task: PontoonTask,
     at_will: FireMode,
 ) {
-    use crate::rules::iron_brigade::pontoons::boats_at;
+    use crate::rules::iron_brigade::pontoons::{boats_at, launch_point};
     d.completion = Completion::Never;
-    if move_class(u) != MoveClass::Infantry {
+    let own_train = task == PontoonTask::Unload
+        && ctx
+            .state
+            .terrain
+            .pontoons
+            .iter()
+            .any(|p| !p.afloat && p.train == Some(u.id));
+    if move_class(u) != MoveClass::Infantry && !own_train {
         d.skip = Some(match task {
             PontoonTask::Cross => "only infantry cross in pontoon boats (APSoF IV.E.2)".into(),
             PontoonTask::Unload => "only men on foot unload pontoon boats (APSoF IV.E.2)".into(),
@@ -671,6 +681,12 @@ fn pontoon_decision(
                 p.name
             ));
             return;
+        }
+        (PontoonTask::Unload, false) => {
+            if let Err(why) = launch_point(&ctx.state, p) {
+                d.skip = Some(why);
+                return;
+            }
         }
         _ => {}
     }
@@ -815,6 +831,16 @@ fn move_decision(
     };
     if ctx.no_move.contains(&u.id) {
         d.held = Some("it rallied this turn and may not move (VI.E.2.iv, VI.C.6)".into());
+        d.completion = Completion::Never;
+        return;
+    }
+    // IV.E.1 "one casualty is taken, one morale level lost and the
+    // crossing is aborted": aborted at the double quick, it is not tried
+    // again in this turn's movement phase.
+    if ctx.ford_aborted.contains(&u.id) {
+        d.held = Some(
+            "its crossing was aborted this turn: the water is too deep to ford (IV.E.1)".into(),
+        );
         d.completion = Completion::Never;
         return;
     }
@@ -1165,6 +1191,7 @@ pub(crate) fn move_effects(ctx: &mut Ctx<'_>, id: UnitId, out: &MoveOutcome) {
         }
     }
     if let Some(f) = out.ford_failure {
+        ctx.ford_aborted.insert(id);
         if let Some(m) = ctx.state.unit_mut(id) {
             m.castings = m.castings.saturating_sub(f.casualties);
         }

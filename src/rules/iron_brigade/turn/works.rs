@@ -136,7 +136,7 @@ fn stop(ctx: &mut Ctx<'_>, id: UnitId, obstacle: Obstacle, reason: &str) {
 /// tries again next turn ([`clear_landing`]; docs/rulings.md).
 pub(crate) fn pontoon_work(ctx: &mut Ctx<'_>) {
     use crate::rules::iron_brigade::pontoons::{
-        Landing, UNLOAD_TURNS, boats_at, clear_landing, crossing_turns, trips,
+        Landing, UNLOAD_TURNS, boats_at, clear_landing, crossing_turns, launch_point, trips,
     };
     let working = std::mem::take(&mut ctx.pontoon_working);
     // Units already at it keep their boats before a newcomer takes them.
@@ -227,8 +227,17 @@ pub(crate) fn pontoon_work(ctx: &mut Ctx<'_>) {
         }
         match task {
             PontoonTask::Unload => {
+                // Off a train's wagons at the bank where it stands.
+                let at = match launch_point(&ctx.state, &p) {
+                    Ok(at) => at,
+                    Err(why) => {
+                        stop_pontoons(ctx, id, task, &why);
+                        continue;
+                    }
+                };
                 if let Some(b) = ctx.state.terrain.pontoons.get_mut(i) {
                     b.afloat = true;
+                    b.position = at;
                 }
                 ctx.events.push(Event::PontoonsAfloat {
                     unit: unit.clone(),
