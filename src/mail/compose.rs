@@ -212,13 +212,17 @@ fn quoted_printable(text: &str) -> String {
 }
 
 fn base64_lines(data: &[u8]) -> String {
-    let enc = data_encoding::BASE64.encode(data);
-    let mut out = String::with_capacity(enc.len() + enc.len() / 38);
-    for (i, c) in enc.chars().enumerate() {
-        if i > 0 && i % 76 == 0 {
+    // 57 bytes are exactly one 76-character line (no padding but the
+    // last), encoded straight into the output: a report's map is tens of
+    // kilobytes, and pushing it a character at a time was a visible part
+    // of a turn (benches/games.rs `long_game`).
+    let len = data_encoding::BASE64.encode_len(data.len());
+    let mut out = String::with_capacity(len + len / 38 + 2);
+    for (i, line) in data.chunks(57).enumerate() {
+        if i > 0 {
             out.push_str("\r\n");
         }
-        out.push(c);
+        data_encoding::BASE64.encode_append(line, &mut out);
     }
     out
 }
@@ -358,6 +362,21 @@ pub fn compose(msg: &Outbound) -> Result<Vec<u8>, ComposeError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn base64_lines_are_76_characters_of_one_encoding() {
+        for n in [0usize, 1, 2, 3, 56, 57, 58, 113, 114, 115, 1000, 66_000] {
+            let data: Vec<u8> = (0..n).map(|i| (i * 7 + i / 13) as u8).collect();
+            let got = base64_lines(&data);
+            let lines: Vec<&str> = got.split("\r\n").collect();
+            assert!(lines.iter().all(|l| l.len() <= 76), "{n}");
+            assert!(
+                lines[..lines.len() - 1].iter().all(|l| l.len() == 76),
+                "{n}"
+            );
+            assert_eq!(lines.concat(), data_encoding::BASE64.encode(&data), "{n}");
+        }
+    }
 
     #[test]
     fn qp_keeps_lines_short_and_encodes_specials() {

@@ -665,8 +665,19 @@ pub fn layout_labels(layer: &MapLayer) -> Vec<PlacedLabel> {
                         };
                         let dx = x + wpx / 2.0 - cx;
                         let d = dx * dx + dy * dy;
-                        if best.as_ref().is_none_or(|(bd, _)| d < *bd) && free(&c, &taken) {
-                            best = Some((d, c));
+                        if best.as_ref().is_none_or(|(bd, _)| d < *bd) {
+                            match taken.blocked_to(&c) {
+                                None => best = Some((d, c)),
+                                // Every place of this row left of the
+                                // blocking box's right edge overlaps it
+                                // too: step past them untested (the same
+                                // lattice, the same answer).
+                                Some(edge) => {
+                                    while x + 6.0 < edge {
+                                        x += 6.0;
+                                    }
+                                }
+                            }
                         }
                         x += 6.0;
                     }
@@ -790,6 +801,25 @@ impl BoxGrid {
                 self.cells[r * self.cols + c].push(i);
             }
         }
+    }
+
+    /// The farthest right edge of the boxes inserted that share area with
+    /// `b`, or `None` when none does. A box `o` overlapping `b` also
+    /// overlaps `b` moved right by anything less than `o.x1 - b.x0`: the
+    /// lattice scan of [`layout_labels`] skips those places.
+    fn blocked_to(&self, b: &PxBox) -> Option<f64> {
+        let (c0, c1, r0, r1) = self.span(b);
+        let mut edge: Option<f64> = None;
+        for r in r0..=r1 {
+            for c in c0..=c1 {
+                for &i in &self.cells[r * self.cols + c] {
+                    if let Some(o) = self.boxes.get(i as usize).filter(|o| o.overlaps(b)) {
+                        edge = Some(edge.map_or(o.x1, |e| e.max(o.x1)));
+                    }
+                }
+            }
+        }
+        edge
     }
 
     /// True when `b` shares area with any box inserted.
@@ -1065,5 +1095,24 @@ mod tests {
         assert!(f.y(36.0) < f.y(0.0));
         assert!(f.x(48.0) > f.x(0.0));
         assert_eq!(f.width_px(), 948);
+    }
+
+    #[test]
+    fn a_blocked_place_reports_the_farthest_edge_that_blocks_it() {
+        let b = |x0, y0, x1, y1| PxBox { x0, y0, x1, y1 };
+        let mut g = BoxGrid::new(&b(0.0, 0.0, 400.0, 300.0));
+        g.insert(b(50.0, 10.0, 90.0, 30.0));
+        g.insert(b(60.0, 20.0, 130.0, 40.0));
+        g.insert(b(200.0, 10.0, 210.0, 30.0));
+        let place = b(40.0, 15.0, 80.0, 27.0);
+        assert_eq!(g.blocked_to(&place), Some(130.0));
+        assert!(g.overlaps(&place));
+        // Every place of the row left of that edge is blocked too; at the
+        // edge it is free (touching is not overlapping).
+        for x in [40.0, 70.0, 129.0] {
+            assert!(g.overlaps(&b(x, 15.0, x + 40.0, 27.0)), "{x}");
+        }
+        assert_eq!(g.blocked_to(&b(130.0, 15.0, 170.0, 27.0)), None);
+        assert!(!g.overlaps(&b(130.0, 15.0, 170.0, 27.0)));
     }
 }

@@ -9,6 +9,7 @@
 use super::ReportError;
 use super::map::MAP_FONT;
 use resvg::{tiny_skia, usvg};
+use std::cell::RefCell;
 use std::sync::{Arc, Mutex, OnceLock};
 
 static FONT: &[u8] = include_bytes!("../../templates/fonts/DejaVuSansCondensed.ttf");
@@ -101,7 +102,7 @@ pub fn svg_to_png(svg: &str) -> Result<Vec<u8>, ReportError> {
 const BASES_KEPT: usize = 4;
 
 /// Base layers already drawn, newest last: (base SVG, its pixels).
-static BASES: Mutex<Vec<(String, tiny_skia::Pixmap)>> = Mutex::new(Vec::new());
+static BASES: Mutex<Vec<(String, Arc<tiny_skia::Pixmap>)>> = Mutex::new(Vec::new());
 
 /// PNG of `overlay` drawn over `base` (both whole SVG documents of the same
 /// size). The base — the scenario's terrain, the same for every map of a
@@ -114,24 +115,46 @@ pub fn layers_to_png(base: &str, overlay: &str) -> Result<Vec<u8>, ReportError> 
         bases
             .iter()
             .find(|(s, _)| s == base)
-            .map(|(_, p)| p.clone())
+            .map(|(_, p)| Arc::clone(p))
     };
-    let mut pixmap = match kept {
+    let base_px = match kept {
         Some(p) => p,
         None => {
-            let p = rasterise(base)?;
+            let p = Arc::new(rasterise(base)?);
             let mut bases = BASES.lock().unwrap_or_else(|e| e.into_inner());
             if bases.len() >= BASES_KEPT {
                 bases.remove(0);
             }
-            bases.push((base.to_string(), p.clone()));
+            bases.push((base.to_string(), Arc::clone(&p)));
             p
         }
     };
     let tree =
         usvg::Tree::from_str(overlay, &options()).map_err(|e| ReportError::Png(e.to_string()))?;
-    resvg::render(&tree, tiny_skia::Transform::default(), &mut pixmap.as_mut());
-    encode_rgb(&pixmap)
+    SCRATCH.with(|cell| {
+        let mut scratch = cell.borrow_mut();
+        // The base's pixels copied into this thread's canvas from the last
+        // map, rather than into a fresh one: a map's canvas is megabytes,
+        // and a fresh allocation of that size is fresh pages from the
+        // kernel, faulted in one by one, on every map.
+        let canvas = match scratch.take() {
+            Some(mut c) if c.width() == base_px.width() && c.height() == base_px.height() => {
+                c.data_mut().copy_from_slice(base_px.data());
+                c
+            }
+            _ => (*base_px).clone(),
+        };
+        let canvas = scratch.insert(canvas);
+        resvg::render(&tree, tiny_skia::Transform::default(), &mut canvas.as_mut());
+        encode_rgb(canvas)
+    })
+}
+
+thread_local! {
+    /// The canvas [`layers_to_png`] last drew on, kept for the next map.
+    static SCRATCH: RefCell<Option<tiny_skia::Pixmap>> = const { RefCell::new(None) };
+    /// The RGB rows [`encode_rgb`] last packed, kept for the next map.
+    static RGB: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
 /// The SVG's pixels on white paper.
@@ -170,13 +193,23 @@ fn rasterise(svg: &str) -> Result<tiny_skia::Pixmap, ReportError> {
 /// `benches/games.rs` and `benches/report.rs`: zlib level 1 packs the
 /// Brawner map to 55 kB but takes 3.1 ms; `Up` alone 0.9 ms but 157 kB.)
 fn encode_rgb(pixmap: &tiny_skia::Pixmap) -> Result<Vec<u8>, ReportError> {
-    let mut rgb = Vec::with_capacity(pixmap.pixels().len() * 3);
-    for p in pixmap.pixels() {
-        rgb.extend_from_slice(&[p.red(), p.green(), p.blue()]);
-    }
+    RGB.with(|cell| {
+        let mut rgb = cell.borrow_mut();
+        rgb.clear();
+        rgb.resize(pixmap.pixels().len() * 3, 0);
+        // Opaque pixels: premultiplied RGBA is plain RGBA, alpha dropped.
+        for (to, from) in rgb.chunks_exact_mut(3).zip(pixmap.data().chunks_exact(4)) {
+            to.copy_from_slice(&from[..3]);
+        }
+        encode_rgb_rows(pixmap.width(), pixmap.height(), &rgb)
+    })
+}
+
+/// PNG of `rgb`, `width` × `height` pixels of three bytes (see [`encode_rgb`]).
+fn encode_rgb_rows(width: u32, height: u32, rgb: &[u8]) -> Result<Vec<u8>, ReportError> {
     let mut out = Vec::with_capacity(rgb.len() / 8);
     {
-        let mut enc = png::Encoder::new(&mut out, pixmap.width(), pixmap.height());
+        let mut enc = png::Encoder::new(&mut out, width, height);
         enc.set_color(png::ColorType::Rgb);
         enc.set_depth(png::BitDepth::Eight);
         enc.set_compression(png::Compression::Fast);
@@ -184,7 +217,7 @@ fn encode_rgb(pixmap: &tiny_skia::Pixmap) -> Result<Vec<u8>, ReportError> {
         let mut w = enc
             .write_header()
             .map_err(|e| ReportError::Png(e.to_string()))?;
-        w.write_image_data(&rgb)
+        w.write_image_data(rgb)
             .map_err(|e| ReportError::Png(e.to_string()))?;
     }
     Ok(out)
