@@ -12,41 +12,6 @@ mod common;
 
 use common::GameDir;
 
-fn umpire(g: &GameDir, command: &str) {
-    let out = common::adjutant(g.dir.path())
-        .args(["umpire", &g.name, command])
-        .env("USER", "alice")
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{command}: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-/// Answers every dice request of the open turn with 6s.
-fn answer_dice(g: &GameDir) {
-    for _ in 0..50 {
-        let wanted: Option<String> = g
-            .db()
-            .query_row(
-                "SELECT wanted_json FROM dice_requests WHERE answered_at IS NULL",
-                [],
-                |r| r.get(0),
-            )
-            .ok();
-        let Some(wanted) = wanted else { return };
-        let n = serde_json::from_str::<Vec<serde_json::Value>>(&wanted)
-            .unwrap()
-            .len();
-        umpire(g, &format!("DICE {}", vec!["6"; n].join(" ")));
-    }
-    panic!("the turn kept asking for dice");
-}
-
 #[test]
 fn i_b_3_double_quick_over_a_ford_too_deep_pays_like_a_march_by_mail() {
     let text = std::fs::read_to_string("scenarios/training.toml").unwrap();
@@ -60,7 +25,7 @@ fn i_b_3_double_quick_over_a_ford_too_deep_pays_like_a_march_by_mail() {
     let path = dir.path().join("deep.toml");
     std::fs::write(&path, changed).unwrap();
     let g = GameDir::with_scenario("deep", path.to_str().unwrap());
-    umpire(&g, "DICE MODE UMPIRE");
+    g.umpire("DICE MODE UMPIRE");
     g.order_mail(
         "blue1",
         "blue@example.test",
@@ -75,7 +40,7 @@ fn i_b_3_double_quick_over_a_ford_too_deep_pays_like_a_march_by_mail() {
         "3rd Tennessee: hold fire.\n\n5th Tennessee: hold fire.\n\nREADY",
     );
     g.run_once();
-    answer_dice(&g);
+    g.answer_dice(|_| "6".into());
     assert_eq!(g.open_turn(), 2, "turn 1 was played");
     let events: Vec<serde_json::Value> = {
         let db = g.db();

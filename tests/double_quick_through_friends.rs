@@ -11,15 +11,6 @@ mod common;
 
 use common::GameDir;
 
-fn umpire(g: &GameDir, command: &str) {
-    let out = common::adjutant(g.dir.path())
-        .args(["umpire", &g.name, command])
-        .env("USER", "alice")
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{command}");
-}
-
 /// Rally dice 3 (a regular unit: no change, VI.E), every other die 6.
 fn answer_sixes(g: &GameDir) {
     for _ in 0..30 {
@@ -37,7 +28,7 @@ fn answer_sixes(g: &GameDir) {
             .iter()
             .map(|w| if w["kind"] == "rally" { "3" } else { "6" })
             .collect();
-        umpire(g, &format!("DICE {}", values.join(" ")));
+        g.umpire(&format!("DICE {}", values.join(" ")));
     }
     panic!("the turn kept asking for dice");
 }
@@ -45,9 +36,9 @@ fn answer_sixes(g: &GameDir) {
 #[test]
 fn i_b_3_double_quick_through_friends_pays_like_a_march_by_mail() {
     let g = GameDir::with_scenario("through", "scenarios/training.toml");
-    umpire(&g, "DICE MODE UMPIRE");
-    umpire(&g, "SET 10th Ohio morale 4 BECAUSE \"tired\"");
-    umpire(&g, "SET 10th Ohio formation line BECAUSE \"deployed\"");
+    g.umpire("DICE MODE UMPIRE");
+    g.umpire("SET 10th Ohio morale 4 BECAUSE \"tired\"");
+    g.umpire("SET 10th Ohio formation line BECAUSE \"deployed\"");
     g.order_mail(
         "blue1",
         "blue@example.test",

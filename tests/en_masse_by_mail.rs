@@ -13,15 +13,6 @@ use adjutant::rules::iron_brigade::fire::alternate::{AlternateFire, MoraleResult
 use adjutant::rules::iron_brigade::kinds::Arm;
 use common::GameDir;
 
-fn umpire(g: &GameDir, command: &str) {
-    let out = common::adjutant(g.dir.path())
-        .args(["umpire", &g.name, command])
-        .env("USER", "alice")
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{command}");
-}
-
 fn answer_twos(g: &GameDir) {
     for _ in 0..20 {
         let wanted: Option<String> = g
@@ -36,7 +27,7 @@ fn answer_twos(g: &GameDir) {
         let n = serde_json::from_str::<Vec<serde_json::Value>>(&wanted)
             .unwrap()
             .len();
-        umpire(g, &format!("DICE {}", vec!["2"; n].join(" ")));
+        g.umpire(&format!("DICE {}", vec!["2"; n].join(" ")));
     }
     panic!("the turn kept asking for dice");
 }
@@ -62,7 +53,7 @@ fn iii_g_5_en_masse_reads_morale_one_table_up_by_mail() {
     let path = dir.path().join("en-masse.toml");
     std::fs::write(&path, s).unwrap();
     let g = GameDir::with_scenario("masse", path.to_str().unwrap());
-    umpire(&g, "DICE MODE UMPIRE");
+    g.umpire("DICE MODE UMPIRE");
     g.order_mail(
         "blue1",
         "blue@example.test",

@@ -14,41 +14,10 @@ use common::GameDir;
 
 const FIXTURE: &str = "tests/fixtures/scenarios/volley.toml";
 
-fn umpire(g: &GameDir, command: &str) {
-    let out = common::adjutant(g.dir.path())
-        .args(["umpire", &g.name, command])
-        .env("USER", "alice")
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{command}");
-}
-
-/// Fire dice 3, saves 6.
-fn answer_dice(g: &GameDir) {
-    for _ in 0..10 {
-        let wanted: Option<String> = g
-            .db()
-            .query_row(
-                "SELECT wanted_json FROM dice_requests WHERE answered_at IS NULL",
-                [],
-                |r| r.get(0),
-            )
-            .ok();
-        let Some(wanted) = wanted else { return };
-        let values: Vec<&str> = serde_json::from_str::<Vec<serde_json::Value>>(&wanted)
-            .unwrap()
-            .iter()
-            .map(|w| if w["kind"] == "fire" { "3" } else { "6" })
-            .collect();
-        umpire(g, &format!("DICE {}", values.join(" ")));
-    }
-    panic!("the turn kept asking for dice");
-}
-
 #[test]
 fn ii_e_a_battery_loses_a_gun_with_each_crew_casting_by_mail() {
     let g = GameDir::with_scenario("guns", FIXTURE);
-    umpire(&g, "DICE MODE UMPIRE");
+    g.umpire("DICE MODE UMPIRE");
     g.order_mail(
         "blue1",
         "blue@example.test",
@@ -63,7 +32,7 @@ fn ii_e_a_battery_loses_a_gun_with_each_crew_casting_by_mail() {
          7th Tennessee: hold fire.\n\nRidley's Battery: hold fire.\n\nREADY",
     );
     g.run_once();
-    answer_dice(&g);
+    g.answer_dice(|w| if w["kind"] == "fire" { "3" } else { "6" }.into());
     g.run_once();
     assert_eq!(g.open_turn(), 2, "turn 1 was played");
     let grey = g

@@ -12,21 +12,6 @@ fn flat(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-fn umpire(g: &GameDir, command: &str) {
-    let out = common::adjutant(g.dir.path())
-        .args(["umpire", &g.name, command])
-        .env("USER", "alice")
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{command}: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
 fn blue_report(g: &GameDir) -> String {
     let text: String = g
         .db()
@@ -46,18 +31,15 @@ fn iv_c_a_blocked_move_says_why_and_costs_no_morale() {
     // Battery A limbered, facing north, with the 14th Ohio drawn up across
     // its front: a battery may not pass through other units (IV.G, "through
     // units" forbidden to artillery).
-    umpire(
-        &g,
-        "SET Battery A formation limbered BECAUSE \"test: on the road\"",
-    );
-    umpire(&g, "SET Battery A facing north BECAUSE \"test\"");
-    umpire(&g, "SET Battery A position 30,6 BECAUSE \"test\"");
-    umpire(&g, "SET 14th Ohio position 30,8.77 BECAUSE \"test\"");
-    umpire(&g, "SET 14th Ohio facing north BECAUSE \"test\"");
+    g.umpire("SET Battery A formation limbered BECAUSE \"test: on the road\"");
+    g.umpire("SET Battery A facing north BECAUSE \"test\"");
+    g.umpire("SET Battery A position 30,6 BECAUSE \"test\"");
+    g.umpire("SET 14th Ohio position 30,8.77 BECAUSE \"test\"");
+    g.umpire("SET 14th Ohio facing north BECAUSE \"test\"");
     // The 12th Ohio right behind the 10th, told to march onto its ground:
     // it may not end there (IV.F) and stays short of the 10th's ranks.
-    umpire(&g, "SET 12th Ohio position 16,8 BECAUSE \"test\"");
-    umpire(&g, "SET 10th Ohio position 16,17 BECAUSE \"test\"");
+    g.umpire("SET 12th Ohio position 16,8 BECAUSE \"test\"");
+    g.umpire("SET 10th Ohio position 16,17 BECAUSE \"test\"");
     g.order_mail(
         "blue1",
         "blue@example.test",

@@ -14,50 +14,6 @@ use common::GameDir;
 
 const FIXTURE: &str = "tests/fixtures/scenarios/volley.toml";
 
-fn umpire(g: &GameDir, command: &str) {
-    let out = common::adjutant(g.dir.path())
-        .args(["umpire", &g.name, command])
-        .env("USER", "alice")
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{command}: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-/// Answers every dice request of the open turn: 1 for every roll (weak
-/// fire, failed rallies), 6 for the saves (the target keeps its nerve).
-fn answer_dice(g: &GameDir) {
-    for _ in 0..50 {
-        let wanted: Option<String> = g
-            .db()
-            .query_row(
-                "SELECT wanted_json FROM dice_requests WHERE answered_at IS NULL",
-                [],
-                |r| r.get(0),
-            )
-            .ok();
-        let Some(wanted) = wanted else { return };
-        let values: Vec<&str> = serde_json::from_str::<Vec<serde_json::Value>>(&wanted)
-            .unwrap()
-            .iter()
-            .map(|w| {
-                if w.to_string().contains("morale-save") {
-                    "6"
-                } else {
-                    "1"
-                }
-            })
-            .collect();
-        umpire(g, &format!("DICE {}", values.join(" ")));
-    }
-    panic!("the turn kept asking for dice");
-}
-
 fn play(g: &GameDir, turn: u32) {
     g.order_mail(
         &format!("blue{turn}"),
@@ -72,7 +28,14 @@ fn play(g: &GameDir, turn: u32) {
         "3rd Tennessee: hold fire.\n\n5th Tennessee: hold fire.\n\nREADY",
     );
     g.run_once();
-    answer_dice(g);
+    g.answer_dice(|w| {
+        if w.to_string().contains("morale-save") {
+            "6"
+        } else {
+            "1"
+        }
+        .into()
+    });
     assert_eq!(g.open_turn(), turn + 1, "turn {turn} was played");
 }
 
@@ -113,15 +76,12 @@ fn report(g: &GameDir, player: Option<&str>, turn: u32) -> String {
 
 fn game(name: &str, break_before_turn_2: bool) -> GameDir {
     let g = GameDir::with_scenario(name, FIXTURE);
-    umpire(&g, "DICE MODE UMPIRE");
+    g.umpire("DICE MODE UMPIRE");
     play(&g, 1);
     // Turn 1: fire at troops never under fire is perilous (V.G.1.ii).
     assert!(tenth_fire(&g, 1).0);
     if break_before_turn_2 {
-        umpire(
-            &g,
-            "SET 3rd Tennessee morale 0 BECAUSE \"broke under the volley\"",
-        );
+        g.umpire("SET 3rd Tennessee morale 0 BECAUSE \"broke under the volley\"");
     }
     play(&g, 2);
     g
@@ -169,12 +129,9 @@ fn v_g_1_v_fire_at_a_broken_unit_is_perilous_by_mail() {
 #[test]
 fn v_g_2_umpire_declared_perilous_by_mail() {
     let g = GameDir::with_scenario("declared", FIXTURE);
-    umpire(&g, "DICE MODE UMPIRE");
+    g.umpire("DICE MODE UMPIRE");
     play(&g, 1);
-    umpire(
-        &g,
-        "SET 3rd Tennessee perilous yes BECAUSE \"caught climbing the fence\"",
-    );
+    g.umpire("SET 3rd Tennessee perilous yes BECAUSE \"caught climbing the fence\"");
     play(&g, 2);
     let (perilous, mods) = tenth_fire(&g, 2);
     assert!(perilous, "{mods}");

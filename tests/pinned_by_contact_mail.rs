@@ -12,65 +12,17 @@ mod common;
 
 use common::GameDir;
 
-fn umpire(g: &GameDir, command: &str) {
-    let out = common::adjutant(g.dir.path())
-        .args(["umpire", &g.name, command])
-        .env("USER", "alice")
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert_eq!(out.status.code(), Some(0), "{command}: {text}");
-}
-
-fn answer_dice(g: &GameDir) -> Vec<String> {
-    let mut asked = Vec::new();
-    for _ in 0..30 {
-        let wanted: Option<String> = g
-            .db()
-            .query_row(
-                "SELECT wanted_json FROM dice_requests WHERE answered_at IS NULL",
-                [],
-                |r| r.get(0),
-            )
-            .ok();
-        let Some(wanted) = wanted else { return asked };
-        asked.push(wanted.clone());
-        let list = serde_json::from_str::<Vec<serde_json::Value>>(&wanted).unwrap();
-        let mut first_ohio = true;
-        let values: Vec<String> = list
-            .iter()
-            .map(|w| {
-                let text = w.to_string();
-                if w["kind"] == "contact" && text.contains("10th Ohio") && first_ohio {
-                    first_ohio = false;
-                    "5".to_string()
-                } else if w["kind"] == "contact" || w["kind"] == "fire" {
-                    // Contact: the Tennessee's dice; fire: as little as
-                    // can be, so only contact lowers the Tennessee.
-                    "1".to_string()
-                } else if w["kind"] == "morale-save" {
-                    "6".to_string()
-                } else {
-                    "3".to_string()
-                }
-            })
-            .collect();
-        umpire(g, &format!("DICE {}", values.join(" ")));
-    }
-    panic!("the turn kept asking for dice");
-}
-
 #[test]
 fn vi_c_6_pinned_by_contact_does_not_advance_by_mail() {
     let g = GameDir::with_scenario("contact-pinned", "scenarios/training.toml");
-    umpire(&g, "DICE MODE UMPIRE");
-    umpire(&g, "SET 3rd Tennessee formation line BECAUSE \"set up\"");
-    umpire(&g, "SET 10th Ohio formation line BECAUSE \"set up\"");
-    umpire(&g, "SET 10th Ohio facing 0 BECAUSE \"set up\"");
-    umpire(&g, "SET 3rd Tennessee facing 180 BECAUSE \"set up\"");
-    umpire(&g, "SET 3rd Tennessee position 23,32 BECAUSE \"set up\"");
-    umpire(&g, "SET 10th Ohio position 23,30 BECAUSE \"set up\"");
-    umpire(&g, "SET 3rd Tennessee morale 2 BECAUSE \"set up\"");
+    g.umpire("DICE MODE UMPIRE");
+    g.umpire("SET 3rd Tennessee formation line BECAUSE \"set up\"");
+    g.umpire("SET 10th Ohio formation line BECAUSE \"set up\"");
+    g.umpire("SET 10th Ohio facing 0 BECAUSE \"set up\"");
+    g.umpire("SET 3rd Tennessee facing 180 BECAUSE \"set up\"");
+    g.umpire("SET 3rd Tennessee position 23,32 BECAUSE \"set up\"");
+    g.umpire("SET 10th Ohio position 23,30 BECAUSE \"set up\"");
+    g.umpire("SET 3rd Tennessee morale 2 BECAUSE \"set up\"");
     g.order_mail(
         "blue1",
         "blue@example.test",
@@ -84,7 +36,22 @@ fn vi_c_6_pinned_by_contact_does_not_advance_by_mail() {
         "3rd Tennessee: advance to (23, 20).\n\n5th Tennessee: hold fire.\n\nREADY",
     );
     g.run_once();
-    answer_dice(&g);
+    // The Tennessee's contact dice all 1; the Ohio's first 5, the rest 1.
+    let mut first_ohio = true;
+    g.answer_dice(|w| {
+        if w["kind"] == "contact" && w["subject"] == "10th Ohio" && first_ohio {
+            first_ohio = false;
+            "5".into()
+        } else if w["kind"] == "contact" || w["kind"] == "fire" {
+            // Fire as little as can be, so only contact lowers the
+            // Tennessee.
+            "1".into()
+        } else if w["kind"] == "morale-save" {
+            "6".into()
+        } else {
+            "3".into()
+        }
+    });
     let db = g.db();
     let contact: serde_json::Value = serde_json::from_str(
         &db.query_row(

@@ -11,40 +11,6 @@ mod common;
 
 use common::GameDir;
 
-fn umpire(g: &GameDir, command: &str) {
-    let out = common::adjutant(g.dir.path())
-        .args(["umpire", &g.name, command])
-        .env("USER", "alice")
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert_eq!(out.status.code(), Some(0), "{command}: {text}");
-}
-
-fn answer_dice(g: &GameDir) {
-    for _ in 0..30 {
-        let wanted: Option<String> = g
-            .db()
-            .query_row(
-                "SELECT wanted_json FROM dice_requests WHERE answered_at IS NULL",
-                [],
-                |r| r.get(0),
-            )
-            .ok();
-        let Some(wanted) = wanted else { return };
-        let values: Vec<&str> = serde_json::from_str::<Vec<serde_json::Value>>(&wanted)
-            .unwrap()
-            .iter()
-            .map(|w| match w["kind"].as_str() {
-                Some("double-quick") => "1",
-                _ => "3",
-            })
-            .collect();
-        umpire(g, &format!("DICE {}", values.join(" ")));
-    }
-    panic!("the turn kept asking for dice");
-}
-
 fn events(g: &GameDir, kind: &str, unit: &str) -> Vec<serde_json::Value> {
     let db = g.db();
     let mut st = db
@@ -63,7 +29,7 @@ fn events(g: &GameDir, kind: &str, unit: &str) -> Vec<serde_json::Value> {
 #[test]
 fn vi_c_6_pinned_by_its_double_quick_roll_goes_no_further_by_mail() {
     let g = GameDir::with_scenario("dq-pinned", "scenarios/training.toml");
-    umpire(&g, "DICE MODE UMPIRE");
+    g.umpire("DICE MODE UMPIRE");
     g.order_mail(
         "blue1",
         "blue@example.test",
@@ -77,7 +43,14 @@ fn vi_c_6_pinned_by_its_double_quick_roll_goes_no_further_by_mail() {
         "3rd Tennessee: hold fire.\n\n5th Tennessee: hold fire.\n\nREADY",
     );
     g.run_once();
-    answer_dice(&g);
+    g.answer_dice(|w| {
+        if w["kind"] == "double-quick" {
+            "1"
+        } else {
+            "3"
+        }
+        .into()
+    });
     let dq = events(&g, "double-quick", "14th Ohio");
     assert_eq!(dq.len(), 1, "one double-quick move: {dq:?}");
     let pinned = events(&g, "pinned", "14th Ohio");

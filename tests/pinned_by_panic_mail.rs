@@ -11,49 +11,14 @@ mod common;
 
 use common::GameDir;
 
-fn umpire(g: &GameDir, command: &str) {
-    let out = common::adjutant(g.dir.path())
-        .args(["umpire", &g.name, command])
-        .env("USER", "alice")
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert_eq!(out.status.code(), Some(0), "{command}: {text}");
-}
-
-fn answer_dice(g: &GameDir) {
-    for _ in 0..30 {
-        let wanted: Option<String> = g
-            .db()
-            .query_row(
-                "SELECT wanted_json FROM dice_requests WHERE answered_at IS NULL",
-                [],
-                |r| r.get(0),
-            )
-            .ok();
-        let Some(wanted) = wanted else { return };
-        let values: Vec<&str> = serde_json::from_str::<Vec<serde_json::Value>>(&wanted)
-            .unwrap()
-            .iter()
-            .map(|w| match (w["kind"].as_str(), w["note"].as_str()) {
-                (Some("panic"), Some("panic")) => "2",
-                (_, Some("saving")) => "1",
-                _ => "3",
-            })
-            .collect();
-        umpire(g, &format!("DICE {}", values.join(" ")));
-    }
-    panic!("the turn kept asking for dice");
-}
-
 #[test]
 fn vi_c_6_pinned_by_panic_does_not_advance_by_mail() {
     let g = GameDir::with_scenario("panic", "scenarios/training.toml");
-    umpire(&g, "DICE MODE UMPIRE");
-    umpire(&g, "SET 10th Ohio position 12,16 BECAUSE \"set up\"");
-    umpire(&g, "SET 12th Ohio position 18,16 BECAUSE \"set up\"");
-    umpire(&g, "SET 10th Ohio morale 2 BECAUSE \"set up\"");
-    umpire(&g, "SET 12th Ohio morale 0 BECAUSE \"set up\"");
+    g.umpire("DICE MODE UMPIRE");
+    g.umpire("SET 10th Ohio position 12,16 BECAUSE \"set up\"");
+    g.umpire("SET 12th Ohio position 18,16 BECAUSE \"set up\"");
+    g.umpire("SET 10th Ohio morale 2 BECAUSE \"set up\"");
+    g.umpire("SET 12th Ohio morale 0 BECAUSE \"set up\"");
     g.order_mail(
         "blue1",
         "blue@example.test",
@@ -67,7 +32,11 @@ fn vi_c_6_pinned_by_panic_does_not_advance_by_mail() {
         "3rd Tennessee: hold fire.\n\n5th Tennessee: hold fire.\n\nREADY",
     );
     g.run_once();
-    answer_dice(&g);
+    g.answer_dice(|w| match (w["kind"].as_str(), w["note"].as_str()) {
+        (Some("panic"), Some("panic")) => "2".into(),
+        (_, Some("saving")) => "1".into(),
+        _ => "3".into(),
+    });
     let panic: String = g
         .db()
         .query_row(

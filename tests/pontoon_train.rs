@@ -35,21 +35,6 @@ fn state() -> BattleState {
     battle_state_from_scenario(&sc)
 }
 
-fn umpire(g: &GameDir, command: &str) {
-    let out = common::adjutant(g.dir.path())
-        .args(["umpire", &g.name, command])
-        .env("USER", "alice")
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{command}: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
 /// The state at the end of `turn`, as the binary stored it.
 fn stored(g: &GameDir, turn: u32) -> BattleState {
     let json: String = g
@@ -108,7 +93,7 @@ fn iv_e_2_the_scenario_checks_the_train() {
 #[test]
 fn iv_g_heavy_equipment_moves_ten_inches_and_three_more_by_road() {
     let g = GameDir::with_scenario("train", FIXTURE);
-    umpire(&g, "DICE MODE UMPIRE");
+    g.umpire("DICE MODE UMPIRE");
     g.order_mail(
         "blue1",
         "blue@example.test",

@@ -34,21 +34,6 @@ fn report(g: &GameDir, player: Option<&str>) -> String {
     flat(&text)
 }
 
-fn umpire(g: &GameDir, command: &str) -> String {
-    let out = common::adjutant(g.dir.path())
-        .args(["umpire", &g.name, command])
-        .env("USER", "alice")
-        .output()
-        .unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(out.status.code(), Some(0), "{command}: {text}");
-    text
-}
-
 /// The events of `kind` of the latest turn, as JSON.
 fn events(g: &GameDir, kind: &str) -> Vec<serde_json::Value> {
     let db = g.db();
@@ -74,13 +59,10 @@ fn words(d: &[u64]) -> String {
 #[test]
 fn morale_rolls_are_told_with_their_working_to_whom_they_belong() {
     let g = GameDir::with_scenario("rolls", FIXTURE);
-    umpire(&g, "DICE MODE UMPIRE");
+    g.umpire("DICE MODE UMPIRE");
     // A shaken regiment to rally, a broken one whose friends see it go.
-    umpire(&g, "SET 10th Ohio morale 4 BECAUSE \"shaken on the march\"");
-    umpire(
-        &g,
-        "SET 5th Tennessee morale 0 BECAUSE \"broke in the woods\"",
-    );
+    g.umpire("SET 10th Ohio morale 4 BECAUSE \"shaken on the march\"");
+    g.umpire("SET 5th Tennessee morale 0 BECAUSE \"broke in the woods\"");
     g.order_mail(
         "blue1",
         "blue@example.test",
@@ -124,13 +106,13 @@ fn morale_rolls_are_told_with_their_working_to_whom_they_belong() {
                 .collect::<Vec<_>>()
                 .join(" ")
         );
-        umpire(&g, &cmd);
+        g.umpire(&cmd);
     }
     assert!(!given.is_empty(), "the turn asked for the umpire's dice");
     if g.open_turn() != 2 {
         // An umpired game holds the turn; this one is not, but release it
         // if the plane held it.
-        umpire(&g, "RELEASE");
+        g.umpire("RELEASE");
     }
     assert_eq!(g.open_turn(), 2, "turn 1 was played");
     let umpire_report = report(&g, None);

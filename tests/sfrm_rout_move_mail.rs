@@ -14,52 +14,12 @@ mod common;
 
 use common::GameDir;
 
-fn umpire(g: &GameDir, command: &str) {
-    let out = common::adjutant(g.dir.path())
-        .args(["umpire", &g.name, command])
-        .env("USER", "alice")
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert_eq!(out.status.code(), Some(0), "{command}: {text}");
-}
-
-fn answer_dice(g: &GameDir) -> Vec<String> {
-    let mut asked = Vec::new();
-    for _ in 0..40 {
-        let wanted: Option<String> = g
-            .db()
-            .query_row(
-                "SELECT wanted_json FROM dice_requests WHERE answered_at IS NULL",
-                [],
-                |r| r.get(0),
-            )
-            .ok();
-        let Some(wanted) = wanted else { return asked };
-        asked.push(wanted.clone());
-        let values: Vec<&str> = serde_json::from_str::<Vec<serde_json::Value>>(&wanted)
-            .unwrap()
-            .iter()
-            .map(|w| match w["kind"].as_str() {
-                Some("sfrm-casualty") => "4",
-                // Fire as light as the dice allow, saves as good: the
-                // regiment stands in its place while Gibbon is at its front.
-                Some("fire") => "1",
-                Some("morale-save") => "6",
-                _ => "3",
-            })
-            .collect();
-        umpire(g, &format!("DICE {}", values.join(" ")));
-    }
-    panic!("the turn kept asking for dice");
-}
-
 #[test]
 fn sfrm_table_3_rout_move_by_mail() {
     let g = GameDir::with_scenario("rout", "scenarios/brawners-farm.toml");
-    umpire(&g, "DICE MODE UMPIRE");
-    umpire(&g, "SET 4th Virginia position 30,20 BECAUSE \"set up\"");
-    umpire(&g, "SET 4th Virginia facing 180 BECAUSE \"set up\"");
+    g.umpire("DICE MODE UMPIRE");
+    g.umpire("SET 4th Virginia position 30,20 BECAUSE \"set up\"");
+    g.umpire("SET 4th Virginia facing 180 BECAUSE \"set up\"");
     g.order_mail(
         "gibbon1",
         "gibbon@example.test",
@@ -76,7 +36,17 @@ fn sfrm_table_3_rout_move_by_mail() {
         );
     }
     g.run_once();
-    let asked = answer_dice(&g);
+    let asked = g.answer_dice(|w| {
+        match w["kind"].as_str() {
+            Some("sfrm-casualty") => "4",
+            // Fire as light as the dice allow, saves as good: the
+            // regiment stands in its place while Gibbon is at its front.
+            Some("fire") => "1",
+            Some("morale-save") => "6",
+            _ => "3",
+        }
+        .into()
+    });
     assert!(
         asked.iter().any(|a| a.contains("sfrm-casualty")),
         "Table 3 was rolled: {asked:#?}"

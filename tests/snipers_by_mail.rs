@@ -14,46 +14,6 @@ use common::GameDir;
 
 const FIXTURE: &str = "tests/fixtures/scenarios/snipers.toml";
 
-fn umpire(g: &GameDir, command: &str) {
-    let out = common::adjutant(g.dir.path())
-        .args(["umpire", &g.name, command])
-        .env("USER", "alice")
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{command}");
-}
-
-/// Answers the turn's dice requests: the sharpshooters' die 6, the
-/// replacement's delay 1 and quality 2.
-fn answer_dice(g: &GameDir) -> Vec<String> {
-    let mut asked = Vec::new();
-    for _ in 0..10 {
-        let wanted: Option<String> = g
-            .db()
-            .query_row(
-                "SELECT wanted_json FROM dice_requests WHERE answered_at IS NULL",
-                [],
-                |r| r.get(0),
-            )
-            .ok();
-        let Some(wanted) = wanted else { return asked };
-        let values: Vec<&str> = serde_json::from_str::<Vec<serde_json::Value>>(&wanted)
-            .unwrap()
-            .iter()
-            .map(|w| {
-                asked.push(w["note"].as_str().unwrap_or_default().to_string());
-                match w["note"].as_str() {
-                    Some("delay") => "1",
-                    Some("quality") => "2",
-                    _ => "6",
-                }
-            })
-            .collect();
-        umpire(g, &format!("DICE {}", values.join(" ")));
-    }
-    panic!("the turn kept asking for dice");
-}
-
 fn flat(m: &str) -> String {
     m.replace("=\r\n", "")
         .replace("=\n", "")
@@ -65,7 +25,7 @@ fn flat(m: &str) -> String {
 #[test]
 fn vii_h_snipers_hit_an_officer_by_mail() {
     let g = GameDir::with_scenario("snipers", FIXTURE);
-    umpire(&g, "DICE MODE UMPIRE");
+    g.umpire("DICE MODE UMPIRE");
     g.order_mail("blue1", "blue@example.test", "Blue", "READY");
     g.order_mail(
         "grey1",
@@ -74,7 +34,16 @@ fn vii_h_snipers_hit_an_officer_by_mail() {
         "3rd Tennessee: hold fire.\n\nREADY",
     );
     g.run_once();
-    let asked = answer_dice(&g);
+    let mut asked = Vec::new();
+    g.answer_dice(|w| {
+        asked.push(w["note"].as_str().unwrap_or_default().to_string());
+        match w["note"].as_str() {
+            Some("delay") => "1",
+            Some("quality") => "2",
+            _ => "6",
+        }
+        .into()
+    });
     assert_eq!(
         asked,
         ["sniper at Colonel Pryor", "delay", "quality"],

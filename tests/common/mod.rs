@@ -127,6 +127,51 @@ impl GameDir {
             .collect()
     }
 
+    /// Runs an umpire command on the game by the command line, as the
+    /// umpire `alice`, and insists it succeeded; returns what it printed.
+    pub fn umpire(&self, command: &str) -> String {
+        let out = adjutant(self.dir.path())
+            .args(["umpire", &self.name, command])
+            .env("USER", "alice")
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{command}: {text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        text
+    }
+
+    /// Answers the umpire-dice game's open dice requests one after another
+    /// (`DICE MODE UMPIRE`), each die chosen by `pick` from what the request
+    /// wants of it (its `kind`, `subject` and `note`), until the turn asks
+    /// no more; returns every request as asked.
+    pub fn answer_dice(&self, mut pick: impl FnMut(&serde_json::Value) -> String) -> Vec<String> {
+        let mut asked = Vec::new();
+        for _ in 0..60 {
+            let wanted: Option<String> = self
+                .db()
+                .query_row(
+                    "SELECT wanted_json FROM dice_requests WHERE answered_at IS NULL",
+                    [],
+                    |r| r.get(0),
+                )
+                .ok();
+            let Some(wanted) = wanted else { return asked };
+            let values: Vec<String> = serde_json::from_str::<Vec<serde_json::Value>>(&wanted)
+                .unwrap()
+                .iter()
+                .map(&mut pick)
+                .collect();
+            asked.push(wanted);
+            self.umpire(&format!("DICE {}", values.join(" ")));
+        }
+        panic!("the turn kept asking for dice");
+    }
+
     pub fn db(&self) -> Connection {
         Connection::open(self.path("var/adjutant.db")).unwrap()
     }
