@@ -45,7 +45,7 @@ fn weapon(s: &str) -> Result<Result<SmallArm, Gun>, CalcError> {
             .collect();
         usage(format!(
             "--weapon: {}",
-            crate::scenario::names::unknown_name_message("weapon", s, all.iter().copied())
+            crate::scenario_text::names::unknown_name_message("weapon", s, all.iter().copied())
         ))
     })
 }
@@ -373,7 +373,7 @@ pub(super) fn calc_sfrm_move(a: &SfrmMoveArgs) -> Result<SfrmMoveReport, CalcErr
         other => {
             return Err(usage(format!(
                 "--arm: {}",
-                crate::scenario::names::unknown_name_message(
+                crate::scenario_text::names::unknown_name_message(
                     "arm",
                     other,
                     ["infantry", "cavalry", "artillery", "supply", "general"]
@@ -628,7 +628,7 @@ pub(super) fn calc_sfrm_cost(a: &SfrmCostArgs) -> Result<SfrmCostReport, CalcErr
         other => {
             return Err(usage(format!(
                 "--arm: {}",
-                crate::scenario::names::unknown_name_message(
+                crate::scenario_text::names::unknown_name_message(
                     "arm",
                     other,
                     ["infantry", "cavalry", "artillery", "supply", "general"]
