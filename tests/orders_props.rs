@@ -198,6 +198,21 @@ const VOCAB: &[&str] = &[
     "hodl",
     "over",
     "Orders, turn 3",
+    // Session 8: a flank refused, conditions before an order, umpire
+    // shorthand for units, several sentences in one paragraph.
+    "refuse the left flank",
+    "throw back the right",
+    "if",
+    "if pressed,",
+    "should they charge,",
+    "in case",
+    "whenever",
+    "10O",
+    "12 O",
+    "10th O",
+    "14O adv 6\" N",
+    ". 12th Ohio:",
+    ". 14th Ohio - hold.",
     ".",
 ];
 

@@ -481,7 +481,14 @@ impl Reader<'_, '_, '_> {
             return;
         };
         match paragraph(self.text, self.ctx, &para, ps, pe, self.issuer) {
-            Ok(items) => self.out.items.extend(items),
+            Ok((items, errs)) => {
+                self.out.items.extend(items);
+                for (ParaErr { err, units }, s, e) in errs {
+                    let mut e = to_error(self.text, s, e, err);
+                    e.units = units;
+                    self.out.errors.push(e);
+                }
+            }
             Err(ParaErr { err, units }) => {
                 if units.is_empty()
                     && let Some(closing) = courtesy(self.text, self.ctx, &para, self.signed_off)
@@ -1140,7 +1147,12 @@ fn officer_will(
     None
 }
 
-/// Read one paragraph into its items (one per unit its head names).
+/// A sentence of a paragraph that could not be read, with its own span:
+/// the paragraph's other sentences still count.
+type SentenceErr = (ParaErr, usize, usize);
+
+/// Read one paragraph into its items (one per unit its head names), and
+/// the sentences of it that could not be read when the others could.
 fn paragraph(
     text: &str,
     ctx: &ParseContext,
@@ -1148,29 +1160,38 @@ fn paragraph(
     ps: usize,
     pe: usize,
     issuer: Option<OfficerId>,
-) -> Result<Vec<Item>, ParaErr> {
+) -> Result<(Vec<Item>, Vec<SentenceErr>), ParaErr> {
     let toks = para_tokens(text, para, false);
-    let first = read_paragraph(text, ctx, &toks, ps, pe, issuer);
+    let first = match read_paragraph(text, ctx, &toks, ps, pe, issuer) {
+        Ok(items) => return Ok((items, Vec::new())),
+        Err(e) => e,
+    };
     // "2ND WIS - HOLD. 7TH WIS - HOLD.": several orders in one paragraph,
     // each sentence headed by a unit of his.
-    if first.is_err()
-        && let Some(items) = sentences(text, ctx, &toks, ps, pe, issuer)
-    {
-        return Ok(items);
-    }
-    match first {
-        Err(e) if !e.units.is_empty() && para.segments.len() > 1 => {
-            // "2nd Wisconsin:" and an order on each line below it: each
-            // line a step.
-            read_paragraph(text, ctx, &para_tokens(text, para, true), ps, pe, issuer).map_err(|_| e)
-        }
+    let split = match sentences(text, ctx, &toks, ps, pe, issuer) {
+        Some((items, errs)) if errs.is_empty() => return Ok((items, errs)),
         other => other,
+    };
+    if !first.units.is_empty() && para.segments.len() > 1 {
+        // "2nd Wisconsin:" and an order on each line below it: each
+        // line a step.
+        if let Ok(items) = read_paragraph(text, ctx, &para_tokens(text, para, true), ps, pe, issuer)
+        {
+            return Ok((items, Vec::new()));
+        }
+    }
+    // Some sentences read and some not: everything valid in the mail still
+    // counts, and each sentence not read is answered on its own.
+    match split {
+        Some((items, errs)) if !items.is_empty() => Ok((items, errs)),
+        _ => Err(first),
     }
 }
 
 /// A paragraph read as sentences, when a full stop or ';' is followed by
 /// one of the player's units and its order: each sentence its own order.
-/// `None` unless there are two or more and every one reads.
+/// `None` unless there are two or more; the sentences read, and those
+/// that could not be, each with its span.
 fn sentences(
     text: &str,
     ctx: &ParseContext,
@@ -1178,7 +1199,7 @@ fn sentences(
     ps: usize,
     pe: usize,
     issuer: Option<OfficerId>,
-) -> Option<Vec<Item>> {
+) -> Option<(Vec<Item>, Vec<SentenceErr>)> {
     let cands = heads(ctx);
     // Each cut: where a sentence ends and where the next begins (after a
     // full stop or ';', or at the start of a line that opens with a unit:
@@ -1218,6 +1239,7 @@ fn sentences(
         return None;
     }
     let mut items = Vec::new();
+    let mut errs = Vec::new();
     let mut from = 0;
     for (end, next) in cuts
         .iter()
@@ -1235,9 +1257,12 @@ fn sentences(
             (Some(a), Some(b)) => (a.start.max(ps), b.end.min(pe)),
             _ => (ps, pe),
         };
-        items.extend(read_paragraph(text, ctx, part, s, e, issuer).ok()?);
+        match read_paragraph(text, ctx, part, s, e, issuer) {
+            Ok(read) => items.extend(read),
+            Err(err) => errs.push((err, s, e)),
+        }
     }
-    Some(items)
+    Some((items, errs))
 }
 
 fn read_paragraph(

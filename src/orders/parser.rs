@@ -820,10 +820,18 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         let mut steps: Vec<Step> = Vec::new();
         let mut trigger = Trigger::Then;
         loop {
+            let read_end = self
+                .pos
+                .checked_sub(1)
+                .and_then(|k| self.toks.get(k))
+                .map(|t| t.end)
+                .filter(|&e| e > body_start)
+                .unwrap_or(body_start);
             self.separators(&mut trigger);
             if self.at_end() {
                 break;
             }
+            self.leading_condition(body_start, read_end)?;
             let before = steps.len();
             self.clause(&mut steps)?;
             if trigger == Trigger::OnArrival
@@ -1359,6 +1367,72 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         self.err(format!(
             "'{rest}' after '{read}' is not understood, so this order is not taken; end the order before it, or give it as another order after ';' or 'then', as in '{unit}: {read}; {then}'"
         ))
+    }
+
+    /// "if the Georgians are hard pressed, go to their support": a
+    /// condition written before the order it governs. Orders are carried
+    /// out as written from the turn they take effect (APSoF I.C.1) and
+    /// nothing waits on an event, so the order after it would be carried
+    /// out at once: refused, saying what to write now and what to send
+    /// later. Fire is the exception ("when they come in range, fire"): a
+    /// unit fires only at enemies it sees in range anyway (I.B.4.i.b), so
+    /// the condition is colour there.
+    fn leading_condition(&self, body_start: usize, read_end: usize) -> PResult<()> {
+        let condition = self.at_any(0, &["if", "should", "unless", "whenever", "when"])
+            || self.at_words(&["in", "case"])
+            || self.at_words(&["in", "the", "event"]);
+        if !condition {
+            return Ok(());
+        }
+        // The condition runs to the next comma; an order must follow it.
+        let mut k = self.pos;
+        let mut end = self.here();
+        while let Some(t) = self.toks.get(k) {
+            if matches!(t.tok, Tok::Punct(',' | ';' | '.' | '!')) || t.is_word("then") {
+                break;
+            }
+            end = t.end;
+            k += 1;
+        }
+        let after: Vec<&str> = (k + 1..k + 3)
+            .filter_map(|j| self.toks.get(j).and_then(Token::word))
+            .collect();
+        let Some(&next) = after.first() else {
+            return Ok(());
+        };
+        let fires = matches!(
+            next,
+            "fire" | "fires" | "open" | "volley" | "pour" | "give" | "engage" | "commence"
+        );
+        if fires || self.toks.get(k).is_none_or(|t| t.is_punct('.')) {
+            return Ok(());
+        }
+        let cond = self.written(self.here(), end);
+        let then_start = self.toks.get(k + 1).map(|t| t.start).unwrap_or(self.end);
+        let mut then_end = then_start;
+        let mut j = k + 1;
+        while let Some(t) = self.toks.get(j) {
+            if matches!(t.tok, Tok::Punct(';' | '.' | '!')) {
+                break;
+            }
+            then_end = t.end;
+            j += 1;
+        }
+        let then = self.written(then_start, then_end);
+        let unit = self
+            .unit
+            .map(|u| self.ctx.call_unit(u.id))
+            .unwrap_or_else(|| "the unit".to_string());
+        let read = self.written(body_start, read_end);
+        let read = read.trim_end_matches([';', ',', '.']).trim();
+        let now = if read.is_empty() {
+            format!("'{unit}: hold' now")
+        } else {
+            format!("'{unit}: {read}' now")
+        };
+        Err(self.err(format!(
+            "'{cond}' is a condition Adjutant cannot wait for: an order is carried out as written from the turn it takes effect, so '{then}' would be done at once. Write {now}, and send '{then}' in the turn it is needed"
+        )))
     }
 
     fn require_destination(&self, m: &MoveBuild, verb: &str) -> PResult<()> {
@@ -3478,6 +3552,9 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 self.take_position(steps)?
             }
             "reform" | "redress" => self.reform(steps)?,
+            "refuse" | "refuses" | "bend" | "throw" if self.refuse_ahead() => {
+                self.refuse_flank(steps)?
+            }
             "extend" | "prolong" => {
                 // "extend the line to the left of the 2nd": form there.
                 self.pos += 1;
@@ -4453,6 +4530,42 @@ impl<'c, 'a> OrderParser<'c, 'a> {
 
     /// Whether "out skirmishers", "forward a skirmish line", "4 castings as
     /// skirmishers" follows a verb such as "throw".
+    /// "refuse the left flank", "bend back the right", "throw back its
+    /// left wing".
+    fn refuse_ahead(&self) -> bool {
+        (1..=4).any(|k| self.at_any(k, &["left", "right"]))
+            && (self.at_word("refuse")
+                || self.at_word("refuses")
+                || (1..=2).any(|k| self.at_word_k(k, "back")))
+    }
+
+    /// "refuse the left flank": the flank drawn back so the line faces
+    /// half toward that side. A unit turns whole (APSoF III.I: its facing
+    /// changes; it does not bend), so the nearest the rules can do is to
+    /// face 45° toward that flank — the angle Adjutant allows off the front
+    /// (IV.C.3) — and the receipt says so. To bend the line itself, turn a
+    /// second unit.
+    fn refuse_flank(&mut self, steps: &mut Vec<Step>) -> PResult<()> {
+        let start = self.here();
+        self.pos += 1;
+        self.eat_word("back");
+        self.eat_any(&["the", "its", "your", "our", "their", "his"]);
+        let Some(side) = self.eat_any(&["left", "right"]) else {
+            return Err(self.expected("'left' or 'right' after 'refuse'"));
+        };
+        self.eat_any(&["flank", "wing", "end"]);
+        self.eat_word("back");
+        let turn = if side == "left" { -45.0 } else { 45.0 };
+        let deg = normalize_deg(self.facing + turn);
+        Self::push(steps, Trigger::Then, Action::Face(Direction::Degrees(deg)));
+        let written = self.written(start, self.last_end());
+        self.note(format!(
+            "'{written}' read as: face 45° to the {side}, to {} — a unit turns whole and does not bend (APSoF III.I); to refuse a flank of the brigade, turn the unit on that flank",
+            crate::report::place::facing_point(deg)
+        ));
+        Ok(())
+    }
+
     fn skirmishers_ahead(&self) -> bool {
         (1..=6).any(|k| self.at_any(k, &["skirmishers", "skirmisher", "skirmish"]))
     }
@@ -4504,7 +4617,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         }
         let Some(n) = n else {
             return Err(refuse(format!(
-                "say how many castings go out, as in 'throw out 4 castings as skirmishers' ({} has {})",
+                "say how many castings go out, as in 'throw out 4 castings as skirmishers' ({} has {}): the rules give no number (APSoF VII.E)",
                 self.unit_called(u.id),
                 u.castings
             )));
