@@ -912,3 +912,43 @@ fn units_written_as_number_and_initial() {
     let e = refused(&u, "2V: hold");
     assert!(!e.contains("panicked"), "{e}");
 }
+
+/// Session 8: a place chosen among several is noted once, and when
+/// falling back chooses another place than the nearest, the note names
+/// the place the order uses.
+#[test]
+fn a_place_choice_is_noted_once() {
+    let g = game("brawners-farm.toml");
+    for (ctx, text, took) in [
+        (
+            gibbon(&g),
+            "6th Wis: advance to the farm",
+            "took the nearer, Douglass farm",
+        ),
+        (
+            gibbon(&g),
+            "19th Ind: advance to the ridge",
+            "took the nearer, the Brawner ridge",
+        ),
+        (
+            baylor(&g),
+            "4th Va: fall back to the farm",
+            "falling back, took",
+        ),
+    ] {
+        let m = parse(&ctx, text);
+        assert!(m.errors.is_empty(), "{text}: {:?}", m.errors);
+        let notes: Vec<String> = m
+            .items
+            .iter()
+            .flat_map(|i| adjutant::orders::receipt_notes(i, &ctx))
+            .filter(|n| n.contains(" could be "))
+            .collect();
+        assert_eq!(notes.len(), 1, "{text}: {notes:?}");
+        assert!(notes[0].contains(took), "{text}: {notes:?}");
+        let read = normalise(&m.items[0], &ctx);
+        let place = notes[0].rsplit_once("took ").unwrap().1;
+        let pos = &place[place.find('(').unwrap()..=place.find(')').unwrap()];
+        assert!(read.contains(pos), "{text}: {read} vs {notes:?}");
+    }
+}

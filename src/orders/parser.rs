@@ -5901,9 +5901,42 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     }
 
     /// A note for the receipt about the words at byte offset `at`.
+    /// A note on a place chosen, once. The same words noted twice (the
+    /// nearest of several matches, then again as the generic word they
+    /// are; or again when falling back chooses another) are said once: the
+    /// later choice is the one the order uses, so it replaces an earlier
+    /// note that named another place; one that named the same place stays.
     fn place_note(&mut self, at: usize, text: String) {
-        if !self.place_notes.iter().any(|(_, t)| *t == text) {
-            self.place_notes.push((at, text));
+        // "'the farm' could be A, B or C" — what the note is about.
+        let about = |t: &str| t.split_once("; ").map(|(c, _)| c.to_string());
+        // "Douglass farm (56, 28)" — what it took.
+        let took = |t: &str| {
+            let (_, rest) = t.rsplit_once("took ")?;
+            let close = rest.find(')')?;
+            rest.get(..=close).map(str::to_string)
+        };
+        if self.place_notes.iter().any(|(_, t)| *t == text) {
+            return;
+        }
+        let key = about(&text).filter(|k| k.contains(" could be "));
+        let same = key.as_ref().and_then(|k| {
+            self.place_notes
+                .iter()
+                .position(|(_, t)| about(t).as_ref() == Some(k))
+        });
+        match same {
+            Some(i) => {
+                let (Some(new), Some((_, old))) = (took(&text), self.place_notes.get(i)) else {
+                    return;
+                };
+                let old_took = took(old).unwrap_or_default();
+                if !old_took.ends_with(&new)
+                    && let Some(slot) = self.place_notes.get_mut(i)
+                {
+                    *slot = (at, text);
+                }
+            }
+            None => self.place_notes.push((at, text)),
         }
     }
 
