@@ -158,6 +158,11 @@ struct EnemyDescription {
 /// Colour after a complete order, kept as colour and shown as such in the
 /// receipt: it does not change what the unit does.
 const COLOUR: &[&[&str]] = &[
+    &["on", "the", "colours"],
+    &["on", "the", "colors"],
+    &["on", "the", "colour"],
+    &["on", "the", "color"],
+    &["on", "the", "flag"],
     &["at", "all", "costs"],
     &["at", "all", "cost"],
     &["at", "any", "cost"],
@@ -348,6 +353,9 @@ fn verb_alias(w: &str) -> Option<&'static str> {
         "bring" => "move",
         "fir" | "fre" => "fire",
         "hld" | "hol" => "hold",
+        // "dislodge the enemy", "drive the rebels": an attack (a charge on
+        // an enemy, APSoF VI.D.3; an advance on a place).
+        "dislodge" | "dislodges" | "drive" | "drives" | "assail" | "assails" => "attack",
         _ => return None,
     })
 }
@@ -879,7 +887,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                     self.pos = save;
                 }
             }
-            if !(self.at_end() || self.at_separator() || self.at_trigger()) {
+            if !(self.at_end() || self.at_separator() || self.at_trigger() || self.after_dash()) {
                 return Err(self.unread_rest(body_start));
             }
         }
@@ -1052,6 +1060,8 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         if raw == "change" && self.at_any(1, &["front", "face", "facing", "direction"]) {
             self.pos += 2;
             self.eat_any(&["to", "toward", "towards", "forward"]);
+            // "change front to face the woods".
+            self.eat_any(&["face", "facing"]);
             if self.word_at(1).and_then(compass_letters).is_some() {
                 self.eat_word("the");
             }
@@ -1369,6 +1379,23 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         ))
     }
 
+    /// Whether a dash set off by spaces stands before this token ("hold -
+    /// fire at will"): after a complete clause, a stop between steps (the
+    /// lexer reads dashes as spaces).
+    fn after_dash(&self) -> bool {
+        let (Some(prev), Some(next)) = (
+            self.pos.checked_sub(1).and_then(|k| self.toks.get(k)),
+            self.peek(),
+        ) else {
+            return false;
+        };
+        self.text.get(prev.end..next.start).is_some_and(|gap| {
+            [" - ", " \u{2013} ", " \u{2014} ", " -- "]
+                .iter()
+                .any(|d| gap.contains(d))
+        })
+    }
+
     /// "if the Georgians are hard pressed, go to their support": a
     /// condition written before the order it governs. Orders are carried
     /// out as written from the turn they take effect (APSoF I.C.1) and
@@ -1520,7 +1547,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             gait,
             ..MoveBuild::default()
         };
-        if !self.at_words(&["on", "the"]) {
+        if !self.at_words(&["on", "the"]) && !self.at_words(&["on", "enemy"]) {
             self.eat_any(&["forward", "forwards", "fwd", "ahead", "out", "on"]);
         }
         // "advance your regiment to ...", "move the men forward".
@@ -1709,8 +1736,18 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             self.pos += 1;
             self.eat_words(&["way", "of"]);
             let roads = self.ctx.roads();
-            match self.name(&roads) {
-                Lookup::Found(_) => {
+            let named = self.pos;
+            let found = self.name(&roads);
+            // "advance on the Brawner farm" is toward the farm, not along
+            // the Brawner farm lane: after "on", the road's whole name.
+            let whole = w != "on" || {
+                let words = token_words(self.toks.get(named..self.pos).unwrap_or_default());
+                roads
+                    .iter()
+                    .any(|c| super::names::match_quality(&words, &c.words) == Some(true))
+            };
+            match found {
+                Lookup::Found(_) if whole => {
                     m.by_road = true;
                     return Ok(true);
                 }
@@ -1730,6 +1767,17 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 }
                 _ => self.pos = save,
             }
+        }
+        // "advance north to the woods": the compass word says the way to
+        // the place; the place is the destination.
+        if m.dests.is_empty() && m.vias.is_empty() {
+            let save = self.pos;
+            if self.compass().is_some()
+                && self.at_any(0, &["to", "toward", "towards", "into", "onto"])
+            {
+                return Ok(true);
+            }
+            self.pos = save;
         }
         if let Some(w) = self.eat_any(&["via", "through", "past", "across", "over"]) {
             let _ = w;
@@ -3071,7 +3119,19 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 || p.eat_words(&["their", "fire"])
                 || p.eat_words(&["the", "fire"])
         };
-        if (verb == "hold" || verb == "stop") && fire_words(self) {
+        if verb == "stay" {
+            // "stay put": hold.
+            self.eat_word("put");
+        }
+        // "hold - fire at will": a dash between them is a stop (the lexer
+        // reads dashes as spaces), so this is hold, then fire.
+        let dash_after = self
+            .toks
+            .get(self.pos.wrapping_sub(1))
+            .zip(self.toks.get(self.pos))
+            .and_then(|(a, b)| self.text.get(a.end..b.start))
+            .is_some_and(|gap| gap.contains(['-', '\u{2013}', '\u{2014}']));
+        if (verb == "hold" || verb == "stop") && !dash_after && fire_words(self) {
             // "hold their fire until they reach the enemy" governs the move
             // before it, so it goes before that move (APSoF I.C.2 ex. iii).
             let governs = self.at_word("until");
@@ -3401,13 +3461,14 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             return (None, None);
         }
         let save = self.pos;
-        let inside =
-            self.at_any(0, &["on", "in", "inside", "atop"]) && !self.at_words(&["in", "front"]);
+        // "the rebels from the orchard" (to drive them out): on it.
+        let inside = self.at_any(0, &["on", "in", "inside", "atop", "from"])
+            && !self.at_words(&["in", "front"]);
         let ok = (self.eat_words(&["in", "front", "of"]) && !self.at_any(0, &["us", "you", "it"]))
             || self
                 .eat_any(&[
                     "near", "beside", "behind", "around", "on", "in", "beyond", "inside", "atop",
-                    "by",
+                    "by", "from",
                 ])
                 .is_some()
             || self.eat_words(&["close", "to"])
@@ -4315,10 +4376,37 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             self.eat_any(&["as"]);
             self.formation()
         });
-        let facing = self.optional_facing()?;
+        let mut facing = self.optional_facing()?;
+        // "reform behind the 7th", "reform at the farm": go there, then
+        // form on arrival.
+        let save = self.pos;
+        let place = if self.at_relative() {
+            self.relative_place()?
+        } else if self.eat_any(&["at", "on", "near", "by"]).is_some() {
+            let from = self.at;
+            match self.place(from, true) {
+                Ok(p) => Some(p),
+                Err(_) => {
+                    self.pos = save;
+                    None
+                }
+            }
+        } else {
+            None
+        };
+        let trigger = match place {
+            Some(p) => {
+                Self::push(steps, Trigger::Then, Self::move_to(p));
+                if facing.is_none() {
+                    facing = self.optional_facing()?;
+                }
+                Trigger::OnArrival
+            }
+            None => Trigger::Then,
+        };
         Self::push(
             steps,
-            Trigger::Then,
+            trigger,
             Action::Form {
                 formation: f.unwrap_or(Formation::Line),
                 facing,
@@ -4393,6 +4481,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         let probe = self.pos;
         let enemy = self.designation_a().is_some()
             || self.designation_at(0)
+            || (self.at_word("enemy") && self.designation_at(1))
             || self.enemy_description().is_some();
         self.pos = probe;
         if !enemy {
@@ -4778,7 +4867,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             || self.eat_words(&["far", "edge", "of"])
             || self.eat_words(&["the", "far", "side", "of"])
             || self.eat_words(&["the", "other", "side", "of"]);
-        let edge = far
+        let mut edge = far
             || self.eat_words(&["the", "edge", "of"])
             || self.eat_words(&["edge", "of"])
             || self.eat_words(&["the", "near", "edge", "of"])
@@ -4816,6 +4905,14 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             })?,
         };
         let words = token_words(self.toks.get(first..self.pos).unwrap_or_default());
+        // "the woods edge", "the woods' edge": the edge of the woods.
+        let apostrophe = usize::from(
+            (self.at_punct('\'') || self.at_punct('\u{2019}')) && self.at_word_k(1, "edge"),
+        );
+        if !edge && self.at_word_k(apostrophe, "edge") && !self.at_word_k(apostrophe + 1, "of") {
+            self.pos += apostrophe + 1;
+            edge = true;
+        }
         let place = match place {
             PlaceRef::Point(p) if edge => self.ctx.area_at(p).map(PlaceRef::Area).unwrap_or(place),
             other => other,
@@ -5044,7 +5141,13 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         let written = self.phrase_text();
         let end_max = (start + 6).min(self.toks.len());
         for end in (start + 1..=end_max).rev() {
-            if self.toks.get(end - 1).is_some_and(|t| t.is_word("the")) {
+            // Never end on "the" or on a mark: "the ridge, lie down" leaves
+            // the comma to separate the next step.
+            if self
+                .toks
+                .get(end - 1)
+                .is_some_and(|t| t.is_word("the") || matches!(t.tok, Tok::Punct(_)))
+            {
                 continue;
             }
             let words = token_words(self.toks.get(start..end).unwrap_or_default());
@@ -5227,8 +5330,24 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             return Ok(self.relative_to(rel, Some(inches), rel_at)?.0);
         }
         let _ = n_at;
+        // "advance 100 yds to the front", "4 inches forward": straight ahead.
+        if self.eat_words(&["to", "the", "front"])
+            || self.eat_words(&["to", "your", "front"])
+            || self.eat_words(&["to", "its", "front"])
+            || self.eat_words(&["to", "our", "front"])
+            || self
+                .eat_any(&["forward", "forwards", "fwd", "ahead"])
+                .is_some()
+        {
+            let (dx, dy) = geometry::facing_vector(default_bearing);
+            return Ok(Pos::new(from.x + dx * inches, from.y + dy * inches));
+        }
+        let before_to = self.pos;
         self.eat_words(&["to", "the"]);
         let bearing = self.compass();
+        if bearing.is_none() {
+            self.pos = before_to;
+        }
         let base = if self.eat_any(&["of", "from"]).is_some() {
             if self.depth >= 4 {
                 return Err(self.err("too many places within places; give the place directly"));
