@@ -70,7 +70,7 @@ fn form_on_the_left_of_a_friendly_regiment() {
     assert_eq!(
         receipt,
         format!(
-            "7th Wisconsin: advance to ({}, 24); on arrival form line facing north (0°)",
+            "7th Wisconsin: advance to ({}, 24); on arrival form line facing north (0°) — the place read as: on the left of 2nd Wisconsin, where it stands now",
             (p.x * 10.0).round() / 10.0
         )
     );

@@ -478,6 +478,9 @@ pub struct OrderParser<'c, 'a> {
     /// Places issue #15 reads by the order's sense: inside a retreat
     /// ("fall back to the woods": the one to the rear).
     retreating: bool,
+    /// Places taken relative to a unit of his ("on the right of the 7th
+    /// Wisconsin"), said in the receipt unless another note names it.
+    relative_units: Vec<(String, String)>,
     /// Notes on places for the receipt, kept in the context when the order
     /// is read (`ParseContext::add_notes`), by byte offset.
     place_notes: Vec<(usize, String)>,
@@ -512,6 +515,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             depth: 0,
             notes: Vec::new(),
             retreating: false,
+            relative_units: Vec::new(),
             place_notes: Vec::new(),
             edges: Vec::new(),
             last_place: None,
@@ -870,6 +874,8 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                     "'{cond}' is a condition Adjutant cannot wait for: the unit would fall back at once. Write 'hold' now and order the fall back in the turn it is needed, or leave out '{cond}' to fall back now"
                 )));
             }
+            self.bracketed_letter(&mut steps)?;
+            self.fire_until(&steps);
             self.skip_tail();
             while self.colour() {
                 self.skip_tail();
@@ -895,6 +901,11 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             return Err(self.err(
                 "expected an order after the unit's name, such as 'advance to ...', 'hold' or 'fire at will'",
             ));
+        }
+        for (name, text) in std::mem::take(&mut self.relative_units) {
+            if !self.notes.iter().any(|n| n.contains(&name)) {
+                self.note(format!("the place read as: {text}"));
+            }
         }
         self.settle_edges(&mut steps);
         self.keep_notes();
@@ -1377,6 +1388,84 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         self.err(format!(
             "'{rest}' after '{read}' is not understood, so this order is not taken; end the order before it, or give it as another order after ';' or 'then', as in '{unit}: {read}; {then}'"
         ))
+    }
+
+    /// "fire on the Yankee battery (C)", "pour it into them (B)": a
+    /// report letter in brackets after a fire or charge names its target,
+    /// whatever the words before it described. A letter the side does not
+    /// see now is refused as a target is.
+    fn bracketed_letter(&mut self, steps: &mut [Step]) -> PResult<()> {
+        if !self.at_punct('(') || !self.toks.get(self.pos + 2).is_some_and(|t| t.is_punct(')')) {
+            return Ok(());
+        }
+        let Some(t) = self.toks.get(self.pos + 1) else {
+            return Ok(());
+        };
+        let written = self.text.get(t.start..t.end).unwrap_or_default();
+        if written == "a" {
+            return Ok(());
+        }
+        let Some(id) = self.ctx.enemy_names.by_designation(written) else {
+            return Ok(());
+        };
+        let Some(step) = steps.last_mut() else {
+            return Ok(());
+        };
+        let targets = matches!(
+            step.action,
+            Action::Fire(_) | Action::FireWith { .. } | Action::Charge { .. }
+        );
+        if !targets {
+            return Ok(());
+        }
+        if !self.ctx.visible_enemies.contains(&id) {
+            self.pos += 1;
+            return Err(self.err(format!(
+                "enemy {written} is not in sight now; fire at an enemy your report shows in sight, or 'at will'"
+            )));
+        }
+        match &mut step.action {
+            Action::Fire(target) | Action::FireWith { target, .. } => {
+                *target = FireTarget::Unit(id);
+            }
+            Action::Charge { target, to, .. } => {
+                *target = Some(id);
+                *to = None;
+            }
+            _ => {}
+        }
+        self.pos += 3;
+        Ok(())
+    }
+
+    /// "fire on the battery til it is silenced", "keep firing until they
+    /// break": fire goes on each turn until other orders come (APSoF V), so
+    /// the condition after a fire changes nothing; kept as colour.
+    fn fire_until(&mut self, steps: &[Step]) {
+        let firing = steps.last().is_some_and(|s| {
+            matches!(
+                s.action,
+                Action::Fire(_) | Action::FireWith { .. } | Action::SplitFire { .. }
+            )
+        });
+        if !firing || !self.at_any(0, &["until", "til", "till", "untill"]) {
+            return;
+        }
+        let start = self.here();
+        let mut end = start;
+        while let Some(t) = self.peek() {
+            let new_line = end > start
+                && self
+                    .text
+                    .get(end..t.start)
+                    .is_some_and(|g| g.contains('\n'));
+            if self.at_separator() || t.is_word("then") || new_line {
+                break;
+            }
+            end = t.end;
+            self.pos += 1;
+        }
+        self.note_colour(start, end);
     }
 
     /// Whether a dash set off by spaces stands before this token ("hold -
@@ -2127,6 +2216,23 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 self.pos = save;
                 return None;
             }
+        } else if enemy
+            && self.at_any(
+                0,
+                &[
+                    "column",
+                    "columns",
+                    "troops",
+                    "force",
+                    "mass",
+                    "body",
+                    "formation",
+                    "unit",
+                ],
+            )
+        {
+            // "the enemy column", "the enemy troops": of any kind.
+            self.pos += 1;
         }
         let (near, mut within) = self.description_place();
         let front = self.eat_words(&["to", "our", "front"])
@@ -3474,7 +3580,17 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             || self.eat_words(&["close", "to"])
             || self.eat_words(&["closest", "to"])
             || self.eat_words(&["nearest", "to"])
-            || self.eat_any(&["nearest", "closest"]).is_some();
+            || self.eat_any(&["nearest", "closest"]).is_some()
+            || {
+                // "the enemy column south of the Brawner farm": the
+                // enemy nearest that place.
+                let before = self.pos;
+                let hit = self.compass().is_some() && self.eat_word("of");
+                if !hit {
+                    self.pos = before;
+                }
+                hit
+            };
         if !ok {
             self.pos = save;
             return (None, None);
@@ -5411,6 +5527,25 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         } else {
             return Err(self.expected(&format!("'yards', 'paces', 'rods' or 'inches' after {n}")));
         };
+        // "4 in. north", "200 yds. NE": the dot of the abbreviation, not a
+        // full stop, when the order goes on in lower case.
+        if self.at_punct('.')
+            && self
+                .pos
+                .checked_sub(1)
+                .and_then(|k| self.toks.get(k))
+                .zip(self.peek())
+                .is_some_and(|(a, b)| {
+                    a.end == b.start && matches!(a.word(), Some("in" | "ins" | "yds" | "yd" | "ft"))
+                })
+            && self.toks.get(self.pos + 1).is_some_and(|t| {
+                self.text
+                    .get(t.start..t.end)
+                    .is_some_and(|w| w.chars().next().is_some_and(char::is_lowercase))
+            })
+        {
+            self.pos += 1;
+        }
         if !(0.0..=1000.0).contains(&inches) {
             return Err(self.err(format!("{n} is too far to be a place on the table")));
         }
@@ -5568,6 +5703,19 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                         p
                     }
                 };
+                // "move up on the right of the 7th Wisconsin": the receipt
+                // names the unit the place was taken from, and when.
+                if !matches!(rel, Rel::Beside) {
+                    let how = match rel {
+                        Rel::Left => "on the left of",
+                        Rel::Right => "on the right of",
+                        Rel::Front => "in front of",
+                        _ => "behind",
+                    };
+                    let name = self.ctx.call_unit(id);
+                    let text = format!("{how} {name}, where it stands now");
+                    self.relative_units.push((name, text));
+                }
                 Ok((p, f.facing))
             }
             place => {
@@ -6195,6 +6343,37 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                     }
                     continue;
                 }
+                _ if !first && self.steady_ahead() => {
+                    // "ride to the 7th and try to steady them": he stays
+                    // with the unit he rode to; an officer in contact with
+                    // a unit adds to its rally roll (APSoF VI.E.2.ii).
+                    let start = self.here();
+                    while !self.at_end() && !self.at_separator() {
+                        self.pos += 1;
+                    }
+                    let end = self.last_end();
+                    let written = self.written(start, end);
+                    let unit = waypoints.last().and_then(|at| {
+                        self.ctx
+                            .state
+                            .units_of(self.ctx.side)
+                            .find(|u| u.position.distance(*at) < 1e-9)
+                            .map(|u| (u.id, u.name.clone()))
+                    });
+                    match unit {
+                        Some((id, name)) if waypoints.len() == 1 => {
+                            waypoints.clear();
+                            with_unit = Some(id);
+                            let stale = format!("'to the {name}' read as");
+                            self.notes.retain(|n| !n.starts_with(&stale));
+                            self.note(format!(
+                                "'{written}' read as: ride with the {name} and stay in contact with it: an officer in contact with a unit adds to its rally roll (APSoF VI.E.2.ii)"
+                            ));
+                        }
+                        _ => self.note_colour(start, end),
+                    }
+                    continue;
+                }
                 _ if !first && (self.at_word("to") || self.at_word("toward")) => {}
                 _ => {
                     let example = self
@@ -6417,6 +6596,25 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     }
 
     /// After an officer's move: the end, a separator, or colour.
+    /// "steady them", "try to rally the regiment", "encourage the men":
+    /// what an officer does with a unit by being with it.
+    fn steady_ahead(&self) -> bool {
+        const WORDS: &[&str] = &[
+            "steady",
+            "rally",
+            "encourage",
+            "inspire",
+            "hearten",
+            "animate",
+            "stiffen",
+            "reform",
+        ];
+        self.at_any(0, WORDS)
+            || (self.at_any(0, &["try", "attempt", "endeavour", "endeavor"])
+                && self.at_word_k(1, "to")
+                && self.at_any(2, WORDS))
+    }
+
     fn officer_move_end(&mut self) -> PResult<()> {
         self.skip_tail();
         while self.colour() {}
