@@ -312,4 +312,4 @@ fn corpus_of_player_orders() {
 
 /// The floor this corpus must not fall below: the figure measured when the
 /// language was last grown, so a change that loses readings fails here.
-const MIN_PERCENT: f64 = 97.8;
+const MIN_PERCENT: f64 = 100.0;

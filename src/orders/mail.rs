@@ -474,9 +474,28 @@ fn words(toks: &[Token]) -> Vec<String> {
 impl Reader<'_, '_, '_> {
     /// Read the paragraph being gathered, if any, into `out`.
     fn flush(&mut self) {
-        let Some(para) = self.cur.take() else {
+        let Some(mut para) = self.cur.take() else {
             return;
         };
+        // "21st NC: advance to the woods." with "Your obedient servant,
+        // I. R. Trimble" on the next line: the closing and what follows it
+        // are a signature, not part of the order.
+        if let Some(k) = (1..para.segments.len()).find(|&k| {
+            para.segments.get(k).is_some_and(|&(s, e)| {
+                let line = self.text.get(s..e).unwrap_or("").trim().to_lowercase();
+                starts_with_phrase(&line, CLOSINGS) && line.split_whitespace().count() <= 8
+            })
+        }) {
+            let tail = Para {
+                segments: para.segments.split_off(k),
+                bulleted: para.bulleted.split_off(k),
+            };
+            self.cur = Some(para);
+            self.flush();
+            self.cur = Some(tail);
+            self.flush();
+            return;
+        }
         let (Some(&(ps, _)), Some(&(_, pe))) = (para.segments.first(), para.segments.last()) else {
             return;
         };
@@ -1053,6 +1072,50 @@ fn prose_unit(
                 k += 2;
             } else if at(k, "to") {
                 k += 1;
+            }
+            // "you will advance your regiment, the 6th Wisconsin, in line
+            // ...": the unit named in apposition; the order is the verb
+            // before it and the words after it.
+            let noun = |j: usize| {
+                toks.get(j).is_some_and(|t| {
+                    t.word().is_some_and(|w| {
+                        matches!(
+                            w,
+                            "regiment"
+                                | "battery"
+                                | "command"
+                                | "men"
+                                | "brigade"
+                                | "guns"
+                                | "troops"
+                                | "boys"
+                                | "battalion"
+                        )
+                    })
+                })
+            };
+            let comma = |j: usize| toks.get(j).is_some_and(|t| t.is_punct(','));
+            // The name's optional words may have taken in "regiment ,".
+            let apposition = if noun(start) && comma(start + 1) {
+                Some(start + 1)
+            } else if start >= 2 && comma(start - 1) && noun(start - 2) {
+                Some(start - 1)
+            } else {
+                None
+            };
+            if let Some(comma_at) = apposition
+                && let Some(v) = (0..comma_at.saturating_sub(1))
+                    .rev()
+                    .find(|&j| toks.get(j).and_then(Token::word).is_some_and(is_verb_word))
+            {
+                let after = if toks.get(k).is_some_and(|t| t.is_punct(',')) {
+                    k + 1
+                } else {
+                    k
+                };
+                let mut out: Vec<Token> = toks.get(v..comma_at).unwrap_or_default().to_vec();
+                out.extend(toks.get(after..).unwrap_or_default().iter().cloned());
+                return Some((hs, out, None));
             }
             let body = toks.get(k..)?;
             if body.first().and_then(Token::word).is_some() {

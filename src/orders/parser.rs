@@ -98,6 +98,37 @@ const VERBS: &[&str] = &[
     "cross",
 ];
 
+/// Verbs of the wider vocabulary (`vocabulary`) that may follow "to" in a
+/// period sentence ("Battery B to engage the rebel battery").
+const WIDER_VERBS: &[&str] = &[
+    "rally",
+    "await",
+    "support",
+    "reinforce",
+    "relieve",
+    "engage",
+    "follow",
+    "conform",
+    "shift",
+    "oblique",
+    "sidestep",
+    "shell",
+    "bombard",
+    "cannonade",
+    "occupy",
+    "seize",
+    "secure",
+    "reform",
+    "extend",
+    "dress",
+    "refuse",
+    "pour",
+    "volley",
+    "dislodge",
+    "drive",
+    "assail",
+];
+
 /// Phrases of politeness or colour skipped before a clause.
 const PREAMBLES: &[&[&str]] = &[
     &["please"],
@@ -658,9 +689,9 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             // "... the 21st North Carolina to advance ...".
             if self.pos == before
                 && self.at_word("to")
-                && self
-                    .word_at(1)
-                    .is_some_and(|w| resolve_verb(w).is_some() || verb_alias(w).is_some())
+                && self.word_at(1).is_some_and(|w| {
+                    resolve_verb(w).is_some() || verb_alias(w).is_some() || WIDER_VERBS.contains(&w)
+                })
             {
                 self.pos += 1;
             }
@@ -1395,10 +1426,33 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     /// whatever the words before it described. A letter the side does not
     /// see now is refused as a target is.
     fn bracketed_letter(&mut self, steps: &mut [Step]) -> PResult<()> {
-        if !self.at_punct('(') || !self.toks.get(self.pos + 2).is_some_and(|t| t.is_punct(')')) {
+        // "(C)", ", marked A", "(marked A)", "designated B".
+        const MARKS: &[&str] = &["marked", "designated", "labelled", "labeled", "lettered"];
+        let mut k = self.pos;
+        let open = self.toks.get(k).is_some_and(|t| t.is_punct('('));
+        let comma_marked = self.toks.get(k).is_some_and(|t| t.is_punct(','))
+            && self
+                .toks
+                .get(k + 1)
+                .is_some_and(|t| MARKS.iter().any(|m| t.is_word(m)));
+        if open || comma_marked {
+            k += 1;
+        }
+        let marked = self
+            .toks
+            .get(k)
+            .is_some_and(|t| MARKS.iter().any(|m| t.is_word(m)));
+        if marked {
+            k += 1;
+        }
+        if !(open || marked) {
             return Ok(());
         }
-        let Some(t) = self.toks.get(self.pos + 1) else {
+        let close = usize::from(open);
+        if open && !self.toks.get(k + 1).is_some_and(|t| t.is_punct(')')) {
+            return Ok(());
+        }
+        let Some(t) = self.toks.get(k) else {
             return Ok(());
         };
         let written = self.text.get(t.start..t.end).unwrap_or_default();
@@ -1411,6 +1465,20 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         let Some(step) = steps.last_mut() else {
             return Ok(());
         };
+        // "advance upon the Yankee line in front of the farm, marked A":
+        // toward that enemy (where it is if in sight, else last seen).
+        if let Action::Move(m) | Action::Retreat(m) = &mut step.action {
+            let save = self.pos;
+            self.pos = k;
+            let from = self.at;
+            let place = self.place(from, false);
+            self.pos = save;
+            if let (Ok(p), Some(last)) = (place, m.waypoints.last_mut()) {
+                *last = p;
+                self.pos = k + 1 + close;
+            }
+            return Ok(());
+        }
         let targets = matches!(
             step.action,
             Action::Fire(_) | Action::FireWith { .. } | Action::Charge { .. }
@@ -1419,7 +1487,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             return Ok(());
         }
         if !self.ctx.visible_enemies.contains(&id) {
-            self.pos += 1;
+            self.pos = k;
             return Err(self.err(format!(
                 "enemy {written} is not in sight now; fire at an enemy your report shows in sight, or 'at will'"
             )));
@@ -1434,7 +1502,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             }
             _ => {}
         }
-        self.pos += 3;
+        self.pos = k + 1 + close;
         Ok(())
     }
 
@@ -6370,7 +6438,15 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                                 "'{written}' read as: ride with the {name} and stay in contact with it: an officer in contact with a unit adds to its rally roll (APSoF VI.E.2.ii)"
                             ));
                         }
-                        _ => self.note_colour(start, end),
+                        _ => match with_unit.and_then(|id| self.ctx.state.unit(id)) {
+                            Some(u) => {
+                                let name = u.name.clone();
+                                self.note(format!(
+                                    "'{written}' read as: he stays in contact with the {name}: an officer in contact with a unit adds to its rally roll (APSoF VI.E.2.ii)"
+                                ));
+                            }
+                            None => self.note_colour(start, end),
+                        },
                     }
                     continue;
                 }
@@ -6413,6 +6489,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 self.officer_move_end()?;
                 continue;
             }
+            let phrase_from = self.pos;
             let mut m = self.move_phrase(Gait::March, "ride")?;
             if m.dests.is_empty() && m.vias.is_empty() {
                 // "ride with the 2nd Wisconsin", "join the 6th".
@@ -6435,6 +6512,47 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                     .units_of(self.ctx.side)
                     .find(|u| u.position.distance(at) < 1e-9)
                     .map(|u| u.name.clone());
+                // Written by name, not as coordinates ("(32, 24)").
+                let by_name = !self
+                    .toks
+                    .get(phrase_from..self.pos)
+                    .unwrap_or_default()
+                    .iter()
+                    .any(|t| matches!(t.tok, Tok::Number(_)));
+                let friend_id = self
+                    .ctx
+                    .state
+                    .units_of(self.ctx.side)
+                    .find(|u| u.position.distance(at) < 1e-9)
+                    .map(|u| u.id);
+                // "Gibbon rides to the 2nd Wisconsin": to join it. The
+                // regiment moves in the same turn (APSoF IV.F), so he goes
+                // where it goes (as 'ride with'), not to the ground it
+                // leaves; only a ride to it alone reads so.
+                let only = waypoints.is_empty() && m.waypoints().len() == 1 && {
+                    // Nothing after it but staying or steadying.
+                    let save = self.pos;
+                    let mut dummy = Trigger::Then;
+                    self.separators(&mut dummy);
+                    self.eat_words(&["and"]);
+                    let rest_ok = self.at_end()
+                        || self.steady_ahead()
+                        || self.at_any(0, &["stay", "remain", "wait", "halt"]);
+                    self.pos = save;
+                    rest_ok
+                };
+                if let (Some(name), Some(id), true, true) = (&friend, friend_id, by_name, only)
+                    && with_unit.is_none()
+                {
+                    self.note(format!(
+                        "'to the {name}' read as: ride with it (he goes where it goes this turn); to stop where it stands now, write 'ride to ({}, {})'",
+                        (at.x * 10.0).round() / 10.0,
+                        (at.y * 10.0).round() / 10.0
+                    ));
+                    with_unit = Some(id);
+                    self.skip_tail();
+                    continue;
+                }
                 if let Some(name) = friend {
                     self.note(format!(
                         "'to the {name}' read as: where it stands now ({}, {}); to go where it goes this turn, write 'ride with the {name}'",
