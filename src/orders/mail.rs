@@ -1594,6 +1594,14 @@ fn headless<'t>(
 ) -> Option<(Vec<Head>, &'t [Token])> {
     for n in (1..=toks.len().min(8)).rev() {
         let head = toks.get(..n)?;
+        // "2nd Wis & 7th Wis - hold": a name does not end in a mark, so
+        // that the '&' or ',' after it can join the next name.
+        if head
+            .last()
+            .is_some_and(|t| matches!(t.tok, Tok::Punct(c) if c != '.'))
+        {
+            continue;
+        }
         if let Lookup::Found(h) = lookup(&words(head), cands) {
             let (hs, mut n) = more_heads(ctx, cands, toks, 0, n).unwrap_or((vec![h], n));
             // "6th Wis - adv to the orchard": a dash after the name.

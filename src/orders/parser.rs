@@ -132,6 +132,12 @@ const WIDER_VERBS: &[&str] = &[
 /// Phrases of politeness or colour skipped before a clause.
 const PREAMBLES: &[&[&str]] = &[
     &["please"],
+    // "2nd Wis & 19th Ind: both regiments to fall back ...".
+    &["both", "regiments"],
+    &["both", "units"],
+    &["both", "batteries"],
+    &["both", "of", "them"],
+    &["all", "regiments"],
     &["you", "will"],
     &["you", "are", "to"],
     &["have", "the", "men"],
@@ -5524,6 +5530,17 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 .is_some()
         {
             let (dx, dy) = geometry::facing_vector(default_bearing);
+            return Ok(Pos::new(from.x + dx * inches, from.y + dy * inches));
+        }
+        // "march 3 in. to the rear": toward your side's rear (its front is
+        // toward the enemy it has seen; see the rulings), not the unit's
+        // own, which a unit that has faced about has turned.
+        if self.eat_words(&["to", "the", "rear"])
+            || self.eat_words(&["to", "your", "rear"])
+            || self.eat_words(&["to", "our", "rear"])
+            || self.eat_any(&["rearward", "rearwards"]).is_some()
+        {
+            let (dx, dy) = geometry::facing_vector(normalize_deg(self.ctx.side_front() + 180.0));
             return Ok(Pos::new(from.x + dx * inches, from.y + dy * inches));
         }
         let before_to = self.pos;
