@@ -952,3 +952,48 @@ fn a_place_choice_is_noted_once() {
         assert!(read.contains(pos), "{text}: {read} vs {notes:?}");
     }
 }
+
+/// Session 8, blind round 8: a report letter after a described target
+/// ("(B)", ", marked B") is the target or the place; a unit named in
+/// apposition ("your regiment, the 6th Wisconsin,") is the unit ordered;
+/// a sign-off on the line under an order is no part of it.
+#[test]
+fn letters_after_descriptions_apposition_and_sign_offs() {
+    let g = game("brawners-farm.toml");
+    let u = gibbon(&g);
+    let r = ok(
+        &u,
+        "Battery B: fire on the reb battery (B) til it is silenced",
+    );
+    assert!(
+        r.starts_with("Battery B, 4th US Artillery: fire at enemy B"),
+        "{r}"
+    );
+    assert!(r.contains("'til it is silenced' kept as colour"), "{r}");
+    let r = ok(
+        &u,
+        "2nd Wisconsin: advance in line upon the rebel line in front of the farm, marked B",
+    );
+    assert!(r.contains("read as: toward enemy B"), "{r}");
+    let r = ok(
+        &u,
+        "Colonel, you will advance your regiment, the 6th Wisconsin, in line of battle upon the orchard.",
+    );
+    assert!(
+        r.starts_with("6th Wisconsin: advance to the orchard"),
+        "{r}"
+    );
+    assert!(r.contains("in line"), "{r}");
+    let m = parse(
+        &u,
+        "7th Wis: lie down.\nYr obt svt,\nJohn Gibbon, Brig. Gen.",
+    );
+    assert!(m.errors.is_empty(), "{:?}", m.errors);
+    assert_eq!(m.items.len(), 1);
+    assert_eq!(m.courtesies.len(), 1, "{:?}", m.courtesies);
+    let r = ok(
+        &u,
+        "Gibbon: ride to the 2nd Wisconsin and try to steady them",
+    );
+    assert!(r.starts_with("Gibbon: ride with 2nd Wisconsin"), "{r}");
+}

@@ -1482,6 +1482,12 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             if let (Ok(p), Some(last)) = (place, m.waypoints.last_mut()) {
                 *last = p;
                 self.pos = k + 1 + close;
+                let letter = written.to_uppercase();
+                self.note(format!(
+                    "'{letter}' read as: toward enemy {letter}, where your side sees it (or last saw it), ({}, {})",
+                    (p.x * 10.0).round() / 10.0,
+                    (p.y * 10.0).round() / 10.0
+                ));
             }
             return Ok(());
         }
