@@ -1900,6 +1900,15 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             self.word_at(0),
             Some("by" | "along" | "down" | "up" | "on" | "using")
         ) {
+            if self.at_word("by") && self.at_any(1, &["prolonge", "prolonges", "prolong", "hand"]) {
+                // "retire by prolonge": guns drawn back by rope, firing
+                // (APSoF does not model it): colour.
+                let start = self.here();
+                self.pos += 2;
+                let end = self.last_end();
+                self.note_colour(start, end);
+                return Ok(true);
+            }
             let save = self.pos;
             let w = self.word_at(0).unwrap_or_default();
             self.pos += 1;
@@ -3555,7 +3564,10 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     // unit of its kind cannot be given.
 
     fn note(&mut self, n: impl Into<String>) {
-        self.notes.push(n.into());
+        let n = n.into();
+        if !self.notes.contains(&n) {
+            self.notes.push(n);
+        }
     }
 
     /// The text of the mail between two byte offsets, trimmed.
@@ -3896,7 +3908,9 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             {
                 self.keep_pace(steps)?
             }
-            "pour" | "volley" | "give" if self.volley_ahead() => self.volley(steps)?,
+            "pour" | "volley" | "give" | "deliver" | "delivers" if self.volley_ahead() => {
+                self.volley(steps)?
+            }
             "fix" if self.at_any(1, &["bayonets", "bayonet"]) => {
                 let start = self.here();
                 self.pos += 2;
@@ -4760,6 +4774,10 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         match self.word_at(0) {
             Some("pour") => self.at_any(1, &["fire", "a", "volleys", "it", "in", "lead"]),
             Some("volley") => true,
+            // "deliver a volley into the enemy".
+            Some("deliver" | "delivers") => {
+                (1..=2).any(|k| self.at_any(k, &["volley", "volleys", "fire"]))
+            }
             Some("give") => (1..=4).any(|k| self.at_any(k, &["volley", "volleys", "fire"])),
             _ => false,
         }
@@ -4798,7 +4816,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             self.eat_any(&["a", "another"]);
             self.eat_any(&["volley", "volleys", "fire"]);
         } else {
-            self.eat_any(&["a", "in", "it"]);
+            self.eat_any(&["a", "in", "it", "its"]);
             self.eat_any(&["fire", "volley", "volleys", "lead"]);
         }
         let target = match target {
@@ -4813,8 +4831,6 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         Ok(())
     }
 
-    /// Whether "out skirmishers", "forward a skirmish line", "4 castings as
-    /// skirmishers" follows a verb such as "throw".
     /// "refuse the left flank", "bend back the right", "throw back its
     /// left wing".
     fn refuse_ahead(&self) -> bool {
@@ -4851,6 +4867,8 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         Ok(())
     }
 
+    /// Whether "out skirmishers", "forward a skirmish line", "4 castings as
+    /// skirmishers" follows a verb such as "throw".
     fn skirmishers_ahead(&self) -> bool {
         (1..=6).any(|k| self.at_any(k, &["skirmishers", "skirmisher", "skirmish"]))
     }
@@ -5706,12 +5724,31 @@ impl<'c, 'a> OrderParser<'c, 'a> {
 
     /// The words of a relative position, without eating them.
     fn at_relative(&self) -> bool {
-        REL_WORDS.iter().any(|(ws, _)| self.at_words(ws))
+        !self.support_of_officer() && REL_WORDS.iter().any(|(ws, _)| self.at_words(ws))
+    }
+
+    /// "the support of General Gibbon": an officer's place (see
+    /// `side_officer_place`), not a place behind a unit.
+    fn support_of_officer(&self) -> bool {
+        self.at_words(&["the", "support", "of"])
+            && self.word_at(3).is_some_and(|w| {
+                matches!(
+                    w,
+                    "general" | "gen" | "genl" | "colonel" | "col" | "brig" | "major" | "maj"
+                ) || self
+                    .ctx
+                    .side_officers()
+                    .iter()
+                    .any(|o| o.words.iter().any(|x| *x == norm_word(w)))
+            })
     }
 
     /// The words of a relative position ("on the left of", "behind", "in
     /// rear of", "beside", ...), eaten.
     fn relative_words(&mut self) -> Option<Rel> {
+        if self.support_of_officer() {
+            return None;
+        }
         for (ws, rel) in REL_WORDS {
             if self.eat_words(ws) {
                 return Some(*rel);
@@ -6805,6 +6842,7 @@ const REL_WORDS: &[(&[&str], Rel)] = &[
     (&["at", "the", "rear", "of"], Rel::Behind),
     (&["the", "rear", "of"], Rel::Behind),
     (&["in", "support", "of"], Rel::Support),
+    (&["the", "support", "of"], Rel::Support),
     (&["in", "front", "of"], Rel::Front),
     (&["to", "the", "front", "of"], Rel::Front),
     (&["ahead", "of"], Rel::Front),
