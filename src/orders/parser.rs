@@ -913,6 +913,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             }
             self.bracketed_letter(&mut steps)?;
             self.fire_until(&steps);
+            self.keep_firing(&mut steps);
             self.skip_tail();
             while self.colour() {
                 self.skip_tail();
@@ -1546,6 +1547,38 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             self.pos += 1;
         }
         self.note_colour(start, end);
+    }
+
+    /// "retire by prolonge and keep firing": after an order that is not
+    /// fire, "keep firing" asks for fire (at will, after the move: APSoF
+    /// V, firing comes after movement); after a fire order it is colour.
+    fn keep_firing(&mut self, steps: &mut Vec<Step>) {
+        let firing = steps.last().is_some_and(|s| {
+            matches!(
+                s.action,
+                Action::Fire(_)
+                    | Action::FireWith { .. }
+                    | Action::SplitFire { .. }
+                    | Action::HoldFire
+            )
+        });
+        if firing || steps.is_empty() {
+            return;
+        }
+        let start = self.here();
+        let save = self.pos;
+        self.eat_word("and");
+        if !(self.eat_words(&["keep", "firing"])
+            || self.eat_words(&["continue", "firing"])
+            || self.eat_words(&["keep", "up", "the", "fire"])
+            || self.eat_words(&["keep", "up", "your", "fire"]))
+        {
+            self.pos = save;
+            return;
+        }
+        let written = self.written(start, self.last_end());
+        Self::push(steps, Trigger::Then, Action::Fire(FireTarget::AtWill));
+        self.note(format!("'{written}' read as: then fire at will (APSoF V)"));
     }
 
     /// Whether a dash set off by spaces stands before this token ("hold -
