@@ -1256,8 +1256,9 @@ fn paragraph(
     }
     // Some sentences read and some not: everything valid in the mail still
     // counts, and each sentence not read is answered on its own.
+    // Several sentences, none read: each answered on its own.
     match split {
-        Some((items, errs)) if !items.is_empty() => Ok((items, errs)),
+        Some((items, errs)) if !items.is_empty() || errs.len() > 1 => Ok((items, errs)),
         _ => Err(first),
     }
 }

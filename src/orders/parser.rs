@@ -1614,10 +1614,21 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             return Ok(());
         }
         // The condition runs to the next comma; an order must follow it.
+        // A line break ends a sentence too (one order a line).
+        let new_line = |k: usize| {
+            k.checked_sub(1)
+                .and_then(|j| self.toks.get(j))
+                .zip(self.toks.get(k))
+                .and_then(|(a, b)| self.text.get(a.end..b.start))
+                .is_some_and(|gap| gap.contains('\n'))
+        };
         let mut k = self.pos;
         let mut end = self.here();
         while let Some(t) = self.toks.get(k) {
-            if matches!(t.tok, Tok::Punct(',' | ';' | '.' | '!')) || t.is_word("then") {
+            if matches!(t.tok, Tok::Punct(',' | ';' | '.' | '!'))
+                || t.is_word("then")
+                || (k > self.pos && new_line(k))
+            {
                 break;
             }
             end = t.end;
@@ -1641,7 +1652,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         let mut then_end = then_start;
         let mut j = k + 1;
         while let Some(t) = self.toks.get(j) {
-            if matches!(t.tok, Tok::Punct(';' | '.' | '!')) {
+            if matches!(t.tok, Tok::Punct(';' | '.' | '!')) || (j > k + 1 && new_line(j)) {
                 break;
             }
             then_end = t.end;
@@ -6819,10 +6830,23 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             "animate",
             "stiffen",
             "reform",
+            "steadies",
+            "rallies",
+            "encourages",
+            "inspires",
         ];
         self.at_any(0, WORDS)
-            || (self.at_any(0, &["try", "attempt", "endeavour", "endeavor"])
-                && self.at_word_k(1, "to")
+            || (self.at_any(
+                0,
+                &[
+                    "try",
+                    "tries",
+                    "attempt",
+                    "attempts",
+                    "endeavour",
+                    "endeavor",
+                ],
+            ) && self.at_word_k(1, "to")
                 && self.at_any(2, WORDS))
     }
 
