@@ -5185,7 +5185,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         // Falling back in the woods it stands in: straight back to just
         // inside their rear edge, not across them to their middle.
         if self.retreating
-            && self.is_woods(place)
+            && self.is_woods(place, &words)
             && !far
             && !edge
             && by.is_none()
@@ -5224,7 +5224,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         // Falling back into woods: to the near side of them, not through
         // them to their middle.
         if self.retreating
-            && self.is_woods(place)
+            && self.is_woods(place, &words)
             && !far
             && !edge
             && by.is_none()
@@ -5283,11 +5283,20 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         Ok(p)
     }
 
-    /// Whether a place is (or a landmark stands in) woods.
-    fn is_woods(&self, place: PlaceRef) -> bool {
+    /// Whether a place is (or a landmark named as woods stands in) woods.
+    /// A landmark that only stands in a wood ("the railroad cut" in the
+    /// north woods) is that landmark, not the wood: `words` is the name as
+    /// written.
+    fn is_woods(&self, place: PlaceRef, words: &[String]) -> bool {
+        let woods_word = words.iter().any(|w| {
+            matches!(
+                w.as_str(),
+                "woods" | "wood" | "wds" | "timber" | "forest" | "trees" | "woodlot" | "copse"
+            )
+        });
         let i = match place {
             PlaceRef::Area(i) => Some(i),
-            PlaceRef::Point(p) => self.ctx.area_at(p),
+            PlaceRef::Point(p) if woods_word => self.ctx.area_at(p),
             _ => None,
         };
         i.and_then(|i| self.ctx.state.terrain.areas.get(i))
@@ -5692,9 +5701,11 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                     a.end == b.start && matches!(a.word(), Some("in" | "ins" | "yds" | "yd" | "ft"))
                 })
             && self.toks.get(self.pos + 1).is_some_and(|t| {
-                self.text
-                    .get(t.start..t.end)
-                    .is_some_and(|w| w.chars().next().is_some_and(char::is_lowercase))
+                self.text.get(t.start..t.end).is_some_and(|w| {
+                    w.chars().next().is_some_and(char::is_lowercase)
+                        // "6 in. NE", "10 in. East": a direction goes on.
+                        || compass_letters(&w.to_ascii_lowercase()).is_some()
+                })
             })
         {
             self.pos += 1;
