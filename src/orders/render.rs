@@ -256,6 +256,9 @@ pub fn normalise(item: &Item, ctx: &ParseContext) -> String {
             } else {
                 ""
             };
+            // In contact with the unit he adds to its rally roll (APSoF
+            // VI.E.2.ii): said, so "ride to the 27th and rally them" reads
+            // back with what the rally part does.
             if let Some(u) = order.with_unit {
                 let now = ctx
                     .state
@@ -263,7 +266,7 @@ pub fn normalise(item: &Item, ctx: &ParseContext) -> String {
                     .map(|x| format!(", now at {}", place(x.position, ctx)))
                     .unwrap_or_default();
                 return format!(
-                    "{name}: ride with {}{gallop} (he goes where it goes this turn{now})",
+                    "{name}: ride with {}{gallop} (he goes where it goes this turn{now}; in contact he adds to its rally roll)",
                     unit_name(u, ctx)
                 );
             }
