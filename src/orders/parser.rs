@@ -5902,6 +5902,30 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 Ok((p, f.facing))
             }
             place => {
+                // "behind the Brawner fence": a fence or wall landmark is
+                // the line it marks, so the unit lines up behind the part
+                // of it before the unit (its cover, APSoF V.C.3), not
+                // behind the landmark's spot along it.
+                let place = match place {
+                    PlaceRef::Point(p) if matches!(rel, Rel::Behind | Rel::Front) => self
+                        .ctx
+                        .landmark_at(p)
+                        .map(super::names::norm_words)
+                        .and_then(|lw| {
+                            self.ctx.state.terrain.lines.iter().position(|l| {
+                                matches!(
+                                    l.kind,
+                                    crate::rules::iron_brigade::kinds::LineKind::Fence
+                                        | crate::rules::iron_brigade::kinds::LineKind::Wall
+                                ) && super::names::norm_words(&l.name) == lw
+                                    && super::context::nearest_on_path(&l.path, false, p)
+                                        .distance(p)
+                                        <= 0.5
+                            })
+                        })
+                        .map_or(place, PlaceRef::Line),
+                    other => other,
+                };
                 let front = self.ctx.side_front();
                 let dir = match rel {
                     Rel::Left => normalize_deg(front - 90.0),
