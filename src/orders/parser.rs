@@ -1209,7 +1209,8 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             }
             Some("lie" | "lay") => {
                 self.pos += 1;
-                if !self.eat_word("down") {
+                // "lie dn", "lie dwn": umpire shorthand.
+                if self.eat_any(&["down", "dn", "dwn"]).is_none() {
                     return Err(self.expected("'down' after 'lie'"));
                 }
                 // "lie down behind the fence", "lie down in the woods":
@@ -1310,7 +1311,9 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 }
             }
             _ if (raw == "in" || raw == "at") && !steps.is_empty() => self.arrival_place(steps)?,
-            _ if !steps.is_empty() && self.trailing_formation(steps)? => {}
+            // "col, adv S 6in", "line, then advance": a formation alone
+            // before the next step is formed first.
+            _ if self.trailing_formation(steps)? => {}
             _ if self.vocabulary(steps)? => {}
             _ => {
                 return Err(PErr {
@@ -2061,6 +2064,9 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             &["double", "quick"],
             &["double", "time"],
             &["on", "the", "double"],
+            // "adv 8\" N DQ", "at DQ": umpire shorthand.
+            &["at", "dq"],
+            &["dq"],
         ];
         ps.iter().any(|p| self.eat_words(p))
     }
@@ -2133,7 +2139,14 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             || self.eat_word("line")
         {
             Formation::Line
-        } else if self.eat_any(&["column", "columns"]).is_some() {
+        } else if self.eat_any(&["column", "columns"]).is_some()
+            // "col, adv S 6in": shorthand, but not "Col. Cutler".
+            || (self.at_word("col")
+                && !self.toks.get(self.pos + 1).is_some_and(|t| t.is_punct('.'))
+                && self.eat_word("col"))
+        {
+            // "column of fours": the drill's marching column (APSoF III).
+            self.eat_words(&["of", "fours"]);
             Formation::Column
         } else if self
             .eat_any(&["skirmish", "skirmishers", "skirmishing"])
@@ -2469,6 +2482,20 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         if verb == "change" {
             self.eat_word("formation");
             self.eat_any(&["to", "into"]);
+        }
+        // "deploy your regiment into line", "form the men in column",
+        // "form them into line": the unit itself, then the formation.
+        if !(verb == "deploy" && self.unit.is_some_and(|u| u.arm.is_artillery())) {
+            let save = self.pos;
+            let whom = self.eat_words(&["your", "regiment"])
+                || self.eat_words(&["your", "men"])
+                || self.eat_words(&["the", "regiment"])
+                || self.eat_words(&["the", "men"])
+                || self.eat_words(&["your", "command"])
+                || self.eat_any(&["them", "it"]).is_some();
+            if whom && !self.at_any(0, &["into", "in", "to"]) {
+                self.pos = save;
+            }
         }
         self.eat_any(&["into", "in", "to", "up"]);
         self.eat_any(&["a", "an"]);
@@ -5676,7 +5703,10 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             }
             Ok(y / p.ctx.yards_per_inch)
         };
-        let inches = if self.eat_any(&["yards", "yard", "yds", "yd", "y"]).is_some() {
+        let inches = if self
+            .eat_any(&["yards", "yard", "yds", "yd", "y", "yrds", "yads", "yardss"])
+            .is_some()
+        {
             yards(self, n)?
         } else if self.eat_any(&["paces", "pace", "steps", "step"]).is_some() {
             yards(self, n * PACE_YARDS)?
@@ -5684,7 +5714,14 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             yards(self, n * ROD_YARDS)?
         } else if self.eat_any(&["feet", "foot", "ft"]).is_some() {
             yards(self, n / 3.0)?
-        } else if self.eat_any(&["inches", "inch", "in", "ins"]).is_some() || self.eat_punct('"') {
+        } else if self
+            // "inchs", "inchés": a slip in the unit word is still inches.
+            .eat_any(&[
+                "inches", "inch", "in", "ins", "inchs", "inchess", "inche", "inchse",
+            ])
+            .is_some()
+            || self.eat_punct('"')
+        {
             n
         } else {
             return Err(self.expected(&format!("'yards', 'paces', 'rods' or 'inches' after {n}")));
