@@ -500,6 +500,26 @@ impl Reader<'_, '_, '_> {
             return;
         };
         match paragraph(self.text, self.ctx, &para, ps, pe, self.issuer) {
+            // "Respectfully, / I. R. Trimble / Brig. Gen. Comdg.": a sign-off
+            // whose lines were each tried as a sentence (a rank opening a
+            // line reads as an officer's order) and none read.
+            Ok((items, errs))
+                if items.is_empty()
+                    && !errs.is_empty()
+                    && errs.iter().all(|(e, _, _)| e.units.is_empty())
+                    && courtesy(self.text, self.ctx, &para, self.signed_off) == Some(true) =>
+            {
+                self.signed_off = true;
+                let (line, _) = line_col(self.text, ps);
+                let first = para
+                    .segments
+                    .first()
+                    .and_then(|&(s, e)| self.text.get(s..e))
+                    .unwrap_or("")
+                    .trim()
+                    .to_string();
+                self.out.courtesies.push((line, first));
+            }
             Ok((items, errs)) => {
                 self.out.items.extend(items);
                 for (ParaErr { err, units }, s, e) in errs {
@@ -557,6 +577,10 @@ const CLOSINGS: &[&str] = &[
     "your humble servant",
     "obedient servant",
     "yr obt svt",
+    "yr obt servant",
+    "yr. obt. servant",
+    "your obt servant",
+    "your obt. servant",
     "yr obt. svt",
     "yr. obt. svt",
     "your obt svt",
@@ -696,18 +720,26 @@ fn courtesy(text: &str, ctx: &ParseContext, para: &Para, signed_off: bool) -> Op
     // commanding".
     let officers = ctx.side_officers();
     let mut named = false;
+    // "John Gibbon": a given name the scenario does not know, beside an
+    // officer's name it does. At most two such words, and only with one.
+    let mut unknown = 0;
+    let mut officer_named = false;
     for &(s, e) in &para.segments {
         for w in norm_words(text.get(s..e).unwrap_or("")) {
             let rank = RANKS.contains(&w.as_str()) || w == "colonel" || w == "general";
             let officer = officers.iter().any(|o| o.words.contains(&w));
             let initial = w.chars().count() == 1;
             if !(rank || officer || initial || SIGNATURE_WORDS.contains(&w.as_str())) {
-                return None;
+                unknown += 1;
+                if unknown > 2 || w.chars().any(|c| c.is_ascii_digit()) {
+                    return None;
+                }
             }
             named |= rank || officer;
+            officer_named |= officer;
         }
     }
-    named.then_some(false)
+    (named && (unknown == 0 || officer_named)).then_some(false)
 }
 
 /// The tokens of a paragraph. A bulleted line after the first is a step of
