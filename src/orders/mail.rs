@@ -720,26 +720,28 @@ fn courtesy(text: &str, ctx: &ParseContext, para: &Para, signed_off: bool) -> Op
     // commanding".
     let officers = ctx.side_officers();
     let mut named = false;
-    // "John Gibbon": a given name the scenario does not know, beside an
-    // officer's name it does. At most two such words, and only with one.
-    let mut unknown = 0;
-    let mut officer_named = false;
+    // "John Gibbon": a given name the scenario does not know, before an
+    // officer's name it does.
     for &(s, e) in &para.segments {
-        for w in norm_words(text.get(s..e).unwrap_or("")) {
+        let line = text.get(s..e).unwrap_or("");
+        let ws = norm_words(line);
+        let is_officer = |w: &String| officers.iter().any(|o| o.words.contains(w));
+        for (k, w) in ws.iter().enumerate() {
             let rank = RANKS.contains(&w.as_str()) || w == "colonel" || w == "general";
-            let officer = officers.iter().any(|o| o.words.contains(&w));
+            let officer = is_officer(w);
             let initial = w.chars().count() == 1;
-            if !(rank || officer || initial || SIGNATURE_WORDS.contains(&w.as_str())) {
-                unknown += 1;
-                if unknown > 2 || w.chars().any(|c| c.is_ascii_digit()) {
-                    return None;
-                }
+            // A given name: the next word is the officer's surname, and no
+            // ':' makes the line an order.
+            let given = !line.contains(':')
+                && w.chars().all(|c| c.is_alphabetic())
+                && ws.get(k + 1).is_some_and(is_officer);
+            if !(rank || officer || initial || given || SIGNATURE_WORDS.contains(&w.as_str())) {
+                return None;
             }
             named |= rank || officer;
-            officer_named |= officer;
         }
     }
-    (named && (unknown == 0 || officer_named)).then_some(false)
+    named.then_some(false)
 }
 
 /// The tokens of a paragraph. A bulleted line after the first is a step of
