@@ -236,6 +236,12 @@ const COLOUR: &[&[&str]] = &[
     &["until", "ordered", "otherwise"],
     &["till", "relieved"],
     &["in", "good", "order"],
+    // "unlimber where you stand": here, as the order already means.
+    &["where", "you", "stand"],
+    &["where", "you", "are"],
+    &["where", "they", "stand"],
+    &["where", "it", "stands"],
+    &["on", "the", "spot"],
     &["till", "further", "orders"],
     &["at", "once"],
     &["at", "all", "hazards"],
@@ -1315,6 +1321,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             // before the next step is formed first.
             _ if self.trailing_formation(steps)? => {}
             _ if self.vocabulary(steps)? => {}
+            _ if !steps.is_empty() && self.colour_sentence() => {}
             _ => {
                 return Err(PErr {
                     at: tok.start,
@@ -3664,6 +3671,38 @@ impl<'c, 'a> OrderParser<'c, 'a> {
 
     /// A colour phrase ("at all costs", "with vigour", "to the last man"):
     /// eaten and noted.
+    /// "lie down. Keep the men quiet and let them have their rest.": a
+    /// sentence after an order that tells the officer how to keep his men,
+    /// not what the unit does: colour, to the end of the sentence.
+    fn colour_sentence(&mut self) -> bool {
+        const OPENERS: &[&[&str]] = &[
+            &["keep", "the", "men"],
+            &["keep", "your", "men"],
+            &["keep", "them", "quiet"],
+            &["keep", "them", "steady"],
+            &["keep", "them", "in", "hand"],
+            &["let", "the", "men"],
+            &["let", "them", "rest"],
+            &["let", "them", "have"],
+            &["tell", "the", "men"],
+            &["see", "that", "the", "men"],
+            &["the", "men", "are", "to"],
+        ];
+        let start = self.here();
+        if !OPENERS.iter().any(|p| self.at_words(p)) {
+            return false;
+        }
+        while let Some(t) = self.peek() {
+            if t.is_punct('.') || t.is_punct(';') || t.is_punct('!') {
+                break;
+            }
+            self.pos += 1;
+        }
+        let end = self.last_end();
+        self.note_colour(start, end);
+        true
+    }
+
     fn colour(&mut self) -> bool {
         let start = self.here();
         if COLOUR.iter().any(|p| self.eat_words(p)) {
