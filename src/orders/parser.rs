@@ -5187,6 +5187,12 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         if let Some(p) = self.side_officer_place() {
             return Ok(p);
         }
+        // "the south edge of the west woods", "the north side of the
+        // Douglass house": where a line from the place's middle that way
+        // leaves its outline (a place with none: an inch that way).
+        if let Some(p) = self.compass_side_of(from)? {
+            return Ok(p);
+        }
         let far = self.eat_words(&["the", "far", "edge", "of"])
             || self.eat_words(&["far", "edge", "of"])
             || self.eat_words(&["the", "far", "side", "of"])
@@ -5347,6 +5353,52 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         };
         self.skip_place_qualifiers();
         Ok(p)
+    }
+
+    /// "the south edge of X", "north side of X", "the south-west end of
+    /// X": the side of a place that way, or `None` (nothing eaten).
+    fn compass_side_of(&mut self, from: Pos) -> PResult<Option<Pos>> {
+        let save = self.pos;
+        self.eat_word("the");
+        let mut letters = String::new();
+        while let Some(l) = self
+            .word_at(0)
+            .and_then(|w| compass_letters(w))
+            .filter(|l| letters.len() + l.len() <= 3)
+        {
+            letters.push_str(&l);
+            self.pos += 1;
+        }
+        let dir = COMPASS.iter().find(|(l, _)| *l == letters).map(|(_, d)| *d);
+        let Some(dir) = dir else {
+            self.pos = save;
+            return Ok(None);
+        };
+        if self
+            .eat_any(&["edge", "side", "end", "face", "border"])
+            .is_none()
+            || !self.eat_word("of")
+        {
+            self.pos = save;
+            return Ok(None);
+        }
+        let c = self.point_of(from)?;
+        let ring = self.last_place.and_then(|pl| {
+            let area = match pl {
+                PlaceRef::Point(q) => self.ctx.area_at(q).map_or(pl, PlaceRef::Area),
+                other => other,
+            };
+            self.ctx.outline(area)
+        });
+        let centre = ring.map_or(c, super::context::centre);
+        let p = match ring.and_then(|r| super::context::ray_exit(r, centre, dir)) {
+            Some(p) => p,
+            None => {
+                let (vx, vy) = geometry::facing_vector(dir);
+                Pos::new(c.x + vx, c.y + vy)
+            }
+        };
+        Ok(Some(p))
     }
 
     /// Whether a place is (or a landmark named as woods stands in) woods.
