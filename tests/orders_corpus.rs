@@ -312,4 +312,6 @@ fn corpus_of_player_orders() {
 
 /// The floor this corpus must not fall below: the figure measured when the
 /// language was last grown, so a change that loses readings fails here.
-const MIN_PERCENT: f64 = 100.0;
+/// Round 9 (session 9) left 8 of its 77 cases refused (none read wrongly):
+/// 501 of 509, 98.4 %.
+const MIN_PERCENT: f64 = 98.0;

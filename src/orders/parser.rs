@@ -3396,6 +3396,20 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             // "stay put": hold.
             self.eat_word("put");
         }
+        // "halt in the edge of the woods", "halt at the fence": go there
+        // and hold (as "hold the fence").
+        if matches!(verb, "halt" | "stop")
+            && self.at_any(0, &["in", "at"])
+            && !COLOUR.iter().any(|c| self.at_words(c))
+            && !TAILS.iter().any(|c| self.at_words(c))
+        {
+            let save = self.pos;
+            self.pos += 1;
+            if self.held_place(steps)? {
+                return Ok(());
+            }
+            self.pos = save;
+        }
         // "hold - fire at will": a dash between them is a stop (the lexer
         // reads dashes as spaces), so this is hold, then fire.
         let dash_after = self
