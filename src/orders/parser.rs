@@ -5377,7 +5377,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         let mut letters = String::new();
         while let Some(l) = self
             .word_at(0)
-            .and_then(|w| compass_letters(w))
+            .and_then(compass_letters)
             .filter(|l| letters.len() + l.len() <= 3)
         {
             letters.push_str(&l);
