@@ -53,12 +53,21 @@ struct Case {
     notes: Vec<Vec<String>>,
 }
 
+/// The corpus file, or another of the same format named by
+/// `ORDERS_CORPUS` (to measure a fresh blind round on first sight, before
+/// it joins the corpus: the table is printed, the floor not asserted).
+fn corpus_path() -> String {
+    std::env::var("ORDERS_CORPUS").unwrap_or_else(|_| {
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/corpus/orders-brawners-farm.txt"
+        )
+        .to_string()
+    })
+}
+
 fn cases() -> Vec<Case> {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/corpus/orders-brawners-farm.txt"
-    );
-    let src = std::fs::read_to_string(path).unwrap();
+    let src = std::fs::read_to_string(corpus_path()).unwrap();
     let mut out: Vec<Case> = Vec::new();
     for line in src.lines() {
         if let Some(head) = line.strip_prefix("=== ") {
@@ -168,7 +177,12 @@ fn corpus_of_player_orders() {
         .map(|u| (u.side, u.name.clone()))
         .collect();
     let cases = cases();
-    assert!(cases.len() >= 120, "the corpus has {} cases", cases.len());
+    let blind = std::env::var("ORDERS_CORPUS").is_ok();
+    assert!(
+        blind || cases.len() >= 120,
+        "the corpus has {} cases",
+        cases.len()
+    );
     let mut table: BTreeMap<String, BTreeMap<Outcome, usize>> = BTreeMap::new();
     let mut leaks = Vec::new();
     let mut unhelpful: Vec<String> = Vec::new();
@@ -274,6 +288,16 @@ fn corpus_of_player_orders() {
     for m in &misses {
         println!("{m}");
     }
+    for e in &unhelpful {
+        println!("UNHELPFUL {e}");
+    }
+    if blind {
+        println!("leaks: {}", leaks.len());
+        for l in &leaks {
+            println!("LEAK {l}");
+        }
+        return;
+    }
     assert!(leaks.is_empty(), "leaks:\n{}", leaks.join("\n"));
     assert!(
         unhelpful.is_empty(),
@@ -288,4 +312,6 @@ fn corpus_of_player_orders() {
 
 /// The floor this corpus must not fall below: the figure measured when the
 /// language was last grown, so a change that loses readings fails here.
-const MIN_PERCENT: f64 = 97.8;
+/// Round 9 (session 9) left 8 of its 77 cases refused (none read wrongly):
+/// 501 of 509, 98.4 %.
+const MIN_PERCENT: f64 = 98.0;

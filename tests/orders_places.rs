@@ -70,7 +70,7 @@ fn form_on_the_left_of_a_friendly_regiment() {
     assert_eq!(
         receipt,
         format!(
-            "7th Wisconsin: advance to ({}, 24); on arrival form line facing north (0°)",
+            "7th Wisconsin: advance to ({}, 24); on arrival form line facing north (0°) — the place read as: on the left of 2nd Wisconsin, where it stands now",
             (p.x * 10.0).round() / 10.0
         )
     );
@@ -533,8 +533,11 @@ proptest::proptest! {
     }
 }
 
-/// "Gibbon: ride to the 19th Indiana": the receipt's coordinates are said
-/// to be where that regiment stands now, with how to go with it instead.
+/// "Gibbon: ride to the 19th Indiana" (session 8, from a blind case):
+/// riding to a regiment alone is joining it — it moves in the same turn,
+/// so he goes where it goes — and the receipt says how to stop at the
+/// ground it stands on now instead. On the way to somewhere else, the
+/// regiment's place is a waypoint, said to be where it stands now.
 #[test]
 fn an_officer_riding_to_a_unit_is_told_whose_place_it_is() {
     let g = game("brawners-farm.toml");
@@ -543,6 +546,25 @@ fn an_officer_riding_to_a_unit_is_told_whose_place_it_is() {
     assert!(m.errors.is_empty(), "{:?}", m.errors);
     let item = m.items.first().expect("an order");
     assert!(matches!(item, Item::Officer { .. }), "{item:?}");
+    assert!(
+        normalise(item, &ctx).starts_with("Gibbon: ride with 19th Indiana"),
+        "{}",
+        normalise(item, &ctx)
+    );
+    let notes = receipt_notes(item, &ctx);
+    assert!(
+        notes.iter().any(
+            |n| n.starts_with("'to the 19th Indiana' read as: ride with it")
+                && n.contains("write 'ride to (")
+        ),
+        "{notes:?}"
+    );
+    let m = parse(
+        &ctx,
+        "Gibbon: ride to the 19th Indiana, then to the orchard",
+    );
+    assert!(m.errors.is_empty(), "{:?}", m.errors);
+    let item = m.items.first().expect("an order");
     let notes = receipt_notes(item, &ctx);
     assert!(
         notes.iter().any(

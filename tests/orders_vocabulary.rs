@@ -805,3 +805,195 @@ fn a_corpus_of_player_orders_is_understood_as_meant() {
     println!("player corpus: {good} of {total} read as meant or refused helpfully");
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// Session 8: a paragraph of several sentences, one of which cannot be
+/// read: the others still count ("everything valid in the same mail
+/// still counts"), and the one not read is answered on its own, with its
+/// own line and column and the unit that keeps its previous orders.
+#[test]
+fn each_sentence_of_a_paragraph_counts_on_its_own() {
+    let g = game("brawners-farm.toml");
+    let u = gibbon(&g);
+    let text = "2nd Wis: hold. 7th Wis: dance a jig. 6th Wis: lie down.";
+    let m = parse(&u, text);
+    let read: Vec<String> = m.items.iter().map(|i| normalise(i, &u)).collect();
+    assert_eq!(read.len(), 2, "{read:?} {:?}", m.errors);
+    assert!(read[0].starts_with("2nd Wisconsin: hold"), "{read:?}");
+    assert!(read[1].starts_with("6th Wisconsin: lie down"), "{read:?}");
+    assert_eq!(m.errors.len(), 1, "{:?}", m.errors);
+    let e = &m.errors[0];
+    assert_eq!((e.line, e.column), (1, 25), "{e:?}");
+    assert!(e.message.contains("'dance'"), "{e}");
+    assert_eq!(e.units, vec![g.unit("7th Wisconsin")]);
+    assert!(e.paragraph.starts_with("7th Wis:"), "{e:?}");
+    // One order a line, no blank lines between them: the same.
+    let text = "2nd Wis - hold\n7th Wis - banana\n6th Wis - lie down";
+    let m = parse(&u, text);
+    assert_eq!(m.items.len(), 2, "{:?}", m.errors);
+    assert_eq!(m.errors.len(), 1);
+    assert_eq!(m.errors[0].line, 2);
+}
+
+/// Session 8: "refuse the left flank" is a facing change of 45° toward
+/// that flank (a unit turns whole, APSoF III.I), said in the receipt.
+#[test]
+fn a_refused_flank_is_a_half_turn_toward_it() {
+    let g = game("brawners-farm.toml");
+    let u = gibbon(&g);
+    let id = g.unit("7th Wisconsin");
+    let facing = g.state.units.iter().find(|x| x.id == id).unwrap().facing;
+    let r = ok(&u, "7th Wisconsin: refuse the left flank");
+    assert!(r.contains("read as: face 45° to the left"), "{r}");
+    assert!(r.contains("APSoF III.I"), "{r}");
+    match actions(&u, "7th Wisconsin: refuse the right flank").as_slice() {
+        [Action::Face(adjutant::rules::iron_brigade::orders::Direction::Degrees(d))] => {
+            let want = (facing + 45.0).rem_euclid(360.0);
+            assert!((d - want).abs() < 1e-6, "{d} vs {want}");
+        }
+        other => panic!("{other:?}"),
+    }
+    let r = ok(&u, "6th Wisconsin: throw back its left wing");
+    assert!(r.contains("face 45° to the left"), "{r}");
+}
+
+/// Session 8: a condition before an order ("if the Georgians are hard
+/// pressed, go to their support") would be carried out at once; it is
+/// refused, saying what to write now and what to send later. Fire after
+/// a condition is not refused: a unit fires only at what it sees in range.
+#[test]
+fn a_condition_before_an_order_is_refused_with_what_to_write() {
+    let g = game("brawners-farm.toml");
+    let u = gibbon(&g);
+    let e = refused(
+        &u,
+        "2nd Wisconsin: hold the fence; if the rebs charge, fall back to the woods",
+    );
+    assert!(e.contains("'if the rebs charge' is a condition"), "{e}");
+    assert!(
+        e.contains("Write '2nd Wisconsin: hold the fence' now"),
+        "{e}"
+    );
+    assert!(
+        e.contains("send 'fall back to the woods' in the turn it is needed"),
+        "{e}"
+    );
+    let e = refused(
+        &u,
+        "7th Wisconsin: should the 2nd give way, advance to its support",
+    );
+    assert!(e.contains("Write '7th Wisconsin: hold' now"), "{e}");
+    let r = ok(
+        &u,
+        "6th Wisconsin: hold; when they come within range, open fire",
+    );
+    assert!(r.starts_with("6th Wisconsin: hold"), "{r}");
+}
+
+/// Session 8: umpire shorthand for units, a number and the initial of
+/// the name ("7W", "19I", "6th W", "4 Va").
+#[test]
+fn units_written_as_number_and_initial() {
+    let g = game("brawners-farm.toml");
+    let u = gibbon(&g);
+    for (text, want) in [
+        ("7W: hold", "7th Wisconsin: hold"),
+        ("2W: lie down", "2nd Wisconsin: lie down"),
+        ("19I: hold", "19th Indiana: hold"),
+        ("6th W: hold", "6th Wisconsin: hold"),
+        ("7W adv 6\" N", "7th Wisconsin: advance"),
+    ] {
+        let r = ok(&u, text);
+        assert!(r.starts_with(want), "{text}: {r}");
+    }
+    let b = baylor(&g);
+    let r = ok(&b, "4 Va: hold");
+    assert!(r.starts_with("4th Virginia: hold"), "{r}");
+    // The initial stands for the word right after the number only.
+    let e = refused(&u, "2V: hold");
+    assert!(!e.contains("panicked"), "{e}");
+}
+
+/// Session 8: a place chosen among several is noted once, and when
+/// falling back chooses another place than the nearest, the note names
+/// the place the order uses.
+#[test]
+fn a_place_choice_is_noted_once() {
+    let g = game("brawners-farm.toml");
+    for (ctx, text, took) in [
+        (
+            gibbon(&g),
+            "6th Wis: advance to the farm",
+            "took the nearer, Douglass farm",
+        ),
+        (
+            gibbon(&g),
+            "19th Ind: advance to the ridge",
+            "took the nearer, the Brawner ridge",
+        ),
+        (
+            baylor(&g),
+            "4th Va: fall back to the farm",
+            "falling back, took",
+        ),
+    ] {
+        let m = parse(&ctx, text);
+        assert!(m.errors.is_empty(), "{text}: {:?}", m.errors);
+        let notes: Vec<String> = m
+            .items
+            .iter()
+            .flat_map(|i| adjutant::orders::receipt_notes(i, &ctx))
+            .filter(|n| n.contains(" could be "))
+            .collect();
+        assert_eq!(notes.len(), 1, "{text}: {notes:?}");
+        assert!(notes[0].contains(took), "{text}: {notes:?}");
+        let read = normalise(&m.items[0], &ctx);
+        let place = notes[0].rsplit_once("took ").unwrap().1;
+        let pos = &place[place.find('(').unwrap()..=place.find(')').unwrap()];
+        assert!(read.contains(pos), "{text}: {read} vs {notes:?}");
+    }
+}
+
+/// Session 8, blind round 8: a report letter after a described target
+/// ("(B)", ", marked B") is the target or the place; a unit named in
+/// apposition ("your regiment, the 6th Wisconsin,") is the unit ordered;
+/// a sign-off on the line under an order is no part of it.
+#[test]
+fn letters_after_descriptions_apposition_and_sign_offs() {
+    let g = game("brawners-farm.toml");
+    let u = gibbon(&g);
+    let r = ok(
+        &u,
+        "Battery B: fire on the reb battery (B) til it is silenced",
+    );
+    assert!(
+        r.starts_with("Battery B, 4th US Artillery: fire at enemy B"),
+        "{r}"
+    );
+    assert!(r.contains("'til it is silenced' kept as colour"), "{r}");
+    let r = ok(
+        &u,
+        "2nd Wisconsin: advance in line upon the rebel line in front of the farm, marked B",
+    );
+    assert!(r.contains("read as: toward enemy B"), "{r}");
+    let r = ok(
+        &u,
+        "Colonel, you will advance your regiment, the 6th Wisconsin, in line of battle upon the orchard.",
+    );
+    assert!(
+        r.starts_with("6th Wisconsin: advance to the orchard"),
+        "{r}"
+    );
+    assert!(r.contains("in line"), "{r}");
+    let m = parse(
+        &u,
+        "7th Wis: lie down.\nYr obt svt,\nJohn Gibbon, Brig. Gen.",
+    );
+    assert!(m.errors.is_empty(), "{:?}", m.errors);
+    assert_eq!(m.items.len(), 1);
+    assert_eq!(m.courtesies.len(), 1, "{:?}", m.courtesies);
+    let r = ok(
+        &u,
+        "Gibbon: ride to the 2nd Wisconsin and try to steady them",
+    );
+    assert!(r.starts_with("Gibbon: ride with 2nd Wisconsin"), "{r}");
+}

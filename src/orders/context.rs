@@ -647,7 +647,7 @@ pub fn inside(ring: &[Pos], p: Pos) -> bool {
 }
 
 /// The average of a ring's corners (closing corner not counted twice).
-fn centre(pts: &[Pos]) -> Pos {
+pub(crate) fn centre(pts: &[Pos]) -> Pos {
     let pts: &[Pos] = match (pts.first(), pts.last()) {
         (Some(a), Some(b)) if pts.len() > 1 && a == b => pts.get(..pts.len() - 1).unwrap_or(pts),
         _ => pts,

@@ -162,6 +162,108 @@ pub fn lex(text: &str, from: usize, to: usize) -> Vec<Token> {
         });
         i += 1;
     }
+    number_words(out)
+}
+
+/// The value of a number word ("three" → 3, "hundred" → ×100), or `None`.
+fn number_word(w: &str) -> Option<f64> {
+    const UNITS: &[&str] = &[
+        "zero",
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "eleven",
+        "twelve",
+        "thirteen",
+        "fourteen",
+        "fifteen",
+        "sixteen",
+        "seventeen",
+        "eighteen",
+        "nineteen",
+    ];
+    const TENS: &[&str] = &[
+        "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
+    ];
+    if let Some(k) = UNITS.iter().position(|u| *u == w) {
+        return Some(k as f64);
+    }
+    if let Some(k) = TENS.iter().position(|u| *u == w) {
+        return Some(20.0 + 10.0 * k as f64);
+    }
+    match w {
+        "a" | "an" => Some(1.0),
+        "hundred" => Some(100.0),
+        _ => None,
+    }
+}
+
+/// Words of a distance ("three hundred yards", "two hundred and fifty
+/// paces", "six inches"): a run of number words directly before a unit of
+/// length becomes one [`Tok::Number`] spanning the run. Elsewhere number
+/// words stay words ("one regiment", "a battery").
+fn number_words(toks: Vec<Token>) -> Vec<Token> {
+    const LENGTHS: &[&str] = &[
+        "yards", "yard", "yds", "paces", "pace", "steps", "rods", "inches", "inch", "feet",
+    ];
+    let mut out: Vec<Token> = Vec::with_capacity(toks.len());
+    let mut i = 0;
+    while let Some(t) = toks.get(i) {
+        // The longest run of number words (with "and" inside) from here.
+        let mut j = i;
+        let mut total = 0.0;
+        let mut current = 0.0;
+        let mut any = false;
+        while let Some(w) = toks.get(j).and_then(Token::word) {
+            if w == "and" && any {
+                j += 1;
+                continue;
+            }
+            let Some(v) = number_word(w) else { break };
+            if v == 100.0 && w == "hundred" {
+                current = if current == 0.0 {
+                    100.0
+                } else {
+                    current * 100.0
+                };
+            } else if (w == "a" || w == "an") && any {
+                break;
+            } else {
+                current += v;
+            }
+            any = true;
+            j += 1;
+        }
+        // Never end on "and"; the run must stand right before a length.
+        while j > i && toks.get(j - 1).is_some_and(|t| t.is_word("and")) {
+            j -= 1;
+        }
+        total += current;
+        let before_length = toks
+            .get(j)
+            .and_then(Token::word)
+            .is_some_and(|w| LENGTHS.contains(&w));
+        let only_article = j == i + 1 && t.word().is_some_and(|w| w == "a" || w == "an");
+        if any && j > i && before_length && !only_article && total > 0.0 {
+            let end = toks.get(j - 1).map_or(t.end, |e| e.end);
+            out.push(Token {
+                tok: Tok::Number(total),
+                start: t.start,
+                end,
+            });
+            i = j;
+            continue;
+        }
+        out.push(t.clone());
+        i += 1;
+    }
     out
 }
 
@@ -190,6 +292,20 @@ mod tests {
                 Tok::Punct(';'),
             ]
         );
+    }
+
+    #[test]
+    fn number_words_before_a_length_are_a_number() {
+        assert_eq!(
+            kinds("three hundred yards, two hundred and fifty paces, six inches")
+                .into_iter()
+                .filter(|t| matches!(t, Tok::Number(_)))
+                .collect::<Vec<_>>(),
+            vec![Tok::Number(300.0), Tok::Number(250.0), Tok::Number(6.0)]
+        );
+        // Not before a length: words.
+        assert_eq!(kinds("one regiment")[0], Tok::Word("one".into()));
+        assert_eq!(kinds("a hundred yards")[0], Tok::Number(100.0));
     }
 
     #[test]

@@ -474,14 +474,60 @@ fn words(toks: &[Token]) -> Vec<String> {
 impl Reader<'_, '_, '_> {
     /// Read the paragraph being gathered, if any, into `out`.
     fn flush(&mut self) {
-        let Some(para) = self.cur.take() else {
+        let Some(mut para) = self.cur.take() else {
             return;
         };
+        // "21st NC: advance to the woods." with "Your obedient servant,
+        // I. R. Trimble" on the next line: the closing and what follows it
+        // are a signature, not part of the order.
+        if let Some(k) = (1..para.segments.len()).find(|&k| {
+            para.segments.get(k).is_some_and(|&(s, e)| {
+                let line = self.text.get(s..e).unwrap_or("").trim().to_lowercase();
+                starts_with_phrase(&line, CLOSINGS) && line.split_whitespace().count() <= 8
+            })
+        }) {
+            let tail = Para {
+                segments: para.segments.split_off(k),
+                bulleted: para.bulleted.split_off(k),
+            };
+            self.cur = Some(para);
+            self.flush();
+            self.cur = Some(tail);
+            self.flush();
+            return;
+        }
         let (Some(&(ps, _)), Some(&(_, pe))) = (para.segments.first(), para.segments.last()) else {
             return;
         };
         match paragraph(self.text, self.ctx, &para, ps, pe, self.issuer) {
-            Ok(items) => self.out.items.extend(items),
+            // "Respectfully, / I. R. Trimble / Brig. Gen. Comdg.": a sign-off
+            // whose lines were each tried as a sentence (a rank opening a
+            // line reads as an officer's order) and none read.
+            Ok((items, errs))
+                if items.is_empty()
+                    && !errs.is_empty()
+                    && errs.iter().all(|(e, _, _)| e.units.is_empty())
+                    && courtesy(self.text, self.ctx, &para, self.signed_off) == Some(true) =>
+            {
+                self.signed_off = true;
+                let (line, _) = line_col(self.text, ps);
+                let first = para
+                    .segments
+                    .first()
+                    .and_then(|&(s, e)| self.text.get(s..e))
+                    .unwrap_or("")
+                    .trim()
+                    .to_string();
+                self.out.courtesies.push((line, first));
+            }
+            Ok((items, errs)) => {
+                self.out.items.extend(items);
+                for (ParaErr { err, units }, s, e) in errs {
+                    let mut e = to_error(self.text, s, e, err);
+                    e.units = units;
+                    self.out.errors.push(e);
+                }
+            }
             Err(ParaErr { err, units }) => {
                 if units.is_empty()
                     && let Some(closing) = courtesy(self.text, self.ctx, &para, self.signed_off)
@@ -530,6 +576,21 @@ const CLOSINGS: &[&str] = &[
     "your most obedient servant",
     "your humble servant",
     "obedient servant",
+    "yr obt svt",
+    "yr obt servant",
+    "yr. obt. servant",
+    "your obt servant",
+    "your obt. servant",
+    "yr obt. svt",
+    "yr. obt. svt",
+    "your obt svt",
+    "your obt. svt",
+    "yr obedient servant",
+    "yr most obt svt",
+    "obt svt",
+    "yours obediently",
+    "yours respectfully",
+    "yours truly",
     "i have the honor",
     "i have the honour",
     "i remain",
@@ -659,12 +720,22 @@ fn courtesy(text: &str, ctx: &ParseContext, para: &Para, signed_off: bool) -> Op
     // commanding".
     let officers = ctx.side_officers();
     let mut named = false;
+    // "John Gibbon": a given name the scenario does not know, before an
+    // officer's name it does.
     for &(s, e) in &para.segments {
-        for w in norm_words(text.get(s..e).unwrap_or("")) {
+        let line = text.get(s..e).unwrap_or("");
+        let ws = norm_words(line);
+        let is_officer = |w: &String| officers.iter().any(|o| o.words.contains(w));
+        for (k, w) in ws.iter().enumerate() {
             let rank = RANKS.contains(&w.as_str()) || w == "colonel" || w == "general";
-            let officer = officers.iter().any(|o| o.words.contains(&w));
+            let officer = is_officer(w);
             let initial = w.chars().count() == 1;
-            if !(rank || officer || initial || SIGNATURE_WORDS.contains(&w.as_str())) {
+            // A given name: the next word is the officer's surname, and no
+            // ':' makes the line an order.
+            let given = !line.contains(':')
+                && w.chars().all(|c| c.is_alphabetic())
+                && ws.get(k + 1).is_some_and(is_officer);
+            if !(rank || officer || initial || given || SIGNATURE_WORDS.contains(&w.as_str())) {
                 return None;
             }
             named |= rank || officer;
@@ -1036,6 +1107,50 @@ fn prose_unit(
             } else if at(k, "to") {
                 k += 1;
             }
+            // "you will advance your regiment, the 6th Wisconsin, in line
+            // ...": the unit named in apposition; the order is the verb
+            // before it and the words after it.
+            let noun = |j: usize| {
+                toks.get(j).is_some_and(|t| {
+                    t.word().is_some_and(|w| {
+                        matches!(
+                            w,
+                            "regiment"
+                                | "battery"
+                                | "command"
+                                | "men"
+                                | "brigade"
+                                | "guns"
+                                | "troops"
+                                | "boys"
+                                | "battalion"
+                        )
+                    })
+                })
+            };
+            let comma = |j: usize| toks.get(j).is_some_and(|t| t.is_punct(','));
+            // The name's optional words may have taken in "regiment ,".
+            let apposition = if noun(start) && comma(start + 1) {
+                Some(start + 1)
+            } else if start >= 2 && comma(start - 1) && noun(start - 2) {
+                Some(start - 1)
+            } else {
+                None
+            };
+            if let Some(comma_at) = apposition
+                && let Some(v) = (0..comma_at.saturating_sub(1))
+                    .rev()
+                    .find(|&j| toks.get(j).and_then(Token::word).is_some_and(is_verb_word))
+            {
+                let after = if toks.get(k).is_some_and(|t| t.is_punct(',')) {
+                    k + 1
+                } else {
+                    k
+                };
+                let mut out: Vec<Token> = toks.get(v..comma_at).unwrap_or_default().to_vec();
+                out.extend(toks.get(after..).unwrap_or_default().iter().cloned());
+                return Some((hs, out, None));
+            }
             let body = toks.get(k..)?;
             if body.first().and_then(Token::word).is_some() {
                 // "Move the 26th Georgia forward ...": the verb before it.
@@ -1140,7 +1255,12 @@ fn officer_will(
     None
 }
 
-/// Read one paragraph into its items (one per unit its head names).
+/// A sentence of a paragraph that could not be read, with its own span:
+/// the paragraph's other sentences still count.
+type SentenceErr = (ParaErr, usize, usize);
+
+/// Read one paragraph into its items (one per unit its head names), and
+/// the sentences of it that could not be read when the others could.
 fn paragraph(
     text: &str,
     ctx: &ParseContext,
@@ -1148,29 +1268,39 @@ fn paragraph(
     ps: usize,
     pe: usize,
     issuer: Option<OfficerId>,
-) -> Result<Vec<Item>, ParaErr> {
+) -> Result<(Vec<Item>, Vec<SentenceErr>), ParaErr> {
     let toks = para_tokens(text, para, false);
-    let first = read_paragraph(text, ctx, &toks, ps, pe, issuer);
+    let first = match read_paragraph(text, ctx, &toks, ps, pe, issuer) {
+        Ok(items) => return Ok((items, Vec::new())),
+        Err(e) => e,
+    };
     // "2ND WIS - HOLD. 7TH WIS - HOLD.": several orders in one paragraph,
     // each sentence headed by a unit of his.
-    if first.is_err()
-        && let Some(items) = sentences(text, ctx, &toks, ps, pe, issuer)
-    {
-        return Ok(items);
-    }
-    match first {
-        Err(e) if !e.units.is_empty() && para.segments.len() > 1 => {
-            // "2nd Wisconsin:" and an order on each line below it: each
-            // line a step.
-            read_paragraph(text, ctx, &para_tokens(text, para, true), ps, pe, issuer).map_err(|_| e)
-        }
+    let split = match sentences(text, ctx, &toks, ps, pe, issuer) {
+        Some((items, errs)) if errs.is_empty() => return Ok((items, errs)),
         other => other,
+    };
+    if !first.units.is_empty() && para.segments.len() > 1 {
+        // "2nd Wisconsin:" and an order on each line below it: each
+        // line a step.
+        if let Ok(items) = read_paragraph(text, ctx, &para_tokens(text, para, true), ps, pe, issuer)
+        {
+            return Ok((items, Vec::new()));
+        }
+    }
+    // Some sentences read and some not: everything valid in the mail still
+    // counts, and each sentence not read is answered on its own.
+    // Several sentences, none read: each answered on its own.
+    match split {
+        Some((items, errs)) if !items.is_empty() || errs.len() > 1 => Ok((items, errs)),
+        _ => Err(first),
     }
 }
 
 /// A paragraph read as sentences, when a full stop or ';' is followed by
 /// one of the player's units and its order: each sentence its own order.
-/// `None` unless there are two or more and every one reads.
+/// `None` unless there are two or more; the sentences read, and those
+/// that could not be, each with its span.
 fn sentences(
     text: &str,
     ctx: &ParseContext,
@@ -1178,7 +1308,7 @@ fn sentences(
     ps: usize,
     pe: usize,
     issuer: Option<OfficerId>,
-) -> Option<Vec<Item>> {
+) -> Option<(Vec<Item>, Vec<SentenceErr>)> {
     let cands = heads(ctx);
     // Each cut: where a sentence ends and where the next begins (after a
     // full stop or ';', or at the start of a line that opens with a unit:
@@ -1218,6 +1348,7 @@ fn sentences(
         return None;
     }
     let mut items = Vec::new();
+    let mut errs = Vec::new();
     let mut from = 0;
     for (end, next) in cuts
         .iter()
@@ -1235,9 +1366,12 @@ fn sentences(
             (Some(a), Some(b)) => (a.start.max(ps), b.end.min(pe)),
             _ => (ps, pe),
         };
-        items.extend(read_paragraph(text, ctx, part, s, e, issuer).ok()?);
+        match read_paragraph(text, ctx, part, s, e, issuer) {
+            Ok(read) => items.extend(read),
+            Err(err) => errs.push((err, s, e)),
+        }
     }
-    Some(items)
+    Some((items, errs))
 }
 
 fn read_paragraph(
@@ -1495,6 +1629,14 @@ fn headless<'t>(
 ) -> Option<(Vec<Head>, &'t [Token])> {
     for n in (1..=toks.len().min(8)).rev() {
         let head = toks.get(..n)?;
+        // "2nd Wis & 7th Wis - hold": a name does not end in a mark, so
+        // that the '&' or ',' after it can join the next name.
+        if head
+            .last()
+            .is_some_and(|t| matches!(t.tok, Tok::Punct(c) if c != '.'))
+        {
+            continue;
+        }
         if let Lookup::Found(h) = lookup(&words(head), cands) {
             let (hs, mut n) = more_heads(ctx, cands, toks, 0, n).unwrap_or((vec![h], n));
             // "6th Wis - adv to the orchard": a dash after the name.

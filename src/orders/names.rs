@@ -164,10 +164,20 @@ pub fn match_quality(query: &[String], cand: &[String]) -> Option<bool> {
     // at least one word of the name must be matched that is not a number,
     // or a bare number if the name is only that.
     let mut rest = c.clone();
+    let mut after_number = false;
     for w in q.clone() {
-        if !rest.by_ref().any(|cw| word_matches(w, cw)) {
+        // "7W", "19I", "6th W": one letter after the number is the first
+        // letter of the name's next word (umpire shorthand, #15).
+        let initial = after_number && w.len() == 1 && w.bytes().all(|b| b.is_ascii_alphabetic());
+        let mut next_is_word = true;
+        if !rest.by_ref().any(|cw| {
+            let hit = word_matches(w, cw) || (initial && next_is_word && cw.starts_with(w));
+            next_is_word = false;
+            hit
+        }) {
             return None;
         }
+        after_number = w.starts_with('#');
     }
     // A bare number is too little to stand for a name ("6th" is not "6th
     // Wisconsin" unless the scenario gives that alias); "Wisconsin" alone

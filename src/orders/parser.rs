@@ -98,9 +98,46 @@ const VERBS: &[&str] = &[
     "cross",
 ];
 
+/// Verbs of the wider vocabulary (`vocabulary`) that may follow "to" in a
+/// period sentence ("Battery B to engage the rebel battery").
+const WIDER_VERBS: &[&str] = &[
+    "rally",
+    "await",
+    "support",
+    "reinforce",
+    "relieve",
+    "engage",
+    "follow",
+    "conform",
+    "shift",
+    "oblique",
+    "sidestep",
+    "shell",
+    "bombard",
+    "cannonade",
+    "occupy",
+    "seize",
+    "secure",
+    "reform",
+    "extend",
+    "dress",
+    "refuse",
+    "pour",
+    "volley",
+    "dislodge",
+    "drive",
+    "assail",
+];
+
 /// Phrases of politeness or colour skipped before a clause.
 const PREAMBLES: &[&[&str]] = &[
     &["please"],
+    // "2nd Wis & 19th Ind: both regiments to fall back ...".
+    &["both", "regiments"],
+    &["both", "units"],
+    &["both", "batteries"],
+    &["both", "of", "them"],
+    &["all", "regiments"],
     &["you", "will"],
     &["you", "are", "to"],
     &["have", "the", "men"],
@@ -158,6 +195,11 @@ struct EnemyDescription {
 /// Colour after a complete order, kept as colour and shown as such in the
 /// receipt: it does not change what the unit does.
 const COLOUR: &[&[&str]] = &[
+    &["on", "the", "colours"],
+    &["on", "the", "colors"],
+    &["on", "the", "colour"],
+    &["on", "the", "color"],
+    &["on", "the", "flag"],
     &["at", "all", "costs"],
     &["at", "all", "cost"],
     &["at", "any", "cost"],
@@ -194,6 +236,12 @@ const COLOUR: &[&[&str]] = &[
     &["until", "ordered", "otherwise"],
     &["till", "relieved"],
     &["in", "good", "order"],
+    // "unlimber where you stand": here, as the order already means.
+    &["where", "you", "stand"],
+    &["where", "you", "are"],
+    &["where", "they", "stand"],
+    &["where", "it", "stands"],
+    &["on", "the", "spot"],
     &["till", "further", "orders"],
     &["at", "once"],
     &["at", "all", "hazards"],
@@ -348,6 +396,9 @@ fn verb_alias(w: &str) -> Option<&'static str> {
         "bring" => "move",
         "fir" | "fre" => "fire",
         "hld" | "hol" => "hold",
+        // "dislodge the enemy", "drive the rebels": an attack (a charge on
+        // an enemy, APSoF VI.D.3; an advance on a place).
+        "dislodge" | "dislodges" | "drive" | "drives" | "assail" | "assails" => "attack",
         _ => return None,
     })
 }
@@ -470,6 +521,9 @@ pub struct OrderParser<'c, 'a> {
     /// Places issue #15 reads by the order's sense: inside a retreat
     /// ("fall back to the woods": the one to the rear).
     retreating: bool,
+    /// Places taken relative to a unit of his ("on the right of the 7th
+    /// Wisconsin"), said in the receipt unless another note names it.
+    relative_units: Vec<(String, String)>,
     /// Notes on places for the receipt, kept in the context when the order
     /// is read (`ParseContext::add_notes`), by byte offset.
     place_notes: Vec<(usize, String)>,
@@ -504,6 +558,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             depth: 0,
             notes: Vec::new(),
             retreating: false,
+            relative_units: Vec::new(),
             place_notes: Vec::new(),
             edges: Vec::new(),
             last_place: None,
@@ -646,9 +701,9 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             // "... the 21st North Carolina to advance ...".
             if self.pos == before
                 && self.at_word("to")
-                && self
-                    .word_at(1)
-                    .is_some_and(|w| resolve_verb(w).is_some() || verb_alias(w).is_some())
+                && self.word_at(1).is_some_and(|w| {
+                    resolve_verb(w).is_some() || verb_alias(w).is_some() || WIDER_VERBS.contains(&w)
+                })
             {
                 self.pos += 1;
             }
@@ -820,10 +875,18 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         let mut steps: Vec<Step> = Vec::new();
         let mut trigger = Trigger::Then;
         loop {
+            let read_end = self
+                .pos
+                .checked_sub(1)
+                .and_then(|k| self.toks.get(k))
+                .map(|t| t.end)
+                .filter(|&e| e > body_start)
+                .unwrap_or(body_start);
             self.separators(&mut trigger);
             if self.at_end() {
                 break;
             }
+            self.leading_condition(body_start, read_end)?;
             let before = steps.len();
             self.clause(&mut steps)?;
             if trigger == Trigger::OnArrival
@@ -854,6 +917,9 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                     "'{cond}' is a condition Adjutant cannot wait for: the unit would fall back at once. Write 'hold' now and order the fall back in the turn it is needed, or leave out '{cond}' to fall back now"
                 )));
             }
+            self.bracketed_letter(&mut steps)?;
+            self.fire_until(&steps);
+            self.keep_firing(&mut steps);
             self.skip_tail();
             while self.colour() {
                 self.skip_tail();
@@ -871,7 +937,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                     self.pos = save;
                 }
             }
-            if !(self.at_end() || self.at_separator() || self.at_trigger()) {
+            if !(self.at_end() || self.at_separator() || self.at_trigger() || self.after_dash()) {
                 return Err(self.unread_rest(body_start));
             }
         }
@@ -879,6 +945,11 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             return Err(self.err(
                 "expected an order after the unit's name, such as 'advance to ...', 'hold' or 'fire at will'",
             ));
+        }
+        for (name, text) in std::mem::take(&mut self.relative_units) {
+            if !self.notes.iter().any(|n| n.contains(&name)) {
+                self.note(format!("the place read as: {text}"));
+            }
         }
         self.settle_edges(&mut steps);
         self.keep_notes();
@@ -1044,6 +1115,8 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         if raw == "change" && self.at_any(1, &["front", "face", "facing", "direction"]) {
             self.pos += 2;
             self.eat_any(&["to", "toward", "towards", "forward"]);
+            // "change front to face the woods".
+            self.eat_any(&["face", "facing"]);
             if self.word_at(1).and_then(compass_letters).is_some() {
                 self.eat_word("the");
             }
@@ -1142,7 +1215,8 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             }
             Some("lie" | "lay") => {
                 self.pos += 1;
-                if !self.eat_word("down") {
+                // "lie dn", "lie dwn": umpire shorthand.
+                if self.eat_any(&["down", "dn", "dwn"]).is_none() {
                     return Err(self.expected("'down' after 'lie'"));
                 }
                 // "lie down behind the fence", "lie down in the woods":
@@ -1243,8 +1317,11 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 }
             }
             _ if (raw == "in" || raw == "at") && !steps.is_empty() => self.arrival_place(steps)?,
-            _ if !steps.is_empty() && self.trailing_formation(steps)? => {}
+            // "col, adv S 6in", "line, then advance": a formation alone
+            // before the next step is formed first.
+            _ if self.trailing_formation(steps)? => {}
             _ if self.vocabulary(steps)? => {}
+            _ if !steps.is_empty() && self.colour_sentence() => {}
             _ => {
                 return Err(PErr {
                     at: tok.start,
@@ -1361,6 +1438,253 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         ))
     }
 
+    /// "fire on the Yankee battery (C)", "pour it into them (B)": a
+    /// report letter in brackets after a fire or charge names its target,
+    /// whatever the words before it described. A letter the side does not
+    /// see now is refused as a target is.
+    fn bracketed_letter(&mut self, steps: &mut [Step]) -> PResult<()> {
+        // "(C)", ", marked A", "(marked A)", "designated B".
+        const MARKS: &[&str] = &["marked", "designated", "labelled", "labeled", "lettered"];
+        let mut k = self.pos;
+        let open = self.toks.get(k).is_some_and(|t| t.is_punct('('));
+        let comma_marked = self.toks.get(k).is_some_and(|t| t.is_punct(','))
+            && self
+                .toks
+                .get(k + 1)
+                .is_some_and(|t| MARKS.iter().any(|m| t.is_word(m)));
+        if open || comma_marked {
+            k += 1;
+        }
+        let marked = self
+            .toks
+            .get(k)
+            .is_some_and(|t| MARKS.iter().any(|m| t.is_word(m)));
+        if marked {
+            k += 1;
+        }
+        if !(open || marked) {
+            return Ok(());
+        }
+        let close = usize::from(open);
+        if open && !self.toks.get(k + 1).is_some_and(|t| t.is_punct(')')) {
+            return Ok(());
+        }
+        let Some(t) = self.toks.get(k) else {
+            return Ok(());
+        };
+        let written = self.text.get(t.start..t.end).unwrap_or_default();
+        if written == "a" {
+            return Ok(());
+        }
+        let Some(id) = self.ctx.enemy_names.by_designation(written) else {
+            return Ok(());
+        };
+        let Some(step) = steps.last_mut() else {
+            return Ok(());
+        };
+        // "advance upon the Yankee line in front of the farm, marked A":
+        // toward that enemy (where it is if in sight, else last seen).
+        if let Action::Move(m) | Action::Retreat(m) = &mut step.action {
+            let save = self.pos;
+            self.pos = k;
+            let from = self.at;
+            let place = self.place(from, false);
+            self.pos = save;
+            if let (Ok(p), Some(last)) = (place, m.waypoints.last_mut()) {
+                *last = p;
+                self.pos = k + 1 + close;
+                let letter = written.to_uppercase();
+                self.note(format!(
+                    "'{letter}' read as: toward enemy {letter}, where your side sees it (or last saw it), ({}, {})",
+                    (p.x * 10.0).round() / 10.0,
+                    (p.y * 10.0).round() / 10.0
+                ));
+            }
+            return Ok(());
+        }
+        let targets = matches!(
+            step.action,
+            Action::Fire(_) | Action::FireWith { .. } | Action::Charge { .. }
+        );
+        if !targets {
+            return Ok(());
+        }
+        if !self.ctx.visible_enemies.contains(&id) {
+            self.pos = k;
+            return Err(self.err(format!(
+                "enemy {written} is not in sight now; fire at an enemy your report shows in sight, or 'at will'"
+            )));
+        }
+        match &mut step.action {
+            Action::Fire(target) | Action::FireWith { target, .. } => {
+                *target = FireTarget::Unit(id);
+            }
+            Action::Charge { target, to, .. } => {
+                *target = Some(id);
+                *to = None;
+            }
+            _ => {}
+        }
+        self.pos = k + 1 + close;
+        Ok(())
+    }
+
+    /// "fire on the battery til it is silenced", "keep firing until they
+    /// break": fire goes on each turn until other orders come (APSoF V), so
+    /// the condition after a fire changes nothing; kept as colour.
+    fn fire_until(&mut self, steps: &[Step]) {
+        let firing = steps.last().is_some_and(|s| {
+            matches!(
+                s.action,
+                Action::Fire(_) | Action::FireWith { .. } | Action::SplitFire { .. }
+            )
+        });
+        if !firing || !self.at_any(0, &["until", "til", "till", "untill"]) {
+            return;
+        }
+        let start = self.here();
+        let mut end = start;
+        while let Some(t) = self.peek() {
+            let new_line = end > start
+                && self
+                    .text
+                    .get(end..t.start)
+                    .is_some_and(|g| g.contains('\n'));
+            if self.at_separator() || t.is_word("then") || new_line {
+                break;
+            }
+            end = t.end;
+            self.pos += 1;
+        }
+        self.note_colour(start, end);
+    }
+
+    /// "retire by prolonge and keep firing": after an order that is not
+    /// fire, "keep firing" asks for fire (at will, after the move: APSoF
+    /// V, firing comes after movement); after a fire order it is colour.
+    fn keep_firing(&mut self, steps: &mut Vec<Step>) {
+        let firing = steps.last().is_some_and(|s| {
+            matches!(
+                s.action,
+                Action::Fire(_)
+                    | Action::FireWith { .. }
+                    | Action::SplitFire { .. }
+                    | Action::HoldFire
+            )
+        });
+        if firing || steps.is_empty() {
+            return;
+        }
+        let start = self.here();
+        let save = self.pos;
+        self.eat_word("and");
+        if !(self.eat_words(&["keep", "firing"])
+            || self.eat_words(&["continue", "firing"])
+            || self.eat_words(&["keep", "up", "the", "fire"])
+            || self.eat_words(&["keep", "up", "your", "fire"]))
+        {
+            self.pos = save;
+            return;
+        }
+        let written = self.written(start, self.last_end());
+        Self::push(steps, Trigger::Then, Action::Fire(FireTarget::AtWill));
+        self.note(format!("'{written}' read as: then fire at will (APSoF V)"));
+    }
+
+    /// Whether a dash set off by spaces stands before this token ("hold -
+    /// fire at will"): after a complete clause, a stop between steps (the
+    /// lexer reads dashes as spaces).
+    fn after_dash(&self) -> bool {
+        let (Some(prev), Some(next)) = (
+            self.pos.checked_sub(1).and_then(|k| self.toks.get(k)),
+            self.peek(),
+        ) else {
+            return false;
+        };
+        self.text.get(prev.end..next.start).is_some_and(|gap| {
+            [" - ", " \u{2013} ", " \u{2014} ", " -- "]
+                .iter()
+                .any(|d| gap.contains(d))
+        })
+    }
+
+    /// "if the Georgians are hard pressed, go to their support": a
+    /// condition written before the order it governs. Orders are carried
+    /// out as written from the turn they take effect (APSoF I.C.1) and
+    /// nothing waits on an event, so the order after it would be carried
+    /// out at once: refused, saying what to write now and what to send
+    /// later. Fire is the exception ("when they come in range, fire"): a
+    /// unit fires only at enemies it sees in range anyway (I.B.4.i.b), so
+    /// the condition is colour there.
+    fn leading_condition(&self, body_start: usize, read_end: usize) -> PResult<()> {
+        let condition = self.at_any(0, &["if", "should", "unless", "whenever", "when"])
+            || self.at_words(&["in", "case"])
+            || self.at_words(&["in", "the", "event"]);
+        if !condition {
+            return Ok(());
+        }
+        // The condition runs to the next comma; an order must follow it.
+        // A line break ends a sentence too (one order a line).
+        let new_line = |k: usize| {
+            k.checked_sub(1)
+                .and_then(|j| self.toks.get(j))
+                .zip(self.toks.get(k))
+                .and_then(|(a, b)| self.text.get(a.end..b.start))
+                .is_some_and(|gap| gap.contains('\n'))
+        };
+        let mut k = self.pos;
+        let mut end = self.here();
+        while let Some(t) = self.toks.get(k) {
+            if matches!(t.tok, Tok::Punct(',' | ';' | '.' | '!'))
+                || t.is_word("then")
+                || (k > self.pos && new_line(k))
+            {
+                break;
+            }
+            end = t.end;
+            k += 1;
+        }
+        let after: Vec<&str> = (k + 1..k + 3)
+            .filter_map(|j| self.toks.get(j).and_then(Token::word))
+            .collect();
+        let Some(&next) = after.first() else {
+            return Ok(());
+        };
+        let fires = matches!(
+            next,
+            "fire" | "fires" | "open" | "volley" | "pour" | "give" | "engage" | "commence"
+        );
+        if fires || self.toks.get(k).is_none_or(|t| t.is_punct('.')) {
+            return Ok(());
+        }
+        let cond = self.written(self.here(), end);
+        let then_start = self.toks.get(k + 1).map(|t| t.start).unwrap_or(self.end);
+        let mut then_end = then_start;
+        let mut j = k + 1;
+        while let Some(t) = self.toks.get(j) {
+            if matches!(t.tok, Tok::Punct(';' | '.' | '!')) || (j > k + 1 && new_line(j)) {
+                break;
+            }
+            then_end = t.end;
+            j += 1;
+        }
+        let then = self.written(then_start, then_end);
+        let unit = self
+            .unit
+            .map(|u| self.ctx.call_unit(u.id))
+            .unwrap_or_else(|| "the unit".to_string());
+        let read = self.written(body_start, read_end);
+        let read = read.trim_end_matches([';', ',', '.']).trim();
+        let now = if read.is_empty() {
+            format!("'{unit}: hold' now")
+        } else {
+            format!("'{unit}: {read}' now")
+        };
+        Err(self.err(format!(
+            "'{cond}' is a condition Adjutant cannot wait for: an order is carried out as written from the turn it takes effect, so '{then}' would be done at once. Write {now}, and send '{then}' in the turn it is needed"
+        )))
+    }
+
     fn require_destination(&self, m: &MoveBuild, verb: &str) -> PResult<()> {
         if m.dests.is_empty() && m.vias.is_empty() {
             let example = self
@@ -1446,7 +1770,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             gait,
             ..MoveBuild::default()
         };
-        if !self.at_words(&["on", "the"]) {
+        if !self.at_words(&["on", "the"]) && !self.at_words(&["on", "enemy"]) {
             self.eat_any(&["forward", "forwards", "fwd", "ahead", "out", "on"]);
         }
         // "advance your regiment to ...", "move the men forward".
@@ -1630,13 +1954,32 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             self.word_at(0),
             Some("by" | "along" | "down" | "up" | "on" | "using")
         ) {
+            if self.at_word("by") && self.at_any(1, &["prolonge", "prolonges", "prolong", "hand"]) {
+                // "retire by prolonge": guns drawn back by rope, firing
+                // (APSoF does not model it): colour.
+                let start = self.here();
+                self.pos += 2;
+                let end = self.last_end();
+                self.note_colour(start, end);
+                return Ok(true);
+            }
             let save = self.pos;
             let w = self.word_at(0).unwrap_or_default();
             self.pos += 1;
             self.eat_words(&["way", "of"]);
             let roads = self.ctx.roads();
-            match self.name(&roads) {
-                Lookup::Found(_) => {
+            let named = self.pos;
+            let found = self.name(&roads);
+            // "advance on the Brawner farm" is toward the farm, not along
+            // the Brawner farm lane: after "on", the road's whole name.
+            let whole = w != "on" || {
+                let words = token_words(self.toks.get(named..self.pos).unwrap_or_default());
+                roads
+                    .iter()
+                    .any(|c| super::names::match_quality(&words, &c.words) == Some(true))
+            };
+            match found {
+                Lookup::Found(_) if whole => {
                     m.by_road = true;
                     return Ok(true);
                 }
@@ -1656,6 +1999,17 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 }
                 _ => self.pos = save,
             }
+        }
+        // "advance north to the woods": the compass word says the way to
+        // the place; the place is the destination.
+        if m.dests.is_empty() && m.vias.is_empty() {
+            let save = self.pos;
+            if self.compass().is_some()
+                && self.at_any(0, &["to", "toward", "towards", "into", "onto"])
+            {
+                return Ok(true);
+            }
+            self.pos = save;
         }
         if let Some(w) = self.eat_any(&["via", "through", "past", "across", "over"]) {
             let _ = w;
@@ -1717,6 +2071,9 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             &["double", "quick"],
             &["double", "time"],
             &["on", "the", "double"],
+            // "adv 8\" N DQ", "at DQ": umpire shorthand.
+            &["at", "dq"],
+            &["dq"],
         ];
         ps.iter().any(|p| self.eat_words(p))
     }
@@ -1789,7 +2146,14 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             || self.eat_word("line")
         {
             Formation::Line
-        } else if self.eat_any(&["column", "columns"]).is_some() {
+        } else if self.eat_any(&["column", "columns"]).is_some()
+            // "col, adv S 6in": shorthand, but not "Col. Cutler".
+            || (self.at_word("col")
+                && !self.toks.get(self.pos + 1).is_some_and(|t| t.is_punct('.'))
+                && self.eat_word("col"))
+        {
+            // "column of fours": the drill's marching column (APSoF III).
+            self.eat_words(&["of", "fours"]);
             Formation::Column
         } else if self
             .eat_any(&["skirmish", "skirmishers", "skirmishing"])
@@ -2005,6 +2369,23 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 self.pos = save;
                 return None;
             }
+        } else if enemy
+            && self.at_any(
+                0,
+                &[
+                    "column",
+                    "columns",
+                    "troops",
+                    "force",
+                    "mass",
+                    "body",
+                    "formation",
+                    "unit",
+                ],
+            )
+        {
+            // "the enemy column", "the enemy troops": of any kind.
+            self.pos += 1;
         }
         let (near, mut within) = self.description_place();
         let front = self.eat_words(&["to", "our", "front"])
@@ -2108,6 +2489,20 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         if verb == "change" {
             self.eat_word("formation");
             self.eat_any(&["to", "into"]);
+        }
+        // "deploy your regiment into line", "form the men in column",
+        // "form them into line": the unit itself, then the formation.
+        if !(verb == "deploy" && self.unit.is_some_and(|u| u.arm.is_artillery())) {
+            let save = self.pos;
+            let whom = self.eat_words(&["your", "regiment"])
+                || self.eat_words(&["your", "men"])
+                || self.eat_words(&["the", "regiment"])
+                || self.eat_words(&["the", "men"])
+                || self.eat_words(&["your", "command"])
+                || self.eat_any(&["them", "it"]).is_some();
+            if whom && !self.at_any(0, &["into", "in", "to"]) {
+                self.pos = save;
+            }
         }
         self.eat_any(&["into", "in", "to", "up"]);
         self.eat_any(&["a", "an"]);
@@ -2997,7 +3392,33 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 || p.eat_words(&["their", "fire"])
                 || p.eat_words(&["the", "fire"])
         };
-        if (verb == "hold" || verb == "stop") && fire_words(self) {
+        if verb == "stay" {
+            // "stay put": hold.
+            self.eat_word("put");
+        }
+        // "halt in the edge of the woods", "halt at the fence": go there
+        // and hold (as "hold the fence").
+        if matches!(verb, "halt" | "stop")
+            && self.at_any(0, &["in", "at"])
+            && !COLOUR.iter().any(|c| self.at_words(c))
+            && !TAILS.iter().any(|c| self.at_words(c))
+        {
+            let save = self.pos;
+            self.pos += 1;
+            if self.held_place(steps)? {
+                return Ok(());
+            }
+            self.pos = save;
+        }
+        // "hold - fire at will": a dash between them is a stop (the lexer
+        // reads dashes as spaces), so this is hold, then fire.
+        let dash_after = self
+            .toks
+            .get(self.pos.wrapping_sub(1))
+            .zip(self.toks.get(self.pos))
+            .and_then(|(a, b)| self.text.get(a.end..b.start))
+            .is_some_and(|gap| gap.contains(['-', '\u{2013}', '\u{2014}']));
+        if (verb == "hold" || verb == "stop") && !dash_after && fire_words(self) {
             // "hold their fire until they reach the enemy" governs the move
             // before it, so it goes before that move (APSoF I.C.2 ex. iii).
             let governs = self.at_word("until");
@@ -3235,7 +3656,10 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     // unit of its kind cannot be given.
 
     fn note(&mut self, n: impl Into<String>) {
-        self.notes.push(n.into());
+        let n = n.into();
+        if !self.notes.contains(&n) {
+            self.notes.push(n);
+        }
     }
 
     /// The text of the mail between two byte offsets, trimmed.
@@ -3261,6 +3685,38 @@ impl<'c, 'a> OrderParser<'c, 'a> {
 
     /// A colour phrase ("at all costs", "with vigour", "to the last man"):
     /// eaten and noted.
+    /// "lie down. Keep the men quiet and let them have their rest.": a
+    /// sentence after an order that tells the officer how to keep his men,
+    /// not what the unit does: colour, to the end of the sentence.
+    fn colour_sentence(&mut self) -> bool {
+        const OPENERS: &[&[&str]] = &[
+            &["keep", "the", "men"],
+            &["keep", "your", "men"],
+            &["keep", "them", "quiet"],
+            &["keep", "them", "steady"],
+            &["keep", "them", "in", "hand"],
+            &["let", "the", "men"],
+            &["let", "them", "rest"],
+            &["let", "them", "have"],
+            &["tell", "the", "men"],
+            &["see", "that", "the", "men"],
+            &["the", "men", "are", "to"],
+        ];
+        let start = self.here();
+        if !OPENERS.iter().any(|p| self.at_words(p)) {
+            return false;
+        }
+        while let Some(t) = self.peek() {
+            if t.is_punct('.') || t.is_punct(';') || t.is_punct('!') {
+                break;
+            }
+            self.pos += 1;
+        }
+        let end = self.last_end();
+        self.note_colour(start, end);
+        true
+    }
+
     fn colour(&mut self) -> bool {
         let start = self.here();
         if COLOUR.iter().any(|p| self.eat_words(p)) {
@@ -3327,19 +3783,30 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             return (None, None);
         }
         let save = self.pos;
-        let inside =
-            self.at_any(0, &["on", "in", "inside", "atop"]) && !self.at_words(&["in", "front"]);
+        // "the rebels from the orchard" (to drive them out): on it.
+        let inside = self.at_any(0, &["on", "in", "inside", "atop", "from"])
+            && !self.at_words(&["in", "front"]);
         let ok = (self.eat_words(&["in", "front", "of"]) && !self.at_any(0, &["us", "you", "it"]))
             || self
                 .eat_any(&[
                     "near", "beside", "behind", "around", "on", "in", "beyond", "inside", "atop",
-                    "by",
+                    "by", "from",
                 ])
                 .is_some()
             || self.eat_words(&["close", "to"])
             || self.eat_words(&["closest", "to"])
             || self.eat_words(&["nearest", "to"])
-            || self.eat_any(&["nearest", "closest"]).is_some();
+            || self.eat_any(&["nearest", "closest"]).is_some()
+            || {
+                // "the enemy column south of the Brawner farm": the
+                // enemy nearest that place.
+                let before = self.pos;
+                let hit = self.compass().is_some() && self.eat_word("of");
+                if !hit {
+                    self.pos = before;
+                }
+                hit
+            };
         if !ok {
             self.pos = save;
             return (None, None);
@@ -3478,6 +3945,9 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 self.take_position(steps)?
             }
             "reform" | "redress" => self.reform(steps)?,
+            "refuse" | "refuses" | "bend" | "throw" if self.refuse_ahead() => {
+                self.refuse_flank(steps)?
+            }
             "extend" | "prolong" => {
                 // "extend the line to the left of the 2nd": form there.
                 self.pos += 1;
@@ -3562,7 +4032,9 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             {
                 self.keep_pace(steps)?
             }
-            "pour" | "volley" | "give" if self.volley_ahead() => self.volley(steps)?,
+            "pour" | "volley" | "give" | "deliver" | "delivers" if self.volley_ahead() => {
+                self.volley(steps)?
+            }
             "fix" if self.at_any(1, &["bayonets", "bayonet"]) => {
                 let start = self.here();
                 self.pos += 2;
@@ -4238,10 +4710,37 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             self.eat_any(&["as"]);
             self.formation()
         });
-        let facing = self.optional_facing()?;
+        let mut facing = self.optional_facing()?;
+        // "reform behind the 7th", "reform at the farm": go there, then
+        // form on arrival.
+        let save = self.pos;
+        let place = if self.at_relative() {
+            self.relative_place()?
+        } else if self.eat_any(&["at", "on", "near", "by"]).is_some() {
+            let from = self.at;
+            match self.place(from, true) {
+                Ok(p) => Some(p),
+                Err(_) => {
+                    self.pos = save;
+                    None
+                }
+            }
+        } else {
+            None
+        };
+        let trigger = match place {
+            Some(p) => {
+                Self::push(steps, Trigger::Then, Self::move_to(p));
+                if facing.is_none() {
+                    facing = self.optional_facing()?;
+                }
+                Trigger::OnArrival
+            }
+            None => Trigger::Then,
+        };
         Self::push(
             steps,
-            Trigger::Then,
+            trigger,
             Action::Form {
                 formation: f.unwrap_or(Formation::Line),
                 facing,
@@ -4316,6 +4815,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         let probe = self.pos;
         let enemy = self.designation_a().is_some()
             || self.designation_at(0)
+            || (self.at_word("enemy") && self.designation_at(1))
             || self.enemy_description().is_some();
         self.pos = probe;
         if !enemy {
@@ -4398,6 +4898,10 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         match self.word_at(0) {
             Some("pour") => self.at_any(1, &["fire", "a", "volleys", "it", "in", "lead"]),
             Some("volley") => true,
+            // "deliver a volley into the enemy".
+            Some("deliver" | "delivers") => {
+                (1..=2).any(|k| self.at_any(k, &["volley", "volleys", "fire"]))
+            }
             Some("give") => (1..=4).any(|k| self.at_any(k, &["volley", "volleys", "fire"])),
             _ => false,
         }
@@ -4436,7 +4940,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             self.eat_any(&["a", "another"]);
             self.eat_any(&["volley", "volleys", "fire"]);
         } else {
-            self.eat_any(&["a", "in", "it"]);
+            self.eat_any(&["a", "in", "it", "its"]);
             self.eat_any(&["fire", "volley", "volleys", "lead"]);
         }
         let target = match target {
@@ -4448,6 +4952,42 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         let end = self.last_end();
         let w = self.written(start, end);
         self.note(format!("'{w}' read as: fire (APSoF V)"));
+        Ok(())
+    }
+
+    /// "refuse the left flank", "bend back the right", "throw back its
+    /// left wing".
+    fn refuse_ahead(&self) -> bool {
+        (1..=4).any(|k| self.at_any(k, &["left", "right"]))
+            && (self.at_word("refuse")
+                || self.at_word("refuses")
+                || (1..=2).any(|k| self.at_word_k(k, "back")))
+    }
+
+    /// "refuse the left flank": the flank drawn back so the line faces
+    /// half toward that side. A unit turns whole (APSoF III.I: its facing
+    /// changes; it does not bend), so the nearest the rules can do is to
+    /// face 45° toward that flank — the angle Adjutant allows off the front
+    /// (IV.C.3) — and the receipt says so. To bend the line itself, turn a
+    /// second unit.
+    fn refuse_flank(&mut self, steps: &mut Vec<Step>) -> PResult<()> {
+        let start = self.here();
+        self.pos += 1;
+        self.eat_word("back");
+        self.eat_any(&["the", "its", "your", "our", "their", "his"]);
+        let Some(side) = self.eat_any(&["left", "right"]) else {
+            return Err(self.expected("'left' or 'right' after 'refuse'"));
+        };
+        self.eat_any(&["flank", "wing", "end"]);
+        self.eat_word("back");
+        let turn = if side == "left" { -45.0 } else { 45.0 };
+        let deg = normalize_deg(self.facing + turn);
+        Self::push(steps, Trigger::Then, Action::Face(Direction::Degrees(deg)));
+        let written = self.written(start, self.last_end());
+        self.note(format!(
+            "'{written}' read as: face 45° to the {side}, to {} — a unit turns whole and does not bend (APSoF III.I); to refuse a flank of the brigade, turn the unit on that flank",
+            crate::report::place::facing_point(deg)
+        ));
         Ok(())
     }
 
@@ -4504,7 +5044,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         }
         let Some(n) = n else {
             return Err(refuse(format!(
-                "say how many castings go out, as in 'throw out 4 castings as skirmishers' ({} has {})",
+                "say how many castings go out, as in 'throw out 4 castings as skirmishers' ({} has {}): the rules give no number (APSoF VII.E)",
                 self.unit_called(u.id),
                 u.castings
             )));
@@ -4661,11 +5201,17 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         if let Some(p) = self.side_officer_place() {
             return Ok(p);
         }
+        // "the south edge of the west woods", "the north side of the
+        // Douglass house": where a line from the place's middle that way
+        // leaves its outline (a place with none: an inch that way).
+        if let Some(p) = self.compass_side_of(from)? {
+            return Ok(p);
+        }
         let far = self.eat_words(&["the", "far", "edge", "of"])
             || self.eat_words(&["far", "edge", "of"])
             || self.eat_words(&["the", "far", "side", "of"])
             || self.eat_words(&["the", "other", "side", "of"]);
-        let edge = far
+        let mut edge = far
             || self.eat_words(&["the", "edge", "of"])
             || self.eat_words(&["edge", "of"])
             || self.eat_words(&["the", "near", "edge", "of"])
@@ -4703,6 +5249,14 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             })?,
         };
         let words = token_words(self.toks.get(first..self.pos).unwrap_or_default());
+        // "the woods edge", "the woods' edge": the edge of the woods.
+        let apostrophe = usize::from(
+            (self.at_punct('\'') || self.at_punct('\u{2019}')) && self.at_word_k(1, "edge"),
+        );
+        if !edge && self.at_word_k(apostrophe, "edge") && !self.at_word_k(apostrophe + 1, "of") {
+            self.pos += apostrophe + 1;
+            edge = true;
+        }
         let place = match place {
             PlaceRef::Point(p) if edge => self.ctx.area_at(p).map(PlaceRef::Area).unwrap_or(place),
             other => other,
@@ -4717,7 +5271,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         // Falling back in the woods it stands in: straight back to just
         // inside their rear edge, not across them to their middle.
         if self.retreating
-            && self.is_woods(place)
+            && self.is_woods(place, &words)
             && !far
             && !edge
             && by.is_none()
@@ -4756,7 +5310,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         // Falling back into woods: to the near side of them, not through
         // them to their middle.
         if self.retreating
-            && self.is_woods(place)
+            && self.is_woods(place, &words)
             && !far
             && !edge
             && by.is_none()
@@ -4815,11 +5369,66 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         Ok(p)
     }
 
-    /// Whether a place is (or a landmark stands in) woods.
-    fn is_woods(&self, place: PlaceRef) -> bool {
+    /// "the south edge of X", "north side of X", "the south-west end of
+    /// X": the side of a place that way, or `None` (nothing eaten).
+    fn compass_side_of(&mut self, from: Pos) -> PResult<Option<Pos>> {
+        let save = self.pos;
+        self.eat_word("the");
+        let mut letters = String::new();
+        while let Some(l) = self
+            .word_at(0)
+            .and_then(compass_letters)
+            .filter(|l| letters.len() + l.len() <= 3)
+        {
+            letters.push_str(&l);
+            self.pos += 1;
+        }
+        let dir = COMPASS.iter().find(|(l, _)| *l == letters).map(|(_, d)| *d);
+        let Some(dir) = dir else {
+            self.pos = save;
+            return Ok(None);
+        };
+        if self
+            .eat_any(&["edge", "side", "end", "face", "border"])
+            .is_none()
+            || !self.eat_word("of")
+        {
+            self.pos = save;
+            return Ok(None);
+        }
+        let c = self.point_of(from)?;
+        let ring = self.last_place.and_then(|pl| {
+            let area = match pl {
+                PlaceRef::Point(q) => self.ctx.area_at(q).map_or(pl, PlaceRef::Area),
+                other => other,
+            };
+            self.ctx.outline(area)
+        });
+        let centre = ring.map_or(c, super::context::centre);
+        let p = match ring.and_then(|r| super::context::ray_exit(r, centre, dir)) {
+            Some(p) => p,
+            None => {
+                let (vx, vy) = geometry::facing_vector(dir);
+                Pos::new(c.x + vx, c.y + vy)
+            }
+        };
+        Ok(Some(p))
+    }
+
+    /// Whether a place is (or a landmark named as woods stands in) woods.
+    /// A landmark that only stands in a wood ("the railroad cut" in the
+    /// north woods) is that landmark, not the wood: `words` is the name as
+    /// written.
+    fn is_woods(&self, place: PlaceRef, words: &[String]) -> bool {
+        let woods_word = words.iter().any(|w| {
+            matches!(
+                w.as_str(),
+                "woods" | "wood" | "wds" | "timber" | "forest" | "trees" | "woodlot" | "copse"
+            )
+        });
         let i = match place {
             PlaceRef::Area(i) => Some(i),
-            PlaceRef::Point(p) => self.ctx.area_at(p),
+            PlaceRef::Point(p) if woods_word => self.ctx.area_at(p),
             _ => None,
         };
         i.and_then(|i| self.ctx.state.terrain.areas.get(i))
@@ -4931,7 +5540,13 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         let written = self.phrase_text();
         let end_max = (start + 6).min(self.toks.len());
         for end in (start + 1..=end_max).rev() {
-            if self.toks.get(end - 1).is_some_and(|t| t.is_word("the")) {
+            // Never end on "the" or on a mark: "the ridge, lie down" leaves
+            // the comma to separate the next step.
+            if self
+                .toks
+                .get(end - 1)
+                .is_some_and(|t| t.is_word("the") || matches!(t.tok, Tok::Punct(_)))
+            {
                 continue;
             }
             let words = token_words(self.toks.get(start..end).unwrap_or_default());
@@ -5114,8 +5729,35 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             return Ok(self.relative_to(rel, Some(inches), rel_at)?.0);
         }
         let _ = n_at;
+        // "advance 100 yds to the front", "4 inches forward": straight ahead.
+        if self.eat_words(&["to", "the", "front"])
+            || self.eat_words(&["to", "your", "front"])
+            || self.eat_words(&["to", "its", "front"])
+            || self.eat_words(&["to", "our", "front"])
+            || self
+                .eat_any(&["forward", "forwards", "fwd", "ahead"])
+                .is_some()
+        {
+            let (dx, dy) = geometry::facing_vector(default_bearing);
+            return Ok(Pos::new(from.x + dx * inches, from.y + dy * inches));
+        }
+        // "march 3 in. to the rear": toward your side's rear (its front is
+        // toward the enemy it has seen; see the rulings), not the unit's
+        // own, which a unit that has faced about has turned.
+        if self.eat_words(&["to", "the", "rear"])
+            || self.eat_words(&["to", "your", "rear"])
+            || self.eat_words(&["to", "our", "rear"])
+            || self.eat_any(&["rearward", "rearwards"]).is_some()
+        {
+            let (dx, dy) = geometry::facing_vector(normalize_deg(self.ctx.side_front() + 180.0));
+            return Ok(Pos::new(from.x + dx * inches, from.y + dy * inches));
+        }
+        let before_to = self.pos;
         self.eat_words(&["to", "the"]);
         let bearing = self.compass();
+        if bearing.is_none() {
+            self.pos = before_to;
+        }
         let base = if self.eat_any(&["of", "from"]).is_some() {
             if self.depth >= 4 {
                 return Err(self.err("too many places within places; give the place directly"));
@@ -5166,7 +5808,10 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             }
             Ok(y / p.ctx.yards_per_inch)
         };
-        let inches = if self.eat_any(&["yards", "yard", "yds", "yd", "y"]).is_some() {
+        let inches = if self
+            .eat_any(&["yards", "yard", "yds", "yd", "y", "yrds", "yads", "yardss"])
+            .is_some()
+        {
             yards(self, n)?
         } else if self.eat_any(&["paces", "pace", "steps", "step"]).is_some() {
             yards(self, n * PACE_YARDS)?
@@ -5174,11 +5819,39 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             yards(self, n * ROD_YARDS)?
         } else if self.eat_any(&["feet", "foot", "ft"]).is_some() {
             yards(self, n / 3.0)?
-        } else if self.eat_any(&["inches", "inch", "in", "ins"]).is_some() || self.eat_punct('"') {
+        } else if self
+            // "inchs", "inchés": a slip in the unit word is still inches.
+            .eat_any(&[
+                "inches", "inch", "in", "ins", "inchs", "inchess", "inche", "inchse",
+            ])
+            .is_some()
+            || self.eat_punct('"')
+        {
             n
         } else {
             return Err(self.expected(&format!("'yards', 'paces', 'rods' or 'inches' after {n}")));
         };
+        // "4 in. north", "200 yds. NE": the dot of the abbreviation, not a
+        // full stop, when the order goes on in lower case.
+        if self.at_punct('.')
+            && self
+                .pos
+                .checked_sub(1)
+                .and_then(|k| self.toks.get(k))
+                .zip(self.peek())
+                .is_some_and(|(a, b)| {
+                    a.end == b.start && matches!(a.word(), Some("in" | "ins" | "yds" | "yd" | "ft"))
+                })
+            && self.toks.get(self.pos + 1).is_some_and(|t| {
+                self.text.get(t.start..t.end).is_some_and(|w| {
+                    w.chars().next().is_some_and(char::is_lowercase)
+                        // "6 in. NE", "10 in. East": a direction goes on.
+                        || compass_letters(&w.to_ascii_lowercase()).is_some()
+                })
+            })
+        {
+            self.pos += 1;
+        }
         if !(0.0..=1000.0).contains(&inches) {
             return Err(self.err(format!("{n} is too far to be a place on the table")));
         }
@@ -5248,12 +5921,31 @@ impl<'c, 'a> OrderParser<'c, 'a> {
 
     /// The words of a relative position, without eating them.
     fn at_relative(&self) -> bool {
-        REL_WORDS.iter().any(|(ws, _)| self.at_words(ws))
+        !self.support_of_officer() && REL_WORDS.iter().any(|(ws, _)| self.at_words(ws))
+    }
+
+    /// "the support of General Gibbon": an officer's place (see
+    /// `side_officer_place`), not a place behind a unit.
+    fn support_of_officer(&self) -> bool {
+        self.at_words(&["the", "support", "of"])
+            && self.word_at(3).is_some_and(|w| {
+                matches!(
+                    w,
+                    "general" | "gen" | "genl" | "colonel" | "col" | "brig" | "major" | "maj"
+                ) || self
+                    .ctx
+                    .side_officers()
+                    .iter()
+                    .any(|o| o.words.iter().any(|x| *x == norm_word(w)))
+            })
     }
 
     /// The words of a relative position ("on the left of", "behind", "in
     /// rear of", "beside", ...), eaten.
     fn relative_words(&mut self) -> Option<Rel> {
+        if self.support_of_officer() {
+            return None;
+        }
         for (ws, rel) in REL_WORDS {
             if self.eat_words(ws) {
                 return Some(*rel);
@@ -5336,9 +6028,46 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                         p
                     }
                 };
+                // "move up on the right of the 7th Wisconsin": the receipt
+                // names the unit the place was taken from, and when.
+                if !matches!(rel, Rel::Beside) {
+                    let how = match rel {
+                        Rel::Left => "on the left of",
+                        Rel::Right => "on the right of",
+                        Rel::Front => "in front of",
+                        _ => "behind",
+                    };
+                    let name = self.ctx.call_unit(id);
+                    let text = format!("{how} {name}, where it stands now");
+                    self.relative_units.push((name, text));
+                }
                 Ok((p, f.facing))
             }
             place => {
+                // "behind the Brawner fence": a fence or wall landmark is
+                // the line it marks, so the unit lines up behind the part
+                // of it before the unit (its cover, APSoF V.C.3), not
+                // behind the landmark's spot along it.
+                let place = match place {
+                    PlaceRef::Point(p) if matches!(rel, Rel::Behind | Rel::Front) => self
+                        .ctx
+                        .landmark_at(p)
+                        .map(super::names::norm_words)
+                        .and_then(|lw| {
+                            self.ctx.state.terrain.lines.iter().position(|l| {
+                                matches!(
+                                    l.kind,
+                                    crate::rules::iron_brigade::kinds::LineKind::Fence
+                                        | crate::rules::iron_brigade::kinds::LineKind::Wall
+                                ) && super::names::norm_words(&l.name) == lw
+                                    && super::context::nearest_on_path(&l.path, false, p)
+                                        .distance(p)
+                                        <= 0.5
+                            })
+                        })
+                        .map_or(place, PlaceRef::Line),
+                    other => other,
+                };
                 let front = self.ctx.side_front();
                 let dir = match rel {
                     Rel::Left => normalize_deg(front - 90.0),
@@ -5788,9 +6517,42 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     }
 
     /// A note for the receipt about the words at byte offset `at`.
+    /// A note on a place chosen, once. The same words noted twice (the
+    /// nearest of several matches, then again as the generic word they
+    /// are; or again when falling back chooses another) are said once: the
+    /// later choice is the one the order uses, so it replaces an earlier
+    /// note that named another place; one that named the same place stays.
     fn place_note(&mut self, at: usize, text: String) {
-        if !self.place_notes.iter().any(|(_, t)| *t == text) {
-            self.place_notes.push((at, text));
+        // "'the farm' could be A, B or C" — what the note is about.
+        let about = |t: &str| t.split_once("; ").map(|(c, _)| c.to_string());
+        // "Douglass farm (56, 28)" — what it took.
+        let took = |t: &str| {
+            let (_, rest) = t.rsplit_once("took ")?;
+            let close = rest.find(')')?;
+            rest.get(..=close).map(str::to_string)
+        };
+        if self.place_notes.iter().any(|(_, t)| *t == text) {
+            return;
+        }
+        let key = about(&text).filter(|k| k.contains(" could be "));
+        let same = key.as_ref().and_then(|k| {
+            self.place_notes
+                .iter()
+                .position(|(_, t)| about(t).as_ref() == Some(k))
+        });
+        match same {
+            Some(i) => {
+                let (Some(new), Some((_, old))) = (took(&text), self.place_notes.get(i)) else {
+                    return;
+                };
+                let old_took = took(old).unwrap_or_default();
+                if !old_took.ends_with(&new)
+                    && let Some(slot) = self.place_notes.get_mut(i)
+                {
+                    *slot = (at, text);
+                }
+            }
+            None => self.place_notes.push((at, text)),
         }
     }
 
@@ -5930,6 +6692,45 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                     }
                     continue;
                 }
+                _ if !first && self.steady_ahead() => {
+                    // "ride to the 7th and try to steady them": he stays
+                    // with the unit he rode to; an officer in contact with
+                    // a unit adds to its rally roll (APSoF VI.E.2.ii).
+                    let start = self.here();
+                    while !self.at_end() && !self.at_separator() {
+                        self.pos += 1;
+                    }
+                    let end = self.last_end();
+                    let written = self.written(start, end);
+                    let unit = waypoints.last().and_then(|at| {
+                        self.ctx
+                            .state
+                            .units_of(self.ctx.side)
+                            .find(|u| u.position.distance(*at) < 1e-9)
+                            .map(|u| (u.id, u.name.clone()))
+                    });
+                    match unit {
+                        Some((id, name)) if waypoints.len() == 1 => {
+                            waypoints.clear();
+                            with_unit = Some(id);
+                            let stale = format!("'to the {name}' read as");
+                            self.notes.retain(|n| !n.starts_with(&stale));
+                            self.note(format!(
+                                "'{written}' read as: ride with the {name} and stay in contact with it: an officer in contact with a unit adds to its rally roll (APSoF VI.E.2.ii)"
+                            ));
+                        }
+                        _ => match with_unit.and_then(|id| self.ctx.state.unit(id)) {
+                            Some(u) => {
+                                let name = u.name.clone();
+                                self.note(format!(
+                                    "'{written}' read as: he stays in contact with the {name}: an officer in contact with a unit adds to its rally roll (APSoF VI.E.2.ii)"
+                                ));
+                            }
+                            None => self.note_colour(start, end),
+                        },
+                    }
+                    continue;
+                }
                 _ if !first && (self.at_word("to") || self.at_word("toward")) => {}
                 _ => {
                     let example = self
@@ -5969,6 +6770,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 self.officer_move_end()?;
                 continue;
             }
+            let phrase_from = self.pos;
             let mut m = self.move_phrase(Gait::March, "ride")?;
             if m.dests.is_empty() && m.vias.is_empty() {
                 // "ride with the 2nd Wisconsin", "join the 6th".
@@ -5991,6 +6793,47 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                     .units_of(self.ctx.side)
                     .find(|u| u.position.distance(at) < 1e-9)
                     .map(|u| u.name.clone());
+                // Written by name, not as coordinates ("(32, 24)").
+                let by_name = !self
+                    .toks
+                    .get(phrase_from..self.pos)
+                    .unwrap_or_default()
+                    .iter()
+                    .any(|t| matches!(t.tok, Tok::Number(_)));
+                let friend_id = self
+                    .ctx
+                    .state
+                    .units_of(self.ctx.side)
+                    .find(|u| u.position.distance(at) < 1e-9)
+                    .map(|u| u.id);
+                // "Gibbon rides to the 2nd Wisconsin": to join it. The
+                // regiment moves in the same turn (APSoF IV.F), so he goes
+                // where it goes (as 'ride with'), not to the ground it
+                // leaves; only a ride to it alone reads so.
+                let only = waypoints.is_empty() && m.waypoints().len() == 1 && {
+                    // Nothing after it but staying or steadying.
+                    let save = self.pos;
+                    let mut dummy = Trigger::Then;
+                    self.separators(&mut dummy);
+                    self.eat_words(&["and"]);
+                    let rest_ok = self.at_end()
+                        || self.steady_ahead()
+                        || self.at_any(0, &["stay", "remain", "wait", "halt"]);
+                    self.pos = save;
+                    rest_ok
+                };
+                if let (Some(name), Some(id), true, true) = (&friend, friend_id, by_name, only)
+                    && with_unit.is_none()
+                {
+                    self.note(format!(
+                        "'to the {name}' read as: ride with it (he goes where it goes this turn); to stop where it stands now, write 'ride to ({}, {})'",
+                        (at.x * 10.0).round() / 10.0,
+                        (at.y * 10.0).round() / 10.0
+                    ));
+                    with_unit = Some(id);
+                    self.skip_tail();
+                    continue;
+                }
                 if let Some(name) = friend {
                     self.note(format!(
                         "'to the {name}' read as: where it stands now ({}, {}); to go where it goes this turn, write 'ride with the {name}'",
@@ -6152,6 +6995,38 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     }
 
     /// After an officer's move: the end, a separator, or colour.
+    /// "steady them", "try to rally the regiment", "encourage the men":
+    /// what an officer does with a unit by being with it.
+    fn steady_ahead(&self) -> bool {
+        const WORDS: &[&str] = &[
+            "steady",
+            "rally",
+            "encourage",
+            "inspire",
+            "hearten",
+            "animate",
+            "stiffen",
+            "reform",
+            "steadies",
+            "rallies",
+            "encourages",
+            "inspires",
+        ];
+        self.at_any(0, WORDS)
+            || (self.at_any(
+                0,
+                &[
+                    "try",
+                    "tries",
+                    "attempt",
+                    "attempts",
+                    "endeavour",
+                    "endeavor",
+                ],
+            ) && self.at_word_k(1, "to")
+                && self.at_any(2, WORDS))
+    }
+
     fn officer_move_end(&mut self) -> PResult<()> {
         self.skip_tail();
         while self.colour() {}
@@ -6201,6 +7076,7 @@ const REL_WORDS: &[(&[&str], Rel)] = &[
     (&["at", "the", "rear", "of"], Rel::Behind),
     (&["the", "rear", "of"], Rel::Behind),
     (&["in", "support", "of"], Rel::Support),
+    (&["the", "support", "of"], Rel::Support),
     (&["in", "front", "of"], Rel::Front),
     (&["to", "the", "front", "of"], Rel::Front),
     (&["ahead", "of"], Rel::Front),

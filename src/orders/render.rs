@@ -256,6 +256,9 @@ pub fn normalise(item: &Item, ctx: &ParseContext) -> String {
             } else {
                 ""
             };
+            // In contact with the unit he adds to its rally roll (APSoF
+            // VI.E.2.ii): said, so "ride to the 27th and rally them" reads
+            // back with what the rally part does.
             if let Some(u) = order.with_unit {
                 let now = ctx
                     .state
@@ -263,7 +266,7 @@ pub fn normalise(item: &Item, ctx: &ParseContext) -> String {
                     .map(|x| format!(", now at {}", place(x.position, ctx)))
                     .unwrap_or_default();
                 return format!(
-                    "{name}: ride with {}{gallop} (he goes where it goes this turn{now})",
+                    "{name}: ride with {}{gallop} (he goes where it goes this turn{now}; in contact he adds to its rally roll)",
                     unit_name(u, ctx)
                 );
             }
@@ -332,10 +335,55 @@ pub fn receipt_notes(item: &Item, ctx: &ParseContext) -> Vec<String> {
         }
     }
     // Through or behind an enemy the side has seen.
-    let Item::Unit { .. } = item else {
+    let Item::Unit { steps, .. } = item else {
         return out;
     };
     let seen = ctx.seen_enemies();
+    // "Fire at the nearest Yankee regiment", "the rebel battery": kept as
+    // written (the nearest of that arm in sight when the unit fires, APSoF
+    // V.C), and the receipt says which enemy that is now, by the name the
+    // player knows it by, so he can see whom it will be.
+    let arm_of = |a: Arm| match a {
+        Arm::Artillery | Arm::HorseArtillery => 0,
+        Arm::Cavalry => 1,
+        Arm::Infantry => 2,
+    };
+    for s in steps {
+        let mut targets: Vec<Arm> = Vec::new();
+        match &s.action {
+            Action::Fire(FireTarget::NearestOf(a)) => targets.push(*a),
+            Action::SplitFire { parts } => {
+                targets.extend(parts.iter().filter_map(|p| match p.target {
+                    FireTarget::NearestOf(a) => Some(a),
+                    _ => None,
+                }))
+            }
+            _ => {}
+        }
+        for a in targets {
+            let nearest = seen
+                .iter()
+                .filter_map(|e| e.in_sight.map(|u| (e, u)))
+                .filter(|(_, u)| arm_of(u.arm) == arm_of(a))
+                .min_by(|x, y| {
+                    x.1.position
+                        .distance(start)
+                        .total_cmp(&y.1.position.distance(start))
+                });
+            let what = fire_target(&FireTarget::NearestOf(a), ctx);
+            let note = match nearest {
+                Some((e, u)) => format!(
+                    "{what} is now {}, at {}",
+                    ctx.call_unit(e.id),
+                    place(u.position, ctx)
+                ),
+                None => format!("{what}: none is in sight now"),
+            };
+            if !out.contains(&note) {
+                out.push(note);
+            }
+        }
+    }
     let (fx, fy) = crate::rules::iron_brigade::geometry::facing_vector(ctx.side_front());
     let mut from = start;
     for (wps, _) in &legs {
