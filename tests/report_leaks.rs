@@ -261,7 +261,11 @@ fn run(s: &Scenario, moves: &dyn Fn(&mut BattleState, u32)) -> Checked {
             assert_eq!(view.enemies_seen.len(), vis.seen.len());
             if remembered_not_seen > 0 {
                 let flat = report.text.split_whitespace().collect::<Vec<_>>().join(" ");
-                assert!(flat.contains("last seen turn"), "{}", report.text);
+                assert!(
+                    flat.contains("last seen at the start of turn"),
+                    "{}",
+                    report.text
+                );
             }
             // Nothing numeric from the state that is not shown: strengths of
             // enemies are rounded.

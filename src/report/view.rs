@@ -187,7 +187,9 @@ pub struct EnemyUnit {
     pub coords: String,
     /// Seen now: yards from the nearest of his men who saw it.
     pub yards_away: Option<u32>,
-    /// Last known: the turn it was seen and how many turns ago.
+    /// Last known: the turn at whose start it was seen (a sighting is made
+    /// at the end of the turn before, when the next turn opens), and how
+    /// many turns ago.
     pub seen_turn: Option<u32>,
     pub turns_ago: Option<u32>,
     /// "this turn", "1 turn ago", "3 turns ago" (last known only).
