@@ -694,18 +694,14 @@ pub(super) fn last_known_before(
 /// "Enemy D is destroyed.": an enemy unit whose end the reader's side
 /// witnessed ([`witnessed_ends`]), called as the identity policy says.
 fn ended_words(state: &BattleState, id: UnitId, names: &crate::identity::EnemyNames) -> String {
-    let who = names.call(state, id);
-    let mut who_cap = who.clone();
-    if let Some(first) = who_cap.get(0..1) {
-        who_cap = format!("{}{}", first.to_uppercase(), &who[1..]);
-    }
+    let who = crate::report::narrative::capitalise(&names.call(state, id));
     let left = state
         .unit(id)
         .is_some_and(|u| u.castings > 0 && u.marks.left_field);
     if left {
-        format!("{who_cap} is driven off the field and is out of the battle.")
+        format!("{who} is driven off the field and is out of the battle.")
     } else {
-        format!("{who_cap} is destroyed: no formed body of it is left on the field.")
+        format!("{who} is destroyed: no formed body of it is left on the field.")
     }
 }
 

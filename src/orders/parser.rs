@@ -4003,13 +4003,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 // flank, as 'close up on'.
                 self.pos += 2;
                 let (id, name) = self.own_unit_for("dress on")?;
-                let left = self.station_on(id, Station::Left)?;
-                let right = self.station_on(id, Station::Right)?;
-                let (p, side) = if left.distance(self.at) <= right.distance(self.at) {
-                    (left, "left")
-                } else {
-                    (right, "right")
-                };
+                let (p, side) = self.nearer_flank_of(id)?;
                 Self::push(steps, Trigger::Then, Self::move_to(p));
                 self.note(format!(
                     "'dress on {name}' read as: advance to its {side}, 1\" from its flank (the nearer flank)"
@@ -4291,6 +4285,14 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             )));
         }
         Ok((id, self.unit_called(id)))
+    }
+
+    /// The place beside friendly unit `id` on its flank nearer the ordered
+    /// unit ("dress on", "close up on"), and which flank that is.
+    fn nearer_flank_of(&self, id: UnitId) -> PResult<(Pos, &'static str)> {
+        let left = self.station_on(id, Station::Left)?;
+        let right = self.station_on(id, Station::Right)?;
+        Ok(nearer_flank(left, right, self.at))
     }
 
     /// Where the ordered unit stands beside or behind a friendly unit, as
@@ -4663,13 +4665,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         self.pos += 2;
         if self.eat_any(&["on", "to", "with"]).is_some() {
             let (id, name) = self.own_unit_for("close up on")?;
-            let left = self.station_on(id, Station::Left)?;
-            let right = self.station_on(id, Station::Right)?;
-            let (p, side) = if left.distance(self.at) <= right.distance(self.at) {
-                (left, "left")
-            } else {
-                (right, "right")
-            };
+            let (p, side) = self.nearer_flank_of(id)?;
             Self::push(steps, Trigger::Then, Self::move_to(p));
             self.note(format!(
                 "'close up on {name}' read as: advance to its {side}, 1\" from its flank (the nearer flank; Adjutant's ruling for 'beside')"
@@ -6013,11 +6009,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                     Rel::Behind | Rel::Support => f.to_table(0.0, -rank_off),
                     Rel::Front => f.to_table(0.0, rank_off),
                     Rel::Beside => {
-                        let (p, flank) = if left.distance(self.at) <= right.distance(self.at) {
-                            (left, "left")
-                        } else {
-                            (right, "right")
-                        };
+                        let (p, flank) = nearer_flank(left, right, self.at);
                         self.place_note(
                             at,
                             format!(
@@ -7208,6 +7200,16 @@ pub fn line_col(text: &str, at: usize) -> (usize, usize) {
         .unwrap_or(0)
         + 1;
     (line, col)
+}
+
+/// Of a unit's left and right flank places, the one nearer `from` (ties to
+/// the left), and its name: Adjutant's ruling for "beside" a unit.
+fn nearer_flank(left: Pos, right: Pos, from: Pos) -> (Pos, &'static str) {
+    if left.distance(from) <= right.distance(from) {
+        (left, "left")
+    } else {
+        (right, "right")
+    }
 }
 
 #[cfg(test)]

@@ -206,7 +206,8 @@ fn enemy_words(state: &BattleState, side: SideId, id: Option<UnitId>) -> String 
     }
 }
 
-fn capitalise(s: &str) -> String {
+/// The text with its first letter in capitals ("enemy D is…" → "Enemy D is…").
+pub(crate) fn capitalise(s: &str) -> String {
     let mut c = s.chars();
     match c.next() {
         Some(first) => first.to_uppercase().chain(c).collect(),

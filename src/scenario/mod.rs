@@ -43,14 +43,7 @@ impl Scenario {
             problems,
         };
         let starts = LineStarts::new(text);
-        let doc = toml::de::DeTable::parse(text).map_err(|e| {
-            invalid(vec![Problem {
-                path: String::new(),
-                line: e.span().map(|s| starts.line_of(s.start)),
-                message: format!("TOML syntax error: {}", e.message().trim()),
-            }])
-        })?;
-        let index = SpanIndex::build_with(text, doc.get_ref(), known_keys);
+        let index = SpanIndex::parse(text, known_keys).map_err(|p| invalid(vec![p]))?;
         // The ruleset boundary: this loader reads Iron Brigade scenarios
         // only; another ruleset's scenario is refused, never misread.
         if let Some(message) = not_iron_brigade(text) {

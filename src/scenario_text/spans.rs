@@ -23,6 +23,17 @@ pub struct SpanIndex {
 }
 
 impl SpanIndex {
+    /// Parse `text` as TOML and index it (as [`Self::build_with`]); a
+    /// syntax error is the one problem, with its line.
+    pub fn parse(text: &str, known: KnownKeys) -> Result<SpanIndex, Problem> {
+        let doc = DeTable::parse(text).map_err(|e| Problem {
+            path: String::new(),
+            line: e.span().map(|s| LineStarts::new(text).line_of(s.start)),
+            message: format!("TOML syntax error: {}", e.message().trim()),
+        })?;
+        Ok(SpanIndex::build_with(text, doc.get_ref(), known))
+    }
+
     /// Index a document that has already parsed successfully, whose
     /// tables may hold the keys `known` gives for each shape (path with
     /// array indices removed; `None`: any key): each ruleset's schema

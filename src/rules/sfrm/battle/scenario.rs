@@ -408,14 +408,7 @@ pub fn from_toml_str(text: &str, origin: &str) -> Result<SfrmScenario, ScenarioE
         problems,
     };
     let starts = LineStarts::new(text);
-    let doc = toml::de::DeTable::parse(text).map_err(|e| {
-        invalid(vec![Problem {
-            path: String::new(),
-            line: e.span().map(|s| starts.line_of(s.start)),
-            message: format!("TOML syntax error: {}", e.message().trim()),
-        }])
-    })?;
-    let index = SpanIndex::build_with(text, doc.get_ref(), known_keys);
+    let index = SpanIndex::parse(text, known_keys).map_err(|p| invalid(vec![p]))?;
     let mut problems = index.unknown_keys.clone();
     let raw: RawFile = match toml::from_str(text) {
         Ok(raw) => raw,
