@@ -121,9 +121,26 @@ fn fire_attack_working(
     } else {
         format!("dice {} = {total}", dice_words(dice))
     };
+    let plural = |n: u32| if n == 1 { "y" } else { "ies" };
+    // V.B.1.v: the quotient, fractions dropped, is the casualties; when
+    // the target had fewer castings (or shared them with units in support
+    // behind it, V.B note *), the working says so rather than letting
+    // "24 / 3 gives 1" stand unexplained.
+    let raw = total / u32::from(divisor.max(1));
+    let gives = if raw > casualties {
+        format!(
+            "{total} / {divisor} gives {raw} casualt{}, of which {casualties} fall{} on the target: a unit loses no more castings than it has (APSoF V.B.1.iii-v), and units in support behind a target share its casualties (V.B note *)",
+            plural(raw),
+            if casualties == 1 { "s" } else { "" }
+        )
+    } else {
+        format!(
+            "{total} / {divisor} gives {casualties} casualt{} (APSoF V.B.1.iii-v)",
+            plural(casualties)
+        )
+    };
     format!(
-        " Working: base effectiveness {base} at {at} (APSoF XIII, V.E.1); {mods}; {div}; {rolled}; {total} / {divisor} gives {casualties} casualt{} (APSoF V.B.1.iii-v).",
-        if casualties == 1 { "y" } else { "ies" }
+        " Working: base effectiveness {base} at {at} (APSoF XIII, V.E.1); {mods}; {div}; {rolled}; {gives}."
     )
 }
 
@@ -1648,6 +1665,28 @@ mod tests {
             side: SideId(side),
             name: format!("unit {id}"),
         }
+    }
+
+    /// V.B.1.v: when the quotient is more than the target loses, the
+    /// working gives both and says why ("24 / 3 gives 1" stood unexplained
+    /// against a one-casting target).
+    #[test]
+    fn v_b_1_v_a_capped_fire_says_why_in_its_working() {
+        let w = fire_attack_working("", 4, 3, 3, &[], &[], false, &[6, 6, 6, 6], 24, 1);
+        assert!(
+            w.contains("24 / 3 gives 8 casualties, of which 1 falls on the target"),
+            "{w}"
+        );
+        assert!(
+            w.contains("no more castings than it has (APSoF V.B.1.iii-v)"),
+            "{w}"
+        );
+        let w = fire_attack_working("", 4, 3, 3, &[], &[], false, &[6, 6], 12, 4);
+        assert!(
+            w.contains("12 / 3 gives 4 casualties (APSoF V.B.1.iii-v)."),
+            "{w}"
+        );
+        assert!(!w.contains("of which"), "{w}");
     }
 
     /// A unit that halted short of a friend is told to the enemy only when
