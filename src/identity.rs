@@ -85,6 +85,17 @@ pub fn kind_noun(arm: Arm) -> &'static str {
     }
 }
 
+/// What kind of troops an enemy unit is seen to be: [`kind_noun`] of its
+/// arm, or "wagon train" for wagons moving as heavy equipment (APSoF
+/// IV.E.2, IV.G), which no one takes for a regiment.
+pub fn unit_kind_noun(u: &crate::rules::iron_brigade::state::Unit) -> &'static str {
+    if u.heavy_equipment {
+        "wagon train"
+    } else {
+        kind_noun(u.arm)
+    }
+}
+
 /// One enemy unit a side has designated.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Designated {
@@ -199,7 +210,7 @@ impl EnemyNames {
             return u.name.clone();
         }
         self.hidden_label(unit)
-            .unwrap_or_else(|| format!("an enemy {}", kind_noun(u.arm)))
+            .unwrap_or_else(|| format!("an enemy {}", unit_kind_noun(u)))
     }
 }
 

@@ -268,3 +268,16 @@ fn iv_e_2_a_train_unloads_its_boats_at_the_bank() {
         out.events
     );
 }
+
+/// IV.E.2, IV.G: wagons listed as infantry are seen by the enemy as what
+/// they are, a wagon train, not "an infantry regiment" (found playing).
+#[test]
+fn iv_g_the_enemy_sees_wagons_as_a_wagon_train() {
+    use adjutant::identity::{EnemyNames, IdentityPolicy, unit_kind_noun};
+    let s = state();
+    let names = EnemyNames::new(IdentityPolicy::Hidden);
+    assert_eq!(names.call(&s, TRAIN), "an enemy wagon train");
+    assert_eq!(names.call(&s, WAGONS), "an enemy wagon train");
+    assert_eq!(names.call(&s, SECOND), "an enemy regiment");
+    assert_eq!(unit_kind_noun(s.unit(TRAIN).unwrap()), "wagon train");
+}

@@ -14,7 +14,6 @@
 
 use crate::identity::{EnemyNames, IdentityPolicy};
 use crate::rules::iron_brigade::events::{Event, visible_to};
-use crate::rules::iron_brigade::kinds::Arm;
 use crate::rules::iron_brigade::sight::Visibility;
 use crate::rules::iron_brigade::state::{BattleState, SideId, UnitId};
 use serde_json::Value;
@@ -186,21 +185,10 @@ fn enemy_words(state: &BattleState, side: SideId, id: Option<UnitId>) -> String 
         .iter()
         .find(|s| s.id == side)
         .map(|s| s.name.as_str());
-    let arm = id.and_then(|id| state.unit(id)).map(|u| u.arm);
-    match (side_name, arm) {
-        (Some(side), Some(arm)) => {
-            let what = match arm {
-                Arm::Infantry => "infantry regiment",
-                Arm::Cavalry => "cavalry regiment",
-                Arm::Artillery => "battery",
-                Arm::HorseArtillery => "horse battery",
-            };
-            let article = if side.starts_with(['A', 'E', 'I', 'O', 'a', 'e', 'i', 'o']) {
-                "an"
-            } else {
-                "a"
-            };
-            format!("{article} {side} {what}")
+    let unit = id.and_then(|id| state.unit(id));
+    match (side_name, unit) {
+        (Some(side), Some(u)) => {
+            crate::report::view::enemy_description(side, u.arm, u.heavy_equipment)
         }
         _ => "an enemy unit".to_string(),
     }

@@ -358,14 +358,25 @@ fn unit_arm_words(u: &Unit) -> String {
     }
 }
 
-/// "a Confederate infantry regiment"; "a Union battery".
-fn enemy_description(side: &str, arm: Arm) -> String {
-    let what = match arm {
+/// What an enemy unit is seen to be, from its arm: its uniform and kind are
+/// what the eye tells. Wagons moving as heavy equipment (APSoF IV.E.2,
+/// IV.G) are seen as a wagon train, not as the arm they are listed under.
+pub(crate) fn enemy_kind_words(arm: Arm, heavy_equipment: bool) -> &'static str {
+    if heavy_equipment {
+        return "wagon train";
+    }
+    match arm {
         Arm::Infantry => "infantry regiment",
         Arm::Cavalry => "cavalry regiment",
         Arm::Artillery => "battery",
         Arm::HorseArtillery => "horse battery",
-    };
+    }
+}
+
+/// "a Confederate infantry regiment"; "a Union battery"; "a Union wagon
+/// train".
+pub(crate) fn enemy_description(side: &str, arm: Arm, heavy_equipment: bool) -> String {
+    let what = enemy_kind_words(arm, heavy_equipment);
     let article = match side.chars().next() {
         // "a Union", "an Army of …": U reads as "you".
         Some(c) if "AEIOaeio".contains(c) => "an",
@@ -617,11 +628,12 @@ pub fn side_view(
         }
     }
     let mark_of = |id: UnitId| names.designation(id).unwrap_or("?").to_string();
-    let describe = |enemy_side: SideId, arm: Arm, name: &str| {
+    let describe = |enemy_side: SideId, arm: Arm, id: UnitId, name: &str| {
         if names.known() {
             name.to_string()
         } else {
-            enemy_description(&side_name(state, enemy_side), arm)
+            let heavy = state.unit(id).is_some_and(|u| u.heavy_equipment);
+            enemy_description(&side_name(state, enemy_side), arm, heavy)
         }
     };
     let mut enemies_seen = Vec::new();
@@ -636,7 +648,7 @@ pub fn side_view(
         ));
         enemies_seen.push(EnemyUnit {
             mark,
-            description: describe(u.side, u.arm, &u.name),
+            description: describe(u.side, u.arm, u.id, &u.name),
             about_men: about_men(u.castings),
             formation: if crate::rules::iron_brigade::pontoons::afloat_at(state, u).is_some() {
                 format!("afloat in boats, {}", formation_phrase(u.formation))
@@ -697,7 +709,7 @@ pub fn side_view(
         ));
         enemies_last_known.push(EnemyUnit {
             mark,
-            description: describe(ls.side, ls.arm, &name),
+            description: describe(ls.side, ls.arm, *id, &name),
             about_men: ls.about_men,
             formation: formation_phrase(ls.formation),
             facing: facing_point(ls.facing).to_string(),
@@ -1204,16 +1216,21 @@ mod tests {
     #[test]
     fn enemy_descriptions_read_naturally() {
         assert_eq!(
-            enemy_description("Confederate", Arm::Infantry),
+            enemy_description("Confederate", Arm::Infantry, false),
             "a Confederate infantry regiment"
         );
         assert_eq!(
-            enemy_description("Union", Arm::Artillery),
+            enemy_description("Union", Arm::Artillery, false),
             "a Union battery"
         );
         assert_eq!(
-            enemy_description("Army of Virginia", Arm::Cavalry),
+            enemy_description("Army of Virginia", Arm::Cavalry, false),
             "an Army of Virginia cavalry regiment"
+        );
+        // IV.E.2, IV.G: wagons are seen as wagons, whatever arm lists them.
+        assert_eq!(
+            enemy_description("Union", Arm::Infantry, true),
+            "a Union wagon train"
         );
     }
 
