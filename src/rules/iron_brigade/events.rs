@@ -1166,18 +1166,21 @@ impl Event {
                 roll_b,
                 first,
             } => format!(
-                "{} and {} exchange fire{}; {}.",
+                // V.B.2 "Units receiving and firing in the same turn": `a`
+                // fires on `b`, which fires this turn too (on `a` or on
+                // another unit): each rolls for who fires first.
+                "{} fires on {}, which also fires this turn: {}{} (APSoF V.B.2).",
                 a.name,
                 b.name,
-                if k(a) && k(b) {
-                    format!(" (rolled {roll_a} and {roll_b})")
-                } else {
-                    String::new()
-                },
                 first
                     .as_ref()
                     .map(|f| format!("{} fires first", f.name))
-                    .unwrap_or_else(|| "both fire together".into())
+                    .unwrap_or_else(|| "both fire together".into()),
+                if k(a) && k(b) {
+                    format!(", rolling {roll_a} against {roll_b}")
+                } else {
+                    String::new()
+                },
             ),
             Event::Fired {
                 unit,
@@ -1687,6 +1690,26 @@ mod tests {
             "{w}"
         );
         assert!(!w.contains("of which"), "{w}");
+    }
+
+    /// V.B.2 rolls between a unit and its target that fires this turn (at
+    /// it or at another unit): told as "fires on …, which also fires this
+    /// turn", not as an exchange of fire between the two.
+    #[test]
+    fn v_b_2_the_fire_order_is_told_without_claiming_an_exchange() {
+        let ev = Event::FireOrder {
+            a: unit(1, 0),
+            b: unit(9, 1),
+            roll_a: 4,
+            roll_b: 4,
+            first: None,
+        };
+        let all = ev.describe();
+        assert_eq!(
+            all,
+            "unit 1 fires on unit 9, which also fires this turn: both fire together, rolling 4 against 4 (APSoF V.B.2)."
+        );
+        assert!(!all.contains("exchange"), "{all}");
     }
 
     /// A unit that halted short of a friend is told to the enemy only when
