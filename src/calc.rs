@@ -22,7 +22,9 @@ use clap::{Args, Parser, Subcommand};
 
 mod sfrm;
 use serde::Serialize;
-pub use sfrm::{SfrmCombatArgs, SfrmCommandArgs, SfrmCostArgs, SfrmGreenArgs, SfrmMoveArgs};
+pub use sfrm::{
+    SfrmCombatArgs, SfrmCommandArgs, SfrmCostArgs, SfrmGreenArgs, SfrmMoveArgs, SfrmWeatherArgs,
+};
 use std::fmt::Write as _;
 
 /// A calculator failure. Almost all are the user's input; see [`CalcError::is_usage`].
@@ -96,6 +98,9 @@ pub enum CalcRule {
     SfrmGreen(SfrmGreenArgs),
     /// SFRM brigade scale: army costing (Table 9).
     SfrmCost(SfrmCostArgs),
+    /// SFRM brigade scale: the day's weather and a turn's light (Table 8,
+    /// "Time, Weather & Daylight").
+    SfrmWeather(SfrmWeatherArgs),
 }
 
 #[derive(Debug, Clone, Args)]
@@ -324,6 +329,7 @@ pub fn run(args: &CalcArgs) -> Result<String, CalcError> {
         CalcRule::SfrmCommand(a) => render(sfrm::calc_sfrm_command(a, &mut dice)?, &dice)?,
         CalcRule::SfrmGreen(a) => render(sfrm::calc_sfrm_green(a, &mut dice)?, &dice)?,
         CalcRule::SfrmCost(a) => render(sfrm::calc_sfrm_cost(a)?, &dice)?,
+        CalcRule::SfrmWeather(a) => render(sfrm::calc_sfrm_weather(a, &mut dice)?, &dice)?,
     };
     Ok(if args.json { json } else { text })
 }

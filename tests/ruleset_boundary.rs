@@ -312,3 +312,95 @@ fn calc_sfrm_move_command_green_and_cost() {
     assert!(ok);
     assert!(out.contains("90 x 3 = 270 points"), "{out}");
 }
+
+/// SFRM Table 8 and "Time, Weather & Daylight" through the binary: every
+/// cell of the table by season, the weather's effects, daytime and the
+/// light of a turn (dawn and dusk at -1 then -2, night without combat).
+#[test]
+fn calc_sfrm_weather_table_8_and_daylight() {
+    // Table 8 as printed: die 1-6 by Spring, Summer, Fall, Winter.
+    let table: [[&str; 4]; 6] = [
+        ["clear", "clear", "clear", "clear"],
+        ["clear", "clear", "clear", "clear"],
+        ["clear", "clear", "clear", "cold"],
+        ["cold", "clear", "hot", "cold"],
+        ["rain", "hot", "cold", "rain"],
+        ["rain", "rain", "rain", "snow"],
+    ];
+    for (row, cells) in table.iter().enumerate() {
+        for (col, season) in ["spring", "summer", "fall", "winter"].iter().enumerate() {
+            let die = (row + 1).to_string();
+            let (ok, out, err) = calc(&["sfrm-weather", "--season", season, "--die", &die]);
+            assert!(ok, "{err}");
+            let want = format!("SFRM Table 8 ({season}): die {die}: {}.", cells[col]);
+            assert!(out.contains(&want), "{want}\n{out}");
+        }
+    }
+    let (ok, out, err) = calc(&["sfrm-weather", "--month", "7", "--die", "6"]);
+    assert!(ok, "{err}");
+    assert!(out.contains("(summer, month 7): die 6: rain"), "{out}");
+    assert!(
+        out.contains("Movement x 1/2, sight x 1/2, combat modifier -1"),
+        "{out}"
+    );
+    let (ok, out, _) = calc(&["sfrm-weather", "--season", "winter", "--die", "6"]);
+    assert!(ok);
+    assert!(
+        out.contains("Movement x 1/4, sight x 1/4, combat modifier -2"),
+        "{out}"
+    );
+    // Summer daytime 5am-7pm; dusk 7-8pm: -1 the turn next to daytime, -2
+    // the one beyond; then night.
+    for (time, want) in [
+        ("12:00", "daytime: no light modifier"),
+        ("19:00", "dusk: fought in at a combat modifier of -1"),
+        ("19:30", "dusk: fought in at a combat modifier of -2"),
+        ("4:00", "dawn: fought in at a combat modifier of -2"),
+        ("4:30", "dawn: fought in at a combat modifier of -1"),
+        ("21:00", "night: no combat, movement halved"),
+    ] {
+        let (ok, out, err) = calc(&[
+            "sfrm-weather",
+            "--season",
+            "summer",
+            "--die",
+            "1",
+            "--time",
+            time,
+        ]);
+        assert!(ok, "{err}");
+        assert!(
+            out.contains(&format!("A turn starting at {time}: {want}")),
+            "{time}: {out}"
+        );
+    }
+    assert!(
+        calc(&["sfrm-weather", "--season", "winter", "--die", "1"])
+            .1
+            .contains("Daytime in winter is 7:00 to 17:00")
+    );
+    // Bad input is a usage error that says what to give.
+    let (ok, _, err) = calc(&["sfrm-weather", "--season", "sumer", "--die", "1"]);
+    assert!(!ok);
+    assert!(err.contains("did you mean `summer`?"), "{err}");
+    let (ok, _, err) = calc(&["sfrm-weather", "--month", "13"]);
+    assert!(!ok);
+    assert!(err.contains("give 1 to 12"), "{err}");
+    let (ok, _, err) = calc(&["sfrm-weather", "--season", "fall", "--die", "7"]);
+    assert!(!ok);
+    assert!(err.contains("must be 1 to 6"), "{err}");
+    let (ok, _, err) = calc(&["sfrm-weather", "--month", "7", "--season", "winter"]);
+    assert!(!ok);
+    assert!(err.contains("is not in that season"), "{err}");
+    let (ok, _, err) = calc(&[
+        "sfrm-weather",
+        "--season",
+        "fall",
+        "--die",
+        "2",
+        "--time",
+        "25:00",
+    ]);
+    assert!(!ok);
+    assert!(err.contains("write it as h:mm"), "{err}");
+}

@@ -1,18 +1,22 @@
 //! `adjutant calc` for SFRM's brigade-scale tables: combat (Tables 6 and
 //! 7, "Combat"), movement (Table 4, "Manoeuvre", Table 8's weather), the
-//! command roll (Table 2, "Command" i), green units (Table 5) and army
-//! costing (Table 9). Each prints its working with the section it comes
+//! command roll (Table 2, "Command" i), green units (Table 5), army
+//! costing (Table 9) and the day's weather and light (Table 8, "Time,
+//! Weather & Daylight"). Each prints its working with the section it comes
 //! from; dice are the user's (`--die`, `--dice`) or rolled and logged.
 
 use super::{CalcDice, CalcError, Explain, usage};
 use crate::dice::{RollKind, RollPurpose};
-use crate::rules::sfrm::battle::nouns::{Arm, Formation, Gun, Quality, Rank, Side, SmallArm};
+use crate::rules::sfrm::battle::nouns::{
+    Arm, Formation, Gun, Quality, Rank, Season, Side, SmallArm, Weather,
+};
 use crate::rules::sfrm::battle::scenario::{
     FORMATIONS, GUNS, QUALITIES, RANKS, SIDES, SMALL_ARMS, WEATHERS, pick,
 };
 use crate::rules::sfrm::battle::tables::{
-    GreenResult, MoveClass, TABLE9_SUPPLY, Table7, table2, table4, table5, table6_gun,
-    table6_small_arm, table9_element, table9_general_per_figure, table9_gun, weather_movement,
+    GreenResult, Light, MoveClass, TABLE9_SUPPLY, Table7, daytime, light, season_of_month, table2,
+    table4, table5, table6_gun, table6_small_arm, table8, table9_element,
+    table9_general_per_figure, table9_gun, weather_movement, weather_sight,
 };
 use crate::rules::sfrm::battle::turn::COMBAT_DIVISOR;
 use clap::Args;
@@ -641,5 +645,176 @@ pub(super) fn calc_sfrm_cost(a: &SfrmCostArgs) -> Result<SfrmCostReport, CalcErr
         each,
         count,
         points: each.saturating_mul(count),
+    })
+}
+
+/// SFRM Table 8 and "Time, Weather & Daylight".
+#[derive(Debug, Clone, Args)]
+pub struct SfrmWeatherArgs {
+    /// spring, summer, fall or winter (or give --month).
+    #[arg(long)]
+    pub season: Option<String>,
+    /// The month, 1-12 ("Spring is March, April and May" ...).
+    #[arg(long)]
+    pub month: Option<u8>,
+    /// The Table 8 die, if you rolled it (else it is rolled and logged).
+    #[arg(long, allow_negative_numbers = true)]
+    pub die: Option<i64>,
+    /// A turn's start, "h:mm" on the 24-hour clock: its light.
+    #[arg(long)]
+    pub time: Option<String>,
+}
+
+#[derive(Serialize)]
+pub(super) struct SfrmWeatherReport {
+    season: &'static str,
+    month: Option<u8>,
+    die: u8,
+    weather: &'static str,
+    effect: &'static str,
+    movement: (u32, u32),
+    sight: (u32, u32),
+    combat_modifier: i32,
+    daytime: (String, String),
+    time: Option<String>,
+    light: Option<Light>,
+    /// The turn is before daytime (dawn) rather than after it (dusk).
+    #[serde(skip)]
+    dawn: bool,
+}
+
+const SEASONS: &[(&str, Season)] = &[
+    ("spring", Season::Spring),
+    ("summer", Season::Summer),
+    ("fall", Season::Fall),
+    ("autumn", Season::Fall),
+    ("winter", Season::Winter),
+];
+
+fn hm(minute: u32) -> String {
+    let m = minute % (24 * 60);
+    format!("{}:{:02}", m / 60, m % 60)
+}
+
+impl Explain for SfrmWeatherReport {
+    fn explain(&self) -> String {
+        let mut t = format!(
+            "SFRM Table 8 ({}{}): die {}: {}. {}",
+            self.season,
+            self.month
+                .map(|m| format!(", month {m}"))
+                .unwrap_or_default(),
+            self.die,
+            self.weather,
+            self.effect
+        );
+        t.push('\n');
+        let _ = writeln!(
+            t,
+            "Movement x {}/{}, sight x {}/{}, combat modifier {:+} (SFRM Table 8 notes; Table 7).",
+            self.movement.0, self.movement.1, self.sight.0, self.sight.1, self.combat_modifier
+        );
+        let _ = write!(
+            t,
+            "Daytime in {} is {} to {}, with an hour of dawn before and of dusk after (SFRM Time, Weather & Daylight).",
+            self.season, self.daytime.0, self.daytime.1
+        );
+        if let (Some(time), Some(light)) = (&self.time, self.light) {
+            let said = match light {
+                Light::Day => "daytime: no light modifier".to_string(),
+                Light::Twilight { modifier } => format!(
+                    "{}: fought in at a combat modifier of {modifier}",
+                    if self.dawn { "dawn" } else { "dusk" }
+                ),
+                Light::Night => {
+                    "night: no combat, movement halved, no move closer to known enemy".to_string()
+                }
+            };
+            let _ = write!(t, "\nA turn starting at {time}: {said}.");
+        }
+        t
+    }
+}
+
+pub(super) fn calc_sfrm_weather(
+    a: &SfrmWeatherArgs,
+    dice: &mut CalcDice,
+) -> Result<SfrmWeatherReport, CalcError> {
+    let season = match (&a.season, a.month) {
+        (Some(s), _) => pick("season", s, SEASONS).map_err(|e| usage(format!("--season: {e}")))?,
+        (None, Some(m)) => season_of_month(m)
+            .ok_or_else(|| usage(format!("--month: {m} is not a month; give 1 to 12")))?,
+        (None, None) => {
+            return Err(usage(
+                "give --season (spring, summer, fall, winter) or --month (1-12)",
+            ));
+        }
+    };
+    if let (Some(m), Some(_)) = (a.month, &a.season)
+        && season_of_month(m) != Some(season)
+    {
+        return Err(usage(format!(
+            "--month {m} is not in that season (Spring is March, April and May; Summer June, July and August; Fall September, October and November; Winter December, January and February)"
+        )));
+    }
+    let given = a.die.map(|d| vec![d]);
+    let d = dice.take(
+        "--die",
+        given.as_deref(),
+        1,
+        "SFRM Table 8",
+        &RollPurpose::new(RollKind::SfrmWeather, "the day").with_note("SFRM Table 8"),
+    )?;
+    let die = d.first().copied().unwrap_or(1);
+    let weather = table8(die, season).map_err(|e| usage(format!("--die: {e}")))?;
+    let effect = match weather {
+        Weather::Clear => "Clear = no effect.",
+        Weather::Cold => "Cold = halve movement.",
+        Weather::Rain => "Rain = -1 combat modifier, halve sight and movement.",
+        Weather::Hot => "Hot = double fatigue loss (+1 fatigue after Noon).",
+        Weather::Snow => "Snow = -2 combat modifier, quarter sight and movement.",
+    };
+    let combat_modifier = match weather {
+        Weather::Rain => Table7::FirerInRain.value(),
+        Weather::Snow => Table7::FirerInSnow.value(),
+        _ => 0,
+    };
+    let (start, end) = daytime(season);
+    let minute = match &a.time {
+        None => None,
+        Some(s) => {
+            let bad = || {
+                usage(format!(
+                    "--time: '{s}' is not a time; write it as h:mm, e.g. 19:30"
+                ))
+            };
+            let (h, m) = s.trim().split_once(':').ok_or_else(bad)?;
+            let h: u32 = h.trim().parse().map_err(|_| bad())?;
+            let m: u32 = m.trim().parse().map_err(|_| bad())?;
+            if h > 23 || m > 59 {
+                return Err(bad());
+            }
+            Some(h * 60 + m)
+        }
+    };
+    Ok(SfrmWeatherReport {
+        season: SEASONS
+            .iter()
+            .find(|(_, s)| *s == season)
+            .map_or("summer", |(n, _)| *n),
+        month: a.month,
+        die,
+        weather: WEATHERS
+            .iter()
+            .find(|(_, w)| *w == weather)
+            .map_or("clear", |(n, _)| *n),
+        effect,
+        movement: weather_movement(weather),
+        sight: weather_sight(weather),
+        combat_modifier,
+        daytime: (hm(start), hm(end)),
+        time: minute.map(hm),
+        light: minute.map(|m| light(m, season)),
+        dawn: minute.is_some_and(|m| m < start),
     })
 }

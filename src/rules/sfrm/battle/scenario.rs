@@ -1258,6 +1258,7 @@ impl Ruleset for SfrmRuleset {
             "sfrm-command",
             "sfrm-green",
             "sfrm-cost",
+            "sfrm-weather",
         ]
     }
 }
