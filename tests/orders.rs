@@ -924,7 +924,12 @@ fn a_heading_line_is_skipped_but_a_sentence_without_a_head_is_reported() {
     let m = parse(&ctx, "Orders for turn 3:\n\n10th Ohio: hold");
     assert!(m.errors.is_empty(), "{:#?}", m.errors);
     assert_eq!(m.items.len(), 1);
+    // Announcing the orders is chatter, not an order without its unit.
     let m = parse(&ctx, "Here are my orders.\n\n10th Ohio: hold");
+    assert!(m.errors.is_empty(), "{:#?}", m.errors);
+    assert_eq!(m.items.len(), 1);
+    // An order sentence without its unit is reported.
+    let m = parse(&ctx, "Advance to the ridge.\n\n10th Ohio: hold");
     assert_eq!(one_error(&m).line, 1);
     assert_eq!(m.items.len(), 1);
 }

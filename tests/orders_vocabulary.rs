@@ -997,3 +997,27 @@ fn letters_after_descriptions_apposition_and_sign_offs() {
     );
     assert!(r.starts_with("Gibbon: ride with 2nd Wisconsin"), "{r}");
 }
+
+/// Opening chatter ("Evening. Here are my orders", "Orders for turn 4:")
+/// is read as a greeting: it is not a failed order, so READY counts (found
+/// playing: an HTML mail whose PASSWORD shared a line with "Evening. ...
+/// here are my orders" had its READY refused).
+#[test]
+fn opening_chatter_is_a_greeting_not_a_failed_order() {
+    let g = game("brawners-farm.toml");
+    let u = gibbon(&g);
+    for opening in [
+        "Evening. Here are my orders",
+        "Orders for turn 4:",
+        "Hi all, my orders follow.",
+        "Good evening, Adjutant. Orders as follows:",
+    ] {
+        let m = parse(&u, &format!("{opening}\n\n7th Wis: lie down.\n\nREADY"));
+        assert!(m.errors.is_empty(), "{opening}: {:?}", m.errors);
+        assert_eq!(m.items.len(), 1, "{opening}");
+        assert!(m.ready, "{opening}");
+    }
+    // Anything more than chatter is still answered as an error.
+    let m = parse(&u, "Here are my orders: the turnpike\n\n7th Wis: lie down.");
+    assert_eq!(m.errors.len(), 1, "{:?}", m.errors);
+}

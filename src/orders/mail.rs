@@ -705,6 +705,10 @@ fn courtesy(text: &str, ctx: &ParseContext, para: &Para, signed_off: bool) -> Op
     if starts_with_phrase(first, CLOSINGS) && first_words <= 8 {
         return Some(true);
     }
+    // "Evening. Here are my orders": opening chatter, not a failed order.
+    if !signed_off && lines.iter().all(|l| super::preamble::is_preamble(l)) {
+        return Some(false);
+    }
     let short = lines.iter().all(|l| l.split_whitespace().count() <= 8);
     if signed_off && short {
         return Some(false);

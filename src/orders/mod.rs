@@ -20,6 +20,7 @@ pub mod lexer;
 mod mail;
 pub mod names;
 mod parser;
+mod preamble;
 mod render;
 
 pub use context::{ParseContext, scenario_aliases};
