@@ -1442,12 +1442,13 @@ impl Event {
             Event::RegimentalCommand {
                 unit,
                 levels_lost,
+                roll,
+                needed,
                 lost,
                 base_from,
                 base_to,
-                ..
             } => {
-                if !*lost {
+                let told = if !*lost {
                     format!(
                         "{}'s regimental command stands after the loss of {levels_lost} morale levels.",
                         unit.name
@@ -1462,6 +1463,21 @@ impl Event {
                         "{} loses its regimental command under fire: it can no longer rally, nor advance without an officer.",
                         unit.name
                     )
+                };
+                // The working, to the unit's own side and the umpire: the
+                // VII.G table's row (levels lost) and column (base morale)
+                // give the lowest roll that loses the command.
+                if k(unit) {
+                    format!(
+                        "{told} Working: {levels_lost} morale levels lost in one check, base morale {base_from}: {needed}-6 loses it; rolled {roll} (APSoF VII.G){}.",
+                        if *lost && base_from != base_to {
+                            format!("; base morale {base_from} -> {base_to}")
+                        } else {
+                            String::new()
+                        }
+                    )
+                } else {
+                    told
                 }
             }
             Event::SplitOff {
@@ -1710,6 +1726,29 @@ mod tests {
             "unit 1 fires on unit 9, which also fires this turn: both fire together, rolling 4 against 4 (APSoF V.B.2)."
         );
         assert!(!all.contains("exchange"), "{all}");
+    }
+
+    /// VII.G: the regimental command roll carries its working to the
+    /// unit's side (row, column, roll), and only the outcome to others.
+    #[test]
+    fn vii_g_the_command_roll_is_told_with_its_working_to_its_side() {
+        let ev = Event::RegimentalCommand {
+            unit: unit(2, 0),
+            levels_lost: 3,
+            roll: 5,
+            needed: 4,
+            lost: true,
+            base_from: 5,
+            base_to: 4,
+        };
+        let own = ev.describe_as(&|s| s == SideId(0));
+        assert_eq!(
+            own,
+            "unit 2 loses its regimental command under fire and falls a class in quality. Working: 3 morale levels lost in one check, base morale 5: 4-6 loses it; rolled 5 (APSoF VII.G); base morale 5 -> 4."
+        );
+        let other = ev.describe_as(&|s| s == SideId(1));
+        assert!(!other.contains("Working"), "{other}");
+        assert!(!other.contains("rolled"), "{other}");
     }
 
     /// A unit that halted short of a friend is told to the enemy only when
