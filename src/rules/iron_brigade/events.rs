@@ -144,6 +144,14 @@ fn fire_attack_working(
     )
 }
 
+/// The working of the V.H.2 roll for an officer in the line of fire: the
+/// die, and what hits (the event holds the roll; the table is the rule's).
+fn officer_hit_working(roll: u8) -> String {
+    format!(
+        " Working: rolled {roll}; an officer in the line of fire is hit on 5 or 6 if mounted, on 6 if on foot (APSoF V.H.2)."
+    )
+}
+
 /// The working of a fire's save and morale loss, told to the side that was
 /// hit and the umpire (APSoF V.B.1.vi; perilous x10, with the V.G clause
 /// that made it so, as the firer's working names it).
@@ -1569,22 +1577,34 @@ impl Event {
                 officer,
                 with_unit,
                 replacement_turn,
+                roll,
                 ..
             } => {
                 if knows(officer.side) {
                     format!(
-                        "{} is hit beside {}; a replacement arrives on turn {replacement_turn}.",
-                        officer.name, with_unit.name
+                        "{} is hit beside {}; a replacement arrives on turn {replacement_turn}.{}",
+                        officer.name,
+                        with_unit.name,
+                        officer_hit_working(*roll)
                     )
                 } else {
-                    format!("{} is hit beside {}.", officer.name, with_unit.name)
+                    format!(
+                        "{} is hit beside {}.{}",
+                        officer.name,
+                        with_unit.name,
+                        officer_hit_working(*roll)
+                    )
                 }
             }
             Event::OfficerMissed {
-                officer, with_unit, ..
+                officer,
+                with_unit,
+                roll,
             } => format!(
-                "{} comes through the fire on {} unhurt.",
-                officer.name, with_unit.name
+                "{} comes through the fire on {} unhurt.{}",
+                officer.name,
+                with_unit.name,
+                officer_hit_working(*roll)
             ),
             Event::OfficerCasualty {
                 officer,
@@ -1749,6 +1769,26 @@ mod tests {
         let other = ev.describe_as(&|s| s == SideId(1));
         assert!(!other.contains("Working"), "{other}");
         assert!(!other.contains("rolled"), "{other}");
+    }
+
+    /// V.H.2: an officer's roll in the line of fire is told with its die
+    /// and what hits.
+    #[test]
+    fn v_h_2_the_officer_roll_carries_its_working() {
+        let officer = OfficerRef {
+            id: OfficerId(1),
+            side: SideId(0),
+            name: "Gibbon".into(),
+        };
+        let ev = Event::OfficerMissed {
+            officer,
+            with_unit: unit(2, 0),
+            roll: 4,
+        };
+        assert_eq!(
+            ev.describe(),
+            "Gibbon comes through the fire on unit 2 unhurt. Working: rolled 4; an officer in the line of fire is hit on 5 or 6 if mounted, on 6 if on foot (APSoF V.H.2)."
+        );
     }
 
     /// A unit that halted short of a friend is told to the enemy only when
