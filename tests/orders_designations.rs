@@ -168,3 +168,39 @@ fn real_names_are_answered_like_nothing_and_never_suggested() {
     let (_, text) = steps(&known, "10th Ohio: fire at the 5th Tennessee.");
     assert_eq!(text, "10th Ohio: fire at 5th Tennessee");
 }
+
+/// A letter the side never gave ("enemy G", "target G"), or a real name
+/// the policy hides, is refused with the letters in sight now, so the
+/// player knows what he may write; no hidden name is offered.
+#[test]
+fn an_unknown_letter_or_name_is_answered_with_the_letters_in_sight() {
+    let g = game("training.toml");
+    let ctx = hidden(&g);
+    let fifth = letter(&ctx, &g, "5th Tennessee");
+    let ridley = letter(&ctx, &g, "Ridley's Battery");
+    let mut in_sight = [fifth.clone(), ridley.clone()];
+    in_sight.sort();
+    let want = format!(
+        "your side sees enemy {} and {} now",
+        in_sight[0], in_sight[1]
+    );
+    for text in [
+        "10th Ohio: fire at enemy G",
+        "10th Ohio: fire at target G",
+        "10th Ohio: fire at the 5th Tennesee",
+        "10th Ohio: charge the 7th Tennessee",
+    ] {
+        let m = parse(&ctx, text);
+        let e = m
+            .errors
+            .first()
+            .unwrap_or_else(|| panic!("{text} was read"));
+        let said = e.to_string();
+        assert!(said.contains(&want), "{text}: {said}");
+        for hidden in ["5th Tennessee'", "Ridley", "3rd Tennessee"] {
+            assert!(!said.contains(hidden), "{text} leaks {hidden}: {said}");
+        }
+    }
+    let e = parse(&ctx, "10th Ohio: fire at enemy G").errors[0].to_string();
+    assert!(e.contains("no enemy in sight is lettered G"), "{e}");
+}

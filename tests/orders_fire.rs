@@ -502,7 +502,7 @@ fn split_fire_refusals() {
     // An unseen enemy as a split target is refused like any unknown name.
     assert_eq!(
         err("fire 8 castings at the 7th Tennessee").message,
-        "no enemy unit in sight is called 'the 7th Tennessee'; fire at a unit your side can see, or 'at will'"
+        "no enemy unit in sight is called 'the 7th Tennessee'; your side sees 3rd Tennessee, 5th Tennessee and Ridley's Battery now: fire at one of them, or 'at will'"
     );
 }
 

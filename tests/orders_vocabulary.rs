@@ -775,7 +775,7 @@ fn a_corpus_of_player_orders_is_understood_as_meant() {
         (
             &c,
             "4th Virginia: fire at the reb line",
-            "fire at a unit your side can see, or 'at will'",
+            "fire at one of them, or 'at will'",
         ),
     ];
     let mut good = 0;

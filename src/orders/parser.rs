@@ -2241,8 +2241,9 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             )
         }) {
             let enemies = self.ctx.visible_enemy_units();
+            let hint = self.in_sight_hint();
             target = Some(self.need_name(&enemies, &|s| {
-                format!("no enemy unit in sight is called {s}; you can only charge enemies your side can see")
+                format!("no enemy unit in sight is called {s}; you can only charge enemies your side can see, and {hint}")
             })?);
         }
         let m = self.move_phrase(Gait::March, "charge")?;
@@ -2320,6 +2321,58 @@ impl<'c, 'a> OrderParser<'c, 'a> {
 
     /// Whether the word `k` tokens ahead is one of the side's designations
     /// (lower-case "a" excepted: the article).
+    /// What the side sees now, as it may call it: "enemy A, C and D" under
+    /// hidden identities (the report's letters), the units' names under
+    /// known ones; `None` when it sees no enemy. For refusals, so that a
+    /// player who named what he may not is told what he may.
+    fn in_sight_words(&self) -> Option<String> {
+        let mut seen: Vec<String> = self
+            .ctx
+            .visible_enemies
+            .iter()
+            .filter_map(|id| {
+                if self.ctx.enemy_names.known() {
+                    self.ctx.state.unit(*id).map(|u| u.name.clone())
+                } else {
+                    self.ctx.enemy_names.designation(*id).map(str::to_string)
+                }
+            })
+            .collect();
+        if seen.is_empty() {
+            return None;
+        }
+        seen.sort_by(|a, b| (a.len(), a).cmp(&(b.len(), b)));
+        let list = match seen.as_slice() {
+            [one] => one.clone(),
+            [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+            [] => String::new(),
+        };
+        Some(if self.ctx.enemy_names.known() {
+            list
+        } else {
+            format!("enemy {list}")
+        })
+    }
+
+    /// "...; your side sees enemy A, C and D now" (or that it sees none).
+    fn in_sight_hint(&self) -> String {
+        match self.in_sight_words() {
+            Some(list) => format!("your side sees {list} now"),
+            None => "your side sees no enemy now".to_string(),
+        }
+    }
+
+    /// A report letter the side has not given ("enemy G"): one capital
+    /// letter (or two, "AA") as written, not a known designation.
+    fn unknown_letter_at(&self, k: usize) -> Option<String> {
+        let t = self.toks.get(self.pos + k)?;
+        t.word()?;
+        let written = self.text.get(t.start..t.end)?;
+        let letters =
+            (1..=2).contains(&written.len()) && written.chars().all(|c| c.is_ascii_uppercase());
+        (letters && !self.designation_at(k)).then(|| written.to_string())
+    }
+
     fn designation_at(&self, k: usize) -> bool {
         let Some(t) = self.toks.get(self.pos + k) else {
             return false;
@@ -3345,6 +3398,17 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         self.eat_any(&["the", "any"]);
         let nearest = self.eat_any(&["nearest", "closest"]).is_some();
         let enemy = self.eat_enemy_word();
+        // "enemy G", "target G": a letter the side has not given.
+        if (enemy || self.at_word("target"))
+            && !self.ctx.enemy_names.known()
+            && let Some(letter) = self.unknown_letter_at(usize::from(self.at_word("target")))
+        {
+            self.pos += usize::from(self.at_word("target"));
+            return Err(self.err(format!(
+                "no enemy in sight is lettered {letter}; {}: fire at one by its letter, or 'at will'",
+                self.in_sight_hint()
+            )));
+        }
         // "horse battery", "field guns": artillery.
         if self.at_any(
             0,
@@ -3377,8 +3441,11 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         }
         self.pos = save;
         let enemies = self.ctx.visible_enemy_units();
+        let hint = self.in_sight_hint();
         let u = self.need_name(&enemies, &|s| {
-            format!("no enemy unit in sight is called {s}; fire at a unit your side can see, or 'at will'")
+            format!(
+                "no enemy unit in sight is called {s}; {hint}: fire at one of them, or 'at will'"
+            )
         })?;
         Ok(FireTarget::Unit(u))
     }
@@ -4927,8 +4994,9 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                     });
                 } else {
                     let enemies = self.ctx.visible_enemy_units();
+                    let hint = self.in_sight_hint();
                     let u = self.need_name(&enemies, &|s| {
-                        format!("no enemy unit in sight is called {s}; fire at a unit your side can see, or 'at will'")
+                        format!("no enemy unit in sight is called {s}; {hint}: fire at one of them, or 'at will'")
                     })?;
                     target = Some(FireTarget::Unit(u));
                 }
