@@ -180,7 +180,7 @@ pub enum MailEngineError {
 ///
 /// Fog of war is the implementation's duty: [`Self::read_orders`] and
 /// [`Self::side_report`] never name an enemy the side has not seen.
-pub trait MailEngine: Sync {
+pub trait MailEngine: Sync + std::fmt::Debug {
     /// Opens a game: the state at the start of turn 1, sides, players.
     fn open(&self, scenario: &str, origin: &str) -> Result<OpenedGame, ScenarioError>;
 

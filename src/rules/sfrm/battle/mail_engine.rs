@@ -219,6 +219,7 @@ pub fn verdict(s: &SfrmScenario, b: &SfrmBattle) -> String {
 }
 
 /// SFRM's seat as a [`MailEngine`].
+#[derive(Debug)]
 pub struct SfrmMail;
 
 /// The one value the registry hands out.
@@ -301,9 +302,10 @@ fn situation(v: &SideView) -> String {
         }
         let _ = writeln!(
             s,
-            "- {}: {} elements in {} at {} facing {:.0}°{}{}",
+            "- {}: {} element{} in {} at {} facing {:.0}°{}{}",
             u.name,
             u.elements,
+            if u.elements == 1 { "" } else { "s" },
             u.formation.name(),
             xy(u.pos),
             u.facing,
@@ -515,18 +517,15 @@ impl MailEngine for SfrmMail {
                 b.turn,
                 clock(b.minute_of_turn(b.turn + 1))
             );
-            t.push_str("What happened:\n");
-            if v.narrative.trim().is_empty() {
-                t.push_str("- nothing your staff saw\n");
-            } else {
-                for line in v.narrative.lines().filter(|l| !l.trim().is_empty()) {
-                    let l = line.trim().trim_start_matches("- ");
-                    let _ = writeln!(t, "- {l}");
-                }
-            }
+        }
+        if events_json.is_none() || v.narrative.trim().is_empty() {
+            t.push_str(&situation(&v));
+        } else {
+            // The view's narrative: the turn as the side knew it, then its
+            // troops and the enemy in sight (view.rs).
+            t.push_str(v.narrative.trim_end());
             t.push('\n');
         }
-        t.push_str(&situation(&v));
         if b.turn >= s.last_turn {
             t.push('\n');
             t.push_str(&verdict(&s, b));

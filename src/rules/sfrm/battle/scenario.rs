@@ -1335,7 +1335,7 @@ impl Ruleset for SfrmRuleset {
     }
 
     fn by_mail(&self) -> bool {
-        false
+        true
     }
 
     fn check_scenario(&self, text: &str, origin: &str) -> Result<ScenarioCheck, ScenarioError> {
