@@ -495,7 +495,9 @@ pub fn handle_mail(
         if lines.len() < at {
             lines.resize(at, String::new());
         }
-        if !control_line(line, &mut control) {
+        // His signature (his own name on a line) is not an order either.
+        let signed = line.trim().eq_ignore_ascii_case(ctx.player_name);
+        if !signed && !control_line(line, &mut control) {
             lines[at - 1] = line.to_string();
         }
     }

@@ -1321,8 +1321,8 @@ pub fn check_report(s: &SfrmScenario) -> ScenarioCheck {
 
 /// SFRM's seat in the ruleset registry: *ACW Shit For Real Men* at
 /// brigade scale. Its scenarios load and check and its tables work in
-/// `adjutant calc` (`calc sfrm-*`); it is not yet playable by mail (no order language,
-/// views or lifecycle glue at this scale yet).
+/// `adjutant calc` (`calc sfrm-*`), and it is played by mail through its
+/// mail plane ([`super::mail_engine`], docs/sfrm-by-mail.md).
 pub struct SfrmRuleset;
 
 impl Ruleset for SfrmRuleset {
@@ -1458,7 +1458,8 @@ mod tests {
         // Which rulesets exist, and which play by mail, is the registry's
         // answer (`crate::rulesets`), given before any loader is reached.
         let e = crate::rulesets::ruleset_of_scenario(BULL_RUN).unwrap();
-        assert!(!e.by_mail());
+        assert!(e.by_mail());
+        assert!(e.mail_engine().is_some());
         let other = "[scenario]\nruleset = \"cls3\"\nname = \"x\"\n";
         let e = crate::rulesets::ruleset_of_scenario(other)
             .err()
