@@ -6,7 +6,8 @@
 //! Every mail sent to a player is read and checked for fog of war: no
 //! enemy's real name (identities are hidden), and every enemy letter it
 //! uses belongs to an enemy his side saw in a stored state. At the end the
-//! game is finished and the last reports tell the verdict.
+//! game is finished, the last reports tell the verdict, and `adjutant
+//! replay` re-runs every turn to the same hashes.
 
 mod common;
 mod fog_support;
@@ -376,4 +377,34 @@ fn sfrm_first_bull_run_is_played_by_mail_to_its_verdict() {
             .count("SELECT count(*) FROM events WHERE kind = 'turn-input'"),
         i64::from(last)
     );
+    // `adjutant replay` re-runs every turn from the stored orders and dice
+    // (turn 3 with the umpire's) and matches every stored hash.
+    let out = common::adjutant(game.g.dir.path())
+        .args(["replay", "bull"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(text.matches(": OK").count(), last as usize, "{text}");
+    // A changed stored outcome is found (the append-only trigger dropped
+    // so that the test can tamper).
+    let db = game.g.db();
+    db.execute_batch("DROP TRIGGER dice_rolls_no_update;")
+        .unwrap();
+    db
+        .execute(
+            "UPDATE dice_rolls SET value = 7 - value WHERE id = (SELECT min(id) FROM dice_rolls WHERE source = 'stream')",
+            [],
+        )
+        .unwrap();
+    let out = common::adjutant(game.g.dir.path())
+        .args(["replay", "bull"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("MISMATCH"));
 }
