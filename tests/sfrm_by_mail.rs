@@ -183,6 +183,11 @@ fn assert_fog(mail: &Mail, side: Side, state: &MailState, seen_ever: &BTreeSet<u
     }
 }
 
+/// `name` as the archive's HTML writes it.
+fn esc_html(name: &str) -> String {
+    name.replace('&', "&amp;").replace('\'', "&#39;")
+}
+
 fn side_of_mail(m: &Mail) -> Option<Side> {
     if m.to.contains("mcdowell@") {
         Some(Side::Union)
@@ -390,6 +395,35 @@ fn sfrm_first_bull_run_is_played_by_mail_to_its_verdict() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(text.matches(": OK").count(), last as usize, "{text}");
+    // The archive: the umpire's page of each turn with the truth, and each
+    // side's page from its own view only.
+    let site = game.g.path("site");
+    let out = common::adjutant(game.g.dir.path())
+        .args(["archive", "export", "bull", "--out"])
+        .arg(&site)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let final_state = game.state(last + 1);
+    for turn in 1..=last {
+        let umpire = std::fs::read_to_string(site.join(format!("turn-{turn:03}.html"))).unwrap();
+        assert!(umpire.contains("<svg"), "turn {turn}");
+        for (side, file) in [(Side::Union, "union"), (Side::Confederate, "confederate")] {
+            let page =
+                std::fs::read_to_string(site.join(format!("turn-{turn:03}-side-{file}.html")))
+                    .unwrap();
+            for name in hidden_names(side, &final_state) {
+                assert!(
+                    !contains_word(&page, &name) && !contains_word(&page, &esc_html(&name)),
+                    "turn {turn}: the {file} page names {name}"
+                );
+            }
+        }
+    }
     // A changed stored outcome is found (the append-only trigger dropped
     // so that the test can tamper).
     let db = game.g.db();
