@@ -1,7 +1,8 @@
 //! The ruleset boundary through the binary (issue #19): a scenario names
 //! its ruleset, `scenario check` picks the checker by it and reports an
-//! SFRM battle's Table 9 costs, a game keeps its ruleset, and a ruleset
-//! not yet playable by mail is refused with a clear error, never misread.
+//! SFRM battle's Table 9 costs, a game keeps its ruleset, an SFRM game is
+//! created for mail, and a ruleset the engine does not know is refused
+//! with a clear error, never misread.
 
 mod common;
 use common::{GameDir, adjutant, repo};
@@ -27,7 +28,7 @@ fn scenario_check_reports_each_sides_sfrm_army_cost() {
     assert!(text.contains("Union: 17 units"), "{text}");
     assert!(text.contains("army cost"), "{text}");
     assert!(text.contains("(SFRM Table 9)"), "{text}");
-    assert!(text.contains("cannot be played by mail yet"), "{text}");
+    assert!(!text.contains("cannot be played by mail yet"), "{text}");
     assert!(
         text.contains("adjutant calc sfrm-combat | sfrm-move"),
         "{text}"
@@ -41,7 +42,7 @@ fn scenario_check_reports_each_sides_sfrm_army_cost() {
     assert!(out.status.success());
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["ruleset"], "sfrm");
-    assert_eq!(v["by_mail"], false);
+    assert_eq!(v["by_mail"], true);
     assert_eq!(v["turns"], 17);
     let sides = v["sides"].as_array().unwrap();
     assert_eq!(sides.len(), 2);
@@ -102,18 +103,23 @@ fn an_sfrm_scenario_bad_line_is_named() {
 }
 
 #[test]
-fn an_sfrm_game_cannot_be_created_for_mail_yet() {
-    let dir = tempfile::tempdir().unwrap();
-    adjutant(dir.path()).arg("init").assert().success();
-    let out = adjutant(dir.path())
-        .args(["game", "create", "--name", "bull-run", "--scenario"])
-        .arg(repo("scenarios/first-bull-run.toml"))
-        .output()
+fn an_sfrm_game_is_created_for_mail_and_keeps_its_ruleset() {
+    let g = GameDir::with_scenario("bull-run", "scenarios/first-bull-run.toml");
+    let ruleset: String = g
+        .db()
+        .query_row("SELECT ruleset FROM games", [], |r| r.get(0))
         .unwrap();
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("cannot yet play by mail"), "{err}");
-    assert!(err.contains("scenario check"), "{err}");
+    assert_eq!(ruleset, "sfrm");
+    assert_eq!(g.secrets.len(), 2);
+    // Its state is SFRM's own (the battle and each side's letters).
+    let state: String = g
+        .db()
+        .query_row("SELECT state_json FROM turns WHERE number = 1", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_str(&state).unwrap();
+    assert!(v["battle"]["units"].is_array(), "{state}");
 }
 
 #[test]
@@ -124,10 +130,11 @@ fn a_game_keeps_its_ruleset_and_another_rulesets_game_is_refused() {
         .query_row("SELECT ruleset FROM games", [], |r| r.get(0))
         .unwrap();
     assert_eq!(ruleset, "iron-brigade");
-    // A stored game of a ruleset this engine does not play by mail: the
-    // turn engine and replay refuse it rather than misread its state.
+    // A stored game of a ruleset this engine does not know (one from a
+    // newer Adjutant): the turn engine and replay refuse it rather than
+    // misread its state.
     g.db()
-        .execute("UPDATE games SET ruleset = 'sfrm'", [])
+        .execute("UPDATE games SET ruleset = 'glory-days'", [])
         .unwrap();
     let out = adjutant(g.dir.path())
         .args(["game", "process", "mill"])
@@ -135,14 +142,14 @@ fn a_game_keeps_its_ruleset_and_another_rulesets_game_is_refused() {
         .unwrap();
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("cannot yet play by mail"), "{err}");
+    assert!(err.contains("unknown ruleset `glory-days`"), "{err}");
     let out = adjutant(g.dir.path())
         .args(["replay", "mill"])
         .output()
         .unwrap();
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("cannot yet play by mail"), "{err}");
+    assert!(err.contains("unknown ruleset `glory-days`"), "{err}");
     // Nor are orders read for it by Iron Brigade's order language.
     g.order_mail(
         "blue1",
@@ -155,7 +162,7 @@ fn a_game_keeps_its_ruleset_and_another_rulesets_game_is_refused() {
     assert_eq!(statuses.len(), 1, "{statuses:?}");
     assert_eq!(statuses[0].0, "refused", "{statuses:?}");
     assert!(
-        statuses[0].1.contains("cannot yet play by mail"),
+        statuses[0].1.contains("unknown ruleset `glory-days`"),
         "{statuses:?}"
     );
     assert_eq!(g.count("SELECT count(*) FROM submissions"), 0);

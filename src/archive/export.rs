@@ -431,6 +431,13 @@ pub fn export_site(
     out: &Path,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<ExportSummary, ArchiveError> {
+    // A ruleset played through its mail plane draws its own pages.
+    if let Some(engine) = crate::rulesets::ruleset_of_scenario(&archive.scenario_toml)
+        .ok()
+        .and_then(|r| r.mail_engine())
+    {
+        return super::engine_export::export_engine_site(engine, archive, out, progress);
+    }
     std::fs::create_dir_all(out).map_err(|source| ArchiveError::Write {
         path: out.to_path_buf(),
         source,

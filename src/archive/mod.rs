@@ -15,6 +15,7 @@
 //!
 //! [`adjudicate`]: crate::game::turn::adjudicate
 
+pub mod engine_export;
 pub mod export;
 pub mod load;
 pub mod replay;
@@ -53,6 +54,9 @@ pub enum ArchiveError {
     Template(String),
     #[error(transparent)]
     Report(#[from] crate::report::ReportError),
+    /// The ruleset's mail plane could not draw a stored turn.
+    #[error("the ruleset could not draw {0}")]
+    Engine(String),
 }
 
 impl ArchiveError {

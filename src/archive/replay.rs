@@ -139,6 +139,163 @@ fn first_difference<T: PartialEq>(stored: &[T], replayed: &[T], seq: impl Fn(&T)
 }
 
 /// The `turn-input` event's payload.
+/// The checks every ruleset's turn gets: its snapshot against its hash,
+/// the seed derived again against the commitment published before the
+/// turn and the seed revealed after it. Returns the turn's seed.
+fn seed_checks(game_seed: &[u8; 32], turn: &TurnRecord, diffs: &mut Vec<String>) -> [u8; 32] {
+    let n = turn.number;
+    if sha256_hex(turn.state_json.as_bytes()) != turn.state_hash {
+        diffs.push(format!(
+            "the stored snapshot of turn {n} does not match its state_hash (the snapshot was changed)"
+        ));
+    }
+    let seed = turn_seed(game_seed, n);
+    if seed_commitment(&seed) != turn.seed_commitment {
+        diffs.push(format!(
+            "the seed derived for turn {n} does not match its published seed_commitment"
+        ));
+    }
+    match &turn.seed_revealed {
+        Some(r) if *r == hex::encode(seed) => {}
+        Some(_) => diffs.push(format!(
+            "the revealed seed of turn {n} is not the seed derived from the game seed"
+        )),
+        None => diffs.push(format!("turn {n} has no revealed seed")),
+    }
+    seed
+}
+
+/// Compares a re-run's rows and next state with the stored ones.
+fn compare_outcome(
+    check: &mut TurnCheck,
+    diffs: &mut Vec<String>,
+    stored: (&[EventRow], &[RollRow]),
+    replayed: (&[EventRow], &[RollRow]),
+    next_json: &str,
+    next: Option<&TurnRecord>,
+) {
+    let n = check.turn;
+    let ev = events_hash(replayed.0);
+    if ev != check.stored_events_hash {
+        diffs.push(format!(
+            "events differ ({})",
+            first_difference(stored.0, replayed.0, |r| r.seq)
+        ));
+    }
+    let dh = rolls_hash(replayed.1);
+    if dh != check.stored_rolls_hash {
+        diffs.push(format!(
+            "dice differ ({})",
+            first_difference(stored.1, replayed.1, |r| r.seq)
+        ));
+    }
+    check.replayed_events_hash = Some(ev);
+    check.replayed_rolls_hash = Some(dh);
+    let h = sha256_hex(next_json.as_bytes());
+    match next {
+        None => diffs.push(format!(
+            "turn {} is not stored, so the outcome cannot be compared",
+            n + 1
+        )),
+        Some(t) => {
+            if h != t.state_hash {
+                diffs.push(format!(
+                    "the outcome differs from turn {}'s state_hash",
+                    n + 1
+                ));
+            } else if sha256_hex(t.state_json.as_bytes()) != h {
+                diffs.push(format!(
+                    "turn {}'s stored snapshot differs from the outcome (its state_hash still matches)",
+                    n + 1
+                ));
+            }
+        }
+    }
+    check.replayed_state_hash = Some(h);
+}
+
+/// [`check_turn`] for a game played through a ruleset's mail plane
+/// (`game::engine_game`): the archived `turn-input` orders and the turn's
+/// dice (its stream, or the umpire's as given) through the same engine call
+/// processing made, compared row for row and hash for hash.
+pub fn check_engine_turn(
+    engine: &dyn crate::rules::MailEngine,
+    scenario: &str,
+    game_seed: &[u8; 32],
+    turn: &TurnRecord,
+    next: Option<&TurnRecord>,
+    events: &[EventRow],
+    rolls: &[RollRow],
+) -> TurnCheck {
+    let mut diffs = Vec::new();
+    let n = turn.number;
+    let mut check = TurnCheck {
+        turn: n,
+        attempt: turn.attempt,
+        live: turn.live,
+        ok: false,
+        differences: Vec::new(),
+        stored_state_hash: next.map(|t| t.state_hash.clone()),
+        replayed_state_hash: None,
+        stored_events_hash: events_hash(events),
+        replayed_events_hash: None,
+        stored_rolls_hash: rolls_hash(rolls),
+        replayed_rolls_hash: None,
+    };
+    let seed = seed_checks(game_seed, turn, &mut diffs);
+    let orders = events
+        .first()
+        .filter(|e| e.seq == 0 && e.kind == "turn-input")
+        .and_then(|e| crate::game::engine_game::input_orders(&e.data_json));
+    match orders {
+        None => diffs.push("there is no readable turn-input event (seq 0) to replay from".into()),
+        Some(orders) => {
+            let umpire_dice = rolls.first().is_some_and(|r| r.source == "umpire");
+            let result = if umpire_dice {
+                match ScriptedDice::new(rolls.iter().map(|r| r.value)) {
+                    Ok(mut dice) => crate::game::engine_game::adjudicate(
+                        engine,
+                        scenario,
+                        n,
+                        &turn.state_json,
+                        &orders,
+                        &mut dice,
+                        true,
+                    ),
+                    Err(e) => Err(TurnCycleError::Engine {
+                        turn: n,
+                        source: e.into(),
+                    }),
+                }
+            } else {
+                crate::game::engine_game::adjudicate(
+                    engine,
+                    scenario,
+                    n,
+                    &turn.state_json,
+                    &orders,
+                    &mut crate::dice::StreamDice::new(seed),
+                    false,
+                )
+            };
+            match result {
+                Err(e) => diffs.push(format!("the engine refused the archived input: {e}")),
+                Ok(adj) => compare_outcome(
+                    &mut check,
+                    &mut diffs,
+                    (events, rolls),
+                    (&adj.events, &adj.rolls),
+                    &adj.resolved.state_json,
+                    next,
+                ),
+            }
+        }
+    }
+    check.ok = diffs.is_empty();
+    check.differences = diffs;
+    check
+}
+
 #[derive(Deserialize)]
 struct TurnInput {
     orders: TurnOrders,
@@ -173,24 +330,7 @@ pub fn check_turn(
         replayed_rolls_hash: None,
     };
 
-    if sha256_hex(turn.state_json.as_bytes()) != turn.state_hash {
-        diffs.push(format!(
-            "the stored snapshot of turn {n} does not match its state_hash (the snapshot was changed)"
-        ));
-    }
-    let seed = turn_seed(game_seed, n);
-    if seed_commitment(&seed) != turn.seed_commitment {
-        diffs.push(format!(
-            "the seed derived for turn {n} does not match its published seed_commitment"
-        ));
-    }
-    match &turn.seed_revealed {
-        Some(r) if *r == hex::encode(seed) => {}
-        Some(_) => diffs.push(format!(
-            "the revealed seed of turn {n} is not the seed derived from the game seed"
-        )),
-        None => diffs.push(format!("turn {n} has no revealed seed")),
-    }
+    let seed = seed_checks(game_seed, turn, &mut diffs);
 
     let input = events
         .first()
@@ -239,51 +379,20 @@ pub fn check_turn(
         match result {
             Err(e) => diffs.push(format!("the engine refused the archived input: {e}")),
             Ok(adj) => {
-                let ev = events_hash(&adj.events);
-                if ev != check.stored_events_hash {
-                    diffs.push(format!(
-                        "events differ ({})",
-                        first_difference(events, &adj.events, |r| r.seq)
-                    ));
-                }
-                let dh = rolls_hash(&adj.rolls);
-                if dh != check.stored_rolls_hash {
-                    diffs.push(format!(
-                        "dice differ ({})",
-                        first_difference(rolls, &adj.rolls, |r| r.seq)
-                    ));
-                }
-                check.replayed_events_hash = Some(ev);
-                check.replayed_rolls_hash = Some(dh);
                 let next_snapshot = Snapshot {
                     battle: adj.outcome.state,
                     book: adj.outcome.book,
                 };
                 match next_snapshot.to_json() {
                     Err(e) => diffs.push(format!("the replayed outcome cannot be written ({e})")),
-                    Ok(json) => {
-                        let h = sha256_hex(json.as_bytes());
-                        match next {
-                            None => diffs.push(format!(
-                                "turn {} is not stored, so the outcome cannot be compared",
-                                n + 1
-                            )),
-                            Some(t) => {
-                                if h != t.state_hash {
-                                    diffs.push(format!(
-                                        "the outcome differs from turn {}'s state_hash",
-                                        n + 1
-                                    ));
-                                } else if sha256_hex(t.state_json.as_bytes()) != h {
-                                    diffs.push(format!(
-                                        "turn {}'s stored snapshot differs from the outcome (its state_hash still matches)",
-                                        n + 1
-                                    ));
-                                }
-                            }
-                        }
-                        check.replayed_state_hash = Some(h);
-                    }
+                    Ok(json) => compare_outcome(
+                        &mut check,
+                        &mut diffs,
+                        (events, rolls),
+                        (&adj.events, &adj.rolls),
+                        &json,
+                        next,
+                    ),
                 }
             }
         }
@@ -310,6 +419,12 @@ pub fn replay_game(
     // The ruleset boundary: replay re-runs this engine, so a game of a
     // ruleset it does not play is refused, not misread.
     crate::rulesets::require_by_mail(&crate::store::game_ruleset(conn, game_id)?)?;
+    let engine = crate::game::engine_game::engine_of_game(conn, game_id)?;
+    let scenario: String = conn.query_row(
+        "SELECT scenario_toml FROM games WHERE id = ?1",
+        [game_id.0],
+        |r| r.get(0),
+    )?;
     // Every attempt, those set aside by REDO and ROLLBACK included: each
     // must still be what its inputs give.
     let turns = load::all_turns(conn, game_id.0)?;
@@ -324,6 +439,19 @@ pub fn replay_game(
         // The attempt this one's processing opened (a REDO or ROLLBACK copy
         // of it has the same snapshot; prefer the original).
         let next = turns.iter().find(|t| t.prev_turn_id == Some(turn.id));
+        if let Some(engine) = engine {
+            checks.push(check_engine_turn(
+                engine,
+                &scenario,
+                &game_seed,
+                turn,
+                next,
+                events.get(&turn.id).map_or(&[], Vec::as_slice),
+                rolls.get(&turn.id).map_or(&[], Vec::as_slice),
+            ));
+            progress(i + 1, total);
+            continue;
+        }
         let corrections = match lineage_corrections(turn, &turns, &stored_corrections) {
             Ok(c) => c,
             Err(e) => {

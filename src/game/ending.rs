@@ -254,6 +254,15 @@ pub fn is_last_turn(
         [game_id.0],
         |r| r.get(0),
     )?;
+    // A ruleset played through its mail plane knows its own last turn.
+    if let Some(engine) = super::engine_game::engine_of_game(tx, game_id)? {
+        let opened = engine
+            .open(&toml, "stored scenario")
+            .map_err(|e| StoreError::BadValue {
+                what: format!("stored scenario: {e}"),
+            })?;
+        return Ok(played >= opened.last_turn);
+    }
     let scenario =
         Scenario::from_toml_str(&toml, "stored scenario").map_err(|e| StoreError::BadValue {
             what: format!("stored scenario: {e}"),

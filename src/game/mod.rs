@@ -10,6 +10,7 @@ pub mod cycle;
 pub mod deadline;
 pub mod dispatches;
 pub mod ending;
+pub mod engine_game;
 pub mod identity;
 pub mod interpretation;
 pub mod notice;
@@ -58,6 +59,8 @@ pub enum GameError {
     Roster(#[from] roster::RosterError),
     #[error("the game is created, but its briefings could not be made: {0}")]
     Briefing(#[from] reports::ReportsError),
+    #[error("the game is created, but its briefings could not be made: {0}")]
+    EngineBriefing(#[from] turn_error::TurnCycleError),
     /// The scenario's ruleset is unknown or not yet playable by mail.
     #[error(transparent)]
     Ruleset(#[from] crate::rulesets::RulesetError),
@@ -74,7 +77,10 @@ impl GameError {
             | GameError::Ruleset(_)
             | GameError::Deadline(_) => true,
             GameError::Store(e) => e.is_user_error(),
-            GameError::Secret(_) | GameError::State(_) | GameError::Briefing(_) => false,
+            GameError::Secret(_)
+            | GameError::State(_)
+            | GameError::Briefing(_)
+            | GameError::EngineBriefing(_) => false,
         }
     }
 }
@@ -195,7 +201,35 @@ pub fn create_from_text_with_roster(
     check_game_name(name)?;
     // The registry first: a scenario of a ruleset not yet playable by mail
     // is told so, rather than refused by the Iron Brigade loader.
-    crate::rulesets::require_by_mail(crate::rulesets::ruleset_of_scenario(text)?.id())?;
+    let ruleset =
+        crate::rulesets::require_by_mail(crate::rulesets::ruleset_of_scenario(text)?.id())?;
+    if let Some(engine) = ruleset.mail_engine() {
+        let mut seed = [0u8; 32];
+        getrandom::fill(&mut seed).map_err(|e| SecretError::Random(e.to_string()))?;
+        let (mut game, created, not_in_roster) = engine_game::new_engine_game(
+            engine,
+            ruleset.id(),
+            text,
+            origin,
+            name,
+            seed,
+            now,
+            roster,
+            || {
+                let s = secret::generate_secret()?;
+                let h = secret::hash_secret(&s)?;
+                Ok((s, h))
+            },
+        )?;
+        game.settings_json = deadlines.into_settings_json(&game.settings_json)?;
+        game.first_deadline_at = deadlines.deadline_for(now)?;
+        game.grace_secs = deadlines.grace_secs;
+        store.create_game(&game)?;
+        return Ok(CreatedGame {
+            not_in_roster,
+            ..created
+        });
+    }
     let mut parsed = scenario::Scenario::from_toml_str(text, origin)?;
     let not_in_roster = if roster.is_empty() {
         Vec::new()
@@ -234,6 +268,9 @@ pub fn brief_players(
             problem: "it is not in the database".to_string(),
         }));
     };
+    if let Some(engine) = engine_game::engine_of_game(store.conn(), id).map_err(StoreError::from)? {
+        return Ok(engine_game::brief(store, id, engine, mail, now)?);
+    }
     let tx = store.transaction()?;
     let n = briefing::issue_briefings(&tx, id, mail, briefing::Briefed::Everyone, now)?;
     tx.commit().map_err(StoreError::from)?;

@@ -65,6 +65,8 @@ pub struct OrdersHandler {
     /// Mail settings for REPORT and HISTORY answers (filled by the daemon).
     mail: MailSlot,
     turns: HashMap<GameId, TurnView>,
+    /// Each game's mail plane, `None` for Iron Brigade (`engine_game`).
+    engines: HashMap<GameId, Option<&'static dyn crate::rules::MailEngine>>,
 }
 
 fn sql(e: rusqlite::Error) -> IntakeError {
@@ -237,6 +239,24 @@ impl SubmissionHandler for OrdersHandler {
         tx: &Transaction<'_>,
         ctx: &SubmissionContext<'_>,
     ) -> Result<Receipt, IntakeError> {
+        // A ruleset played through its mail plane (SFRM) reads its own
+        // orders (`engine_game`).
+        let engine = match self.engines.get(&ctx.game) {
+            Some(e) => *e,
+            None => {
+                let ruleset = crate::store::game_ruleset(tx, ctx.game).map_err(sql)?;
+                let e = super::engine_game::engine_of(&ruleset);
+                if e.is_some() {
+                    crate::rulesets::require_by_mail(&ruleset).map_err(handler_err)?;
+                }
+                self.engines.insert(ctx.game, e);
+                e
+            }
+        };
+        if let Some(engine) = engine {
+            let mail = self.mail.get();
+            return super::engine_game::handle_mail(tx, ctx, engine, mail.as_deref());
+        }
         let names = self.names(tx, ctx.game)?;
         let mail = self.mail.get();
         let view = self.turn_view(tx, ctx.game)?;
@@ -505,7 +525,10 @@ fn record(
 
 /// The receipt's deadline line: the current turn's deadline in the
 /// player's own time zone, or for a late mail what that means.
-fn deadline_line(tx: &Transaction<'_>, ctx: &SubmissionContext<'_>) -> Result<String, IntakeError> {
+pub(super) fn deadline_line(
+    tx: &Transaction<'_>,
+    ctx: &SubmissionContext<'_>,
+) -> Result<String, IntakeError> {
     let (deadline, grace, zone): (Option<i64>, i64, String) = tx
         .query_row(
             "SELECT t.deadline_at, t.grace_secs, p.time_zone FROM turns t, players p

@@ -197,6 +197,11 @@ fn process_in(
             turn: held,
         });
     }
+    // A ruleset played through its mail plane (SFRM) has its own path.
+    if let Some(engine) = super::engine_game::engine_of_game(tx, game_id)? {
+        crate::rulesets::require_by_mail(&crate::store::game_ruleset(tx, game_id)?)?;
+        return super::engine_game::process(tx, engine, game, game_id, game_seed, mail, now);
+    }
     let turn = open_turn(tx, game, game_id)?;
     // A REDO waiting for umpire dice re-adjudicates with the orders its
     // original was given; otherwise the orders written for the turn.
@@ -511,9 +516,19 @@ pub fn adjudicate_with(
         });
     }
 
-    let rolls = dice
-        .log()
-        .iter()
+    let rolls = roll_rows(dice.log(), umpire);
+    Ok(Adjudication {
+        outcome,
+        events,
+        rolls,
+        log: dice.log().to_vec(),
+    })
+}
+
+/// The `dice_rolls` rows of a turn's dice, in the order rolled: the turn's
+/// stream (with draw indexes) or the umpire's dice (source `umpire`).
+pub fn roll_rows(log: &[Roll], umpire: bool) -> Vec<RollRow> {
+    log.iter()
         .enumerate()
         .map(|(i, roll)| RollRow {
             seq: i64::try_from(i).unwrap_or(i64::MAX),
@@ -528,13 +543,7 @@ pub fn adjudicate_with(
             subject: Some(roll.purpose.subject.clone()),
             source: if umpire { "umpire" } else { "stream" }.to_string(),
         })
-        .collect();
-    Ok(Adjudication {
-        outcome,
-        events,
-        rolls,
-        log: dice.log().to_vec(),
-    })
+        .collect()
 }
 
 fn next_seq(rows: &[EventRow]) -> i64 {

@@ -36,6 +36,12 @@ pub enum TurnCycleError {
         turn: u32,
         source: serde_json::Error,
     },
+    /// A ruleset's mail plane could not do its part (`rules::MailEngine`).
+    #[error("turn {turn}: {source}")]
+    MailEngine {
+        turn: u32,
+        source: crate::rules::MailEngineError,
+    },
     #[error("the reports of turn {turn} cannot be made, so the turn was not processed: {source}")]
     Reports { turn: u32, source: ReportsError },
     #[error(

@@ -16,6 +16,7 @@
 pub mod iron_brigade;
 pub mod sfrm;
 
+use crate::dice::DiceSource;
 use crate::scenario_text::ScenarioError;
 use serde::Deserialize;
 
@@ -69,6 +70,168 @@ pub trait Ruleset: Sync {
     fn check_scenario(&self, text: &str, origin: &str) -> Result<ScenarioCheck, ScenarioError>;
     /// The `adjutant calc` subcommands that work this ruleset's tables.
     fn calc_rules(&self) -> &'static [&'static str];
+    /// The ruleset's by-mail plane, when the lifecycle drives it through
+    /// serialised state ([`MailEngine`]); `None` for Iron Brigade, whose
+    /// lifecycle glue still names its types in `src/game/`.
+    fn mail_engine(&self) -> Option<&'static dyn MailEngine> {
+        None
+    }
+}
+
+/// One player of a game by mail, as the scenario names him.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MailPlayer {
+    pub name: String,
+    pub side: String,
+    pub addresses: Vec<String>,
+    pub time_zone: Option<String>,
+    /// The commands (generals, officers) he writes orders for.
+    pub commands: Vec<String>,
+}
+
+/// A game opened from scenario text: what the store keeps of it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OpenedGame {
+    pub scenario_name: String,
+    /// The state at the start of turn 1, as the ruleset serialises it.
+    pub state_json: String,
+    /// The sides, in the scenario's order (their names as the store keeps them).
+    pub sides: Vec<String>,
+    pub players: Vec<MailPlayer>,
+    pub umpire: Option<String>,
+    /// The scenario's last turn: the game ends when it has been played.
+    pub last_turn: u32,
+}
+
+/// Something in an order mail not understood: where, and what would do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MailLineError {
+    /// 1-based line of the body given to [`MailEngine::read_orders`].
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+}
+
+/// One order mail read against a turn's state, for one side.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OrdersRead {
+    /// The orders understood, as [`MailEngine::resolve`] takes them back.
+    pub orders_json: String,
+    /// How many orders were understood (0: the mail changes nothing).
+    pub orders: usize,
+    /// The orders read back, line by line, in the side's own words:
+    /// names only of its own troops and of enemy it sees.
+    pub read_back: String,
+    pub errors: Vec<MailLineError>,
+}
+
+/// One event of a turn, for the store's `events` rows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EngineEvent {
+    pub kind: String,
+    pub data_json: String,
+}
+
+/// What resolving a turn made.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Resolved {
+    /// The state at the start of the next turn.
+    pub state_json: String,
+    /// The turn's events, every one, in order (the umpire's record).
+    pub events: Vec<EngineEvent>,
+    /// All the turn's events as one JSON value, for the reports made from
+    /// it ([`MailEngine::side_report`]).
+    pub events_json: String,
+    /// When the turn played was the scenario's last: the verdict in words.
+    pub verdict: Option<String>,
+}
+
+/// A report's content as the ruleset renders it; the lifecycle adds the
+/// envelope (addresses, deadline, how to answer) and rasterises the map.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReportContent {
+    pub text: String,
+    /// An HTML fragment (no `<html>`/`<body>`), escaped by the ruleset.
+    pub html: String,
+    /// The map as SVG, its viewBox the table in inches.
+    pub svg: String,
+}
+
+/// Why the mail plane could not do what it was asked (stored state or
+/// orders that do not read back, dice that failed).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MailEngineError {
+    #[error("the stored scenario no longer reads: {0}")]
+    Scenario(String),
+    #[error("the stored {what} does not read: {problem}")]
+    Stored { what: &'static str, problem: String },
+    #[error("no side `{0}` in this game")]
+    NoSide(String),
+    #[error("the turn cannot be resolved: {0}")]
+    Turn(String),
+}
+
+/// A ruleset's by-mail plane: pure functions over its serialised state, so
+/// that the lifecycle (`src/game/`) creates a game, reads order mail,
+/// resolves turns and sends reports without knowing the ruleset's nouns.
+/// `scenario` is always the game's stored scenario text. Nothing here
+/// touches SQL, mail or the clock; dice come through [`DiceSource`], each
+/// roll with its purpose.
+///
+/// Fog of war is the implementation's duty: [`Self::read_orders`] and
+/// [`Self::side_report`] never name an enemy the side has not seen.
+pub trait MailEngine: Sync + std::fmt::Debug {
+    /// Opens a game: the state at the start of turn 1, sides, players.
+    fn open(&self, scenario: &str, origin: &str) -> Result<OpenedGame, ScenarioError>;
+
+    /// Reads one order mail `body` for `side` against `state_json` (the
+    /// turn's start state). Never fails on the player's words: what is
+    /// understood counts, the rest comes back as errors with suggestions.
+    fn read_orders(
+        &self,
+        scenario: &str,
+        state_json: &str,
+        side: &str,
+        body: &str,
+    ) -> Result<OrdersRead, MailEngineError>;
+
+    /// Resolves the turn that starts at `state_json` with every side's
+    /// orders (`(side, orders_json)` as [`Self::read_orders`] made them; a
+    /// side may appear more than once, one entry per player).
+    fn resolve(
+        &self,
+        scenario: &str,
+        state_json: &str,
+        orders: &[(String, String)],
+        dice: &mut dyn DiceSource,
+    ) -> Result<Resolved, MailEngineError>;
+
+    /// What `side` is told after a turn (`events_json` from
+    /// [`Resolved::events_json`]; `None`: the briefing before turn 1).
+    fn side_report(
+        &self,
+        scenario: &str,
+        state_json: &str,
+        events_json: Option<&str>,
+        side: &str,
+    ) -> Result<ReportContent, MailEngineError>;
+
+    /// Everything, for the umpire.
+    fn umpire_report(
+        &self,
+        scenario: &str,
+        state_json: &str,
+        events_json: Option<&str>,
+    ) -> Result<ReportContent, MailEngineError>;
+
+    /// How to write orders in this ruleset, with examples drawn from the
+    /// side's own troops and the scenario's places (for briefings).
+    fn order_help(
+        &self,
+        scenario: &str,
+        state_json: &str,
+        side: &str,
+    ) -> Result<String, MailEngineError>;
 }
 
 /// The id of the default ruleset (a scenario without `ruleset`).

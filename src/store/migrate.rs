@@ -53,6 +53,10 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
         "0011_reports_by_player",
         include_str!("../../migrations/0011_reports_by_player.sql"),
     ),
+    (
+        "0012_engine_orders",
+        include_str!("../../migrations/0012_engine_orders.sql"),
+    ),
 ];
 
 /// The schema version this build writes and understands.
@@ -197,7 +201,7 @@ mod tests {
 
     #[test]
     fn the_real_schema_is_current_and_well_formed() {
-        assert_eq!(SCHEMA_VERSION, 11);
+        assert_eq!(SCHEMA_VERSION, 12);
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("db");
         let mut c = Connection::open(&path).unwrap();

@@ -60,6 +60,8 @@
 //!   (army costing).
 
 pub mod language;
+pub mod mail_engine;
+pub mod map;
 pub mod nouns;
 pub mod orders;
 pub mod organisation;

@@ -42,6 +42,18 @@ pub struct Objective {
     pub side: Option<Side>,
 }
 
+/// One player of a game by mail: his side, his addresses and the
+/// generals whose commands he writes orders for (every general of his side
+/// when he names none).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SfrmPlayer {
+    pub name: String,
+    pub side: Side,
+    pub addresses: Vec<String>,
+    pub time_zone: Option<String>,
+    pub commands: Vec<String>,
+}
+
 /// A loaded, valid SFRM scenario.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SfrmScenario {
@@ -56,6 +68,12 @@ pub struct SfrmScenario {
     /// The last turn played (30 minutes each).
     pub last_turn: u32,
     pub objectives: Vec<Objective>,
+    /// The named ground (`[[ground]] name`): name, min and max corners.
+    pub ground_names: Vec<(String, Pos, Pos)>,
+    /// Who plays it by mail (`[[players]]`), in file order.
+    pub players: Vec<SfrmPlayer>,
+    /// The umpire's address (`[scenario] umpire`), if the game has one.
+    pub umpire: Option<String>,
     /// The opening state the rules core plays.
     pub battle: SfrmBattle,
 }
@@ -95,6 +113,7 @@ struct RawFile {
     generals: Vec<RawGeneral>,
     units: Vec<RawUnit>,
     objectives: Vec<RawObjective>,
+    players: Vec<RawPlayer>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -107,6 +126,7 @@ struct RawHeader {
     attacker: Option<String>,
     weather: Option<String>,
     last_turn: Option<i64>,
+    umpire: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -182,6 +202,16 @@ struct RawObjective {
     side: Option<String>,
 }
 
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct RawPlayer {
+    name: Option<String>,
+    side: Option<String>,
+    addresses: Vec<String>,
+    time_zone: Option<String>,
+    commands: Vec<String>,
+}
+
 /// Keys each table of an SFRM scenario may hold.
 fn known_keys(shape: &str) -> Option<&'static [&'static str]> {
     Some(match shape {
@@ -194,6 +224,7 @@ fn known_keys(shape: &str) -> Option<&'static [&'static str]> {
             "generals",
             "units",
             "objectives",
+            "players",
         ],
         "scenario" => &[
             "ruleset",
@@ -203,6 +234,7 @@ fn known_keys(shape: &str) -> Option<&'static [&'static str]> {
             "attacker",
             "weather",
             "last_turn",
+            "umpire",
         ],
         "table" => &["width", "height"],
         "ground[]" => &["kind", "name", "level", "min", "max"],
@@ -235,6 +267,7 @@ fn known_keys(shape: &str) -> Option<&'static [&'static str]> {
             "out_of_supply",
         ],
         "objectives[]" => &["name", "position", "radius", "points", "side"],
+        "players[]" => &["name", "side", "addresses", "time_zone", "commands"],
         _ => return None,
     })
 }
@@ -511,6 +544,7 @@ fn validate(raw: &RawFile) -> Result<SfrmScenario, Vec<Problem>> {
 
     // Ground.
     let mut ground = Vec::new();
+    let mut ground_names: Vec<(String, Pos, Pos)> = Vec::new();
     for (i, g) in raw.ground.iter().enumerate() {
         let path = format!("ground[{i}]");
         let kind = c
@@ -563,8 +597,10 @@ fn validate(raw: &RawFile) -> Result<SfrmScenario, Vec<Problem>> {
             );
             continue;
         }
-        let _ = &g.name;
         if let (Some(ground_kind), Some(min), Some(max)) = (gr, min, max) {
+            if let Some(n) = g.name.as_ref().filter(|n| !n.trim().is_empty()) {
+                ground_names.push((n.trim().to_string(), min, max));
+            }
             ground.push(Area {
                 ground: ground_kind,
                 min,
@@ -1070,6 +1106,53 @@ fn validate(raw: &RawFile) -> Result<SfrmScenario, Vec<Problem>> {
         }
     }
 
+    // Players by mail.
+    let mut players = Vec::new();
+    for (i, p) in raw.players.iter().enumerate() {
+        let path = format!("players[{i}]");
+        let name = c.need(&format!("{path}.name"), &p.name, "name").cloned();
+        let side = c.lookup(&format!("{path}.side"), &p.side, "side", SIDES);
+        if p.addresses.is_empty() {
+            c.bad(
+                format!("{path}.addresses"),
+                "a player needs at least one mail address",
+            );
+        }
+        for g in &p.commands {
+            let mine = generals
+                .iter()
+                .any(|x: &General| x.name.eq_ignore_ascii_case(g) && Some(x.side) == side);
+            if !mine {
+                let names = generals
+                    .iter()
+                    .filter(|x| Some(x.side) == side)
+                    .map(|x| x.name.as_str());
+                c.bad(
+                    format!("{path}.commands"),
+                    unknown_name_message("general of the player's side", g, names),
+                );
+            }
+        }
+        if let (Some(name), Some(side)) = (name, side) {
+            if players
+                .iter()
+                .any(|q: &SfrmPlayer| q.name.eq_ignore_ascii_case(&name))
+            {
+                c.bad(
+                    format!("{path}.name"),
+                    format!("player `{name}` is listed twice"),
+                );
+            }
+            players.push(SfrmPlayer {
+                name,
+                side,
+                addresses: p.addresses.clone(),
+                time_zone: p.time_zone.clone(),
+                commands: p.commands.clone(),
+            });
+        }
+    }
+
     let season = start.and_then(|(_, m, _)| season_of_month(m));
     match (
         c.problems.is_empty(),
@@ -1097,6 +1180,14 @@ fn validate(raw: &RawFile) -> Result<SfrmScenario, Vec<Problem>> {
             height: c.height,
             last_turn,
             objectives,
+            players,
+            ground_names,
+            umpire: raw
+                .scenario
+                .umpire
+                .as_ref()
+                .map(|u| u.trim().to_string())
+                .filter(|u| !u.is_empty()),
             battle: SfrmBattle {
                 turn: 0,
                 start_minute: minute,
@@ -1230,8 +1321,8 @@ pub fn check_report(s: &SfrmScenario) -> ScenarioCheck {
 
 /// SFRM's seat in the ruleset registry: *ACW Shit For Real Men* at
 /// brigade scale. Its scenarios load and check and its tables work in
-/// `adjutant calc` (`calc sfrm-*`); it is not yet playable by mail (no order language,
-/// views or lifecycle glue at this scale yet).
+/// `adjutant calc` (`calc sfrm-*`), and it is played by mail through its
+/// mail plane ([`super::mail_engine`], docs/sfrm-by-mail.md).
 pub struct SfrmRuleset;
 
 impl Ruleset for SfrmRuleset {
@@ -1244,11 +1335,15 @@ impl Ruleset for SfrmRuleset {
     }
 
     fn by_mail(&self) -> bool {
-        false
+        true
     }
 
     fn check_scenario(&self, text: &str, origin: &str) -> Result<ScenarioCheck, ScenarioError> {
         from_toml_str(text, origin).map(|s| check_report(&s))
+    }
+
+    fn mail_engine(&self) -> Option<&'static dyn crate::rules::MailEngine> {
+        Some(&super::mail_engine::SFRM_MAIL)
     }
 
     fn calc_rules(&self) -> &'static [&'static str] {
@@ -1364,7 +1459,8 @@ mod tests {
         // Which rulesets exist, and which play by mail, is the registry's
         // answer (`crate::rulesets`), given before any loader is reached.
         let e = crate::rulesets::ruleset_of_scenario(BULL_RUN).unwrap();
-        assert!(!e.by_mail());
+        assert!(e.by_mail());
+        assert!(e.mail_engine().is_some());
         let other = "[scenario]\nruleset = \"cls3\"\nname = \"x\"\n";
         let e = crate::rulesets::ruleset_of_scenario(other)
             .err()
