@@ -60,6 +60,7 @@
 //!   (army costing).
 
 pub mod language;
+pub mod map;
 pub mod nouns;
 pub mod orders;
 pub mod organisation;
