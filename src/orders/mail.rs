@@ -142,6 +142,17 @@ pub fn parse_mail(text: &str, ctx: &ParseContext) -> ParsedMail {
         if trimmed == "--" || line == "-- " {
             break;
         }
+        // "-- L.", "-- Gibbon", "--J.G.": the signature delimiter with the
+        // writer's name or initial on the same line: the end of the orders.
+        if let Some(rest) = trimmed.strip_prefix("--")
+            && !rest.starts_with('-')
+            && rest.split_whitespace().count() <= 3
+            && !rest.contains(':')
+        {
+            r.flush();
+            r.out.courtesies.push((line_col(text, ls).0, trimmed.to_string()));
+            break;
+        }
         if trimmed.starts_with('>') {
             r.flush();
             continue;
@@ -483,7 +494,7 @@ impl Reader<'_, '_, '_> {
         if let Some(k) = (1..para.segments.len()).find(|&k| {
             para.segments.get(k).is_some_and(|&(s, e)| {
                 let line = self.text.get(s..e).unwrap_or("").trim().to_lowercase();
-                starts_with_phrase(&line, CLOSINGS) && line.split_whitespace().count() <= 8
+                starts_with_phrase(&line, CLOSINGS) && line.split_whitespace().count() <= 12
             })
         }) {
             let tail = Para {
@@ -593,6 +604,23 @@ const CLOSINGS: &[&str] = &[
     "yours truly",
     "i have the honor",
     "i have the honour",
+    "thx",
+    "tx",
+    "ty",
+    "ta",
+    "thanks all",
+    "thats all",
+    "that's all",
+    "that is all",
+    "thats it",
+    "that's it",
+    "that is it",
+    "that will be all",
+    "that'll be all",
+    "end of orders",
+    "end orders",
+    "orders end",
+    "over and out",
     "i remain",
     "god bless",
     "good luck",
@@ -702,7 +730,7 @@ fn courtesy(text: &str, ctx: &ParseContext, para: &Para, signed_off: bool) -> Op
         .collect();
     let first = lines.first()?;
     let first_words = first.split_whitespace().count();
-    if starts_with_phrase(first, CLOSINGS) && first_words <= 8 {
+    if starts_with_phrase(first, CLOSINGS) && first_words <= 12 {
         return Some(true);
     }
     let short = lines.iter().all(|l| l.split_whitespace().count() <= 8);
@@ -942,6 +970,24 @@ fn read_heads(
         if found != Lookup::NotFound {
             return (found, None);
         }
+        // "Col. Fairchild (2nd Wis):": a colonel the scenario does not
+        // know, with his regiment in brackets: the unit in brackets.
+        let close = toks
+            .iter()
+            .rposition(|t| t.is_punct(')'))
+            .unwrap_or(toks.len());
+        if close == toks.len() || close + 1 == toks.len() {
+            let inner = toks.get(open + 1..close).unwrap_or_default();
+            if let Lookup::Found(h) = resolve_heads(ctx, cands, inner, true)
+                && h.iter().all(|h| matches!(h, Head::Unit(_)))
+            {
+                let note = format!(
+                    "'{written}' read as {}, the unit in brackets",
+                    span_text_names(ctx, &h)
+                );
+                return (Lookup::Found(h), Some(note));
+            }
+        }
     }
     for k in (1..toks.len()).rev() {
         let cut = toks.get(k - 1).is_some_and(|t| {
@@ -978,6 +1024,22 @@ fn read_heads(
         }
         other => (other, None),
     }
+}
+
+/// The names of heads, joined for a receipt's note.
+fn span_text_names(ctx: &ParseContext, heads: &[Head]) -> String {
+    heads
+        .iter()
+        .map(|h| match h {
+            Head::Unit(u) => ctx.call_unit(*u),
+            Head::Officer(o) => ctx
+                .state
+                .officer(*o)
+                .map(|o| o.name.clone())
+                .unwrap_or_default(),
+        })
+        .collect::<Vec<_>>()
+        .join(" and ")
 }
 
 /// "All regiments:", "The brigade:", "All my batteries:", "Whole
@@ -1189,13 +1251,23 @@ fn prose_unit(
 /// A line of a few words that opens with "orders", "turn" or the like and
 /// names nothing: a title.
 fn is_title(toks: &[Token]) -> bool {
-    toks.len() <= 8
-        && toks.first().and_then(Token::word).is_some_and(|w| {
-            matches!(
-                norm_word(w).as_str(),
-                "orders" | "order" | "turn" | "dispositions" | "instructions" | "movements"
-            )
-        })
+    let title_word = |w: &str| {
+        matches!(
+            norm_word(w).as_str(),
+            "orders" | "order" | "turn" | "dispositions" | "instructions" | "movements"
+        )
+    };
+    (toks.len() <= 8 && toks.first().and_then(Token::word).is_some_and(title_word))
+        // "Trimbles orders", "Gibbon's orders for turn 3", "My orders":
+        // a few words ending in "orders" (or with it second), no verb.
+        || (toks.len() <= 6
+            && toks.iter().take(2).any(|t| {
+                t.word()
+                    .is_some_and(|w| matches!(norm_word(w).as_str(), "orders" | "dispositions"))
+            })
+            && !toks
+                .iter()
+                .any(|t| t.word().is_some_and(is_verb_word)))
 }
 
 /// "Col. Fairchild will advance the 2nd Wisconsin to …": a rank and a
@@ -1439,6 +1511,16 @@ fn read_paragraph(
                     .into());
                 }
             }
+        }
+        None if is_title(toks) && headless(ctx, toks, &cands).is_none_or(|(_, rest)| {
+            rest.first().and_then(Token::word).is_some_and(|w| {
+                matches!(norm_word(w).as_str(), "orders" | "order" | "dispositions")
+            })
+        }) =>
+        {
+            // "Trimbles orders": the writer's own title, not an order of
+            // Trimble's.
+            return Ok(Vec::new());
         }
         None => match headless(ctx, toks, &cands) {
             Some((h, rest)) => (h, rest.to_vec(), issuer),

@@ -162,6 +162,12 @@ const TAILS: &[&[&str]] = &[
     &["when", "fired"],
     &["who"],
     &["which"],
+    // "..., where the rails will give the men some shelter".
+    &["where", "the"],
+    &["where", "they"],
+    &["where", "he"],
+    &["where", "it"],
+    &["where", "we"],
     &["that", "comes"],
     &["that", "come"],
     &["when", "they"],
@@ -327,6 +333,28 @@ const COLOUR: &[&[&str]] = &[
     &["if", "you", "can"],
     &["with", "all", "haste"],
     &["in", "haste"],
+    &["asap"],
+    &["please"],
+    &["without", "a", "moment's", "delay"],
+    &["without", "a", "moments", "delay"],
+    &["without", "a", "moment", "of", "delay"],
+    &["without", "loss", "of", "time"],
+    &["from", "where", "you", "are"],
+    &["from", "where", "you", "stand"],
+    &["from", "where", "it", "is"],
+    &["from", "where", "it", "stands"],
+    &["from", "your", "present", "position"],
+    &["from", "there"],
+    &["from", "here"],
+    &["in", "support"],
+    &["keep", "in", "column"],
+    &["stay", "in", "column"],
+    &["keep", "in", "col"],
+    &["stay", "in", "col"],
+    &["keeping", "well", "closed", "up"],
+    &["keeping", "well", "closed"],
+    &["keeping", "closed", "up"],
+    &["well", "closed", "up"],
 ];
 
 /// The enemy called by a period nickname, with whether the nickname is for
@@ -393,6 +421,8 @@ fn verb_alias(w: &str) -> Option<&'static str> {
         "mv" => "move",
         "retire" | "retires" => "retreat",
         "come" => "move",
+        // "bear off to the north-east", "repair to the farm".
+        "bear" | "bears" | "repair" | "repairs" => "move",
         "bring" => "move",
         "fir" | "fre" => "fire",
         "hld" | "hol" => "hold",
@@ -937,6 +967,9 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                     self.pos = save;
                 }
             }
+            if !steps.is_empty() {
+                self.sign_off();
+            }
             if !(self.at_end() || self.at_separator() || self.at_trigger() || self.after_dash()) {
                 return Err(self.unread_rest(body_start));
             }
@@ -1049,6 +1082,10 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         }
         if !steps.is_empty() && self.colour() {
             // "hold, at all costs".
+            return Ok(());
+        }
+        if !steps.is_empty() && self.aside() {
+            // "close up on the 21st Georgia, dont straggle".
             return Ok(());
         }
         let first = steps.len();
@@ -1771,7 +1808,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             ..MoveBuild::default()
         };
         if !self.at_words(&["on", "the"]) && !self.at_words(&["on", "enemy"]) {
-            self.eat_any(&["forward", "forwards", "fwd", "ahead", "out", "on"]);
+            self.eat_any(&["forward", "forwards", "fwd", "ahead", "out", "on", "off", "away"]);
         }
         // "advance your regiment to ...", "move the men forward".
         if self.at_any(0, &["your", "the", "his", "my"])
@@ -3717,6 +3754,79 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         true
     }
 
+    /// "dont straggle", "we must not leave a gap by the farm", "never mind
+    /// the guns": a clause after an order, in the first person or
+    /// negative, with no verb of the order language in it, tells why or
+    /// how, not what the unit does: colour, to the end of the sentence,
+    /// and the receipt says so. One with such a verb ("do not fire") is
+    /// read as an order.
+    fn aside(&mut self) -> bool {
+        let opens = self.at_any(
+            0,
+            &["dont", "don't", "never", "we", "i", "our", "us", "lets", "let's", "mind"],
+        ) || self.at_words(&["do", "not"])
+            || self.at_words(&["no", "straggling"]);
+        if !opens {
+            return false;
+        }
+        let start = self.here();
+        let save = self.pos;
+        let mut k = self.pos;
+        while let Some(t) = self.toks.get(k) {
+            if matches!(t.tok, Tok::Punct('.' | ';' | '!' | '?')) {
+                break;
+            }
+            if t.word().is_some_and(|w| {
+                is_verb_word(w) && !matches!(w, "get" | "go" | "stay" | "hold" | "stand")
+            }) {
+                self.pos = save;
+                return false;
+            }
+            k += 1;
+        }
+        self.pos = k;
+        let end = self.last_end();
+        self.note_colour(start, end);
+        true
+    }
+
+    /// "... beside the 26th? Thanks, Lawton", "hold. thx - G": a sign-off
+    /// on the line of the last order: eaten to the end of the line and
+    /// noted. Whether there was one.
+    fn sign_off(&mut self) -> bool {
+        let save = self.pos;
+        while self.toks.get(self.pos).is_some_and(|t| matches!(t.tok, Tok::Punct('?' | '!' | '.' | ','))) {
+            self.pos += 1;
+        }
+        if self.at_end() && self.pos > save {
+            // A question mark closing the order.
+            return true;
+        }
+        let start = self.here();
+        let closing = self.at_any(0, &["thanks", "thx", "cheers", "regards", "ty", "ta"])
+            || self.at_words(&["thank", "you"])
+            || self.at_words(&["that's", "all"])
+            || self.at_words(&["thats", "all"])
+            || self.at_words(&["that's", "it"])
+            || self.at_words(&["thats", "it"]);
+        if !closing {
+            self.pos = save;
+            return false;
+        }
+        let mut end = self.last_end().max(start);
+        while let Some(t) = self.toks.get(self.pos) {
+            let gap = self.text.get(end..t.start).unwrap_or("");
+            if gap.contains('\n') && self.pos > 0 && t.start > start {
+                break;
+            }
+            end = t.end;
+            self.pos += 1;
+        }
+        let said = self.written(start, end);
+        self.note(format!("'{said}' read as a sign-off, not an order"));
+        true
+    }
+
     fn colour(&mut self) -> bool {
         let start = self.here();
         if COLOUR.iter().any(|p| self.eat_words(p)) {
@@ -3908,7 +4018,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         const LONG: &[&str] = &[
             "support", "engage", "follow", "conform", "oblique", "reform",
         ];
-        let w = if LONG.contains(&w) || w.chars().count() < 6 {
+        let w = if LONG.contains(&w) || w.chars().count() < 5 {
             w
         } else {
             let close: Vec<&&str> = LONG
@@ -3930,6 +4040,54 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             "follow" | "follows" | "conform" | "conforms" => self.follow(steps)?,
             "take" | "seek" | "find" if self.at_any(1, &["cover", "shelter"]) => {
                 self.take_cover(steps)?
+            }
+            // "seek the shelter of Brawner's woods", "take the cover of
+            // the fence".
+            "take" | "seek" | "find" | "gain"
+                if self.at_word_k(1, "the") && self.at_any(2, &["cover", "shelter"]) =>
+            {
+                self.pos += 1;
+                self.take_cover(steps)?
+            }
+            // "keep lying down", "remain lying down": lie down (it stays
+            // down until ordered up, APSoF III.J).
+            "keep" | "remain" | "stay" | "continue"
+                if self.at_any(1, &["lying", "laying"]) && self.at_any(2, &["down", "low"]) =>
+            {
+                self.pos += 3;
+                Self::push(steps, Trigger::Then, Action::LieDown);
+                self.note("'keep lying down' read as: lie down");
+            }
+            // "switch to canister", "load canister": Iron Brigade does not
+            // choose the round; the charts give fire by range (APSoF V,
+            // XIII).
+            "switch" | "load" | "use"
+                if {
+                    let k = usize::from(self.at_any(1, &["to", "with"]));
+                    self.at_any(
+                        1 + k,
+                        &["canister", "grape", "grapeshot", "case", "shell", "shot", "double"],
+                    )
+                } =>
+            {
+                let start = self.here();
+                self.pos += 1;
+                self.eat_any(&["to", "with"]);
+                self.eat_any(&["double", "spherical", "solid"]);
+                self.pos += 1;
+                self.eat_word("shot");
+                let end = self.last_end();
+                let said = self.written(start, end);
+                if !steps.is_empty() || self.at_separator() || self.at_end() {
+                    self.note(format!(
+                        "'{said}' kept as colour: the rules do not choose the round, the fire charts give fire by range (APSoF V, XIII)"
+                    ));
+                    if steps.is_empty() && (self.at_end() || !self.fire_words_ahead_after_separator()) {
+                        Self::push(steps, Trigger::Then, Action::Fire(FireTarget::AtWill));
+                    }
+                } else {
+                    return Ok(false);
+                }
             }
             "shift" | "oblique" | "sidestep" | "edge" => self.shift(steps)?,
             "close" if self.at_any(1, &["up", "ranks"]) => self.close_up(steps)?,
@@ -4206,6 +4364,10 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 self.at_any(1, &["position", "post", "station", "possession"])
                     || (self.at_any(1, &["up", "a"])
                         && self.at_any(2, &["position", "post", "station", "a"]))
+                    // "take the Douglass house", "take the orchard and hold
+                    // it": occupy it.
+                    || (self.at_word_k(1, "the")
+                        && !self.at_any(2, &["cover", "shelter", "guns", "men", "regiment", "battery", "offensive", "lead", "initiative", "field"]))
             }
             Some("line") => self.at_any(1, &["the"]),
             Some(_) => !self.at_end(),
@@ -4220,10 +4382,13 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     fn take_position(&mut self, steps: &mut Vec<Step>) -> PResult<()> {
         let verb = self.word_at(0).unwrap_or_default().to_string();
         self.pos += 1;
+        let mut took_post = false;
         if verb == "take" {
             self.eat_any(&["up"]);
             self.eat_any(&["a", "your"]);
-            self.eat_any(&["position", "post", "station", "possession"]);
+            took_post = self
+                .eat_any(&["position", "post", "station", "possession"])
+                .is_some();
             self.eat_word("of");
         }
         // "take position 100 yards in rear of ...", "on the ridge", "at
@@ -4241,7 +4406,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         }
         Self::push(steps, Trigger::Then, Action::Move(m.order()));
         Self::push(steps, Trigger::OnArrival, Action::Hold);
-        let what = if verb == "take" {
+        let what = if verb == "take" && took_post {
             "take position".to_string()
         } else {
             verb
@@ -4544,7 +4709,8 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     fn take_cover(&mut self, steps: &mut Vec<Step>) -> PResult<()> {
         self.pos += 2;
         let save = self.pos;
-        let place_follows = self.at_word("behind")
+        let place_follows = self.eat_word("of")
+            || self.at_word("behind")
             || self
                 .eat_any(&["in", "among", "at", "inside", "within", "along"])
                 .is_some();
@@ -4580,16 +4746,20 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             p.eat_words(&["to", "the"]);
             p.eat_word("its");
             p.eat_word("your");
-            if p.eat_word("left") {
+            if p.eat_word("left") || p.eat_word("l") {
                 return Some(-1.0);
             }
-            if p.eat_word("right") {
+            if p.eat_word("right") || p.eat_word("r") {
                 return Some(1.0);
             }
             p.pos = save;
             None
         };
         let mut turn = side(self);
+        // "oblique L, 3 in".
+        if turn.is_some() && self.at_punct(',') && self.toks.get(self.pos + 1).is_some_and(|t| matches!(t.tok, Tok::Number(_))) {
+            self.pos += 1;
+        }
         if turn.is_none() && (self.at_word("to") || self.at_word("toward")) {
             self.pos += 1;
             let from = self.at;
@@ -4658,12 +4828,26 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         Ok(())
     }
 
+    /// Whether a fire order follows the separator here ("switch to
+    /// canister, fire at A").
+    fn fire_words_ahead_after_separator(&self) -> bool {
+        let mut k = 0;
+        while self
+            .toks
+            .get(self.pos + k)
+            .is_some_and(|t| matches!(t.tok, Tok::Punct(',' | ';' | '&')) || t.is_word("and") || t.is_word("then"))
+        {
+            k += 1;
+        }
+        self.at_any(k, &["fire", "open", "shell", "engage", "shoot"])
+    }
+
     /// "close up" (form line: the closed order of APSoF III.E, III.G.1,
     /// from skirmish order or en masse), "close up on the 6th" (beside it,
     /// on its nearer flank).
     fn close_up(&mut self, steps: &mut Vec<Step>) -> PResult<()> {
         self.pos += 2;
-        if self.eat_any(&["on", "to", "with"]).is_some() {
+        if self.eat_any(&["on", "to", "with", "upon"]).is_some() {
             let (id, name) = self.own_unit_for("close up on")?;
             let (p, side) = self.nearer_flank_of(id)?;
             Self::push(steps, Trigger::Then, Self::move_to(p));
