@@ -1026,6 +1026,24 @@ fn read_heads(
     }
 }
 
+/// "Should the enemy break, ...", "If pressed, ...", "In case the
+/// Yankees advance, ...": the written condition that opens a paragraph
+/// (up to its comma), or `None`.
+fn condition_first(toks: &[Token]) -> Option<(usize, usize)> {
+    let first = toks.first()?.word()?;
+    let opens = matches!(first, "if" | "should" | "unless" | "whenever" | "in")
+        && (first != "in" || toks.get(1).is_some_and(|t| t.is_word("case")))
+        && (first != "should" || toks.get(1).is_some_and(|t| {
+            t.word().is_some_and(|w| matches!(w, "the" | "they" | "we" | "you" | "our" | "it" | "he" | "any" | "enemy"))
+        }));
+    if !opens {
+        return None;
+    }
+    let comma = toks.iter().take(16).position(|t| t.is_punct(','))?;
+    let (a, b) = (toks.first()?, toks.get(comma.checked_sub(1)?)?);
+    Some((a.start, b.end))
+}
+
 /// The names of heads, joined for a receipt's note.
 fn span_text_names(ctx: &ParseContext, heads: &[Head]) -> String {
     heads
@@ -1512,6 +1530,43 @@ fn read_paragraph(
                 }
             }
         }
+        None if condition_first(toks).is_some() => {
+            // "Should the enemy break, the whole brigade will pursue ...":
+            // nothing waits on an event (APSoF I.C.1); read at once, the
+            // order after the condition would be carried out now.
+            let cond = condition_first(toks)
+                .and_then(|(a, b)| text.get(a..b))
+                .unwrap_or("")
+                .to_string();
+            let after = toks
+                .iter()
+                .position(|t| t.is_punct(','))
+                .map_or(toks.len(), |k| k + 1);
+            let unit = prose_unit(ctx, &cands, toks.get(after..).unwrap_or_default(), 0)
+                .or_else(|| headless(ctx, toks.get(after..).unwrap_or_default(), &cands).map(|(h, r)| (h, r.to_vec(), None)));
+            let units: Vec<UnitId> = unit
+                .iter()
+                .flat_map(|(h, _, _)| h.iter())
+                .filter_map(|h| match h {
+                    Head::Unit(u) if ctx.commands(*u) => Some(*u),
+                    _ => None,
+                })
+                .collect();
+            let now = match units.first() {
+                Some(u) => format!("'{}: hold'", ctx.call_unit(*u)),
+                None => format!("'{}: hold'", example_head(ctx)),
+            };
+            return Err(ParaErr {
+                err: PErr {
+                    at: toks.first().map_or(ps, |t| t.start),
+                    message: format!(
+                        "'{cond}' is a condition Adjutant cannot wait for: the order after it would be carried out at once (APSoF I.C.1: orders are carried out as written, nothing waits on an event). Write what the unit does now, as {now}, and send the rest in the turn it is needed"
+                    ),
+                    suggestions: Vec::new(),
+                },
+                units,
+            });
+        }
         None if is_title(toks) && headless(ctx, toks, &cands).is_none_or(|(_, rest)| {
             rest.first().and_then(Token::word).is_some_and(|w| {
                 matches!(norm_word(w).as_str(), "orders" | "order" | "dispositions")
@@ -1750,7 +1805,21 @@ fn headless<'t>(
             {
                 rest = rest.get(skip..).unwrap_or_default();
             }
-            if rest.first().and_then(Token::word).is_some() {
+            // "Battery B" on its own line with bulleted steps under it:
+            // the ';' put before the first bullet.
+            if rest.first().is_some_and(|t| t.is_punct(';'))
+                && rest.get(1).and_then(Token::word).is_some()
+            {
+                rest = rest.get(1..).unwrap_or_default();
+            }
+            // "19th Ind 4 in. north": a distance straight after the name.
+            let distance_first = rest
+                .first()
+                .is_some_and(|t| matches!(t.tok, Tok::Number(_)))
+                && rest.get(1).and_then(Token::word).is_some_and(|w| {
+                    w.starts_with("in") || w.starts_with("y") || w.starts_with("pace")
+                });
+            if rest.first().and_then(Token::word).is_some() || distance_first {
                 return Some((hs, rest));
             }
         }

@@ -162,6 +162,12 @@ const TAILS: &[&[&str]] = &[
     &["when", "fired"],
     &["who"],
     &["which"],
+    // "follow the 56th at such distance as will enable it to support".
+    &["at", "such", "distance"],
+    &["at", "such", "a", "distance"],
+    &["at", "supporting", "distance"],
+    &["at", "a", "supporting", "distance"],
+    &["at", "a", "convenient", "distance"],
     // "..., where the rails will give the men some shelter".
     &["where", "the"],
     &["where", "they"],
@@ -347,10 +353,11 @@ const COLOUR: &[&[&str]] = &[
     &["from", "there"],
     &["from", "here"],
     &["in", "support"],
-    &["keep", "in", "column"],
-    &["stay", "in", "column"],
-    &["keep", "in", "col"],
-    &["stay", "in", "col"],
+    &["in", "your", "rear"],
+    &["in", "our", "rear"],
+    &["to", "your", "rear"],
+    &["to", "our", "rear"],
+    &["in", "person"],
     &["keeping", "well", "closed", "up"],
     &["keeping", "well", "closed"],
     &["keeping", "closed", "up"],
@@ -1074,6 +1081,21 @@ impl<'c, 'a> OrderParser<'c, 'a> {
 
     /// One clause; pushes its steps.
     fn clause(&mut self, steps: &mut Vec<Step>) -> PResult<()> {
+        if !steps.is_empty() && (self.aside() || self.colour_sentence()) {
+            return Ok(());
+        }
+        // "advance 12 inches SW, keep in column": the move's formation.
+        if matches!(steps.last().map(|s| &s.action), Some(Action::Move(_)))
+            && self.at_any(0, &["keep", "keeping", "stay", "staying", "remain", "remaining"])
+            && self.at_word_k(1, "in")
+        {
+            let save = self.pos;
+            self.pos += 2;
+            if self.trailing_formation(steps)? {
+                return Ok(());
+            }
+            self.pos = save;
+        }
         self.skip_preambles();
         if TAILS.iter().any(|t| self.at_words(t)) {
             // A colouring phrase after a comma ("..., once fired upon").
@@ -1084,10 +1106,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             // "hold, at all costs".
             return Ok(());
         }
-        if !steps.is_empty() && self.aside() {
-            // "close up on the 21st Georgia, dont straggle".
-            return Ok(());
-        }
+
         let first = steps.len();
         let clause_at = self.here();
         self.clause_body(steps)?;
@@ -1099,6 +1118,22 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         let Some(tok) = self.peek() else {
             return Err(self.expected("an order"));
         };
+        // "19th Ind 4 in. north": a distance and a way with no verb is a
+        // move; the receipt reads it back as 'advance'.
+        if matches!(tok.tok, Tok::Number(_)) && !steps.iter().any(|s| matches!(s.action, Action::Move(_))) {
+            let save = self.pos;
+            if let Ok(m) = self.move_phrase(Gait::March, "advance")
+                && self.require_destination(&m, "advance").is_ok()
+            {
+                steps.push(Step {
+                    trigger: Trigger::Then,
+                    action: Action::Move(m.order()),
+                });
+                self.note("a distance with no verb read as: advance");
+                return Ok(());
+            }
+            self.pos = save;
+        }
         let Some(raw) = tok.word() else {
             return Err(self.expected("an order such as 'advance to ...' or 'hold'"));
         };
@@ -4583,6 +4618,22 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     fn support(&mut self, steps: &mut Vec<Step>) -> PResult<()> {
         self.pos += 1;
         let (id, name) = self.own_unit_for("support")?;
+        // "support Battery B, position on its left flank", "..., posted on
+        // its right": where it stands on the supported unit.
+        {
+            let save = self.pos;
+            self.eat_punct(',');
+            self.eat_any(&["and"]);
+            self.eat_any(&["take"]);
+            let posted = self
+                .eat_any(&["position", "posted", "post", "placed", "station", "stationed", "positioned"])
+                .is_some();
+            if !(posted && self.at_any(0, &["on", "to"])) {
+                self.pos = save;
+            } else {
+                self.eat_word("to");
+            }
+        }
         // "on the left", "on its right", and "the 2nd Wisconsin's left".
         let rel = if self.eat_words(&["on", "the", "left"])
             || self.eat_words(&["on", "its", "left"])
@@ -4676,12 +4727,28 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             return Err(self.err("that unit is no longer on the field"));
         };
         let f = geometry::footprint(friend);
-        let (right, ahead) = if conform {
+        let (right, mut ahead) = if conform {
             f.to_local(self.at)
         } else {
             let p = self.station_on(id, Station::Behind)?;
             f.to_local(p)
         };
+        // "follow the 21st Ga at 50 yds": that far behind its centre, as
+        // a player lays the tape, never closer than keeps the two clear
+        // (the ruling for a distance written with 'behind').
+        let mut gap_said = None;
+        if !conform
+            && self.at_word("at")
+            && self
+                .toks
+                .get(self.pos + 1)
+                .is_some_and(|t| matches!(t.tok, Tok::Number(_)))
+        {
+            self.pos += 1;
+            let d = self.distance()?;
+            ahead = ahead.min(-d);
+            gap_said = Some(d);
+        }
         Self::push(
             steps,
             Trigger::Then,
@@ -4697,7 +4764,11 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             )
         } else {
             format!(
-                "'follow {name}' read as: follow its moves 2\" behind it; each turn it moves after {name}, toward that station where {name} then stands (its own move, APSoF IV.C.3, IV.G)"
+                "'follow {name}' read as: follow its moves {} behind it; each turn it moves after {name}, toward that station where {name} then stands (its own move, APSoF IV.C.3, IV.G)",
+                match gap_said {
+                    Some(_) => format!("{}\" (from its centre)", show_num(-ahead)),
+                    None => "2\"".to_string(),
+                }
             )
         });
         Ok(())
