@@ -1044,6 +1044,36 @@ fn condition_first(toks: &[Token]) -> Option<(usize, usize)> {
     Some((a.start, b.end))
 }
 
+/// "send the cavalry round their left flank": an arm named in an
+/// unreadable paragraph that the player has no unit of, or `None`.
+fn missing_arm(ctx: &ParseContext, toks: &[Token]) -> Option<&'static str> {
+    use crate::rules::iron_brigade::kinds::Arm;
+    let named = toks.iter().find_map(|t| match norm_word(t.word()?).as_str() {
+        "cavalry" | "cav" | "horse" | "horsemen" | "troopers" | "dragoons" => {
+            Some((Arm::Cavalry, "cavalry"))
+        }
+        _ => None,
+    })?;
+    let has = ctx
+        .state
+        .units
+        .iter()
+        .any(|u| ctx.commands(u.id) && u.arm == named.0);
+    (!has).then_some(named.1)
+}
+
+/// The units the player commands, listed for an answer.
+fn own_unit_list(ctx: &ParseContext) -> String {
+    let names: Vec<String> = ctx
+        .state
+        .units
+        .iter()
+        .filter(|u| ctx.commands(u.id))
+        .map(|u| ctx.call_unit(u.id))
+        .collect();
+    names.join(", ")
+}
+
 /// The names of heads, joined for a receipt's note.
 fn span_text_names(ctx: &ParseContext, heads: &[Head]) -> String {
     heads
@@ -1592,10 +1622,17 @@ fn read_paragraph(
                 None => {
                     return Err(PErr {
                         at: ps,
-                        message: format!(
-                            "expected '<unit name>:' at the start of the order, as in '{}: hold'",
-                            example_head(ctx)
-                        ),
+                        message: match missing_arm(ctx, toks) {
+                            Some(arm) => format!(
+                                "you have no {arm} in this battle, so this order is not taken; your units are {}; start each order with '<unit name>:', as in '{}: hold'",
+                                own_unit_list(ctx),
+                                example_head(ctx)
+                            ),
+                            None => format!(
+                                "expected '<unit name>:' at the start of the order, as in '{}: hold'",
+                                example_head(ctx)
+                            ),
+                        },
                         suggestions: Vec::new(),
                     }
                     .into());
@@ -1784,6 +1821,16 @@ fn headless<'t>(
                 n += 1;
             }
             let mut rest = toks.get(n..).unwrap_or_default();
+            // "6th Wis => fire on F": the '=' of an arrow ('-' is a space
+            // to the lexer), leaving its '>' for the order.
+            if rest.first().is_some_and(|t| t.is_punct('='))
+                && rest.get(1).is_some_and(|t| t.is_punct('>'))
+            {
+                rest = rest.get(1..).unwrap_or_default();
+            }
+            let arrow = rest
+                .first()
+                .is_some_and(|t| t.is_punct('>') || t.is_punct('\u{2192}'));
             // "76th New York to come up ...", "19th Indiana will hold":
             // the 'to' or 'will' of a sentence, not a destination.
             let at = |r: &[Token], k: usize, w: &str| r.get(k).is_some_and(|t| t.is_word(w));
@@ -1819,7 +1866,7 @@ fn headless<'t>(
                 && rest.get(1).and_then(Token::word).is_some_and(|w| {
                     w.starts_with("in") || w.starts_with("y") || w.starts_with("pace")
                 });
-            if rest.first().and_then(Token::word).is_some() || distance_first {
+            if rest.first().and_then(Token::word).is_some() || distance_first || arrow {
                 return Some((hs, rest));
             }
         }

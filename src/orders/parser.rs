@@ -976,6 +976,18 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             }
             if !steps.is_empty() {
                 self.sign_off();
+                // "ADVANCE TO BRAWNER FENCE STOP FIRE AT WILL STOP": a
+                // telegraph's full stop, written in capitals.
+                while self
+                    .peek()
+                    .is_some_and(|t| self.text.get(t.start..t.end) == Some("STOP"))
+                {
+                    self.pos += 1;
+                    if !self.at_end() {
+                        trigger = Trigger::Then;
+                        break;
+                    }
+                }
             }
             if !(self.at_end() || self.at_separator() || self.at_trigger() || self.after_dash()) {
                 return Err(self.unread_rest(body_start));
@@ -1134,9 +1146,46 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             }
             self.pos = save;
         }
+        // "7th Wis -> Douglass house", "6th Wis => fire on F": an arrow
+        // after the name is 'advance to' when a place follows it.
+        if tok.is_punct('>') || tok.is_punct('\u{2192}') {
+            self.pos += 1;
+            if self.word_at(0).is_some_and(|w| is_verb_word(w) || WIDER_VERBS.contains(&w)) {
+                return self.clause_body(steps);
+            }
+            let from = self.at;
+            let p = self.place(from, false)?;
+            steps.push(Step {
+                trigger: Trigger::Then,
+                action: Self::move_to(p),
+            });
+            self.note("'->' read as: advance to");
+            return Ok(());
+        }
         let Some(raw) = tok.word() else {
             return Err(self.expected("an order such as 'advance to ...' or 'hold'"));
         };
+        // "half on D, rest on E": shares of fire with the verb left out
+        // (APSoF V.F.2).
+        if matches!(raw, "half" | "rest") && self.share_at(0) && !self.at_word_k(1, "of") {
+            let save = self.pos;
+            match self.fire_parts() {
+                Ok(parts) if parts.len() > 1 => {
+                    steps.push(Step {
+                        trigger: Trigger::Then,
+                        action: Action::SplitFire { parts },
+                    });
+                    self.note("shares of castings with no verb read as: fire");
+                    return Ok(());
+                }
+                _ => self.pos = save,
+            }
+        }
+        // "make line", "make column": form it.
+        if raw == "make" && self.formation_word_at(1) {
+            self.pos += 1;
+            return self.form(steps, "form");
+        }
         // A word of the wider vocabulary written exactly ("dress on the
         // 4th") is that word, not a slip for a verb of the fixed list
         // ("press").
@@ -4899,6 +4948,14 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         Ok(())
     }
 
+    /// Whether the word `k` ahead names a formation ("line", "column").
+    fn formation_word_at(&self, k: usize) -> bool {
+        self.at_any(
+            k,
+            &["line", "column", "col", "skirmish", "skirmishers", "company", "mass", "en"],
+        )
+    }
+
     /// Whether a fire order follows the separator here ("switch to
     /// canister, fire at A").
     fn fire_words_ahead_after_separator(&self) -> bool {
@@ -6128,7 +6185,8 @@ impl<'c, 'a> OrderParser<'c, 'a> {
 
     /// Whether a compass point and a distance start here ("NE 200 yds").
     fn at_compass_distance(&self) -> bool {
-        let mut k = 0;
+        // "to the north-east some four hundred paces".
+        let mut k = usize::from(self.at_word("the"));
         while k < 3 && self.word_at(k).and_then(compass_letters).is_some() {
             k += 1;
         }
@@ -6146,6 +6204,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             return Ok(None);
         }
         let save = self.pos;
+        self.eat_word("the");
         let Some(bearing) = self.compass() else {
             self.pos = save;
             return Ok(None);
