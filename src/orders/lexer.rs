@@ -331,16 +331,13 @@ fn without_hedges(toks: Vec<Token>) -> Vec<Token> {
             let number_next = toks
                 .get(k + 1)
                 .is_some_and(|t| matches!(t.tok, Tok::Number(_)));
-            let length_after = toks
-                .get(k + 2)
-                .and_then(Token::word)
-                .is_some_and(|w| {
-                    w.starts_with("yard")
-                        || w.starts_with("yd")
-                        || w.starts_with("pace")
-                        || w.starts_with("inch")
-                        || matches!(w, "in" | "ins" | "steps" | "rods" | "feet" | "ft")
-                });
+            let length_after = toks.get(k + 2).and_then(Token::word).is_some_and(|w| {
+                w.starts_with("yard")
+                    || w.starts_with("yd")
+                    || w.starts_with("pace")
+                    || w.starts_with("inch")
+                    || matches!(w, "in" | "ins" | "steps" | "rods" | "feet" | "ft")
+            });
             !(hedge && number_next && length_after)
         })
         .collect();

@@ -150,7 +150,9 @@ pub fn parse_mail(text: &str, ctx: &ParseContext) -> ParsedMail {
             && !rest.contains(':')
         {
             r.flush();
-            r.out.courtesies.push((line_col(text, ls).0, trimmed.to_string()));
+            r.out
+                .courtesies
+                .push((line_col(text, ls).0, trimmed.to_string()));
             break;
         }
         if trimmed.starts_with('>') {
@@ -1033,9 +1035,15 @@ fn condition_first(toks: &[Token]) -> Option<(usize, usize)> {
     let first = toks.first()?.word()?;
     let opens = matches!(first, "if" | "should" | "unless" | "whenever" | "in")
         && (first != "in" || toks.get(1).is_some_and(|t| t.is_word("case")))
-        && (first != "should" || toks.get(1).is_some_and(|t| {
-            t.word().is_some_and(|w| matches!(w, "the" | "they" | "we" | "you" | "our" | "it" | "he" | "any" | "enemy"))
-        }));
+        && (first != "should"
+            || toks.get(1).is_some_and(|t| {
+                t.word().is_some_and(|w| {
+                    matches!(
+                        w,
+                        "the" | "they" | "we" | "you" | "our" | "it" | "he" | "any" | "enemy"
+                    )
+                })
+            }));
     if !opens {
         return None;
     }
@@ -1048,12 +1056,14 @@ fn condition_first(toks: &[Token]) -> Option<(usize, usize)> {
 /// unreadable paragraph that the player has no unit of, or `None`.
 fn missing_arm(ctx: &ParseContext, toks: &[Token]) -> Option<&'static str> {
     use crate::rules::iron_brigade::kinds::Arm;
-    let named = toks.iter().find_map(|t| match norm_word(t.word()?).as_str() {
-        "cavalry" | "cav" | "horse" | "horsemen" | "troopers" | "dragoons" => {
-            Some((Arm::Cavalry, "cavalry"))
-        }
-        _ => None,
-    })?;
+    let named = toks
+        .iter()
+        .find_map(|t| match norm_word(t.word()?).as_str() {
+            "cavalry" | "cav" | "horse" | "horsemen" | "troopers" | "dragoons" => {
+                Some((Arm::Cavalry, "cavalry"))
+            }
+            _ => None,
+        })?;
     let has = ctx
         .state
         .units
@@ -1572,8 +1582,11 @@ fn read_paragraph(
                 .iter()
                 .position(|t| t.is_punct(','))
                 .map_or(toks.len(), |k| k + 1);
-            let unit = prose_unit(ctx, &cands, toks.get(after..).unwrap_or_default(), 0)
-                .or_else(|| headless(ctx, toks.get(after..).unwrap_or_default(), &cands).map(|(h, r)| (h, r.to_vec(), None)));
+            let unit =
+                prose_unit(ctx, &cands, toks.get(after..).unwrap_or_default(), 0).or_else(|| {
+                    headless(ctx, toks.get(after..).unwrap_or_default(), &cands)
+                        .map(|(h, r)| (h, r.to_vec(), None))
+                });
             let units: Vec<UnitId> = unit
                 .iter()
                 .flat_map(|(h, _, _)| h.iter())
@@ -1597,11 +1610,12 @@ fn read_paragraph(
                 units,
             });
         }
-        None if is_title(toks) && headless(ctx, toks, &cands).is_none_or(|(_, rest)| {
-            rest.first().and_then(Token::word).is_some_and(|w| {
-                matches!(norm_word(w).as_str(), "orders" | "order" | "dispositions")
-            })
-        }) =>
+        None if is_title(toks)
+            && headless(ctx, toks, &cands).is_none_or(|(_, rest)| {
+                rest.first().and_then(Token::word).is_some_and(|w| {
+                    matches!(norm_word(w).as_str(), "orders" | "order" | "dispositions")
+                })
+            }) =>
         {
             // "Trimbles orders": the writer's own title, not an order of
             // Trimble's.

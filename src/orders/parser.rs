@@ -558,6 +558,8 @@ pub struct OrderParser<'c, 'a> {
     /// Places issue #15 reads by the order's sense: inside a retreat
     /// ("fall back to the woods": the one to the rear).
     retreating: bool,
+    /// Reading the place of "halt in the woods": inside its near edge.
+    halting_in: bool,
     /// Places taken relative to a unit of his ("on the right of the 7th
     /// Wisconsin"), said in the receipt unless another note names it.
     relative_units: Vec<(String, String)>,
@@ -595,6 +597,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             depth: 0,
             notes: Vec::new(),
             retreating: false,
+            halting_in: false,
             relative_units: Vec::new(),
             place_notes: Vec::new(),
             edges: Vec::new(),
@@ -722,6 +725,20 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             || self.at_word("and")
             || self.at_word("next")
             || self.at_word("afterwards")
+            || self.at_telegraph_stop()
+    }
+
+    /// "ADVANCE TO BRAWNER FENCE STOP FIRE AT WILL STOP": a telegraph's
+    /// full stop, "STOP" in capitals after a word of the order (not
+    /// "2nd Wis: STOP", the order to halt).
+    fn at_telegraph_stop(&self) -> bool {
+        self.peek()
+            .is_some_and(|t| self.text.get(t.start..t.end) == Some("STOP"))
+            && self
+                .pos
+                .checked_sub(1)
+                .and_then(|k| self.toks.get(k))
+                .is_some_and(|t| !matches!(t.tok, Tok::Punct(_)))
     }
 
     fn skip_preambles(&mut self) {
@@ -739,7 +756,10 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             if self.pos == before
                 && self.at_word("to")
                 && self.word_at(1).is_some_and(|w| {
-                    resolve_verb(w).is_some() || verb_alias(w).is_some() || WIDER_VERBS.contains(&w)
+                    resolve_verb(w).is_some()
+                        || verb_alias(w).is_some()
+                        || WIDER_VERBS.contains(&w)
+                        || (w == "make" && self.formation_word_at(2))
                 })
             {
                 self.pos += 1;
@@ -976,18 +996,6 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             }
             if !steps.is_empty() {
                 self.sign_off();
-                // "ADVANCE TO BRAWNER FENCE STOP FIRE AT WILL STOP": a
-                // telegraph's full stop, written in capitals.
-                while self
-                    .peek()
-                    .is_some_and(|t| self.text.get(t.start..t.end) == Some("STOP"))
-                {
-                    self.pos += 1;
-                    if !self.at_end() {
-                        trigger = Trigger::Then;
-                        break;
-                    }
-                }
             }
             if !(self.at_end() || self.at_separator() || self.at_trigger() || self.after_dash()) {
                 return Err(self.unread_rest(body_start));
@@ -1098,7 +1106,10 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         }
         // "advance 12 inches SW, keep in column": the move's formation.
         if matches!(steps.last().map(|s| &s.action), Some(Action::Move(_)))
-            && self.at_any(0, &["keep", "keeping", "stay", "staying", "remain", "remaining"])
+            && self.at_any(
+                0,
+                &["keep", "keeping", "stay", "staying", "remain", "remaining"],
+            )
             && self.at_word_k(1, "in")
         {
             let save = self.pos;
@@ -1132,7 +1143,9 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         };
         // "19th Ind 4 in. north": a distance and a way with no verb is a
         // move; the receipt reads it back as 'advance'.
-        if matches!(tok.tok, Tok::Number(_)) && !steps.iter().any(|s| matches!(s.action, Action::Move(_))) {
+        if matches!(tok.tok, Tok::Number(_))
+            && !steps.iter().any(|s| matches!(s.action, Action::Move(_)))
+        {
             let save = self.pos;
             if let Ok(m) = self.move_phrase(Gait::March, "advance")
                 && self.require_destination(&m, "advance").is_ok()
@@ -1150,7 +1163,10 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         // after the name is 'advance to' when a place follows it.
         if tok.is_punct('>') || tok.is_punct('\u{2192}') {
             self.pos += 1;
-            if self.word_at(0).is_some_and(|w| is_verb_word(w) || WIDER_VERBS.contains(&w)) {
+            if self
+                .word_at(0)
+                .is_some_and(|w| is_verb_word(w) || WIDER_VERBS.contains(&w))
+            {
                 return self.clause_body(steps);
             }
             let from = self.at;
@@ -1437,6 +1453,14 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                     }
                 }
             }
+            // "-> Douglass house, in column": the formation of the move.
+            _ if raw == "in" && !steps.is_empty() && self.formation_word_at(1) && {
+                self.pos += 1;
+                self.trailing_formation(steps)? || {
+                    self.pos -= 1;
+                    false
+                }
+            } => {}
             _ if (raw == "in" || raw == "at") && !steps.is_empty() => self.arrival_place(steps)?,
             // "col, adv S 6in", "line, then advance": a formation alone
             // before the next step is formed first.
@@ -1892,7 +1916,9 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             ..MoveBuild::default()
         };
         if !self.at_words(&["on", "the"]) && !self.at_words(&["on", "enemy"]) {
-            self.eat_any(&["forward", "forwards", "fwd", "ahead", "out", "on", "off", "away"]);
+            self.eat_any(&[
+                "forward", "forwards", "fwd", "ahead", "out", "on", "off", "away",
+            ]);
         }
         // "advance your regiment to ...", "move the men forward".
         if self.at_any(0, &["your", "the", "his", "my"])
@@ -3525,8 +3551,12 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             && !TAILS.iter().any(|c| self.at_words(c))
         {
             let save = self.pos;
+            let inside = self.at_word("in");
             self.pos += 1;
-            if self.held_place(steps)? {
+            self.halting_in = inside;
+            let held = self.held_place(steps);
+            self.halting_in = false;
+            if held? {
                 return Ok(());
             }
             self.pos = save;
@@ -3847,7 +3877,9 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     fn aside(&mut self) -> bool {
         let opens = self.at_any(
             0,
-            &["dont", "don't", "never", "we", "i", "our", "us", "lets", "let's", "mind"],
+            &[
+                "dont", "don't", "never", "we", "i", "our", "us", "lets", "let's", "mind",
+            ],
         ) || self.at_words(&["do", "not"])
             || self.at_words(&["no", "straggling"]);
         if !opens {
@@ -3879,7 +3911,11 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     /// noted. Whether there was one.
     fn sign_off(&mut self) -> bool {
         let save = self.pos;
-        while self.toks.get(self.pos).is_some_and(|t| matches!(t.tok, Tok::Punct('?' | '!' | '.' | ','))) {
+        while self
+            .toks
+            .get(self.pos)
+            .is_some_and(|t| matches!(t.tok, Tok::Punct('?' | '!' | '.' | ',')))
+        {
             self.pos += 1;
         }
         if self.at_end() && self.pos > save {
@@ -4150,7 +4186,15 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                     let k = usize::from(self.at_any(1, &["to", "with"]));
                     self.at_any(
                         1 + k,
-                        &["canister", "grape", "grapeshot", "case", "shell", "shot", "double"],
+                        &[
+                            "canister",
+                            "grape",
+                            "grapeshot",
+                            "case",
+                            "shell",
+                            "shot",
+                            "double",
+                        ],
                     )
                 } =>
             {
@@ -4166,7 +4210,9 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                     self.note(format!(
                         "'{said}' kept as colour: the rules do not choose the round, the fire charts give fire by range (APSoF V, XIII)"
                     ));
-                    if steps.is_empty() && (self.at_end() || !self.fire_words_ahead_after_separator()) {
+                    if steps.is_empty()
+                        && (self.at_end() || !self.fire_words_ahead_after_separator())
+                    {
                         Self::push(steps, Trigger::Then, Action::Fire(FireTarget::AtWill));
                     }
                 } else {
@@ -4502,7 +4548,59 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     /// A unit of the writer's side named here, for 'support', 'follow' and
     /// 'close up on': an enemy's name gets the answer a name of nothing
     /// gets, so nothing about unseen enemies leaks.
+    /// A unit of his own side named as a place or partner must still be in
+    /// the battle: "rally behind the 2nd Wisconsin" once it is destroyed is
+    /// answered, with the units he may name instead (never an enemy: the
+    /// answer for those is the one a name of nothing gets).
+    fn in_battle(&self, id: UnitId, at: usize) -> PResult<()> {
+        let Some(u) = self.ctx.state.unit(id) else {
+            return Ok(());
+        };
+        if u.side != self.ctx.side || !u.out_of_battle() {
+            return Ok(());
+        }
+        let why = if u.marks.combined_into.is_some() {
+            "was combined into another unit"
+        } else if u.marks.left_field {
+            "has gone off the table"
+        } else {
+            "was destroyed"
+        };
+        let others: Vec<String> = self
+            .ctx
+            .state
+            .units_of(self.ctx.side)
+            .filter(|o| {
+                !o.out_of_battle()
+                    && self.ctx.commands(o.id)
+                    && Some(o.id) != self.unit.map(|s| s.id)
+            })
+            .map(|o| o.name.clone())
+            .take(4)
+            .collect();
+        Err(PErr {
+            at,
+            message: format!(
+                "the {} {why} and is no longer in the battle, so this order is not taken; name a unit still on the field{}",
+                u.name,
+                if others.is_empty() {
+                    String::new()
+                } else {
+                    format!(", such as {}", or_list(&others))
+                }
+            ),
+            suggestions: Vec::new(),
+        })
+    }
+
     fn own_unit_for(&mut self, verb: &str) -> PResult<(UnitId, String)> {
+        let at = self.here();
+        let (id, name) = self.own_unit_for_inner(verb)?;
+        self.in_battle(id, at)?;
+        Ok((id, name))
+    }
+
+    fn own_unit_for_inner(&mut self, verb: &str) -> PResult<(UnitId, String)> {
         let save = self.pos;
         self.eat_any(&["the"]);
         let own = self.ctx.own_units();
@@ -4675,7 +4773,15 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             self.eat_any(&["and"]);
             self.eat_any(&["take"]);
             let posted = self
-                .eat_any(&["position", "posted", "post", "placed", "station", "stationed", "positioned"])
+                .eat_any(&[
+                    "position",
+                    "posted",
+                    "post",
+                    "placed",
+                    "station",
+                    "stationed",
+                    "positioned",
+                ])
                 .is_some();
             if !(posted && self.at_any(0, &["on", "to"])) {
                 self.pos = save;
@@ -4877,7 +4983,13 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         };
         let mut turn = side(self);
         // "oblique L, 3 in".
-        if turn.is_some() && self.at_punct(',') && self.toks.get(self.pos + 1).is_some_and(|t| matches!(t.tok, Tok::Number(_))) {
+        if turn.is_some()
+            && self.at_punct(',')
+            && self
+                .toks
+                .get(self.pos + 1)
+                .is_some_and(|t| matches!(t.tok, Tok::Number(_)))
+        {
             self.pos += 1;
         }
         if turn.is_none() && (self.at_word("to") || self.at_word("toward")) {
@@ -4952,7 +5064,16 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     fn formation_word_at(&self, k: usize) -> bool {
         self.at_any(
             k,
-            &["line", "column", "col", "skirmish", "skirmishers", "company", "mass", "en"],
+            &[
+                "line",
+                "column",
+                "col",
+                "skirmish",
+                "skirmishers",
+                "company",
+                "mass",
+                "en",
+            ],
         )
     }
 
@@ -4960,11 +5081,9 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     /// canister, fire at A").
     fn fire_words_ahead_after_separator(&self) -> bool {
         let mut k = 0;
-        while self
-            .toks
-            .get(self.pos + k)
-            .is_some_and(|t| matches!(t.tok, Tok::Punct(',' | ';' | '&')) || t.is_word("and") || t.is_word("then"))
-        {
+        while self.toks.get(self.pos + k).is_some_and(|t| {
+            matches!(t.tok, Tok::Punct(',' | ';' | '&')) || t.is_word("and") || t.is_word("then")
+        }) {
             k += 1;
         }
         self.at_any(k, &["fire", "open", "shell", "engage", "shoot"])
@@ -5087,9 +5206,22 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         if p.distance(self.at) > 0.5 {
             Self::push(steps, Trigger::Then, Self::move_to(p));
             Self::push(steps, Trigger::OnArrival, Action::Hold);
-            self.note(format!(
-                "'hold {written}' read as: advance there, then hold"
-            ));
+            // The reading says "on arrival hold"; the note says only where
+            // the place was read, so the hold is not said twice.
+            let verb_at = self
+                .toks
+                .get(save.saturating_sub(1))
+                .filter(|t| t.is_word("in") || t.is_word("at"))
+                .and_then(|_| self.toks.get(save.saturating_sub(2)))
+                .map_or(start, |t| t.start);
+            let said = self.written(verb_at, self.last_end());
+            if verb_at == start {
+                self.note(format!(
+                    "'hold {written}' read as: advance there, then hold"
+                ));
+            } else {
+                self.note(format!("'{said}' read as: advance to {}", show_pos(p)));
+            }
         } else {
             Self::push(steps, Trigger::Then, Action::Hold);
         }
@@ -5556,6 +5688,9 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 format!("expected a place: {s} is not a landmark, feature or unit you know of")
             })?,
         };
+        if let PlaceRef::Unit(id) = place {
+            self.in_battle(id, at)?;
+        }
         let words = token_words(self.toks.get(first..self.pos).unwrap_or_default());
         // "the woods edge", "the woods' edge": the edge of the woods.
         let apostrophe = usize::from(
@@ -5616,11 +5751,11 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             return Ok(p);
         }
         // Falling back into woods: to the near side of them, not through
-        // them to their middle.
-        if self.retreating
+        // them to their middle. So too "halt in the woods", "halt in the
+        // edge of the woods": just inside the nearer edge.
+        if (self.retreating && !edge || self.halting_in)
             && self.is_woods(place, &words)
             && !far
-            && !edge
             && by.is_none()
             && let Some(ring) = self.ctx.outline(place)
             && !super::context::inside(ring, from)
@@ -5648,7 +5783,12 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             self.place_note(
                 at,
                 format!(
-                    "falling back into {name}: to just inside its nearer edge, {}",
+                    "{} {name}: to just inside its nearer edge, {}",
+                    if self.halting_in {
+                        "halting in"
+                    } else {
+                        "falling back into"
+                    },
                     show_pos(p)
                 ),
             );
@@ -6481,6 +6621,15 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     /// identities are known, name), or a place (landmark, feature, an
     /// enemy's last-known place). Never an enemy the side has not seen.
     fn relative_reference(&mut self) -> PResult<PlaceRef> {
+        let at = self.here();
+        let r = self.relative_reference_inner()?;
+        if let PlaceRef::Unit(id) = r {
+            self.in_battle(id, at)?;
+        }
+        Ok(r)
+    }
+
+    fn relative_reference_inner(&mut self) -> PResult<PlaceRef> {
         if let Some(r) = self.preset_ref.take() {
             return Ok(r);
         }
@@ -7022,14 +7171,14 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                             let stale = format!("'to the {name}' read as");
                             self.notes.retain(|n| !n.starts_with(&stale));
                             self.note(format!(
-                                "'{written}' read as: ride with the {name} and stay in contact with it: an officer in contact with a unit adds to its rally roll (APSoF VI.E.2.ii)"
+                                "'{written}' read as: ride with the {name} and stay in contact with it, as the order above says"
                             ));
                         }
                         _ => match with_unit.and_then(|id| self.ctx.state.unit(id)) {
                             Some(u) => {
                                 let name = u.name.clone();
                                 self.note(format!(
-                                    "'{written}' read as: he stays in contact with the {name}: an officer in contact with a unit adds to its rally roll (APSoF VI.E.2.ii)"
+                                    "'{written}' read as: he stays in contact with the {name}, as the order above says"
                                 ));
                             }
                             None => self.note_colour(start, end),
@@ -7292,12 +7441,15 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             return Ok(id);
         }
         self.eat_word("the");
+        let at = self.here();
         let own = self.ctx.own_units();
-        self.need_name(&own, &|s| {
+        let id = self.need_name(&own, &|s| {
             format!(
                 "no unit of your side is called {s}; an officer rides with units of his own side, or 'to' a place"
             )
-        })
+        })?;
+        self.in_battle(id, at)?;
+        Ok(id)
     }
 
     /// After an officer's move: the end, a separator, or colour.
