@@ -141,6 +141,19 @@ pub fn lex(text: &str, from: usize, to: usize) -> Vec<Token> {
                 Some(w) => w.to_string(),
                 None => word,
             };
+            // "the Brawner farmhouse": after a proper name, its farm.
+            let word = if word == "farmhouse"
+                && out.last().is_some_and(|p: &Token| {
+                    p.word().is_some()
+                        && text
+                            .get(p.start..p.end)
+                            .and_then(|w| w.chars().next())
+                            .is_some_and(char::is_uppercase)
+                }) {
+                "farm".to_string()
+            } else {
+                word
+            };
             // "stays w/ it": "w/" before a space is "with".
             let (word, j) = if word == "w"
                 && chars.get(j).is_some_and(|&(_, d)| d == '/')

@@ -1052,6 +1052,30 @@ fn condition_first(toks: &[Token]) -> Option<(usize, usize)> {
     Some((a.start, b.end))
 }
 
+/// "I shall ride to the 27th", "I will go to the farm": the player's one
+/// officer, and the order after the modal; `None` unless he has exactly
+/// one officer and a verb follows.
+fn first_person<'t>(ctx: &ParseContext, toks: &'t [Token]) -> Option<(OfficerId, &'t [Token])> {
+    if !toks.first().is_some_and(|t| t.is_word("i")) {
+        return None;
+    }
+    let mine = ctx.own_officers();
+    let [one] = mine.as_slice() else {
+        return None;
+    };
+    let mut k = 1;
+    while toks.get(k).and_then(Token::word).is_some_and(|w| {
+        matches!(w, "shall" | "will" | "must" | "am" | "going" | "to" | "intend" | "now" | "myself" | "then")
+    }) {
+        k += 1;
+    }
+    let rest = toks.get(k..)?;
+    rest.first()
+        .and_then(Token::word)
+        .is_some_and(is_verb_word)
+        .then_some((one.target, rest))
+}
+
 /// "send the cavalry round their left flank": an arm named in an
 /// unreadable paragraph that the player has no unit of, or `None`.
 fn missing_arm(ctx: &ParseContext, toks: &[Token]) -> Option<&'static str> {
@@ -1621,6 +1645,11 @@ fn read_paragraph(
             // Trimble's.
             return Ok(Vec::new());
         }
+        // "I shall ride to the 27th Virginia and rally it in person": the
+        // writer's own officer (he has one).
+        None if let Some((o, body)) = first_person(ctx, toks) => {
+            (vec![Head::Officer(o)], body.to_vec(), issuer)
+        }
         None => match headless(ctx, toks, &cands) {
             Some((h, rest)) => (h, rest.to_vec(), issuer),
             None => match officer_will(ctx, &cands, toks)
@@ -1835,6 +1864,19 @@ fn headless<'t>(
                 n += 1;
             }
             let mut rest = toks.get(n..).unwrap_or_default();
+            // "Poague's guns to go forward ...", "Wooding's battery will
+            // ...": the unit's name and the noun for it.
+            if hs.len() == 1
+                && matches!(hs.first(), Some(Head::Unit(_)))
+                && rest.first().and_then(Token::word).is_some_and(|w| {
+                    matches!(w, "guns" | "pieces" | "battery" | "regiment" | "boys" | "men" | "lads")
+                })
+                && rest.get(1).and_then(Token::word).is_some_and(|w| {
+                    matches!(w, "to" | "will" | "shall" | "must" | "should" | "is" | "are") || is_verb_word(w)
+                })
+            {
+                rest = rest.get(1..).unwrap_or_default();
+            }
             // "6th Wis => fire on F": the '=' of an arrow ('-' is a space
             // to the lexer), leaving its '>' for the order.
             if rest.first().is_some_and(|t| t.is_punct('='))

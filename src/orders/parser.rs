@@ -162,6 +162,13 @@ const TAILS: &[&[&str]] = &[
     &["when", "fired"],
     &["who"],
     &["which"],
+    // "..., keeping their alignment with the 2nd": colour (each moves as
+    // ordered; to follow another's moves write 'conform to').
+    &["keeping", "their", "alignment"],
+    &["keeping", "its", "alignment"],
+    &["keeping", "the", "alignment"],
+    &["keeping", "alignment"],
+    &["keeping", "dressed"],
     // "follow the 56th at such distance as will enable it to support".
     &["at", "such", "distance"],
     &["at", "such", "a", "distance"],
@@ -787,7 +794,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                     return;
                 }
                 self.pos += j + 1 + usize::from(to);
-                self.eat_any(&["now", "then", "at", "once"]);
+                self.eat_any(&["now", "then", "at", "once", "each", "both", "all"]);
                 return;
             }
             if j == 0 && (resolve_verb(w).is_some() || verb_alias(w).is_some()) {
@@ -1296,6 +1303,26 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             Some(
                 "advance" | "march" | "move" | "go" | "proceed" | "head" | "press" | "push"
                 | "continue",
+            ) if {
+                // "advance and form line upon the left of the 19th", "move
+                // up and lie in rear of the fence": the move is the next
+                // order's own (it goes there first).
+                let k = 1 + usize::from(self.at_any(1, &["up", "forward", "on", "out"]));
+                self.at_word_k(k, "and")
+                    && self.at_any(k + 1, &["form", "deploy", "lie", "take", "occupy", "line", "extend"])
+            } =>
+            {
+                let start = self.here();
+                self.pos += 1;
+                self.eat_any(&["up", "forward", "on", "out"]);
+                let said = self.written(start, self.last_end());
+                self.eat_word("and");
+                self.note(format!("'{said} and' read with the order after it, which says where to go"));
+                return self.clause_body(steps);
+            }
+            Some(
+                "advance" | "march" | "move" | "go" | "proceed" | "head" | "press" | "push"
+                | "continue",
             ) => {
                 self.pos += 1;
                 let m = self.move_phrase(Gait::March, raw)?;
@@ -1352,8 +1379,11 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             }
             Some("lie" | "lay") => {
                 self.pos += 1;
-                // "lie dn", "lie dwn": umpire shorthand.
-                if self.eat_any(&["down", "dn", "dwn"]).is_none() {
+                // "lie dn", "lie dwn": umpire shorthand. "lie in rear of the
+                // fence", "lie behind the wall": go there and lie down.
+                if self.eat_any(&["down", "dn", "dwn"]).is_none()
+                    && !(self.at_relative() || self.at_any(0, &["in", "behind", "along"]))
+                {
                     return Err(self.expected("'down' after 'lie'"));
                 }
                 // "lie down behind the fence", "lie down in the woods":
@@ -4013,6 +4043,12 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             return (None, None);
         }
         let save = self.pos;
+        // "the reb battery up on the ridge", "over by the farm".
+        if self.at_any(0, &["up", "down", "over", "out"])
+            && self.at_any(1, &["on", "in", "by", "near", "at", "behind", "beyond"])
+        {
+            self.pos += 1;
+        }
         // "the rebels from the orchard" (to drive them out): on it.
         let inside = self.at_any(0, &["on", "in", "inside", "atop", "from"])
             && !self.at_words(&["in", "front"]);
@@ -4686,11 +4722,20 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     fn rally(&mut self, steps: &mut Vec<Step>) -> PResult<()> {
         self.pos += 1;
         self.eat_words(&["the", "men"]);
-        self.eat_any(&["them", "it"]);
+        self.eat_any(&["them", "it", "same"]);
         let colours: &[&[&str]] = &[
             &["on", "the", "colours"],
             &["on", "the", "colors"],
             &["on", "the", "flag"],
+            &["upon", "its", "colours"],
+            &["upon", "its", "colors"],
+            &["upon", "the", "colours"],
+            &["upon", "the", "colors"],
+            &["on", "its", "colours"],
+            &["on", "its", "colors"],
+            &["on", "their", "colours"],
+            &["on", "their", "colors"],
+            &["round", "its", "colours"],
             &["round", "the", "colours"],
             &["round", "the", "colors"],
             &["around", "the", "colours"],
@@ -5126,7 +5171,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     /// calls en masse the confused state units reform from).
     fn reform(&mut self, steps: &mut Vec<Step>) -> PResult<()> {
         self.pos += 1;
-        self.eat_any(&["the", "its", "their"]);
+        self.eat_any(&["the", "its", "their", "it", "them"]);
         self.eat_any(&["ranks", "line", "lines", "unit", "regiment"]);
         if self.unit.is_some_and(|u| u.arm.is_artillery()) {
             return Err(self.err(
@@ -5446,6 +5491,45 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         let at = self.here();
         self.pos += 1;
         self.eat_any(&["out", "forward", "forwards", "ahead", "off"]);
+        // "throw out its companies as skirmishers", "deploy all its
+        // companies as skirmishers": the whole regiment, so skirmish order
+        // (APSoF III.E), not a number split off.
+        {
+            let save = self.pos;
+            self.eat_word("all");
+            self.eat_any(&["its", "his", "the", "their", "of"]);
+            self.eat_any(&["its", "the"]);
+            let whole = self.eat_any(&["companies", "men", "regiment", "whole"]).is_some();
+            self.eat_word("regiment");
+            if whole && self.eat_word("as") && self.eat_any(&["skirmishers", "skirmisher"]).is_some() {
+                let said = self.written(at, self.last_end());
+                self.pos = save;
+                // Re-read the words to leave the position after them.
+                self.eat_word("all");
+                self.eat_any(&["its", "his", "the", "their", "of"]);
+                self.eat_any(&["its", "the"]);
+                self.eat_any(&["companies", "men", "regiment", "whole"]);
+                self.eat_word("regiment");
+                self.eat_word("as");
+                self.eat_any(&["skirmishers", "skirmisher"]);
+                if self.unit.is_some_and(|u| u.arm.is_artillery()) {
+                    return Err(self.err("a battery cannot go into skirmish order (APSoF III.D: limbered or unlimbered)"));
+                }
+                Self::push(
+                    steps,
+                    Trigger::Then,
+                    Action::Form {
+                        formation: Formation::Skirmish,
+                        facing: None,
+                    },
+                );
+                self.note(format!(
+                    "'{said}' read as: form skirmish order, the whole regiment (APSoF III.E)"
+                ));
+                return Ok(());
+            }
+            self.pos = save;
+        }
         let n = self.number();
         if n.is_some() {
             self.castings_word()?;
@@ -7186,7 +7270,9 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                     }
                     continue;
                 }
-                _ if !first && (self.at_word("to") || self.at_word("toward")) => {}
+                // "Lawton to 60th Ga, rally same": an officer "to" a place
+                // rides there.
+                _ if self.at_word("to") || self.at_word("toward") => {}
                 _ => {
                     let example = self
                         .ctx
