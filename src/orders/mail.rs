@@ -1213,10 +1213,31 @@ fn prose_unit(
         .cloned()
         .collect();
     for start in first..toks.len().min(10) {
+        // "The 5th, 27th and 33rd Virginia will ...": several numbers
+        // sharing one name, read together (never only the last of them).
+        let numbered = toks
+            .get(start..start + 1)
+            .is_some_and(|t| words(t).iter().any(|x| x.starts_with('#')));
+        let joined_next = toks
+            .get(start + 1)
+            .is_some_and(|t| t.is_word("and") || matches!(t.tok, Tok::Punct('&' | ',')));
+        let mut shared: Option<(Vec<Head>, usize)> = None;
+        if numbered && joined_next {
+            for m in (start + 3..=toks.len().min(start + 12)).rev() {
+                if let Some(span) = toks.get(start..m)
+                    && let Lookup::Found(many) = resolve_heads(ctx, &units, span, true)
+                    && many.len() > 1
+                {
+                    shared = Some((many, m));
+                    break;
+                }
+            }
+        }
         for n in (1..=toks.len().saturating_sub(start).min(8)).rev() {
             let Some(unit_toks) = toks.get(start..start + n) else {
                 continue;
             };
+
             if unit_toks.last().is_some_and(|t| t.word().is_none()) {
                 continue;
             }
@@ -1226,14 +1247,20 @@ fn prose_unit(
             if !w.iter().any(|x| x.starts_with('#')) {
                 continue;
             }
-            let Lookup::Found(h) = lookup_exact(&w, &units) else {
-                continue;
+            let (mut hs, mut k) = match &shared {
+                Some((many, m)) => (many.clone(), *m),
+                None => {
+                    let Lookup::Found(h) = lookup_exact(&w, &units) else {
+                        continue;
+                    };
+                    (vec![h], start + n)
+                }
             };
-            let mut k = start + n;
             // "The 2nd and 7th Wisconsin will advance ...": several units
             // joined by 'and', '&' or ',' (read as a paragraph's heads).
-            let mut hs = vec![h];
-            if let Some((many, m)) = more_heads(ctx, &units, toks, start, k) {
+            if shared.is_none()
+                && let Some((many, m)) = more_heads(ctx, &units, toks, start, k)
+            {
                 hs = many;
                 k = m;
             }

@@ -132,6 +132,8 @@ const WIDER_VERBS: &[&str] = &[
 /// Phrases of politeness or colour skipped before a clause.
 const PREAMBLES: &[&[&str]] = &[
     &["please"],
+    // "The 5th, 27th and 33rd Virginia will each advance ...".
+    &["each"],
     // "2nd Wis & 19th Ind: both regiments to fall back ...".
     &["both", "regiments"],
     &["both", "units"],
@@ -1325,7 +1327,26 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 | "continue",
             ) => {
                 self.pos += 1;
-                let m = self.move_phrase(Gait::March, raw)?;
+                let forward = raw == "fwd" || self.at_any(0, &["forward", "forwards", "fwd", "ahead"]);
+                let mut m = self.move_phrase(Gait::March, raw)?;
+                // "6th & 7th Wis: fwd in line": forward with no place is
+                // straight ahead, one full move (APSoF IV.G), said so.
+                if forward
+                    && m.dests.is_empty()
+                    && m.vias.is_empty()
+                    && (self.at_end() || self.at_separator())
+                    && let Some(u) = self.unit
+                {
+                    let len = crate::rules::iron_brigade::movement::base_allowance(u, false, false);
+                    let (dx, dy) = geometry::facing_vector(self.facing);
+                    let p = Pos::new(self.at.x + dx * len, self.at.y + dy * len);
+                    m.dests.push(p);
+                    self.note(format!(
+                        "'{raw}' with no place read as: advance straight ahead one full move, {}\" (APSoF IV.G), to {}",
+                        show_num(len),
+                        show_pos(p)
+                    ));
+                }
                 self.require_destination(&m, raw)?;
                 push(steps, Action::Move(m.order()));
             }
@@ -4211,7 +4232,12 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 if self.at_any(1, &["lying", "laying"]) && self.at_any(2, &["down", "low"]) =>
             {
                 self.pos += 3;
-                Self::push(steps, Trigger::Then, Action::LieDown);
+                if let Some(p) = self.lying_place()? {
+                    Self::push(steps, Trigger::Then, Self::move_to(p));
+                    Self::push(steps, Trigger::OnArrival, Action::LieDown);
+                } else {
+                    Self::push(steps, Trigger::Then, Action::LieDown);
+                }
                 self.note("'keep lying down' read as: lie down");
             }
             // "switch to canister", "load canister": Iron Brigade does not
@@ -4352,6 +4378,19 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             }
             "pour" | "volley" | "give" | "deliver" | "delivers" if self.volley_ahead() => {
                 self.volley(steps)?
+            }
+            // "cover the front of the 76th New York", "screen the front of
+            // the battery": in front of it (the ruling for 'in front of').
+            "cover" | "covers" | "screen" | "screens"
+                if self.at_word_k(1, "the") && self.at_word_k(2, "front") && self.at_word_k(3, "of") =>
+            {
+                let start = self.here();
+                self.pos += 4;
+                let at = self.here();
+                let (p, _) = self.relative_to(Rel::Front, None, at)?;
+                Self::push(steps, Trigger::Then, Self::move_to(p));
+                let said = self.written(start, self.last_end());
+                self.note(format!("'{said}' read as: advance to in front of it, 2\" ahead of its front rank"));
             }
             "fix" if self.at_any(1, &["bayonets", "bayonet"]) => {
                 let start = self.here();
@@ -7176,6 +7215,11 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             if self.at_end() {
                 break;
             }
+            // "ride to the 27th Virginia, which is much shaken, and ...".
+            if !first && TAILS.iter().any(|t| self.at_words(t)) {
+                self.skip_tail();
+                continue;
+            }
             self.skip_preambles();
             let verb = self.word_at(0).and_then(resolve_verb);
             match verb.as_deref() {
@@ -7604,6 +7648,11 @@ enum Rel {
 /// another.
 const REL_WORDS: &[(&[&str], Rel)] = &[
     (&["on", "the", "left", "flank", "of"], Rel::Left),
+    (&["upon", "the", "left", "flank", "of"], Rel::Left),
+    (&["upon", "the", "left", "of"], Rel::Left),
+    (&["upon", "the", "right", "flank", "of"], Rel::Right),
+    (&["upon", "the", "right", "of"], Rel::Right),
+    (&["in", "the", "front", "of"], Rel::Front),
     (&["on", "the", "left", "of"], Rel::Left),
     (&["to", "the", "left", "of"], Rel::Left),
     (&["the", "left", "of"], Rel::Left),
