@@ -1271,6 +1271,23 @@ fn prose_unit(
                 k += 1;
             }
             let at = |k: usize, w: &str| toks.get(k).is_some_and(|t| t.is_word(w));
+            // "The 27th Virginia, being much cut up, will reform ...", "the
+            // 2nd Virginia, on its left, will advance ...": words set off
+            // by commas between the unit and its 'will' describe it.
+            if toks.get(k).is_some_and(|t| t.is_punct(','))
+                && let Some(close) = (k + 1..toks.len().min(k + 9))
+                    .find(|&j| toks.get(j).is_some_and(|t| t.is_punct(',')))
+                && ["will", "shall", "must", "should", "is"]
+                    .iter()
+                    .any(|w| at(close + 1, w))
+                && !toks
+                    .get(k + 1..close)
+                    .unwrap_or_default()
+                    .iter()
+                    .any(|t| t.word().is_some_and(|w| is_verb_word(w) && w != "cut"))
+            {
+                k = close + 1;
+            }
             if ["will", "shall", "must", "should"].iter().any(|w| at(k, w)) {
                 k += 1;
             } else if (at(k, "is") || at(k, "are")) && at(k + 1, "to") {
@@ -1496,6 +1513,23 @@ fn sentences(
     // one order a line, with no blank lines between them).
     let mut cuts: Vec<(usize, usize)> = Vec::new();
     for (k, t) in toks.iter().enumerate() {
+        // "The 4th Virginia will lie down ..., and the 2nd Virginia will
+        // advance ...": ', and' before another of his units and its
+        // 'will' starts a sentence of its own.
+        if t.is_punct(',')
+            && toks.get(k + 1).is_some_and(|n| n.is_word("and"))
+            && let Some(rest) = toks.get(k + 2..)
+            && prose_unit(ctx, &cands, rest, 0).is_some_and(|(_, body, _)| {
+                body.first().is_some() && rest.len() - body.len() <= 12
+            })
+            && rest
+                .iter()
+                .take(12)
+                .any(|w| w.word().is_some_and(|w| matches!(w, "will" | "shall" | "must" | "is" | "are")))
+        {
+            cuts.push((k, k + 2));
+            continue;
+        }
         let stop = t.is_punct('.') || t.is_punct(';');
         let line_break = !stop
             && toks
