@@ -1065,7 +1065,19 @@ fn first_person<'t>(ctx: &ParseContext, toks: &'t [Token]) -> Option<(OfficerId,
     };
     let mut k = 1;
     while toks.get(k).and_then(Token::word).is_some_and(|w| {
-        matches!(w, "shall" | "will" | "must" | "am" | "going" | "to" | "intend" | "now" | "myself" | "then")
+        matches!(
+            w,
+            "shall"
+                | "will"
+                | "must"
+                | "am"
+                | "going"
+                | "to"
+                | "intend"
+                | "now"
+                | "myself"
+                | "then"
+        )
     }) {
         k += 1;
     }
@@ -1519,13 +1531,12 @@ fn sentences(
         if t.is_punct(',')
             && toks.get(k + 1).is_some_and(|n| n.is_word("and"))
             && let Some(rest) = toks.get(k + 2..)
-            && prose_unit(ctx, &cands, rest, 0).is_some_and(|(_, body, _)| {
-                body.first().is_some() && rest.len() - body.len() <= 12
+            && prose_unit(ctx, &cands, rest, 0)
+                .is_some_and(|(_, body, _)| body.first().is_some() && rest.len() - body.len() <= 12)
+            && rest.iter().take(12).any(|w| {
+                w.word()
+                    .is_some_and(|w| matches!(w, "will" | "shall" | "must" | "is" | "are"))
             })
-            && rest
-                .iter()
-                .take(12)
-                .any(|w| w.word().is_some_and(|w| matches!(w, "will" | "shall" | "must" | "is" | "are")))
         {
             cuts.push((k, k + 2));
             continue;
@@ -1930,10 +1941,16 @@ fn headless<'t>(
             if hs.len() == 1
                 && matches!(hs.first(), Some(Head::Unit(_)))
                 && rest.first().and_then(Token::word).is_some_and(|w| {
-                    matches!(w, "guns" | "pieces" | "battery" | "regiment" | "boys" | "men" | "lads")
+                    matches!(
+                        w,
+                        "guns" | "pieces" | "battery" | "regiment" | "boys" | "men" | "lads"
+                    )
                 })
                 && rest.get(1).and_then(Token::word).is_some_and(|w| {
-                    matches!(w, "to" | "will" | "shall" | "must" | "should" | "is" | "are") || is_verb_word(w)
+                    matches!(
+                        w,
+                        "to" | "will" | "shall" | "must" | "should" | "is" | "are"
+                    ) || is_verb_word(w)
                 })
             {
                 rest = rest.get(1..).unwrap_or_default();

@@ -1206,6 +1206,25 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 _ => self.pos = save,
             }
         }
+        // "advance upon the orchard and clear it of the enemy": what the
+        // advance is for. Kept as colour and said so: the unit advances;
+        // a charge is ordered with its target (APSoF VI.D.3).
+        if matches!(raw, "clear" | "sweep" | "rid")
+            && self.at_any(1, &["it", "them", "the", "that"])
+            && (self.at_word_k(2, "of") || self.at_word_k(3, "of"))
+            && matches!(steps.last().map(|s| &s.action), Some(Action::Move(_)))
+        {
+            let start = self.here();
+            while !self.at_end() && !self.at_separator() {
+                self.pos += 1;
+            }
+            let said = self.written(start, self.last_end());
+            let example = self.ctx.example_enemies().0;
+            self.note(format!(
+                "'{said}' kept as colour: the unit advances there; to charge an enemy there, write 'charge' and its letter, as in 'charge {example}' (APSoF VI.D.3)"
+            ));
+            return Ok(());
+        }
         // "make line", "make column": form it.
         if raw == "make" && self.formation_word_at(1) {
             self.pos += 1;
@@ -1311,7 +1330,10 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 // order's own (it goes there first).
                 let k = 1 + usize::from(self.at_any(1, &["up", "forward", "on", "out"]));
                 self.at_word_k(k, "and")
-                    && self.at_any(k + 1, &["form", "deploy", "lie", "take", "occupy", "line", "extend"])
+                    && self.at_any(
+                        k + 1,
+                        &["form", "deploy", "lie", "take", "occupy", "line", "extend"],
+                    )
             } =>
             {
                 let start = self.here();
@@ -1319,7 +1341,9 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 self.eat_any(&["up", "forward", "on", "out"]);
                 let said = self.written(start, self.last_end());
                 self.eat_word("and");
-                self.note(format!("'{said} and' read with the order after it, which says where to go"));
+                self.note(format!(
+                    "'{said} and' read with the order after it, which says where to go"
+                ));
                 return self.clause_body(steps);
             }
             Some(
@@ -1327,7 +1351,8 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 | "continue",
             ) => {
                 self.pos += 1;
-                let forward = raw == "fwd" || self.at_any(0, &["forward", "forwards", "fwd", "ahead"]);
+                let forward =
+                    raw == "fwd" || self.at_any(0, &["forward", "forwards", "fwd", "ahead"]);
                 let mut m = self.move_phrase(Gait::March, raw)?;
                 // "6th & 7th Wis: fwd in line": forward with no place is
                 // straight ahead, one full move (APSoF IV.G), said so.
@@ -4382,7 +4407,9 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             // "cover the front of the 76th New York", "screen the front of
             // the battery": in front of it (the ruling for 'in front of').
             "cover" | "covers" | "screen" | "screens"
-                if self.at_word_k(1, "the") && self.at_word_k(2, "front") && self.at_word_k(3, "of") =>
+                if self.at_word_k(1, "the")
+                    && self.at_word_k(2, "front")
+                    && self.at_word_k(3, "of") =>
             {
                 let start = self.here();
                 self.pos += 4;
@@ -4390,7 +4417,9 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 let (p, _) = self.relative_to(Rel::Front, None, at)?;
                 Self::push(steps, Trigger::Then, Self::move_to(p));
                 let said = self.written(start, self.last_end());
-                self.note(format!("'{said}' read as: advance to in front of it, 2\" ahead of its front rank"));
+                self.note(format!(
+                    "'{said}' read as: advance to in front of it, 2\" ahead of its front rank"
+                ));
             }
             "fix" if self.at_any(1, &["bayonets", "bayonet"]) => {
                 let start = self.here();
@@ -5538,9 +5567,14 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             self.eat_word("all");
             self.eat_any(&["its", "his", "the", "their", "of"]);
             self.eat_any(&["its", "the"]);
-            let whole = self.eat_any(&["companies", "men", "regiment", "whole"]).is_some();
+            let whole = self
+                .eat_any(&["companies", "men", "regiment", "whole"])
+                .is_some();
             self.eat_word("regiment");
-            if whole && self.eat_word("as") && self.eat_any(&["skirmishers", "skirmisher"]).is_some() {
+            if whole
+                && self.eat_word("as")
+                && self.eat_any(&["skirmishers", "skirmisher"]).is_some()
+            {
                 let said = self.written(at, self.last_end());
                 self.pos = save;
                 // Re-read the words to leave the position after them.
@@ -6031,8 +6065,19 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             // reached at their nearest point.
             let near = !matches!(l.kind, crate::rules::iron_brigade::kinds::LineKind::Fence)
                 && super::context::nearest_on_path(&l.path, false, p).distance(p) <= 0.5;
+            // Falling back to it by an alias of the landmark ("ret. to the
+            // railroad cut in yr rear" for the unfinished railroad's
+            // landmark): straight back to the line, not sideways to the
+            // landmark's spot (APSoF VI.C.1 sends units away from the
+            // enemy). Advancing, the landmark's spot is kept.
+            let landmark_named = self.retreating
+                && self.ctx.landmark_at(p).is_some_and(|n| {
+                    super::names::norm_words(n) == super::names::norm_words(&l.name)
+                });
             if near
-                && super::names::match_quality(words, &super::names::norm_words(&l.name)).is_some()
+                && (landmark_named
+                    || super::names::match_quality(words, &super::names::norm_words(&l.name))
+                        .is_some())
             {
                 let q = self.ctx.locate(PlaceRef::Line(i), from, false);
                 let written = words
