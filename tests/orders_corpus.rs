@@ -53,21 +53,38 @@ struct Case {
     notes: Vec<Vec<String>>,
 }
 
-/// The corpus file, or another of the same format named by
+/// The asserted corpus: each file with the floor it must not fall below,
+/// the figure measured when the language was last grown to meet it (so a
+/// change that loses readings fails here). Rounds 10 (blind, five
+/// players' styles) and 11 (the session's own styles) joined in session 9
+/// once grown to meet them; their first-sight figures are in
+/// docs/orders.md.
+const CORPUS: &[(&str, f64)] = &[
+    ("orders-brawners-farm.txt", MIN_PERCENT),
+    ("orders-brawners-farm-round10.txt", 86.0),
+    ("orders-brawners-farm-round11-own.txt", 92.0),
+];
+
+/// The corpus files, or another of the same format named by
 /// `ORDERS_CORPUS` (to measure a fresh blind round on first sight, before
 /// it joins the corpus: the table is printed, the floor not asserted).
-fn corpus_path() -> String {
-    std::env::var("ORDERS_CORPUS").unwrap_or_else(|_| {
-        concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/corpus/orders-brawners-farm.txt"
-        )
-        .to_string()
-    })
+fn corpus_paths() -> Vec<(String, Option<f64>)> {
+    match std::env::var("ORDERS_CORPUS") {
+        Ok(p) => vec![(p, None)],
+        Err(_) => CORPUS
+            .iter()
+            .map(|(f, floor)| {
+                (
+                    format!("{}/tests/corpus/{f}", env!("CARGO_MANIFEST_DIR")),
+                    Some(*floor),
+                )
+            })
+            .collect(),
+    }
 }
 
-fn cases() -> Vec<Case> {
-    let src = std::fs::read_to_string(corpus_path()).unwrap();
+fn cases(path: &str) -> Vec<Case> {
+    let src = std::fs::read_to_string(path).unwrap();
     let mut out: Vec<Case> = Vec::new();
     for line in src.lines() {
         if let Some(head) = line.strip_prefix("=== ") {
@@ -169,6 +186,19 @@ enum Outcome {
 
 #[test]
 fn corpus_of_player_orders() {
+    let mut failures = Vec::new();
+    for (path, floor) in corpus_paths() {
+        println!("== {path}");
+        if let Err(e) = measure(&path, floor) {
+            failures.push(format!("{path}: {e}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Read every case of one corpus file, print the table, and check it
+/// (unless `floor` is `None`, a blind round measured on first sight).
+fn measure(path: &str, floor: Option<f64>) -> Result<(), String> {
     let g = game("brawners-farm.toml");
     let all_enemy_names: Vec<(SideId, String)> = g
         .state
@@ -176,13 +206,11 @@ fn corpus_of_player_orders() {
         .iter()
         .map(|u| (u.side, u.name.clone()))
         .collect();
-    let cases = cases();
-    let blind = std::env::var("ORDERS_CORPUS").is_ok();
-    assert!(
-        blind || cases.len() >= 120,
-        "the corpus has {} cases",
-        cases.len()
-    );
+    let cases = cases(path);
+    let blind = floor.is_none();
+    if cases.is_empty() {
+        return Err("no cases".to_string());
+    }
     let mut table: BTreeMap<String, BTreeMap<Outcome, usize>> = BTreeMap::new();
     let mut leaks = Vec::new();
     let mut unhelpful: Vec<String> = Vec::new();
@@ -291,27 +319,35 @@ fn corpus_of_player_orders() {
     for e in &unhelpful {
         println!("UNHELPFUL {e}");
     }
-    if blind {
-        println!("leaks: {}", leaks.len());
-        for l in &leaks {
-            println!("LEAK {l}");
-        }
-        return;
+    println!("leaks: {}", leaks.len());
+    for l in &leaks {
+        println!("LEAK {l}");
     }
-    assert!(leaks.is_empty(), "leaks:\n{}", leaks.join("\n"));
-    assert!(
-        unhelpful.is_empty(),
-        "refusals that do not say what to write:\n{}",
-        unhelpful.join("\n")
-    );
-    assert!(
-        pct >= MIN_PERCENT,
-        "only {pct:.0} % of the corpus read as meant (floor {MIN_PERCENT} %)"
-    );
+    let Some(floor) = floor else {
+        return Ok(());
+    };
+    if !leaks.is_empty() {
+        return Err(format!("leaks:\n{}", leaks.join("\n")));
+    }
+    if !unhelpful.is_empty() {
+        return Err(format!(
+            "refusals that do not say what to write:\n{}",
+            unhelpful.join("\n")
+        ));
+    }
+    if n(Outcome::Wrong) > 0 {
+        return Err(format!("{} cases read wrongly", n(Outcome::Wrong)));
+    }
+    if pct < floor {
+        return Err(format!(
+            "only {pct:.0} % of the corpus read as meant (floor {floor} %)"
+        ));
+    }
+    Ok(())
 }
 
-/// The floor this corpus must not fall below: the figure measured when the
-/// language was last grown, so a change that loses readings fails here.
-/// Round 9 (session 9) left 8 of its 77 cases refused (none read wrongly):
-/// 501 of 509, 98.4 %.
+/// The floor the main corpus file must not fall below: the figure measured
+/// when the language was last grown, so a change that loses readings fails
+/// here. Session 9 (grammar15b) left 7 of its 509 cases refused (none read
+/// wrongly): 502 of 509, 98.6 %.
 const MIN_PERCENT: f64 = 98.0;

@@ -137,10 +137,31 @@ pub fn lex(text: &str, from: usize, to: usize) -> Vec<Token> {
                 .to_lowercase()
                 .replace('\u{2019}', "'");
             // The commonest slip of the keyboard: "teh", "hte" for "the".
-            let word = if matches!(word.as_str(), "teh" | "hte") {
-                "the".to_string()
+            let word = match shorthand(&word) {
+                Some(w) => w.to_string(),
+                None => word,
+            };
+            // "the Brawner farmhouse": after a proper name, its farm.
+            let word = if word == "farmhouse"
+                && out.last().is_some_and(|p: &Token| {
+                    p.word().is_some()
+                        && text
+                            .get(p.start..p.end)
+                            .and_then(|w| w.chars().next())
+                            .is_some_and(char::is_uppercase)
+                }) {
+                "farm".to_string()
             } else {
                 word
+            };
+            // "stays w/ it": "w/" before a space is "with".
+            let (word, j) = if word == "w"
+                && chars.get(j).is_some_and(|&(_, d)| d == '/')
+                && !chars.get(j + 1).is_some_and(|&(_, d)| d.is_alphanumeric())
+            {
+                ("with".to_string(), j + 1)
+            } else {
+                (word, j)
             };
             out.push(Token {
                 tok: Tok::Word(word),
@@ -163,6 +184,36 @@ pub fn lex(text: &str, from: usize, to: usize) -> Vec<Token> {
         i += 1;
     }
     number_words(out)
+}
+
+/// Shorthand and the commonest slips of the keyboard in the words orders
+/// are made of, read as the word meant: "teh" for "the", "posn" for
+/// "position", "regt" for "regiment", "rigth" for "right", "lien" for
+/// "line". Only words no order means otherwise; the receipt reads the
+/// order back in full words, so the reading is plain.
+fn shorthand(w: &str) -> Option<&'static str> {
+    Some(match w {
+        "teh" | "hte" => "the",
+        "posn" | "psn" | "posit" => "position",
+        "regt" | "rgt" | "regmt" => "regiment",
+        "regts" | "rgts" | "regmts" => "regiments",
+        "bn" | "batt'n" | "btn" => "battalion",
+        "yr" | "yor" | "ur" => "your",
+        "thier" | "ther" => "their",
+        "hse" => "house",
+        "frm" => "from",
+        "rigth" | "rihgt" | "rght" | "rgt." => "right",
+        "lfet" | "lft" => "left",
+        "lien" | "lnie" | "liine" => "line",
+        "battel" | "batle" | "battl" => "battle",
+        "colum" | "colmn" | "coloum" | "collumn" | "colunm" => "column",
+        "hazzards" | "hazzard" | "hazards" => "hazards",
+        "strggle" | "stragle" | "straggel" => "straggle",
+        "vs" | "agst" | "agnst" => "against",
+        "pls" | "plz" | "plse" => "please",
+        "fol" | "foll" | "folow" | "follw" | "folllow" => "follow",
+        _ => return None,
+    })
 }
 
 /// The value of a number word ("three" → 3, "hundred" → ×100), or `None`.
@@ -264,7 +315,49 @@ fn number_words(toks: Vec<Token>) -> Vec<Token> {
         out.push(t.clone());
         i += 1;
     }
-    out
+    without_hedges(out)
+}
+
+/// "some four hundred paces", "about 75 yards": the hedge before a
+/// distance says nothing the distance does not; it is dropped so the
+/// distance reads as one (the receipt gives the distance taken).
+fn without_hedges(toks: Vec<Token>) -> Vec<Token> {
+    const HEDGES: &[&str] = &[
+        "some",
+        "about",
+        "around",
+        "approximately",
+        "approx",
+        "roughly",
+        "nearly",
+        "circa",
+        "ca",
+        "perhaps",
+        "maybe",
+    ];
+    let keep: Vec<bool> = (0..toks.len())
+        .map(|k| {
+            let hedge = toks
+                .get(k)
+                .and_then(Token::word)
+                .is_some_and(|w| HEDGES.contains(&w));
+            let number_next = toks
+                .get(k + 1)
+                .is_some_and(|t| matches!(t.tok, Tok::Number(_)));
+            let length_after = toks.get(k + 2).and_then(Token::word).is_some_and(|w| {
+                w.starts_with("yard")
+                    || w.starts_with("yd")
+                    || w.starts_with("pace")
+                    || w.starts_with("inch")
+                    || matches!(w, "in" | "ins" | "steps" | "rods" | "feet" | "ft")
+            });
+            !(hedge && number_next && length_after)
+        })
+        .collect();
+    toks.into_iter()
+        .zip(keep)
+        .filter_map(|(t, k)| k.then_some(t))
+        .collect()
 }
 
 #[cfg(test)]

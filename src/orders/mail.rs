@@ -142,6 +142,19 @@ pub fn parse_mail(text: &str, ctx: &ParseContext) -> ParsedMail {
         if trimmed == "--" || line == "-- " {
             break;
         }
+        // "-- L.", "-- Gibbon", "--J.G.": the signature delimiter with the
+        // writer's name or initial on the same line: the end of the orders.
+        if let Some(rest) = trimmed.strip_prefix("--")
+            && !rest.starts_with('-')
+            && rest.split_whitespace().count() <= 3
+            && !rest.contains(':')
+        {
+            r.flush();
+            r.out
+                .courtesies
+                .push((line_col(text, ls).0, trimmed.to_string()));
+            break;
+        }
         if trimmed.starts_with('>') {
             r.flush();
             continue;
@@ -483,7 +496,7 @@ impl Reader<'_, '_, '_> {
         if let Some(k) = (1..para.segments.len()).find(|&k| {
             para.segments.get(k).is_some_and(|&(s, e)| {
                 let line = self.text.get(s..e).unwrap_or("").trim().to_lowercase();
-                starts_with_phrase(&line, CLOSINGS) && line.split_whitespace().count() <= 8
+                starts_with_phrase(&line, CLOSINGS) && line.split_whitespace().count() <= 12
             })
         }) {
             let tail = Para {
@@ -593,6 +606,23 @@ const CLOSINGS: &[&str] = &[
     "yours truly",
     "i have the honor",
     "i have the honour",
+    "thx",
+    "tx",
+    "ty",
+    "ta",
+    "thanks all",
+    "thats all",
+    "that's all",
+    "that is all",
+    "thats it",
+    "that's it",
+    "that is it",
+    "that will be all",
+    "that'll be all",
+    "end of orders",
+    "end orders",
+    "orders end",
+    "over and out",
     "i remain",
     "god bless",
     "good luck",
@@ -702,7 +732,7 @@ fn courtesy(text: &str, ctx: &ParseContext, para: &Para, signed_off: bool) -> Op
         .collect();
     let first = lines.first()?;
     let first_words = first.split_whitespace().count();
-    if starts_with_phrase(first, CLOSINGS) && first_words <= 8 {
+    if starts_with_phrase(first, CLOSINGS) && first_words <= 12 {
         return Some(true);
     }
     // "Evening. Here are my orders": opening chatter, not a failed order.
@@ -946,6 +976,24 @@ fn read_heads(
         if found != Lookup::NotFound {
             return (found, None);
         }
+        // "Col. Fairchild (2nd Wis):": a colonel the scenario does not
+        // know, with his regiment in brackets: the unit in brackets.
+        let close = toks
+            .iter()
+            .rposition(|t| t.is_punct(')'))
+            .unwrap_or(toks.len());
+        if close == toks.len() || close + 1 == toks.len() {
+            let inner = toks.get(open + 1..close).unwrap_or_default();
+            if let Lookup::Found(h) = resolve_heads(ctx, cands, inner, true)
+                && h.iter().all(|h| matches!(h, Head::Unit(_)))
+            {
+                let note = format!(
+                    "'{written}' read as {}, the unit in brackets",
+                    span_text_names(ctx, &h)
+                );
+                return (Lookup::Found(h), Some(note));
+            }
+        }
     }
     for k in (1..toks.len()).rev() {
         let cut = toks.get(k - 1).is_some_and(|t| {
@@ -982,6 +1030,114 @@ fn read_heads(
         }
         other => (other, None),
     }
+}
+
+/// "Should the enemy break, ...", "If pressed, ...", "In case the
+/// Yankees advance, ...": the written condition that opens a paragraph
+/// (up to its comma), or `None`.
+fn condition_first(toks: &[Token]) -> Option<(usize, usize)> {
+    let first = toks.first()?.word()?;
+    let opens = matches!(first, "if" | "should" | "unless" | "whenever" | "in")
+        && (first != "in" || toks.get(1).is_some_and(|t| t.is_word("case")))
+        && (first != "should"
+            || toks.get(1).is_some_and(|t| {
+                t.word().is_some_and(|w| {
+                    matches!(
+                        w,
+                        "the" | "they" | "we" | "you" | "our" | "it" | "he" | "any" | "enemy"
+                    )
+                })
+            }));
+    if !opens {
+        return None;
+    }
+    let comma = toks.iter().take(16).position(|t| t.is_punct(','))?;
+    let (a, b) = (toks.first()?, toks.get(comma.checked_sub(1)?)?);
+    Some((a.start, b.end))
+}
+
+/// "I shall ride to the 27th", "I will go to the farm": the player's one
+/// officer, and the order after the modal; `None` unless he has exactly
+/// one officer and a verb follows.
+fn first_person<'t>(ctx: &ParseContext, toks: &'t [Token]) -> Option<(OfficerId, &'t [Token])> {
+    if !toks.first().is_some_and(|t| t.is_word("i")) {
+        return None;
+    }
+    let mine = ctx.own_officers();
+    let [one] = mine.as_slice() else {
+        return None;
+    };
+    let mut k = 1;
+    while toks.get(k).and_then(Token::word).is_some_and(|w| {
+        matches!(
+            w,
+            "shall"
+                | "will"
+                | "must"
+                | "am"
+                | "going"
+                | "to"
+                | "intend"
+                | "now"
+                | "myself"
+                | "then"
+        )
+    }) {
+        k += 1;
+    }
+    let rest = toks.get(k..)?;
+    rest.first()
+        .and_then(Token::word)
+        .is_some_and(is_verb_word)
+        .then_some((one.target, rest))
+}
+
+/// "send the cavalry round their left flank": an arm named in an
+/// unreadable paragraph that the player has no unit of, or `None`.
+fn missing_arm(ctx: &ParseContext, toks: &[Token]) -> Option<&'static str> {
+    use crate::rules::iron_brigade::kinds::Arm;
+    let named = toks
+        .iter()
+        .find_map(|t| match norm_word(t.word()?).as_str() {
+            "cavalry" | "cav" | "horse" | "horsemen" | "troopers" | "dragoons" => {
+                Some((Arm::Cavalry, "cavalry"))
+            }
+            _ => None,
+        })?;
+    let has = ctx
+        .state
+        .units
+        .iter()
+        .any(|u| ctx.commands(u.id) && u.arm == named.0);
+    (!has).then_some(named.1)
+}
+
+/// The units the player commands, listed for an answer.
+fn own_unit_list(ctx: &ParseContext) -> String {
+    let names: Vec<String> = ctx
+        .state
+        .units
+        .iter()
+        .filter(|u| ctx.commands(u.id))
+        .map(|u| ctx.call_unit(u.id))
+        .collect();
+    names.join(", ")
+}
+
+/// The names of heads, joined for a receipt's note.
+fn span_text_names(ctx: &ParseContext, heads: &[Head]) -> String {
+    heads
+        .iter()
+        .map(|h| match h {
+            Head::Unit(u) => ctx.call_unit(*u),
+            Head::Officer(o) => ctx
+                .state
+                .officer(*o)
+                .map(|o| o.name.clone())
+                .unwrap_or_default(),
+        })
+        .collect::<Vec<_>>()
+        .join(" and ")
 }
 
 /// "All regiments:", "The brigade:", "All my batteries:", "Whole
@@ -1073,10 +1229,31 @@ fn prose_unit(
         .cloned()
         .collect();
     for start in first..toks.len().min(10) {
+        // "The 5th, 27th and 33rd Virginia will ...": several numbers
+        // sharing one name, read together (never only the last of them).
+        let numbered = toks
+            .get(start..start + 1)
+            .is_some_and(|t| words(t).iter().any(|x| x.starts_with('#')));
+        let joined_next = toks
+            .get(start + 1)
+            .is_some_and(|t| t.is_word("and") || matches!(t.tok, Tok::Punct('&' | ',')));
+        let mut shared: Option<(Vec<Head>, usize)> = None;
+        if numbered && joined_next {
+            for m in (start + 3..=toks.len().min(start + 12)).rev() {
+                if let Some(span) = toks.get(start..m)
+                    && let Lookup::Found(many) = resolve_heads(ctx, &units, span, true)
+                    && many.len() > 1
+                {
+                    shared = Some((many, m));
+                    break;
+                }
+            }
+        }
         for n in (1..=toks.len().saturating_sub(start).min(8)).rev() {
             let Some(unit_toks) = toks.get(start..start + n) else {
                 continue;
             };
+
             if unit_toks.last().is_some_and(|t| t.word().is_none()) {
                 continue;
             }
@@ -1086,14 +1263,20 @@ fn prose_unit(
             if !w.iter().any(|x| x.starts_with('#')) {
                 continue;
             }
-            let Lookup::Found(h) = lookup_exact(&w, &units) else {
-                continue;
+            let (mut hs, mut k) = match &shared {
+                Some((many, m)) => (many.clone(), *m),
+                None => {
+                    let Lookup::Found(h) = lookup_exact(&w, &units) else {
+                        continue;
+                    };
+                    (vec![h], start + n)
+                }
             };
-            let mut k = start + n;
             // "The 2nd and 7th Wisconsin will advance ...": several units
             // joined by 'and', '&' or ',' (read as a paragraph's heads).
-            let mut hs = vec![h];
-            if let Some((many, m)) = more_heads(ctx, &units, toks, start, k) {
+            if shared.is_none()
+                && let Some((many, m)) = more_heads(ctx, &units, toks, start, k)
+            {
                 hs = many;
                 k = m;
             }
@@ -1104,6 +1287,23 @@ fn prose_unit(
                 k += 1;
             }
             let at = |k: usize, w: &str| toks.get(k).is_some_and(|t| t.is_word(w));
+            // "The 27th Virginia, being much cut up, will reform ...", "the
+            // 2nd Virginia, on its left, will advance ...": words set off
+            // by commas between the unit and its 'will' describe it.
+            if toks.get(k).is_some_and(|t| t.is_punct(','))
+                && let Some(close) = (k + 1..toks.len().min(k + 9))
+                    .find(|&j| toks.get(j).is_some_and(|t| t.is_punct(',')))
+                && ["will", "shall", "must", "should", "is"]
+                    .iter()
+                    .any(|w| at(close + 1, w))
+                && !toks
+                    .get(k + 1..close)
+                    .unwrap_or_default()
+                    .iter()
+                    .any(|t| t.word().is_some_and(|w| is_verb_word(w) && w != "cut"))
+            {
+                k = close + 1;
+            }
             if ["will", "shall", "must", "should"].iter().any(|w| at(k, w)) {
                 k += 1;
             } else if (at(k, "is") || at(k, "are")) && at(k + 1, "to") {
@@ -1193,13 +1393,23 @@ fn prose_unit(
 /// A line of a few words that opens with "orders", "turn" or the like and
 /// names nothing: a title.
 fn is_title(toks: &[Token]) -> bool {
-    toks.len() <= 8
-        && toks.first().and_then(Token::word).is_some_and(|w| {
-            matches!(
-                norm_word(w).as_str(),
-                "orders" | "order" | "turn" | "dispositions" | "instructions" | "movements"
-            )
-        })
+    let title_word = |w: &str| {
+        matches!(
+            norm_word(w).as_str(),
+            "orders" | "order" | "turn" | "dispositions" | "instructions" | "movements"
+        )
+    };
+    (toks.len() <= 8 && toks.first().and_then(Token::word).is_some_and(title_word))
+        // "Trimbles orders", "Gibbon's orders for turn 3", "My orders":
+        // a few words ending in "orders" (or with it second), no verb.
+        || (toks.len() <= 6
+            && toks.iter().take(2).any(|t| {
+                t.word()
+                    .is_some_and(|w| matches!(norm_word(w).as_str(), "orders" | "dispositions"))
+            })
+            && !toks
+                .iter()
+                .any(|t| t.word().is_some_and(is_verb_word)))
 }
 
 /// "Col. Fairchild will advance the 2nd Wisconsin to …": a rank and a
@@ -1319,6 +1529,22 @@ fn sentences(
     // one order a line, with no blank lines between them).
     let mut cuts: Vec<(usize, usize)> = Vec::new();
     for (k, t) in toks.iter().enumerate() {
+        // "The 4th Virginia will lie down ..., and the 2nd Virginia will
+        // advance ...": ', and' before another of his units and its
+        // 'will' starts a sentence of its own.
+        if t.is_punct(',')
+            && toks.get(k + 1).is_some_and(|n| n.is_word("and"))
+            && let Some(rest) = toks.get(k + 2..)
+            && prose_unit(ctx, &cands, rest, 0)
+                .is_some_and(|(_, body, _)| body.first().is_some() && rest.len() - body.len() <= 12)
+            && rest.iter().take(12).any(|w| {
+                w.word()
+                    .is_some_and(|w| matches!(w, "will" | "shall" | "must" | "is" | "are"))
+            })
+        {
+            cuts.push((k, k + 2));
+            continue;
+        }
         let stop = t.is_punct('.') || t.is_punct(';');
         let line_break = !stop
             && toks
@@ -1444,6 +1670,62 @@ fn read_paragraph(
                 }
             }
         }
+        None if condition_first(toks).is_some() => {
+            // "Should the enemy break, the whole brigade will pursue ...":
+            // nothing waits on an event (APSoF I.C.1); read at once, the
+            // order after the condition would be carried out now.
+            let cond = condition_first(toks)
+                .and_then(|(a, b)| text.get(a..b))
+                .unwrap_or("")
+                .to_string();
+            let after = toks
+                .iter()
+                .position(|t| t.is_punct(','))
+                .map_or(toks.len(), |k| k + 1);
+            let unit =
+                prose_unit(ctx, &cands, toks.get(after..).unwrap_or_default(), 0).or_else(|| {
+                    headless(ctx, toks.get(after..).unwrap_or_default(), &cands)
+                        .map(|(h, r)| (h, r.to_vec(), None))
+                });
+            let units: Vec<UnitId> = unit
+                .iter()
+                .flat_map(|(h, _, _)| h.iter())
+                .filter_map(|h| match h {
+                    Head::Unit(u) if ctx.commands(*u) => Some(*u),
+                    _ => None,
+                })
+                .collect();
+            let now = match units.first() {
+                Some(u) => format!("'{}: hold'", ctx.call_unit(*u)),
+                None => format!("'{}: hold'", example_head(ctx)),
+            };
+            return Err(ParaErr {
+                err: PErr {
+                    at: toks.first().map_or(ps, |t| t.start),
+                    message: format!(
+                        "'{cond}' is a condition Adjutant cannot wait for: the order after it would be carried out at once (APSoF I.C.1: orders are carried out as written, nothing waits on an event). Write what the unit does now, as {now}, and send the rest in the turn it is needed"
+                    ),
+                    suggestions: Vec::new(),
+                },
+                units,
+            });
+        }
+        None if is_title(toks)
+            && headless(ctx, toks, &cands).is_none_or(|(_, rest)| {
+                rest.first().and_then(Token::word).is_some_and(|w| {
+                    matches!(norm_word(w).as_str(), "orders" | "order" | "dispositions")
+                })
+            }) =>
+        {
+            // "Trimbles orders": the writer's own title, not an order of
+            // Trimble's.
+            return Ok(Vec::new());
+        }
+        // "I shall ride to the 27th Virginia and rally it in person": the
+        // writer's own officer (he has one).
+        None if let Some((o, body)) = first_person(ctx, toks) => {
+            (vec![Head::Officer(o)], body.to_vec(), issuer)
+        }
         None => match headless(ctx, toks, &cands) {
             Some((h, rest)) => (h, rest.to_vec(), issuer),
             None => match officer_will(ctx, &cands, toks)
@@ -1459,10 +1741,17 @@ fn read_paragraph(
                 None => {
                     return Err(PErr {
                         at: ps,
-                        message: format!(
-                            "expected '<unit name>:' at the start of the order, as in '{}: hold'",
-                            example_head(ctx)
-                        ),
+                        message: match missing_arm(ctx, toks) {
+                            Some(arm) => format!(
+                                "you have no {arm} in this battle, so this order is not taken; your units are {}; start each order with '<unit name>:', as in '{}: hold'",
+                                own_unit_list(ctx),
+                                example_head(ctx)
+                            ),
+                            None => format!(
+                                "expected '<unit name>:' at the start of the order, as in '{}: hold'",
+                                example_head(ctx)
+                            ),
+                        },
                         suggestions: Vec::new(),
                     }
                     .into());
@@ -1651,6 +1940,35 @@ fn headless<'t>(
                 n += 1;
             }
             let mut rest = toks.get(n..).unwrap_or_default();
+            // "Poague's guns to go forward ...", "Wooding's battery will
+            // ...": the unit's name and the noun for it.
+            if hs.len() == 1
+                && matches!(hs.first(), Some(Head::Unit(_)))
+                && rest.first().and_then(Token::word).is_some_and(|w| {
+                    matches!(
+                        w,
+                        "guns" | "pieces" | "battery" | "regiment" | "boys" | "men" | "lads"
+                    )
+                })
+                && rest.get(1).and_then(Token::word).is_some_and(|w| {
+                    matches!(
+                        w,
+                        "to" | "will" | "shall" | "must" | "should" | "is" | "are"
+                    ) || is_verb_word(w)
+                })
+            {
+                rest = rest.get(1..).unwrap_or_default();
+            }
+            // "6th Wis => fire on F": the '=' of an arrow ('-' is a space
+            // to the lexer), leaving its '>' for the order.
+            if rest.first().is_some_and(|t| t.is_punct('='))
+                && rest.get(1).is_some_and(|t| t.is_punct('>'))
+            {
+                rest = rest.get(1..).unwrap_or_default();
+            }
+            let arrow = rest
+                .first()
+                .is_some_and(|t| t.is_punct('>') || t.is_punct('\u{2192}'));
             // "76th New York to come up ...", "19th Indiana will hold":
             // the 'to' or 'will' of a sentence, not a destination.
             let at = |r: &[Token], k: usize, w: &str| r.get(k).is_some_and(|t| t.is_word(w));
@@ -1672,7 +1990,21 @@ fn headless<'t>(
             {
                 rest = rest.get(skip..).unwrap_or_default();
             }
-            if rest.first().and_then(Token::word).is_some() {
+            // "Battery B" on its own line with bulleted steps under it:
+            // the ';' put before the first bullet.
+            if rest.first().is_some_and(|t| t.is_punct(';'))
+                && rest.get(1).and_then(Token::word).is_some()
+            {
+                rest = rest.get(1..).unwrap_or_default();
+            }
+            // "19th Ind 4 in. north": a distance straight after the name.
+            let distance_first = rest
+                .first()
+                .is_some_and(|t| matches!(t.tok, Tok::Number(_)))
+                && rest.get(1).and_then(Token::word).is_some_and(|w| {
+                    w.starts_with("in") || w.starts_with("y") || w.starts_with("pace")
+                });
+            if rest.first().and_then(Token::word).is_some() || distance_first || arrow {
                 return Some((hs, rest));
             }
         }

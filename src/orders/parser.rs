@@ -132,6 +132,8 @@ const WIDER_VERBS: &[&str] = &[
 /// Phrases of politeness or colour skipped before a clause.
 const PREAMBLES: &[&[&str]] = &[
     &["please"],
+    // "The 5th, 27th and 33rd Virginia will each advance ...".
+    &["each"],
     // "2nd Wis & 19th Ind: both regiments to fall back ...".
     &["both", "regiments"],
     &["both", "units"],
@@ -162,6 +164,25 @@ const TAILS: &[&[&str]] = &[
     &["when", "fired"],
     &["who"],
     &["which"],
+    // "..., keeping their alignment with the 2nd": colour (each moves as
+    // ordered; to follow another's moves write 'conform to').
+    &["keeping", "their", "alignment"],
+    &["keeping", "its", "alignment"],
+    &["keeping", "the", "alignment"],
+    &["keeping", "alignment"],
+    &["keeping", "dressed"],
+    // "follow the 56th at such distance as will enable it to support".
+    &["at", "such", "distance"],
+    &["at", "such", "a", "distance"],
+    &["at", "supporting", "distance"],
+    &["at", "a", "supporting", "distance"],
+    &["at", "a", "convenient", "distance"],
+    // "..., where the rails will give the men some shelter".
+    &["where", "the"],
+    &["where", "they"],
+    &["where", "he"],
+    &["where", "it"],
+    &["where", "we"],
     &["that", "comes"],
     &["that", "come"],
     &["when", "they"],
@@ -327,6 +348,29 @@ const COLOUR: &[&[&str]] = &[
     &["if", "you", "can"],
     &["with", "all", "haste"],
     &["in", "haste"],
+    &["asap"],
+    &["please"],
+    &["without", "a", "moment's", "delay"],
+    &["without", "a", "moments", "delay"],
+    &["without", "a", "moment", "of", "delay"],
+    &["without", "loss", "of", "time"],
+    &["from", "where", "you", "are"],
+    &["from", "where", "you", "stand"],
+    &["from", "where", "it", "is"],
+    &["from", "where", "it", "stands"],
+    &["from", "your", "present", "position"],
+    &["from", "there"],
+    &["from", "here"],
+    &["in", "support"],
+    &["in", "your", "rear"],
+    &["in", "our", "rear"],
+    &["to", "your", "rear"],
+    &["to", "our", "rear"],
+    &["in", "person"],
+    &["keeping", "well", "closed", "up"],
+    &["keeping", "well", "closed"],
+    &["keeping", "closed", "up"],
+    &["well", "closed", "up"],
 ];
 
 /// The enemy called by a period nickname, with whether the nickname is for
@@ -393,6 +437,8 @@ fn verb_alias(w: &str) -> Option<&'static str> {
         "mv" => "move",
         "retire" | "retires" => "retreat",
         "come" => "move",
+        // "bear off to the north-east", "repair to the farm".
+        "bear" | "bears" | "repair" | "repairs" => "move",
         "bring" => "move",
         "fir" | "fre" => "fire",
         "hld" | "hol" => "hold",
@@ -521,6 +567,8 @@ pub struct OrderParser<'c, 'a> {
     /// Places issue #15 reads by the order's sense: inside a retreat
     /// ("fall back to the woods": the one to the rear).
     retreating: bool,
+    /// Reading the place of "halt in the woods": inside its near edge.
+    halting_in: bool,
     /// Places taken relative to a unit of his ("on the right of the 7th
     /// Wisconsin"), said in the receipt unless another note names it.
     relative_units: Vec<(String, String)>,
@@ -558,6 +606,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             depth: 0,
             notes: Vec::new(),
             retreating: false,
+            halting_in: false,
             relative_units: Vec::new(),
             place_notes: Vec::new(),
             edges: Vec::new(),
@@ -685,6 +734,20 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             || self.at_word("and")
             || self.at_word("next")
             || self.at_word("afterwards")
+            || self.at_telegraph_stop()
+    }
+
+    /// "ADVANCE TO BRAWNER FENCE STOP FIRE AT WILL STOP": a telegraph's
+    /// full stop, "STOP" in capitals after a word of the order (not
+    /// "2nd Wis: STOP", the order to halt).
+    fn at_telegraph_stop(&self) -> bool {
+        self.peek()
+            .is_some_and(|t| self.text.get(t.start..t.end) == Some("STOP"))
+            && self
+                .pos
+                .checked_sub(1)
+                .and_then(|k| self.toks.get(k))
+                .is_some_and(|t| !matches!(t.tok, Tok::Punct(_)))
     }
 
     fn skip_preambles(&mut self) {
@@ -702,7 +765,10 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             if self.pos == before
                 && self.at_word("to")
                 && self.word_at(1).is_some_and(|w| {
-                    resolve_verb(w).is_some() || verb_alias(w).is_some() || WIDER_VERBS.contains(&w)
+                    resolve_verb(w).is_some()
+                        || verb_alias(w).is_some()
+                        || WIDER_VERBS.contains(&w)
+                        || (w == "make" && self.formation_word_at(2))
                 })
             {
                 self.pos += 1;
@@ -730,7 +796,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                     return;
                 }
                 self.pos += j + 1 + usize::from(to);
-                self.eat_any(&["now", "then", "at", "once"]);
+                self.eat_any(&["now", "then", "at", "once", "each", "both", "all"]);
                 return;
             }
             if j == 0 && (resolve_verb(w).is_some() || verb_alias(w).is_some()) {
@@ -937,6 +1003,9 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                     self.pos = save;
                 }
             }
+            if !steps.is_empty() {
+                self.sign_off();
+            }
             if !(self.at_end() || self.at_separator() || self.at_trigger() || self.after_dash()) {
                 return Err(self.unread_rest(body_start));
             }
@@ -1041,6 +1110,24 @@ impl<'c, 'a> OrderParser<'c, 'a> {
 
     /// One clause; pushes its steps.
     fn clause(&mut self, steps: &mut Vec<Step>) -> PResult<()> {
+        if !steps.is_empty() && (self.aside() || self.colour_sentence()) {
+            return Ok(());
+        }
+        // "advance 12 inches SW, keep in column": the move's formation.
+        if matches!(steps.last().map(|s| &s.action), Some(Action::Move(_)))
+            && self.at_any(
+                0,
+                &["keep", "keeping", "stay", "staying", "remain", "remaining"],
+            )
+            && self.at_word_k(1, "in")
+        {
+            let save = self.pos;
+            self.pos += 2;
+            if self.trailing_formation(steps)? {
+                return Ok(());
+            }
+            self.pos = save;
+        }
         self.skip_preambles();
         if TAILS.iter().any(|t| self.at_words(t)) {
             // A colouring phrase after a comma ("..., once fired upon").
@@ -1051,6 +1138,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             // "hold, at all costs".
             return Ok(());
         }
+
         let first = steps.len();
         let clause_at = self.here();
         self.clause_body(steps)?;
@@ -1062,9 +1150,86 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         let Some(tok) = self.peek() else {
             return Err(self.expected("an order"));
         };
+        // "19th Ind 4 in. north": a distance and a way with no verb is a
+        // move; the receipt reads it back as 'advance'.
+        if matches!(tok.tok, Tok::Number(_))
+            && !steps.iter().any(|s| matches!(s.action, Action::Move(_)))
+        {
+            let save = self.pos;
+            if let Ok(m) = self.move_phrase(Gait::March, "advance")
+                && self.require_destination(&m, "advance").is_ok()
+            {
+                steps.push(Step {
+                    trigger: Trigger::Then,
+                    action: Action::Move(m.order()),
+                });
+                self.note("a distance with no verb read as: advance");
+                return Ok(());
+            }
+            self.pos = save;
+        }
+        // "7th Wis -> Douglass house", "6th Wis => fire on F": an arrow
+        // after the name is 'advance to' when a place follows it.
+        if tok.is_punct('>') || tok.is_punct('\u{2192}') {
+            self.pos += 1;
+            if self
+                .word_at(0)
+                .is_some_and(|w| is_verb_word(w) || WIDER_VERBS.contains(&w))
+            {
+                return self.clause_body(steps);
+            }
+            let from = self.at;
+            let p = self.place(from, false)?;
+            steps.push(Step {
+                trigger: Trigger::Then,
+                action: Self::move_to(p),
+            });
+            self.note("'->' read as: advance to");
+            return Ok(());
+        }
         let Some(raw) = tok.word() else {
             return Err(self.expected("an order such as 'advance to ...' or 'hold'"));
         };
+        // "half on D, rest on E": shares of fire with the verb left out
+        // (APSoF V.F.2).
+        if matches!(raw, "half" | "rest") && self.share_at(0) && !self.at_word_k(1, "of") {
+            let save = self.pos;
+            match self.fire_parts() {
+                Ok(parts) if parts.len() > 1 => {
+                    steps.push(Step {
+                        trigger: Trigger::Then,
+                        action: Action::SplitFire { parts },
+                    });
+                    self.note("shares of castings with no verb read as: fire");
+                    return Ok(());
+                }
+                _ => self.pos = save,
+            }
+        }
+        // "advance upon the orchard and clear it of the enemy": what the
+        // advance is for. Kept as colour and said so: the unit advances;
+        // a charge is ordered with its target (APSoF VI.D.3).
+        if matches!(raw, "clear" | "sweep" | "rid")
+            && self.at_any(1, &["it", "them", "the", "that"])
+            && (self.at_word_k(2, "of") || self.at_word_k(3, "of"))
+            && matches!(steps.last().map(|s| &s.action), Some(Action::Move(_)))
+        {
+            let start = self.here();
+            while !self.at_end() && !self.at_separator() {
+                self.pos += 1;
+            }
+            let said = self.written(start, self.last_end());
+            let example = self.ctx.example_enemies().0;
+            self.note(format!(
+                "'{said}' kept as colour: the unit advances there; to charge an enemy there, write 'charge' and its letter, as in 'charge {example}' (APSoF VI.D.3)"
+            ));
+            return Ok(());
+        }
+        // "make line", "make column": form it.
+        if raw == "make" && self.formation_word_at(1) {
+            self.pos += 1;
+            return self.form(steps, "form");
+        }
         // A word of the wider vocabulary written exactly ("dress on the
         // 4th") is that word, not a slip for a verb of the fixed list
         // ("press").
@@ -1159,9 +1324,54 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             Some(
                 "advance" | "march" | "move" | "go" | "proceed" | "head" | "press" | "push"
                 | "continue",
+            ) if {
+                // "advance and form line upon the left of the 19th", "move
+                // up and lie in rear of the fence": the move is the next
+                // order's own (it goes there first).
+                let k = 1 + usize::from(self.at_any(1, &["up", "forward", "on", "out"]));
+                self.at_word_k(k, "and")
+                    && self.at_any(
+                        k + 1,
+                        &["form", "deploy", "lie", "take", "occupy", "line", "extend"],
+                    )
+            } =>
+            {
+                let start = self.here();
+                self.pos += 1;
+                self.eat_any(&["up", "forward", "on", "out"]);
+                let said = self.written(start, self.last_end());
+                self.eat_word("and");
+                self.note(format!(
+                    "'{said} and' read with the order after it, which says where to go"
+                ));
+                return self.clause_body(steps);
+            }
+            Some(
+                "advance" | "march" | "move" | "go" | "proceed" | "head" | "press" | "push"
+                | "continue",
             ) => {
                 self.pos += 1;
-                let m = self.move_phrase(Gait::March, raw)?;
+                let forward =
+                    raw == "fwd" || self.at_any(0, &["forward", "forwards", "fwd", "ahead"]);
+                let mut m = self.move_phrase(Gait::March, raw)?;
+                // "6th & 7th Wis: fwd in line": forward with no place is
+                // straight ahead, one full move (APSoF IV.G), said so.
+                if forward
+                    && m.dests.is_empty()
+                    && m.vias.is_empty()
+                    && (self.at_end() || self.at_separator())
+                    && let Some(u) = self.unit
+                {
+                    let len = crate::rules::iron_brigade::movement::base_allowance(u, false, false);
+                    let (dx, dy) = geometry::facing_vector(self.facing);
+                    let p = Pos::new(self.at.x + dx * len, self.at.y + dy * len);
+                    m.dests.push(p);
+                    self.note(format!(
+                        "'{raw}' with no place read as: advance straight ahead one full move, {}\" (APSoF IV.G), to {}",
+                        show_num(len),
+                        show_pos(p)
+                    ));
+                }
                 self.require_destination(&m, raw)?;
                 push(steps, Action::Move(m.order()));
             }
@@ -1215,8 +1425,11 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             }
             Some("lie" | "lay") => {
                 self.pos += 1;
-                // "lie dn", "lie dwn": umpire shorthand.
-                if self.eat_any(&["down", "dn", "dwn"]).is_none() {
+                // "lie dn", "lie dwn": umpire shorthand. "lie in rear of the
+                // fence", "lie behind the wall": go there and lie down.
+                if self.eat_any(&["down", "dn", "dwn"]).is_none()
+                    && !(self.at_relative() || self.at_any(0, &["in", "behind", "along"]))
+                {
                     return Err(self.expected("'down' after 'lie'"));
                 }
                 // "lie down behind the fence", "lie down in the woods":
@@ -1316,6 +1529,14 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                     }
                 }
             }
+            // "-> Douglass house, in column": the formation of the move.
+            _ if raw == "in" && !steps.is_empty() && self.formation_word_at(1) && {
+                self.pos += 1;
+                self.trailing_formation(steps)? || {
+                    self.pos -= 1;
+                    false
+                }
+            } => {}
             _ if (raw == "in" || raw == "at") && !steps.is_empty() => self.arrival_place(steps)?,
             // "col, adv S 6in", "line, then advance": a formation alone
             // before the next step is formed first.
@@ -1771,7 +1992,9 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             ..MoveBuild::default()
         };
         if !self.at_words(&["on", "the"]) && !self.at_words(&["on", "enemy"]) {
-            self.eat_any(&["forward", "forwards", "fwd", "ahead", "out", "on"]);
+            self.eat_any(&[
+                "forward", "forwards", "fwd", "ahead", "out", "on", "off", "away",
+            ]);
         }
         // "advance your regiment to ...", "move the men forward".
         if self.at_any(0, &["your", "the", "his", "my"])
@@ -3471,8 +3694,12 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             && !TAILS.iter().any(|c| self.at_words(c))
         {
             let save = self.pos;
+            let inside = self.at_word("in");
             self.pos += 1;
-            if self.held_place(steps)? {
+            self.halting_in = inside;
+            let held = self.held_place(steps);
+            self.halting_in = false;
+            if held? {
                 return Ok(());
             }
             self.pos = save;
@@ -3784,6 +4011,85 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         true
     }
 
+    /// "dont straggle", "we must not leave a gap by the farm", "never mind
+    /// the guns": a clause after an order, in the first person or
+    /// negative, with no verb of the order language in it, tells why or
+    /// how, not what the unit does: colour, to the end of the sentence,
+    /// and the receipt says so. One with such a verb ("do not fire") is
+    /// read as an order.
+    fn aside(&mut self) -> bool {
+        let opens = self.at_any(
+            0,
+            &[
+                "dont", "don't", "never", "we", "i", "our", "us", "lets", "let's", "mind",
+            ],
+        ) || self.at_words(&["do", "not"])
+            || self.at_words(&["no", "straggling"]);
+        if !opens {
+            return false;
+        }
+        let start = self.here();
+        let save = self.pos;
+        let mut k = self.pos;
+        while let Some(t) = self.toks.get(k) {
+            if matches!(t.tok, Tok::Punct('.' | ';' | '!' | '?')) {
+                break;
+            }
+            if t.word().is_some_and(|w| {
+                is_verb_word(w) && !matches!(w, "get" | "go" | "stay" | "hold" | "stand")
+            }) {
+                self.pos = save;
+                return false;
+            }
+            k += 1;
+        }
+        self.pos = k;
+        let end = self.last_end();
+        self.note_colour(start, end);
+        true
+    }
+
+    /// "... beside the 26th? Thanks, Lawton", "hold. thx - G": a sign-off
+    /// on the line of the last order: eaten to the end of the line and
+    /// noted. Whether there was one.
+    fn sign_off(&mut self) -> bool {
+        let save = self.pos;
+        while self
+            .toks
+            .get(self.pos)
+            .is_some_and(|t| matches!(t.tok, Tok::Punct('?' | '!' | '.' | ',')))
+        {
+            self.pos += 1;
+        }
+        if self.at_end() && self.pos > save {
+            // A question mark closing the order.
+            return true;
+        }
+        let start = self.here();
+        let closing = self.at_any(0, &["thanks", "thx", "cheers", "regards", "ty", "ta"])
+            || self.at_words(&["thank", "you"])
+            || self.at_words(&["that's", "all"])
+            || self.at_words(&["thats", "all"])
+            || self.at_words(&["that's", "it"])
+            || self.at_words(&["thats", "it"]);
+        if !closing {
+            self.pos = save;
+            return false;
+        }
+        let mut end = self.last_end().max(start);
+        while let Some(t) = self.toks.get(self.pos) {
+            let gap = self.text.get(end..t.start).unwrap_or("");
+            if gap.contains('\n') && self.pos > 0 && t.start > start {
+                break;
+            }
+            end = t.end;
+            self.pos += 1;
+        }
+        let said = self.written(start, end);
+        self.note(format!("'{said}' read as a sign-off, not an order"));
+        true
+    }
+
     fn colour(&mut self) -> bool {
         let start = self.here();
         if COLOUR.iter().any(|p| self.eat_words(p)) {
@@ -3850,6 +4156,12 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             return (None, None);
         }
         let save = self.pos;
+        // "the reb battery up on the ridge", "over by the farm".
+        if self.at_any(0, &["up", "down", "over", "out"])
+            && self.at_any(1, &["on", "in", "by", "near", "at", "behind", "beyond"])
+        {
+            self.pos += 1;
+        }
         // "the rebels from the orchard" (to drive them out): on it.
         let inside = self.at_any(0, &["on", "in", "inside", "atop", "from"])
             && !self.at_words(&["in", "front"]);
@@ -3975,7 +4287,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         const LONG: &[&str] = &[
             "support", "engage", "follow", "conform", "oblique", "reform",
         ];
-        let w = if LONG.contains(&w) || w.chars().count() < 6 {
+        let w = if LONG.contains(&w) || w.chars().count() < 5 {
             w
         } else {
             let close: Vec<&&str> = LONG
@@ -3997,6 +4309,69 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             "follow" | "follows" | "conform" | "conforms" => self.follow(steps)?,
             "take" | "seek" | "find" if self.at_any(1, &["cover", "shelter"]) => {
                 self.take_cover(steps)?
+            }
+            // "seek the shelter of Brawner's woods", "take the cover of
+            // the fence".
+            "take" | "seek" | "find" | "gain"
+                if self.at_word_k(1, "the") && self.at_any(2, &["cover", "shelter"]) =>
+            {
+                self.pos += 1;
+                self.take_cover(steps)?
+            }
+            // "keep lying down", "remain lying down": lie down (it stays
+            // down until ordered up, APSoF III.J).
+            "keep" | "remain" | "stay" | "continue"
+                if self.at_any(1, &["lying", "laying"]) && self.at_any(2, &["down", "low"]) =>
+            {
+                self.pos += 3;
+                if let Some(p) = self.lying_place()? {
+                    Self::push(steps, Trigger::Then, Self::move_to(p));
+                    Self::push(steps, Trigger::OnArrival, Action::LieDown);
+                } else {
+                    Self::push(steps, Trigger::Then, Action::LieDown);
+                }
+                self.note("'keep lying down' read as: lie down");
+            }
+            // "switch to canister", "load canister": Iron Brigade does not
+            // choose the round; the charts give fire by range (APSoF V,
+            // XIII).
+            "switch" | "load" | "use"
+                if {
+                    let k = usize::from(self.at_any(1, &["to", "with"]));
+                    self.at_any(
+                        1 + k,
+                        &[
+                            "canister",
+                            "grape",
+                            "grapeshot",
+                            "case",
+                            "shell",
+                            "shot",
+                            "double",
+                        ],
+                    )
+                } =>
+            {
+                let start = self.here();
+                self.pos += 1;
+                self.eat_any(&["to", "with"]);
+                self.eat_any(&["double", "spherical", "solid"]);
+                self.pos += 1;
+                self.eat_word("shot");
+                let end = self.last_end();
+                let said = self.written(start, end);
+                if !steps.is_empty() || self.at_separator() || self.at_end() {
+                    self.note(format!(
+                        "'{said}' kept as colour: the rules do not choose the round, the fire charts give fire by range (APSoF V, XIII)"
+                    ));
+                    if steps.is_empty()
+                        && (self.at_end() || !self.fire_words_ahead_after_separator())
+                    {
+                        Self::push(steps, Trigger::Then, Action::Fire(FireTarget::AtWill));
+                    }
+                } else {
+                    return Ok(false);
+                }
             }
             "shift" | "oblique" | "sidestep" | "edge" => self.shift(steps)?,
             "close" if self.at_any(1, &["up", "ranks"]) => self.close_up(steps)?,
@@ -4095,6 +4470,23 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             }
             "pour" | "volley" | "give" | "deliver" | "delivers" if self.volley_ahead() => {
                 self.volley(steps)?
+            }
+            // "cover the front of the 76th New York", "screen the front of
+            // the battery": in front of it (the ruling for 'in front of').
+            "cover" | "covers" | "screen" | "screens"
+                if self.at_word_k(1, "the")
+                    && self.at_word_k(2, "front")
+                    && self.at_word_k(3, "of") =>
+            {
+                let start = self.here();
+                self.pos += 4;
+                let at = self.here();
+                let (p, _) = self.relative_to(Rel::Front, None, at)?;
+                Self::push(steps, Trigger::Then, Self::move_to(p));
+                let said = self.written(start, self.last_end());
+                self.note(format!(
+                    "'{said}' read as: advance to in front of it, 2\" ahead of its front rank"
+                ));
             }
             "fix" if self.at_any(1, &["bayonets", "bayonet"]) => {
                 let start = self.here();
@@ -4273,6 +4665,10 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 self.at_any(1, &["position", "post", "station", "possession"])
                     || (self.at_any(1, &["up", "a"])
                         && self.at_any(2, &["position", "post", "station", "a"]))
+                    // "take the Douglass house", "take the orchard and hold
+                    // it": occupy it.
+                    || (self.at_word_k(1, "the")
+                        && !self.at_any(2, &["cover", "shelter", "guns", "men", "regiment", "battery", "offensive", "lead", "initiative", "field"]))
             }
             Some("line") => self.at_any(1, &["the"]),
             Some(_) => !self.at_end(),
@@ -4287,10 +4683,13 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     fn take_position(&mut self, steps: &mut Vec<Step>) -> PResult<()> {
         let verb = self.word_at(0).unwrap_or_default().to_string();
         self.pos += 1;
+        let mut took_post = false;
         if verb == "take" {
             self.eat_any(&["up"]);
             self.eat_any(&["a", "your"]);
-            self.eat_any(&["position", "post", "station", "possession"]);
+            took_post = self
+                .eat_any(&["position", "post", "station", "possession"])
+                .is_some();
             self.eat_word("of");
         }
         // "take position 100 yards in rear of ...", "on the ridge", "at
@@ -4308,7 +4707,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         }
         Self::push(steps, Trigger::Then, Action::Move(m.order()));
         Self::push(steps, Trigger::OnArrival, Action::Hold);
-        let what = if verb == "take" {
+        let what = if verb == "take" && took_post {
             "take position".to_string()
         } else {
             verb
@@ -4320,7 +4719,59 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     /// A unit of the writer's side named here, for 'support', 'follow' and
     /// 'close up on': an enemy's name gets the answer a name of nothing
     /// gets, so nothing about unseen enemies leaks.
+    /// A unit of his own side named as a place or partner must still be in
+    /// the battle: "rally behind the 2nd Wisconsin" once it is destroyed is
+    /// answered, with the units he may name instead (never an enemy: the
+    /// answer for those is the one a name of nothing gets).
+    fn in_battle(&self, id: UnitId, at: usize) -> PResult<()> {
+        let Some(u) = self.ctx.state.unit(id) else {
+            return Ok(());
+        };
+        if u.side != self.ctx.side || !u.out_of_battle() {
+            return Ok(());
+        }
+        let why = if u.marks.combined_into.is_some() {
+            "was combined into another unit"
+        } else if u.marks.left_field {
+            "has gone off the table"
+        } else {
+            "was destroyed"
+        };
+        let others: Vec<String> = self
+            .ctx
+            .state
+            .units_of(self.ctx.side)
+            .filter(|o| {
+                !o.out_of_battle()
+                    && self.ctx.commands(o.id)
+                    && Some(o.id) != self.unit.map(|s| s.id)
+            })
+            .map(|o| o.name.clone())
+            .take(4)
+            .collect();
+        Err(PErr {
+            at,
+            message: format!(
+                "the {} {why} and is no longer in the battle, so this order is not taken; name a unit still on the field{}",
+                u.name,
+                if others.is_empty() {
+                    String::new()
+                } else {
+                    format!(", such as {}", or_list(&others))
+                }
+            ),
+            suggestions: Vec::new(),
+        })
+    }
+
     fn own_unit_for(&mut self, verb: &str) -> PResult<(UnitId, String)> {
+        let at = self.here();
+        let (id, name) = self.own_unit_for_inner(verb)?;
+        self.in_battle(id, at)?;
+        Ok((id, name))
+    }
+
+    fn own_unit_for_inner(&mut self, verb: &str) -> PResult<(UnitId, String)> {
         let save = self.pos;
         self.eat_any(&["the"]);
         let own = self.ctx.own_units();
@@ -4406,11 +4857,20 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     fn rally(&mut self, steps: &mut Vec<Step>) -> PResult<()> {
         self.pos += 1;
         self.eat_words(&["the", "men"]);
-        self.eat_any(&["them", "it"]);
+        self.eat_any(&["them", "it", "same"]);
         let colours: &[&[&str]] = &[
             &["on", "the", "colours"],
             &["on", "the", "colors"],
             &["on", "the", "flag"],
+            &["upon", "its", "colours"],
+            &["upon", "its", "colors"],
+            &["upon", "the", "colours"],
+            &["upon", "the", "colors"],
+            &["on", "its", "colours"],
+            &["on", "its", "colors"],
+            &["on", "their", "colours"],
+            &["on", "their", "colors"],
+            &["round", "its", "colours"],
             &["round", "the", "colours"],
             &["round", "the", "colors"],
             &["around", "the", "colours"],
@@ -4485,6 +4945,30 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     fn support(&mut self, steps: &mut Vec<Step>) -> PResult<()> {
         self.pos += 1;
         let (id, name) = self.own_unit_for("support")?;
+        // "support Battery B, position on its left flank", "..., posted on
+        // its right": where it stands on the supported unit.
+        {
+            let save = self.pos;
+            self.eat_punct(',');
+            self.eat_any(&["and"]);
+            self.eat_any(&["take"]);
+            let posted = self
+                .eat_any(&[
+                    "position",
+                    "posted",
+                    "post",
+                    "placed",
+                    "station",
+                    "stationed",
+                    "positioned",
+                ])
+                .is_some();
+            if !(posted && self.at_any(0, &["on", "to"])) {
+                self.pos = save;
+            } else {
+                self.eat_word("to");
+            }
+        }
         // "on the left", "on its right", and "the 2nd Wisconsin's left".
         let rel = if self.eat_words(&["on", "the", "left"])
             || self.eat_words(&["on", "its", "left"])
@@ -4578,12 +5062,28 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             return Err(self.err("that unit is no longer on the field"));
         };
         let f = geometry::footprint(friend);
-        let (right, ahead) = if conform {
+        let (right, mut ahead) = if conform {
             f.to_local(self.at)
         } else {
             let p = self.station_on(id, Station::Behind)?;
             f.to_local(p)
         };
+        // "follow the 21st Ga at 50 yds": that far behind its centre, as
+        // a player lays the tape, never closer than keeps the two clear
+        // (the ruling for a distance written with 'behind').
+        let mut gap_said = None;
+        if !conform
+            && self.at_word("at")
+            && self
+                .toks
+                .get(self.pos + 1)
+                .is_some_and(|t| matches!(t.tok, Tok::Number(_)))
+        {
+            self.pos += 1;
+            let d = self.distance()?;
+            ahead = ahead.min(-d);
+            gap_said = Some(d);
+        }
         Self::push(
             steps,
             Trigger::Then,
@@ -4599,7 +5099,11 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             )
         } else {
             format!(
-                "'follow {name}' read as: follow its moves 2\" behind it; each turn it moves after {name}, toward that station where {name} then stands (its own move, APSoF IV.C.3, IV.G)"
+                "'follow {name}' read as: follow its moves {} behind it; each turn it moves after {name}, toward that station where {name} then stands (its own move, APSoF IV.C.3, IV.G)",
+                match gap_said {
+                    Some(_) => format!("{}\" (from its centre)", show_num(-ahead)),
+                    None => "2\"".to_string(),
+                }
             )
         });
         Ok(())
@@ -4611,7 +5115,8 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     fn take_cover(&mut self, steps: &mut Vec<Step>) -> PResult<()> {
         self.pos += 2;
         let save = self.pos;
-        let place_follows = self.at_word("behind")
+        let place_follows = self.eat_word("of")
+            || self.at_word("behind")
             || self
                 .eat_any(&["in", "among", "at", "inside", "within", "along"])
                 .is_some();
@@ -4647,16 +5152,26 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             p.eat_words(&["to", "the"]);
             p.eat_word("its");
             p.eat_word("your");
-            if p.eat_word("left") {
+            if p.eat_word("left") || p.eat_word("l") {
                 return Some(-1.0);
             }
-            if p.eat_word("right") {
+            if p.eat_word("right") || p.eat_word("r") {
                 return Some(1.0);
             }
             p.pos = save;
             None
         };
         let mut turn = side(self);
+        // "oblique L, 3 in".
+        if turn.is_some()
+            && self.at_punct(',')
+            && self
+                .toks
+                .get(self.pos + 1)
+                .is_some_and(|t| matches!(t.tok, Tok::Number(_)))
+        {
+            self.pos += 1;
+        }
         if turn.is_none() && (self.at_word("to") || self.at_word("toward")) {
             self.pos += 1;
             let from = self.at;
@@ -4725,12 +5240,41 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         Ok(())
     }
 
+    /// Whether the word `k` ahead names a formation ("line", "column").
+    fn formation_word_at(&self, k: usize) -> bool {
+        self.at_any(
+            k,
+            &[
+                "line",
+                "column",
+                "col",
+                "skirmish",
+                "skirmishers",
+                "company",
+                "mass",
+                "en",
+            ],
+        )
+    }
+
+    /// Whether a fire order follows the separator here ("switch to
+    /// canister, fire at A").
+    fn fire_words_ahead_after_separator(&self) -> bool {
+        let mut k = 0;
+        while self.toks.get(self.pos + k).is_some_and(|t| {
+            matches!(t.tok, Tok::Punct(',' | ';' | '&')) || t.is_word("and") || t.is_word("then")
+        }) {
+            k += 1;
+        }
+        self.at_any(k, &["fire", "open", "shell", "engage", "shoot"])
+    }
+
     /// "close up" (form line: the closed order of APSoF III.E, III.G.1,
     /// from skirmish order or en masse), "close up on the 6th" (beside it,
     /// on its nearer flank).
     fn close_up(&mut self, steps: &mut Vec<Step>) -> PResult<()> {
         self.pos += 2;
-        if self.eat_any(&["on", "to", "with"]).is_some() {
+        if self.eat_any(&["on", "to", "with", "upon"]).is_some() {
             let (id, name) = self.own_unit_for("close up on")?;
             let (p, side) = self.nearer_flank_of(id)?;
             Self::push(steps, Trigger::Then, Self::move_to(p));
@@ -4762,7 +5306,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     /// calls en masse the confused state units reform from).
     fn reform(&mut self, steps: &mut Vec<Step>) -> PResult<()> {
         self.pos += 1;
-        self.eat_any(&["the", "its", "their"]);
+        self.eat_any(&["the", "its", "their", "it", "them"]);
         self.eat_any(&["ranks", "line", "lines", "unit", "regiment"]);
         if self.unit.is_some_and(|u| u.arm.is_artillery()) {
             return Err(self.err(
@@ -4842,9 +5386,22 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         if p.distance(self.at) > 0.5 {
             Self::push(steps, Trigger::Then, Self::move_to(p));
             Self::push(steps, Trigger::OnArrival, Action::Hold);
-            self.note(format!(
-                "'hold {written}' read as: advance there, then hold"
-            ));
+            // The reading says "on arrival hold"; the note says only where
+            // the place was read, so the hold is not said twice.
+            let verb_at = self
+                .toks
+                .get(save.saturating_sub(1))
+                .filter(|t| t.is_word("in") || t.is_word("at"))
+                .and_then(|_| self.toks.get(save.saturating_sub(2)))
+                .map_or(start, |t| t.start);
+            let said = self.written(verb_at, self.last_end());
+            if verb_at == start {
+                self.note(format!(
+                    "'hold {written}' read as: advance there, then hold"
+                ));
+            } else {
+                self.note(format!("'{said}' read as: advance to {}", show_pos(p)));
+            }
         } else {
             Self::push(steps, Trigger::Then, Action::Hold);
         }
@@ -5070,6 +5627,50 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         let at = self.here();
         self.pos += 1;
         self.eat_any(&["out", "forward", "forwards", "ahead", "off"]);
+        // "throw out its companies as skirmishers", "deploy all its
+        // companies as skirmishers": the whole regiment, so skirmish order
+        // (APSoF III.E), not a number split off.
+        {
+            let save = self.pos;
+            self.eat_word("all");
+            self.eat_any(&["its", "his", "the", "their", "of"]);
+            self.eat_any(&["its", "the"]);
+            let whole = self
+                .eat_any(&["companies", "men", "regiment", "whole"])
+                .is_some();
+            self.eat_word("regiment");
+            if whole
+                && self.eat_word("as")
+                && self.eat_any(&["skirmishers", "skirmisher"]).is_some()
+            {
+                let said = self.written(at, self.last_end());
+                self.pos = save;
+                // Re-read the words to leave the position after them.
+                self.eat_word("all");
+                self.eat_any(&["its", "his", "the", "their", "of"]);
+                self.eat_any(&["its", "the"]);
+                self.eat_any(&["companies", "men", "regiment", "whole"]);
+                self.eat_word("regiment");
+                self.eat_word("as");
+                self.eat_any(&["skirmishers", "skirmisher"]);
+                if self.unit.is_some_and(|u| u.arm.is_artillery()) {
+                    return Err(self.err("a battery cannot go into skirmish order (APSoF III.D: limbered or unlimbered)"));
+                }
+                Self::push(
+                    steps,
+                    Trigger::Then,
+                    Action::Form {
+                        formation: Formation::Skirmish,
+                        facing: None,
+                    },
+                );
+                self.note(format!(
+                    "'{said}' read as: form skirmish order, the whole regiment (APSoF III.E)"
+                ));
+                return Ok(());
+            }
+            self.pos = save;
+        }
         let n = self.number();
         if n.is_some() {
             self.castings_word()?;
@@ -5312,6 +5913,9 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 format!("expected a place: {s} is not a landmark, feature or unit you know of")
             })?,
         };
+        if let PlaceRef::Unit(id) = place {
+            self.in_battle(id, at)?;
+        }
         let words = token_words(self.toks.get(first..self.pos).unwrap_or_default());
         // "the woods edge", "the woods' edge": the edge of the woods.
         let apostrophe = usize::from(
@@ -5372,11 +5976,11 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             return Ok(p);
         }
         // Falling back into woods: to the near side of them, not through
-        // them to their middle.
-        if self.retreating
+        // them to their middle. So too "halt in the woods", "halt in the
+        // edge of the woods": just inside the nearer edge.
+        if (self.retreating && !edge || self.halting_in)
             && self.is_woods(place, &words)
             && !far
-            && !edge
             && by.is_none()
             && let Some(ring) = self.ctx.outline(place)
             && !super::context::inside(ring, from)
@@ -5404,7 +6008,12 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             self.place_note(
                 at,
                 format!(
-                    "falling back into {name}: to just inside its nearer edge, {}",
+                    "{} {name}: to just inside its nearer edge, {}",
+                    if self.halting_in {
+                        "halting in"
+                    } else {
+                        "falling back into"
+                    },
                     show_pos(p)
                 ),
             );
@@ -5524,8 +6133,19 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             // reached at their nearest point.
             let near = !matches!(l.kind, crate::rules::iron_brigade::kinds::LineKind::Fence)
                 && super::context::nearest_on_path(&l.path, false, p).distance(p) <= 0.5;
+            // Falling back to it by an alias of the landmark ("ret. to the
+            // railroad cut in yr rear" for the unfinished railroad's
+            // landmark): straight back to the line, not sideways to the
+            // landmark's spot (APSoF VI.C.1 sends units away from the
+            // enemy). Advancing, the landmark's spot is kept.
+            let landmark_named = self.retreating
+                && self.ctx.landmark_at(p).is_some_and(|n| {
+                    super::names::norm_words(n) == super::names::norm_words(&l.name)
+                });
             if near
-                && super::names::match_quality(words, &super::names::norm_words(&l.name)).is_some()
+                && (landmark_named
+                    || super::names::match_quality(words, &super::names::norm_words(&l.name))
+                        .is_some())
             {
                 let q = self.ctx.locate(PlaceRef::Line(i), from, false);
                 let written = words
@@ -5941,7 +6561,8 @@ impl<'c, 'a> OrderParser<'c, 'a> {
 
     /// Whether a compass point and a distance start here ("NE 200 yds").
     fn at_compass_distance(&self) -> bool {
-        let mut k = 0;
+        // "to the north-east some four hundred paces".
+        let mut k = usize::from(self.at_word("the"));
         while k < 3 && self.word_at(k).and_then(compass_letters).is_some() {
             k += 1;
         }
@@ -5959,6 +6580,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             return Ok(None);
         }
         let save = self.pos;
+        self.eat_word("the");
         let Some(bearing) = self.compass() else {
             self.pos = save;
             return Ok(None);
@@ -6235,6 +6857,15 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     /// identities are known, name), or a place (landmark, feature, an
     /// enemy's last-known place). Never an enemy the side has not seen.
     fn relative_reference(&mut self) -> PResult<PlaceRef> {
+        let at = self.here();
+        let r = self.relative_reference_inner()?;
+        if let PlaceRef::Unit(id) = r {
+            self.in_battle(id, at)?;
+        }
+        Ok(r)
+    }
+
+    fn relative_reference_inner(&mut self) -> PResult<PlaceRef> {
         if let Some(r) = self.preset_ref.take() {
             return Ok(r);
         }
@@ -6697,6 +7328,11 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             if self.at_end() {
                 break;
             }
+            // "ride to the 27th Virginia, which is much shaken, and ...".
+            if !first && TAILS.iter().any(|t| self.at_words(t)) {
+                self.skip_tail();
+                continue;
+            }
             self.skip_preambles();
             let verb = self.word_at(0).and_then(resolve_verb);
             match verb.as_deref() {
@@ -6776,14 +7412,14 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                             let stale = format!("'to the {name}' read as");
                             self.notes.retain(|n| !n.starts_with(&stale));
                             self.note(format!(
-                                "'{written}' read as: ride with the {name} and stay in contact with it: an officer in contact with a unit adds to its rally roll (APSoF VI.E.2.ii)"
+                                "'{written}' read as: ride with the {name} and stay in contact with it, as the order above says"
                             ));
                         }
                         _ => match with_unit.and_then(|id| self.ctx.state.unit(id)) {
                             Some(u) => {
                                 let name = u.name.clone();
                                 self.note(format!(
-                                    "'{written}' read as: he stays in contact with the {name}: an officer in contact with a unit adds to its rally roll (APSoF VI.E.2.ii)"
+                                    "'{written}' read as: he stays in contact with the {name}, as the order above says"
                                 ));
                             }
                             None => self.note_colour(start, end),
@@ -6791,7 +7427,9 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                     }
                     continue;
                 }
-                _ if !first && (self.at_word("to") || self.at_word("toward")) => {}
+                // "Lawton to 60th Ga, rally same": an officer "to" a place
+                // rides there.
+                _ if self.at_word("to") || self.at_word("toward") => {}
                 _ => {
                     let example = self
                         .ctx
@@ -7046,12 +7684,15 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             return Ok(id);
         }
         self.eat_word("the");
+        let at = self.here();
         let own = self.ctx.own_units();
-        self.need_name(&own, &|s| {
+        let id = self.need_name(&own, &|s| {
             format!(
                 "no unit of your side is called {s}; an officer rides with units of his own side, or 'to' a place"
             )
-        })
+        })?;
+        self.in_battle(id, at)?;
+        Ok(id)
     }
 
     /// After an officer's move: the end, a separator, or colour.
@@ -7120,6 +7761,11 @@ enum Rel {
 /// another.
 const REL_WORDS: &[(&[&str], Rel)] = &[
     (&["on", "the", "left", "flank", "of"], Rel::Left),
+    (&["upon", "the", "left", "flank", "of"], Rel::Left),
+    (&["upon", "the", "left", "of"], Rel::Left),
+    (&["upon", "the", "right", "flank", "of"], Rel::Right),
+    (&["upon", "the", "right", "of"], Rel::Right),
+    (&["in", "the", "front", "of"], Rel::Front),
     (&["on", "the", "left", "of"], Rel::Left),
     (&["to", "the", "left", "of"], Rel::Left),
     (&["the", "left", "of"], Rel::Left),

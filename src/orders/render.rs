@@ -335,9 +335,39 @@ pub fn receipt_notes(item: &Item, ctx: &ParseContext) -> Vec<String> {
         }
     }
     // Through or behind an enemy the side has seen.
-    let Item::Unit { steps, .. } = item else {
+    let Item::Unit { steps, unit, .. } = item else {
         return out;
     };
+    // A step after a move the unit cannot finish this turn: said, so the
+    // later step is not silently left unreached (the unit carries out its
+    // steps in order, APSoF I.B.1; a move is at most its IV.G allowance a
+    // turn, less in rough ground).
+    if let Some(u) = ctx.state.unit(*unit)
+        && let Some(k) = steps
+            .iter()
+            .position(|s| matches!(s.action, Action::Move(_) | Action::Retreat(_)))
+        && k + 1 < steps.len()
+        && let Some(Action::Move(m) | Action::Retreat(m)) = steps.get(k).map(|s| &s.action)
+        && m.gait != crate::rules::iron_brigade::orders::Gait::DoubleQuick
+    {
+        let mut from = start;
+        let mut length = 0.0;
+        for p in &m.waypoints {
+            length += from.distance(*p);
+            from = *p;
+        }
+        let allowance = crate::rules::iron_brigade::movement::base_allowance(u, m.backwards, false);
+        if length > allowance + 1e-9 {
+            let turns = (length / allowance).ceil();
+            out.push(format!(
+                "the move is {}\" long and {} moves at most {}\" a turn (APSoF IV.G), so it takes {} turns or more: the steps after it wait until it has arrived, and are not carried out this turn",
+                num(length),
+                ctx.call_unit(u.id),
+                num(allowance),
+                num(turns)
+            ));
+        }
+    }
     let seen = ctx.seen_enemies();
     // "Fire at the nearest Yankee regiment", "the rebel battery": kept as
     // written (the nearest of that arm in sight when the unit fires, APSoF
