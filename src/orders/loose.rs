@@ -575,8 +575,9 @@ fn clock_and_bearing(p: &[Piece], frame: Option<&Frame>) -> Option<(Vec<Piece>, 
         });
         if let Some((n, unit)) = dist {
             if let Some((deg, absolute, used)) = direction(k + 2) {
-                if moves_before > 0 {
-                    // Measured from where an earlier move ends: not read.
+                if moves_before > 0 || !from_where_it_stands(out.as_slice(), absolute) {
+                    // Measured from where an earlier move ends, or from a
+                    // facing an earlier step changes: not read loosely.
                     return None;
                 }
                 needs = true;
@@ -610,6 +611,9 @@ fn clock_and_bearing(p: &[Piece], frame: Option<&Frame>) -> Option<(Vec<Piece>, 
         if matches!(w.as_str(), "facing" | "face")
             && let Some((deg, absolute, used)) = direction(k + 1)
         {
+            if !from_where_it_stands(out.as_slice(), absolute) {
+                return None;
+            }
             needs = true;
             out.push(x.clone());
             let b = match frame {
@@ -630,6 +634,23 @@ fn clock_and_bearing(p: &[Piece], frame: Option<&Frame>) -> Option<(Vec<Piece>, 
         k += 1;
     }
     Some((out, needs))
+}
+
+/// Whether a clock direction or bearing after the words `before` is
+/// measured from where the unit stands now: no place or move before it,
+/// and, for a clock direction, no step that turns the unit first.
+fn from_where_it_stands(before: &[Piece], absolute: bool) -> bool {
+    const PLACES: &[&str] = &[
+        "to", "toward", "towards", "into", "across", "through", "past", "behind", "beyond", "via",
+        "onto", "over", "then",
+    ];
+    const TURNS: &[&str] = &[
+        "face", "facing", "faces", "wheel", "about", "turn", "left", "right", "change", "oblique",
+    ];
+    before.iter().all(|q| {
+        let w = q.lc();
+        !PLACES.contains(&w.as_str()) && (absolute || !TURNS.contains(&w.as_str()))
+    })
 }
 
 /// What a loose reading needs from the mail reader: read a paragraph's
@@ -817,6 +838,10 @@ mod tests {
         let r = rewrite("27th Va: move 100 yds bearing 90", Some(&f)).unwrap();
         assert_eq!(r.text, "27th Va: move to (36.0, 24.0)");
         assert!(rewrite("x: advance 4 inches towards 13 o'clock", Some(&f)).is_none());
+        // After a move to a place, or a turn: not from where it stands.
+        assert!(rewrite("x: advance to the orchard, 4 in bearing 90", Some(&f)).is_none());
+        assert!(rewrite("x: face left and move 4 in to 2 o'clock", Some(&f)).is_none());
+        assert!(rewrite("x: face left and move 4 in bearing 90", Some(&f)).is_some());
     }
 
     #[test]
