@@ -382,7 +382,12 @@ pub(super) fn rewrite(original: &str, frame: Option<&Frame>) -> Option<Rewrite> 
         }
         for ph in FILLER {
             if let Some(n) = at_phrase(&p, i, ph) {
-                left_out.push(join(p.get(i..i + n).unwrap_or_default()).trim().to_string());
+                left_out.push(
+                    join(p.get(i..i + n).unwrap_or_default())
+                        .trim()
+                        .trim_end_matches(',')
+                        .to_string(),
+                );
                 // Keep a line break that stood before the dropped words.
                 if x.gap.contains('\n') {
                     out.push(Piece::new(&x.gap, ""));
