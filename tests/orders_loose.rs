@@ -2,11 +2,13 @@
 //! "Loose reading"): a paragraph the grammar refuses is read a second time,
 //! conservatively, and the receipt says so. Real scenario, real parser.
 
+mod common;
 mod orders_support;
 
 use adjutant::identity::{EnemyNames, IdentityPolicy};
 use adjutant::orders::{Item, ParseContext, normalise, parse_mail, receipt_notes};
 use adjutant::rules::iron_brigade::state::{SideId, UnitId};
+use common::GameDir;
 use orders_support::{Game, game};
 use proptest::prelude::*;
 use std::collections::BTreeSet;
@@ -250,5 +252,71 @@ proptest! {
             let _ = normalise(i, &c);
             let _ = notes(&c, i);
         }
+    }
+}
+
+/// The text parts of every mail in the outbox sent to `to`, decoded.
+fn mail_to(g: &GameDir, to: &str) -> Vec<String> {
+    g.outbox()
+        .iter()
+        .filter_map(|raw| {
+            let m = mailparse::parse_mail(raw.as_bytes()).ok()?;
+            let addressed = m
+                .headers
+                .iter()
+                .any(|h| h.get_key().eq_ignore_ascii_case("To") && h.get_value().contains(to));
+            if !addressed {
+                return None;
+            }
+            let mut body = String::new();
+            let mut stack = vec![&m];
+            while let Some(p) = stack.pop() {
+                if !p.subparts.is_empty() {
+                    stack.extend(p.subparts.iter());
+                    continue;
+                }
+                if p.ctype.mimetype == "text/plain" {
+                    body.push_str(&p.get_body().ok()?.replace("\r\n", "\n"));
+                }
+            }
+            Some(body)
+        })
+        .collect()
+}
+
+/// Through the binary: Gibbon mails orders as a stranger writes them; his
+/// receipt takes the loosely read ones, says how each was read and what was
+/// left out, and still refuses the condition.
+#[test]
+fn gibbons_receipt_says_what_was_read_loosely() {
+    let g = GameDir::with_scenario("brawner", "scenarios/brawners-farm.toml");
+    g.order_mail(
+        "gibbon-loose",
+        "gibbon@example.test",
+        "Gibbon",
+        "Sir, I have the honour to direct that the 2nd Wisconsin advance 100 yds north asap.\n\n\
+         7th Wis: 200 yds N, then deploy into line facing N\n\n\
+         Battery B: make limber and move 2 inches to 9 o'clock pls\n\n\
+         19th ind: should the enemy advance, fall back 4 in asap\n\n\
+         thx, that's it for t1 - G\n",
+    );
+    g.run_once();
+    let mails = mail_to(&g, "gibbon@example.test");
+    let receipt = mails
+        .iter()
+        .find(|b| b.contains("Orders as understood"))
+        .unwrap_or_else(|| panic!("no receipt among {mails:#?}"));
+    let flat = receipt.split_whitespace().collect::<Vec<_>>().join(" ");
+    for want in [
+        "2nd Wisconsin: advance to (32, 28)",
+        "NOTE: Read loosely — 'Sir, I have the honour to direct that the 2nd Wisconsin advance 100 yds north asap.' is taken as '2nd Wisconsin: advance to (32, 28)'; words left out: 'Sir', 'I have the honour to direct that', 'asap'. If that is not what you meant, send the order again.",
+        "7th Wisconsin: advance to (36, 20.5); then form line facing north",
+        "Battery B, 4th US Artillery: limber; then advance to (26, 12)",
+        "words left out: 'pls'",
+        "'should the enemy advance' is a condition",
+        "These units keep their previous orders: 19th Indiana",
+        "Read as greeting or signature, not as orders",
+    ] {
+        assert!(flat.contains(want), "{want}\nnot in:\n{receipt}");
     }
 }

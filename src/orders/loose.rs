@@ -127,6 +127,8 @@ const FILLER: &[&str] = &[
     "you will be so good as to",
     "be so good as to",
     "be good enough to",
+    "if you please",
+    "if u please",
     "as soon as possible",
     "as quick as you can",
     "without delay",
@@ -214,6 +216,8 @@ const REWORDS: &[(&str, &str)] = &[
     ("make fire at", "fire at"),
     ("make limber", "limber"),
     ("make unlimber", "unlimber"),
+    ("dq", "double quick"),
+    ("d.q", "double quick"),
     ("u", "you"),
     ("ur", "your"),
     ("w/", "with"),
@@ -338,6 +342,13 @@ pub(super) fn rewrite(original: &str, frame: Option<&Frame>) -> Option<Rewrite> 
             || (w == "once" && prev != "at")
             || (w == "in" && next == "case")
         {
+            // "if you please" is a courtesy, not a condition.
+            if w == "if"
+                && matches!(next.as_str(), "you" | "u")
+                && p.get(k + 2).is_some_and(|q| q.lc() == "please")
+            {
+                continue;
+            }
             return None;
         }
     }
