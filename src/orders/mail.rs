@@ -536,6 +536,10 @@ impl Reader<'_, '_, '_> {
             Ok((items, errs)) => {
                 self.out.items.extend(items);
                 for (ParaErr { err, units }, s, e) in errs {
+                    if let Some(read) = self.loose(s, e, false) {
+                        self.out.items.extend(read);
+                        continue;
+                    }
                     let mut e = to_error(self.text, s, e, err);
                     e.units = units;
                     self.out.errors.push(e);
@@ -557,11 +561,64 @@ impl Reader<'_, '_, '_> {
                     self.out.courtesies.push((line, first));
                     return;
                 }
+                if let Some(read) = self.loose(ps, pe, para.segments.len() == 1) {
+                    self.out.items.extend(read);
+                    return;
+                }
                 let mut e = to_error(self.text, ps, pe, err);
                 e.units = units;
                 self.out.errors.push(e);
             }
         }
+    }
+}
+
+impl Reader<'_, '_, '_> {
+    /// A second, looser reading of `text[s..e]`, refused by the grammar
+    /// (`super::loose`, issue #15). On one line, a number and a full stop
+    /// the bullet reader took for a list's ("21. Georgia: hold") are given
+    /// back to it.
+    fn loose(&self, s: usize, e: usize, one_line: bool) -> Option<Vec<Item>> {
+        let ls = self
+            .text
+            .get(..s)
+            .and_then(|t| t.rfind('\n'))
+            .map_or(0, |k| k + 1);
+        let before = self.text.get(ls..s).unwrap_or("");
+        let digits = before.trim().strip_suffix('.').unwrap_or("");
+        let start = if one_line
+            && !digits.is_empty()
+            && digits.len() <= 2
+            && digits.chars().all(|c| c.is_ascii_digit())
+        {
+            ls + (before.len() - before.trim_start().len())
+        } else {
+            s
+        };
+        let (ctx, issuer) = (self.ctx, self.issuer);
+        super::loose::read(self.text, start, e, ctx, &|t: &str| reparse(t, ctx, issuer))
+    }
+}
+
+/// A rewritten paragraph read strictly: its items, only when it reads
+/// without any error.
+fn reparse(text: &str, ctx: &ParseContext, issuer: Option<OfficerId>) -> Option<Vec<Item>> {
+    let mut para: Option<Para> = None;
+    for (ls, le) in lines(text) {
+        if text.get(ls..le).is_none_or(|l| l.trim().is_empty()) {
+            continue;
+        }
+        let (cs, bulleted) = content_start(text, ls, le);
+        match &mut para {
+            Some(p) => p.push(cs, le, bulleted),
+            None => para = Some(Para::new(cs, le, bulleted)),
+        }
+    }
+    let para = para?;
+    let (ps, pe) = (para.segments.first()?.0, para.segments.last()?.1);
+    match paragraph(text, ctx, &para, ps, pe, issuer) {
+        Ok((items, errs)) if errs.is_empty() && !items.is_empty() => Some(items),
+        _ => None,
     }
 }
 
@@ -572,6 +629,12 @@ const CLOSINGS: &[&str] = &[
     "thanks",
     "thank you",
     "many thanks",
+    "thx",
+    "that's all",
+    "thats all",
+    "that is all",
+    "that's it",
+    "thats it",
     "regards",
     "kind regards",
     "best regards",

@@ -8,7 +8,8 @@
 //! [`names`] (abbreviation-tolerant matching and suggestions), [`context`]
 //! (what the player may name), [`mail`] (splitting a mail into items and
 //! directives), [`parser`] (recursive descent over one order), [`render`]
-//! (receipts and expected timing). Player documentation: `docs/orders.md`.
+//! (receipts and expected timing), [`loose`] (a second, looser reading of a
+//! paragraph the grammar refused, marked in the receipt). Player documentation: `docs/orders.md`.
 //!
 //! Errors never leak: every name set the parser matches or suggests from is
 //! built from the player's own side or the enemy units it can see, so an
@@ -17,6 +18,7 @@
 pub mod context;
 pub mod describe;
 pub mod lexer;
+mod loose;
 mod mail;
 pub mod names;
 mod parser;
