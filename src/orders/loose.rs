@@ -313,7 +313,14 @@ fn is_compass(w: &str) -> bool {
 /// when it has a condition or nothing to rewrite. Without a `frame`,
 /// clock directions and bearings become a placeholder direction (to find
 /// the unit first) and `needs_frame` is set.
-pub(super) fn rewrite(original: &str, frame: Option<&Frame>) -> Option<Rewrite> {
+#[cfg(test)]
+fn rewrite(original: &str, frame: Option<&Frame>) -> Option<Rewrite> {
+    rewrite_any(original, frame).filter(|r| r.text != original.trim())
+}
+
+/// As [`rewrite`], but also when nothing was rewritten (`None` only for a
+/// condition or a clock direction or bearing in a shape not read).
+fn rewrite_any(original: &str, frame: Option<&Frame>) -> Option<Rewrite> {
     let p = pieces(original);
     // Conditions stay refused as the grammar refuses them.
     for (k, x) in p.iter().enumerate() {
@@ -407,7 +414,17 @@ pub(super) fn rewrite(original: &str, frame: Option<&Frame>) -> Option<Rewrite> 
                 continue 'scan;
             }
         }
+        // "fire at U": an enemy's letter, not 'you'.
+        let after_target = out.last().is_some_and(|q| {
+            matches!(
+                q.lc().as_str(),
+                "at" | "on" | "upon" | "charge" | "enemy" | "target" | "engage" | "shell"
+            )
+        });
         for (from, to) in REWORDS {
+            if after_target && from.len() == 1 {
+                continue;
+            }
             if let Some(n) = at_phrase(&p, i, from) {
                 out.push(Piece::new(&x.gap, to));
                 i += n;
@@ -524,7 +541,7 @@ pub(super) fn rewrite(original: &str, frame: Option<&Frame>) -> Option<Rewrite> 
     // Pass 3: clock directions and bearings.
     let (done, needs_frame) = clock_and_bearing(&moved, frame)?;
     let text = join(&done).trim().to_string();
-    if text == original.trim() || text.is_empty() {
+    if text.is_empty() {
         return None;
     }
     Some(Rewrite {
@@ -673,6 +690,33 @@ fn from_where_it_stands(before: &[Piece], absolute: bool) -> bool {
 /// text strictly, giving its items only when it read without any error.
 pub(super) type Reparse<'r> = dyn Fn(&str) -> Option<Vec<Item>> + 'r;
 
+/// "move the 56th Pennsylvania 4 inches east" with the unit's name `n`
+/// words long: "the 56th Pennsylvania: move 4 inches east".
+fn verb_first(text: &str, n: usize) -> Option<String> {
+    let p = pieces(text);
+    let verb = p.first()?;
+    if !super::parser::is_verb_word(&verb.lc()) {
+        return None;
+    }
+    let head = p.get(1..1 + n)?;
+    if head
+        .iter()
+        .any(|q| q.gap.contains('\n') || !q.word.chars().any(char::is_alphanumeric))
+    {
+        return None;
+    }
+    let rest = p.get(1 + n..)?;
+    if rest.iter().all(|q| q.word == ".") {
+        return None;
+    }
+    Some(format!(
+        "{}: {}{}",
+        join(head).trim(),
+        verb.word,
+        join(rest)
+    ))
+}
+
 /// Whom an item is for: a unit or an officer.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Who {
@@ -701,8 +745,35 @@ pub(super) fn read(
     if written.is_empty() || written.len() > 2000 {
         return None;
     }
-    let first = rewrite(written, None)?;
-    let items = reparse(&first.text)?;
+    let first = rewrite_any(written, None)?;
+    // The rewritten text as it is, or with a verb written before the unit
+    // put after it ("move the 56th Pennsylvania 4 inches east"): the one
+    // shape that reads, by how many words the unit's name takes.
+    let shape = |t: &str, n: usize| -> Option<String> {
+        if n == 0 {
+            (t != written).then(|| t.to_string())
+        } else {
+            verb_first(t, n)
+        }
+    };
+    let mut found: Option<(usize, Vec<Item>)> = None;
+    for n in 0..=6 {
+        let Some(t) = shape(&first.text, n) else {
+            continue;
+        };
+        let Some(items) = reparse(&t) else {
+            continue;
+        };
+        if found.is_some() {
+            // Two shapes read: ambiguous.
+            return None;
+        }
+        found = Some((n, items));
+        if n == 0 {
+            break;
+        }
+    }
+    let (n, items) = found?;
     let head = items.first().map(head_of)?;
     if items.iter().any(|i| head_of(i) != head) {
         return None;
@@ -717,13 +788,16 @@ pub(super) fn read(
             facing: u.facing,
             yards_per_inch: ctx.yards_per_inch,
         };
-        let second = rewrite(written, Some(&frame))?;
+        let mut second = rewrite_any(written, Some(&frame))?;
+        second.text = shape(&second.text, n)?;
         let items = reparse(&second.text)?;
         if items.iter().any(|i| head_of(i) != head) {
             return None;
         }
         (second, items)
     } else {
+        let mut first = first;
+        first.text = shape(&first.text, n)?;
         (first, items)
     };
     let span = Span { start: ps, end: pe };
@@ -802,6 +876,23 @@ mod tests {
         let r = rewrite("2nd Wis: lie down\nthx, that's it for t3 - G", None).unwrap();
         assert_eq!(r.text, "2nd Wis: lie down");
         assert_eq!(r.left_out, vec!["thx, that's it for t3 - G".to_string()]);
+    }
+
+    #[test]
+    fn a_verb_before_the_unit_goes_after_it() {
+        assert_eq!(
+            verb_first("move the 56th Pennsylvania 4 inches to the east.", 3).as_deref(),
+            Some("the 56th Pennsylvania: move 4 inches to the east.")
+        );
+        assert_eq!(verb_first("the 56th Pennsylvania: hold", 2), None);
+    }
+
+    #[test]
+    fn an_enemy_letter_is_not_a_word() {
+        assert_eq!(
+            rw("Battery B: fire at U asap").as_deref(),
+            Some("Battery B: fire at U")
+        );
     }
 
     #[test]

@@ -573,17 +573,20 @@ impl Reader<'_, '_, '_> {
             .map_or(0, |k| k + 1);
         let before = self.text.get(ls..s).unwrap_or("");
         let digits = before.trim().strip_suffix('.').unwrap_or("");
-        let start = if one_line
+        let (ctx, issuer) = (self.ctx, self.issuer);
+        let reparse = |t: &str| reparse(t, ctx, issuer);
+        if let Some(read) = super::loose::read(self.text, s, e, ctx, &reparse) {
+            return Some(read);
+        }
+        if one_line
             && !digits.is_empty()
             && digits.len() <= 2
             && digits.chars().all(|c| c.is_ascii_digit())
         {
-            ls + (before.len() - before.trim_start().len())
-        } else {
-            s
-        };
-        let (ctx, issuer) = (self.ctx, self.issuer);
-        super::loose::read(self.text, start, e, ctx, &|t: &str| reparse(t, ctx, issuer))
+            let start = ls + (before.len() - before.trim_start().len());
+            return super::loose::read(self.text, start, e, ctx, &reparse);
+        }
+        None
     }
 }
 
