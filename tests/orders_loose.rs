@@ -254,6 +254,15 @@ fn a_refused_sentence_beside_a_read_one_is_read_loosely() {
     let m = parse_mail("2nd Wis: hold. 7th Wis: advance 4 inches asap", &c);
     assert!(m.errors.is_empty(), "{:?}", m.errors);
     assert_eq!(m.items.len(), 2, "{:?}", m.items);
+    // In the order written, so that the last order to a unit counts.
+    let m = parse_mail("2nd Wis: advance 4 inches asap. 2nd Wis: hold", &c);
+    assert!(m.errors.is_empty(), "{:?}", m.errors);
+    let read: Vec<String> = m.items.iter().map(|i| normalise(i, &c)).collect();
+    assert_eq!(read.len(), 2, "{read:?}");
+    assert!(
+        read[0].contains("advance") && read[1].contains("hold"),
+        "{read:?}"
+    );
 }
 
 proptest! {

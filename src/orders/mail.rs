@@ -521,6 +521,7 @@ impl Reader<'_, '_, '_> {
                 self.out.courtesies.push((line, first));
             }
             Ok((items, errs)) => {
+                let first = self.out.items.len();
                 self.out.items.extend(items);
                 for (ParaErr { err, units }, s, e) in errs {
                     if let Some(read) = self.loose(s, e, false) {
@@ -530,6 +531,11 @@ impl Reader<'_, '_, '_> {
                     let mut e = to_error(self.text, s, e, err);
                     e.units = units;
                     self.out.errors.push(e);
+                }
+                // A sentence read loosely keeps its place among the others:
+                // the last order to a unit is the one that counts.
+                if let Some(added) = self.out.items.get_mut(first..) {
+                    added.sort_by_key(|i| i.span().start);
                 }
             }
             Err(ParaErr { err, units }) => {
