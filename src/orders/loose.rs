@@ -227,6 +227,70 @@ const REWORDS: &[(&str, &str)] = &[
     ("batt", "battery"),
 ];
 
+/// Words of the language a slip of the keys is put right to (five letters
+/// or more, so that a short word is never taken for another; not 'charge',
+/// one slip from 'change', nor 'paces' from 'faces' and 'places', nor
+/// 'rally' from 'really').
+const SPELLED: &[&str] = &[
+    "advance",
+    "follow",
+    "retreat",
+    "retire",
+    "withdraw",
+    "column",
+    "inches",
+    "battle",
+    "unlimber",
+    "limber",
+    "skirmishers",
+    "support",
+    "conform",
+    "double",
+    "quick",
+    "forward",
+    "yards",
+    "volley",
+];
+
+/// The one word of [`SPELLED`] that `w` is a single slip from (a letter
+/// left out, added, changed, or two swapped), if exactly one.
+fn spelling(w: &str) -> Option<&'static str> {
+    let n = w.chars().count();
+    if n < 5 || !w.chars().all(|c| c.is_ascii_lowercase()) || SPELLED.contains(&w) {
+        return None;
+    }
+    let mut hits = SPELLED.iter().filter(|v| one_slip(w, v));
+    let first = hits.next()?;
+    hits.next().is_none().then_some(*first)
+}
+
+/// Whether `a` and `b` differ by one insertion, deletion, substitution or
+/// swap of neighbouring letters (ASCII words).
+fn one_slip(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a == b {
+        return false;
+    }
+    let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let (ra, rb) = (
+        a.get(prefix..).unwrap_or_default(),
+        b.get(prefix..).unwrap_or_default(),
+    );
+    let rest = |x: &[u8], k: usize| -> Vec<u8> { x.get(k..).unwrap_or_default().to_vec() };
+    match (ra.len(), rb.len()) {
+        (la, lb) if la == lb => {
+            rest(ra, 1) == rest(rb, 1)
+                || (la >= 2
+                    && ra.first() == rb.get(1)
+                    && ra.get(1) == rb.first()
+                    && rest(ra, 2) == rest(rb, 2))
+        }
+        (la, lb) if la + 1 == lb => ra == rest(rb, 1).as_slice(),
+        (la, lb) if la == lb + 1 => rest(ra, 1).as_slice() == rb,
+        _ => false,
+    }
+}
+
 /// State words after a bare number make it a regiment's ordinal ("21 NC",
 /// "26 Ga"): the number is not a distance.
 const STATES: &[&str] = &[
@@ -433,6 +497,13 @@ fn rewrite_any(original: &str, frame: Option<&Frame>) -> Option<Rewrite> {
         }
         let w = x.lc();
         let next = p.get(i + 1);
+        // "folow", "colum", "inchs", "battel": one slip from one word of
+        // the language, and only that one.
+        if let Some(fixed) = spelling(&w) {
+            out.push(Piece::new(&x.gap, fixed));
+            i += 1;
+            continue;
+        }
         // "lie down n keep firing": 'n' is 'and' before an order word.
         if w == "n"
             && out
@@ -885,6 +956,21 @@ mod tests {
             Some("the 56th Pennsylvania: move 4 inches to the east.")
         );
         assert_eq!(verb_first("the 56th Pennsylvania: hold", 2), None);
+    }
+
+    #[test]
+    fn a_slip_of_the_keys_in_an_order_word() {
+        assert_eq!(spelling("folow"), Some("follow"));
+        assert_eq!(spelling("colum"), Some("column"));
+        assert_eq!(spelling("inchs"), Some("inches"));
+        assert_eq!(spelling("battel"), Some("battle"));
+        assert_eq!(spelling("advnace"), Some("advance"));
+        assert_eq!(spelling("follow"), None);
+        assert_eq!(spelling("fold"), None);
+        assert_eq!(spelling("orchard"), None);
+        assert_eq!(spelling("limbers"), Some("limber"));
+        assert_eq!(spelling("change"), None);
+        assert_eq!(spelling("faces"), None);
     }
 
     #[test]
