@@ -132,6 +132,21 @@ fn the_same_order_as_the_plain_form() {
             "Trimble: ride to the 21st North Carolina",
             "Trimble",
         ),
+        (
+            "1. Battery B: fire at A asap",
+            "Battery B: fire at A",
+            "Gibbon",
+        ),
+        (
+            "Advance the 2nd Wisconsin 4 inches asap",
+            "2nd Wisconsin: advance 4 inches",
+            "Gibbon",
+        ),
+        (
+            "Colonel, you will be so good as to move the 56th Pennsylvania 4 inches to the east.",
+            "56th Pennsylvania: move 4 inches east",
+            "Doubleday",
+        ),
     ] {
         let c1 = ctx(&g, officer, sees(officer));
         let a = parse_mail(loose, &c1);
@@ -176,6 +191,19 @@ fn conditions_ambiguity_and_unknown_words_keep_the_strict_error() {
         // A word that is neither filler nor the language's stays refused.
         ("2nd Wis: advance 4 inches smartly-ish asap", "Gibbon"),
         ("2nd Wis: advance 4 inches towards 13 o'clock", "Gibbon"),
+        // An enemy letter the side has not seen is not 'you'.
+        ("Battery B: fire at U asap", "Gibbon"),
+        // Measured after a move to a place, or after a turn: not guessed.
+        (
+            "2nd Wis: advance to the orchard, then 4 in bearing 90 asap",
+            "Gibbon",
+        ),
+        (
+            "2nd Wis: face left, then move 4 in to 2 o'clock pls",
+            "Gibbon",
+        ),
+        // Two units under one loose head: refused, not guessed at.
+        ("2nd Wis & 7th Wis: advance 4 in asap", "Gibbon"),
     ] {
         let c = ctx(&g, officer, sees(officer));
         let m = parse_mail(text, &c);
@@ -226,6 +254,15 @@ fn a_refused_sentence_beside_a_read_one_is_read_loosely() {
     let m = parse_mail("2nd Wis: hold. 7th Wis: advance 4 inches asap", &c);
     assert!(m.errors.is_empty(), "{:?}", m.errors);
     assert_eq!(m.items.len(), 2, "{:?}", m.items);
+    // In the order written, so that the last order to a unit counts.
+    let m = parse_mail("2nd Wis: advance 4 inches asap. 2nd Wis: hold", &c);
+    assert!(m.errors.is_empty(), "{:?}", m.errors);
+    let read: Vec<String> = m.items.iter().map(|i| normalise(i, &c)).collect();
+    assert_eq!(read.len(), 2, "{read:?}");
+    assert!(
+        read[0].contains("advance") && read[1].contains("hold"),
+        "{read:?}"
+    );
 }
 
 proptest! {

@@ -227,6 +227,70 @@ const REWORDS: &[(&str, &str)] = &[
     ("batt", "battery"),
 ];
 
+/// Words of the language a slip of the keys is put right to (five letters
+/// or more, so that a short word is never taken for another; not 'charge',
+/// one slip from 'change', nor 'paces' from 'faces' and 'places', nor
+/// 'rally' from 'really').
+const SPELLED: &[&str] = &[
+    "advance",
+    "follow",
+    "retreat",
+    "retire",
+    "withdraw",
+    "column",
+    "inches",
+    "battle",
+    "unlimber",
+    "limber",
+    "skirmishers",
+    "support",
+    "conform",
+    "double",
+    "quick",
+    "forward",
+    "yards",
+    "volley",
+];
+
+/// The one word of [`SPELLED`] that `w` is a single slip from (a letter
+/// left out, added, changed, or two swapped), if exactly one.
+fn spelling(w: &str) -> Option<&'static str> {
+    let n = w.chars().count();
+    if n < 5 || !w.chars().all(|c| c.is_ascii_lowercase()) || SPELLED.contains(&w) {
+        return None;
+    }
+    let mut hits = SPELLED.iter().filter(|v| one_slip(w, v));
+    let first = hits.next()?;
+    hits.next().is_none().then_some(*first)
+}
+
+/// Whether `a` and `b` differ by one insertion, deletion, substitution or
+/// swap of neighbouring letters (ASCII words).
+fn one_slip(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a == b {
+        return false;
+    }
+    let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let (ra, rb) = (
+        a.get(prefix..).unwrap_or_default(),
+        b.get(prefix..).unwrap_or_default(),
+    );
+    let rest = |x: &[u8], k: usize| -> Vec<u8> { x.get(k..).unwrap_or_default().to_vec() };
+    match (ra.len(), rb.len()) {
+        (la, lb) if la == lb => {
+            rest(ra, 1) == rest(rb, 1)
+                || (la >= 2
+                    && ra.first() == rb.get(1)
+                    && ra.get(1) == rb.first()
+                    && rest(ra, 2) == rest(rb, 2))
+        }
+        (la, lb) if la + 1 == lb => ra == rest(rb, 1).as_slice(),
+        (la, lb) if la == lb + 1 => rest(ra, 1).as_slice() == rb,
+        _ => false,
+    }
+}
+
 /// State words after a bare number make it a regiment's ordinal ("21 NC",
 /// "26 Ga"): the number is not a distance.
 const STATES: &[&str] = &[
@@ -313,7 +377,14 @@ fn is_compass(w: &str) -> bool {
 /// when it has a condition or nothing to rewrite. Without a `frame`,
 /// clock directions and bearings become a placeholder direction (to find
 /// the unit first) and `needs_frame` is set.
-pub(super) fn rewrite(original: &str, frame: Option<&Frame>) -> Option<Rewrite> {
+#[cfg(test)]
+fn rewrite(original: &str, frame: Option<&Frame>) -> Option<Rewrite> {
+    rewrite_any(original, frame).filter(|r| r.text != original.trim())
+}
+
+/// As [`rewrite`], but also when nothing was rewritten (`None` only for a
+/// condition or a clock direction or bearing in a shape not read).
+fn rewrite_any(original: &str, frame: Option<&Frame>) -> Option<Rewrite> {
     let p = pieces(original);
     // Conditions stay refused as the grammar refuses them.
     for (k, x) in p.iter().enumerate() {
@@ -407,7 +478,17 @@ pub(super) fn rewrite(original: &str, frame: Option<&Frame>) -> Option<Rewrite> 
                 continue 'scan;
             }
         }
+        // "fire at U": an enemy's letter, not 'you'.
+        let after_target = out.last().is_some_and(|q| {
+            matches!(
+                q.lc().as_str(),
+                "at" | "on" | "upon" | "charge" | "enemy" | "target" | "engage" | "shell"
+            )
+        });
         for (from, to) in REWORDS {
+            if after_target && from.len() == 1 {
+                continue;
+            }
             if let Some(n) = at_phrase(&p, i, from) {
                 out.push(Piece::new(&x.gap, to));
                 i += n;
@@ -416,6 +497,13 @@ pub(super) fn rewrite(original: &str, frame: Option<&Frame>) -> Option<Rewrite> 
         }
         let w = x.lc();
         let next = p.get(i + 1);
+        // "folow", "colum", "inchs", "battel": one slip from one word of
+        // the language, and only that one.
+        if let Some(fixed) = spelling(&w) {
+            out.push(Piece::new(&x.gap, fixed));
+            i += 1;
+            continue;
+        }
         // "lie down n keep firing": 'n' is 'and' before an order word.
         if w == "n"
             && out
@@ -524,7 +612,7 @@ pub(super) fn rewrite(original: &str, frame: Option<&Frame>) -> Option<Rewrite> 
     // Pass 3: clock directions and bearings.
     let (done, needs_frame) = clock_and_bearing(&moved, frame)?;
     let text = join(&done).trim().to_string();
-    if text == original.trim() || text.is_empty() {
+    if text.is_empty() {
         return None;
     }
     Some(Rewrite {
@@ -673,6 +761,33 @@ fn from_where_it_stands(before: &[Piece], absolute: bool) -> bool {
 /// text strictly, giving its items only when it read without any error.
 pub(super) type Reparse<'r> = dyn Fn(&str) -> Option<Vec<Item>> + 'r;
 
+/// "move the 56th Pennsylvania 4 inches east" with the unit's name `n`
+/// words long: "the 56th Pennsylvania: move 4 inches east".
+fn verb_first(text: &str, n: usize) -> Option<String> {
+    let p = pieces(text);
+    let verb = p.first()?;
+    if !super::parser::is_verb_word(&verb.lc()) {
+        return None;
+    }
+    let head = p.get(1..1 + n)?;
+    if head
+        .iter()
+        .any(|q| q.gap.contains('\n') || !q.word.chars().any(char::is_alphanumeric))
+    {
+        return None;
+    }
+    let rest = p.get(1 + n..)?;
+    if rest.iter().all(|q| q.word == ".") {
+        return None;
+    }
+    Some(format!(
+        "{}: {}{}",
+        join(head).trim(),
+        verb.word,
+        join(rest)
+    ))
+}
+
 /// Whom an item is for: a unit or an officer.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Who {
@@ -701,8 +816,35 @@ pub(super) fn read(
     if written.is_empty() || written.len() > 2000 {
         return None;
     }
-    let first = rewrite(written, None)?;
-    let items = reparse(&first.text)?;
+    let first = rewrite_any(written, None)?;
+    // The rewritten text as it is, or with a verb written before the unit
+    // put after it ("move the 56th Pennsylvania 4 inches east"): the one
+    // shape that reads, by how many words the unit's name takes.
+    let shape = |t: &str, n: usize| -> Option<String> {
+        if n == 0 {
+            (t != written).then(|| t.to_string())
+        } else {
+            verb_first(t, n)
+        }
+    };
+    let mut found: Option<(usize, Vec<Item>)> = None;
+    for n in 0..=6 {
+        let Some(t) = shape(&first.text, n) else {
+            continue;
+        };
+        let Some(items) = reparse(&t) else {
+            continue;
+        };
+        if found.is_some() {
+            // Two shapes read: ambiguous.
+            return None;
+        }
+        found = Some((n, items));
+        if n == 0 {
+            break;
+        }
+    }
+    let (n, items) = found?;
     let head = items.first().map(head_of)?;
     if items.iter().any(|i| head_of(i) != head) {
         return None;
@@ -717,13 +859,16 @@ pub(super) fn read(
             facing: u.facing,
             yards_per_inch: ctx.yards_per_inch,
         };
-        let second = rewrite(written, Some(&frame))?;
+        let mut second = rewrite_any(written, Some(&frame))?;
+        second.text = shape(&second.text, n)?;
         let items = reparse(&second.text)?;
         if items.iter().any(|i| head_of(i) != head) {
             return None;
         }
         (second, items)
     } else {
+        let mut first = first;
+        first.text = shape(&first.text, n)?;
         (first, items)
     };
     let span = Span { start: ps, end: pe };
@@ -802,6 +947,38 @@ mod tests {
         let r = rewrite("2nd Wis: lie down\nthx, that's it for t3 - G", None).unwrap();
         assert_eq!(r.text, "2nd Wis: lie down");
         assert_eq!(r.left_out, vec!["thx, that's it for t3 - G".to_string()]);
+    }
+
+    #[test]
+    fn a_verb_before_the_unit_goes_after_it() {
+        assert_eq!(
+            verb_first("move the 56th Pennsylvania 4 inches to the east.", 3).as_deref(),
+            Some("the 56th Pennsylvania: move 4 inches to the east.")
+        );
+        assert_eq!(verb_first("the 56th Pennsylvania: hold", 2), None);
+    }
+
+    #[test]
+    fn a_slip_of_the_keys_in_an_order_word() {
+        assert_eq!(spelling("folow"), Some("follow"));
+        assert_eq!(spelling("colum"), Some("column"));
+        assert_eq!(spelling("inchs"), Some("inches"));
+        assert_eq!(spelling("battel"), Some("battle"));
+        assert_eq!(spelling("advnace"), Some("advance"));
+        assert_eq!(spelling("follow"), None);
+        assert_eq!(spelling("fold"), None);
+        assert_eq!(spelling("orchard"), None);
+        assert_eq!(spelling("limbers"), Some("limber"));
+        assert_eq!(spelling("change"), None);
+        assert_eq!(spelling("faces"), None);
+    }
+
+    #[test]
+    fn an_enemy_letter_is_not_a_word() {
+        assert_eq!(
+            rw("Battery B: fire at U asap").as_deref(),
+            Some("Battery B: fire at U")
+        );
     }
 
     #[test]

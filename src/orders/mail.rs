@@ -534,6 +534,7 @@ impl Reader<'_, '_, '_> {
                 self.out.courtesies.push((line, first));
             }
             Ok((items, errs)) => {
+                let first = self.out.items.len();
                 self.out.items.extend(items);
                 for (ParaErr { err, units }, s, e) in errs {
                     if let Some(read) = self.loose(s, e, false) {
@@ -543,6 +544,11 @@ impl Reader<'_, '_, '_> {
                     let mut e = to_error(self.text, s, e, err);
                     e.units = units;
                     self.out.errors.push(e);
+                }
+                // A sentence read loosely keeps its place among the others:
+                // the last order to a unit is the one that counts.
+                if let Some(added) = self.out.items.get_mut(first..) {
+                    added.sort_by_key(|i| i.span().start);
                 }
             }
             Err(ParaErr { err, units }) => {
@@ -586,17 +592,20 @@ impl Reader<'_, '_, '_> {
             .map_or(0, |k| k + 1);
         let before = self.text.get(ls..s).unwrap_or("");
         let digits = before.trim().strip_suffix('.').unwrap_or("");
-        let start = if one_line
+        let (ctx, issuer) = (self.ctx, self.issuer);
+        let reparse = |t: &str| reparse(t, ctx, issuer);
+        if let Some(read) = super::loose::read(self.text, s, e, ctx, &reparse) {
+            return Some(read);
+        }
+        if one_line
             && !digits.is_empty()
             && digits.len() <= 2
             && digits.chars().all(|c| c.is_ascii_digit())
         {
-            ls + (before.len() - before.trim_start().len())
-        } else {
-            s
-        };
-        let (ctx, issuer) = (self.ctx, self.issuer);
-        super::loose::read(self.text, start, e, ctx, &|t: &str| reparse(t, ctx, issuer))
+            let start = ls + (before.len() - before.trim_start().len());
+            return super::loose::read(self.text, start, e, ctx, &reparse);
+        }
+        None
     }
 }
 
