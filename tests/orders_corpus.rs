@@ -207,7 +207,6 @@ fn measure(path: &str, floor: Option<f64>) -> Result<(), String> {
         .map(|u| (u.side, u.name.clone()))
         .collect();
     let cases = cases(path);
-    let blind = floor.is_none();
     if cases.is_empty() {
         return Err("no cases".to_string());
     }

@@ -1531,8 +1531,9 @@ fn sentences(
         if t.is_punct(',')
             && toks.get(k + 1).is_some_and(|n| n.is_word("and"))
             && let Some(rest) = toks.get(k + 2..)
-            && prose_unit(ctx, &cands, rest, 0)
-                .is_some_and(|(_, body, _)| body.first().is_some() && rest.len() - body.len() <= 12)
+            && prose_unit(ctx, &cands, rest, 0).is_some_and(|(_, body, _)| {
+                !body.is_empty() && rest.len().saturating_sub(body.len()) <= 12
+            })
             && rest.iter().take(12).any(|w| {
                 w.word()
                     .is_some_and(|w| matches!(w, "will" | "shall" | "must" | "is" | "are"))
