@@ -207,7 +207,22 @@ pub fn parse_mail(text: &str, ctx: &ParseContext) -> ParsedMail {
             }
             _ => {}
         }
-        let has_head = head_colon(&toks).is_some();
+        // A line that opens a sentence of its own starts a paragraph even
+        // without a colon: "I shall ride to ...", "The 5th Virginia will
+        // ...", an order to an arm he has not got, and a condition after a
+        // line that ended its sentence ("Should the enemy break, ...").
+        let prev_ended = r.cur.as_ref().is_some_and(|p| {
+            p.segments.last().is_some_and(|&(s, e)| {
+                let prev = text.get(s..e).unwrap_or("").trim_end();
+                prev.ends_with(['.', '!']) || !prev.ends_with([',', ';', ':', '-', '&'])
+            })
+        });
+        let has_head = head_colon(&toks).is_some()
+            || (!bulleted
+                && (first_person(ctx, &toks).is_some()
+                    || opens_unit_sentence(ctx, &toks)
+                    || missing_arm(ctx, &toks).is_some()
+                    || (prev_ended && condition_first(&toks).is_some())));
         match (&mut r.cur, has_head) {
             (Some(p), false) => p.push(cs, le, bulleted),
             _ => {
@@ -1052,6 +1067,36 @@ fn condition_first(toks: &[Token]) -> Option<(usize, usize)> {
     Some((a.start, b.end))
 }
 
+/// "The 5th, 27th and 33rd Virginia will ...", "the 2nd Virginia, on its
+/// left, will advance ...": a sentence that opens with one or more of the
+/// player's units and its 'will' (or 'is to'), within its first words.
+fn opens_unit_sentence(ctx: &ParseContext, toks: &[Token]) -> bool {
+    let first_ok = toks.first().is_some_and(|t| {
+        t.is_word("the")
+            || matches!(t.tok, Tok::Number(_))
+            || t.word()
+                .is_some_and(|w| w.chars().next().is_some_and(|c| c.is_ascii_digit()))
+    });
+    if !first_ok {
+        return false;
+    }
+    let cands = heads(ctx);
+    let Some((_, body, _)) = prose_unit(ctx, &cands, toks, 0) else {
+        return false;
+    };
+    let Some(b) = body.first() else {
+        return false;
+    };
+    let Some(k) = toks.iter().position(|t| t.start == b.start) else {
+        return false;
+    };
+    k <= 14
+        && toks.get(..k).unwrap_or_default().iter().any(|t| {
+            t.word()
+                .is_some_and(|w| matches!(w, "will" | "shall" | "must" | "is" | "are"))
+        })
+}
+
 /// "I shall ride to the 27th", "I will go to the farm": the player's one
 /// officer, and the order after the modal; `None` unless he has exactly
 /// one officer and a verb follows.
@@ -1563,6 +1608,8 @@ fn sentences(
         }
         let rest = toks.get(k + 1..).unwrap_or_default();
         if headless(ctx, rest, &cands).is_some()
+            || opens_unit_sentence(ctx, rest)
+            || first_person(ctx, rest).is_some()
             || head_colon(rest).is_some_and(|c| {
                 resolve_heads(ctx, &cands, rest.get(..c).unwrap_or_default(), true)
                     != Lookup::NotFound

@@ -827,11 +827,18 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     fn phrase_text(&self) -> String {
         let mut k = self.pos;
         while let Some(t) = self.toks.get(k) {
-            let stop = match &t.tok {
-                Tok::Word(w) => k > self.pos && SOFT_STOPS.contains(&w.as_str()),
-                Tok::Number(_) => false,
-                Tok::Punct(c) => !matches!(c, '\'' | '&'),
-            };
+            // A name does not run on to the next line.
+            let new_line = k > self.pos
+                && k.checked_sub(1)
+                    .and_then(|j| self.toks.get(j))
+                    .and_then(|p| self.text.get(p.end..t.start))
+                    .is_some_and(|gap| gap.contains('\n'));
+            let stop = new_line
+                || match &t.tok {
+                    Tok::Word(w) => k > self.pos && SOFT_STOPS.contains(&w.as_str()),
+                    Tok::Number(_) => false,
+                    Tok::Punct(c) => !matches!(c, '\'' | '&'),
+                };
             if stop {
                 break;
             }
