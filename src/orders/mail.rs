@@ -1067,6 +1067,80 @@ fn condition_first(toks: &[Token]) -> Option<(usize, usize)> {
     Some((a.start, b.end))
 }
 
+/// A rank and a name opening a sentence without a colon ("Gen. Trimble
+/// will go ...", "Captain Campbell will limber ..."): the officer, or the
+/// unit the name is the possessive of in its aliases ("Campbell's
+/// battery"), and the order after the name (and its 'will').
+fn ranked_head(
+    ctx: &ParseContext,
+    toks: &[Token],
+    cands: &[Candidate<Head>],
+) -> Option<(Head, Vec<Token>)> {
+    let mut k = 0;
+    while toks
+        .get(k)
+        .and_then(Token::word)
+        .is_some_and(|w| RANKS.contains(&norm_word(w).as_str()))
+    {
+        k += 1;
+        if toks.get(k).is_some_and(|t| t.is_punct('.')) {
+            k += 1;
+        }
+    }
+    if k == 0 {
+        return None;
+    }
+    let rest = toks.get(k..)?;
+    let name = rest.first()?.word()?;
+    let modal = |j: usize| {
+        rest.get(j)
+            .and_then(Token::word)
+            .is_some_and(|w| matches!(w, "will" | "shall" | "must" | "should" | "is" | "to"))
+    };
+    if !modal(1) {
+        return None;
+    }
+    let mut body_at = 2;
+    if rest.get(1).is_some_and(|t| t.is_word("is")) && rest.get(2).is_some_and(|t| t.is_word("to"))
+    {
+        body_at = 3;
+    }
+    if !rest
+        .get(body_at)
+        .and_then(Token::word)
+        .is_some_and(is_verb_word)
+    {
+        return None;
+    }
+    let body = rest.get(body_at..)?.to_vec();
+    let one = rest.get(..1)?;
+    if let Lookup::Found(h) = lookup_exact(&words(one), cands)
+        && matches!(h, Head::Officer(_))
+    {
+        return Some((h, body));
+    }
+    // "Campbell" for "Campbell's battery" (the possessive is dropped in a
+    // name's words).
+    let name = norm_word(name);
+    let mut units: Vec<Head> = cands
+        .iter()
+        .filter(|c| {
+            matches!(c.target, Head::Unit(u) if ctx.commands(u))
+                && c.words.len() == 2
+                && c.words.first() == Some(&name)
+                && c.words.get(1).is_some_and(|w| {
+                    matches!(w.as_str(), "battery" | "guns" | "artillery" | "regiment")
+                })
+        })
+        .map(|c| c.target.clone())
+        .collect();
+    units.dedup();
+    match units.as_slice() {
+        [one] => Some((one.clone(), body)),
+        _ => None,
+    }
+}
+
 /// "The 5th, 27th and 33rd Virginia will ...", "the 2nd Virginia, on its
 /// left, will advance ...": a sentence that opens with one or more of the
 /// player's units and its 'will' (or 'is to'), within its first words.
@@ -1770,6 +1844,11 @@ fn read_paragraph(
         None if let Some((o, body)) = first_person(ctx, toks) => {
             (vec![Head::Officer(o)], body.to_vec(), issuer)
         }
+        // "Gen. Trimble will go along with the 21st Georgia", "Captain
+        // Campbell will limber his guns": a rank before an officer's name,
+        // or before the captain a battery is called by ("Campbell's
+        // battery").
+        None if let Some((h, body)) = ranked_head(ctx, toks, &cands) => (vec![h], body, issuer),
         None => match headless(ctx, toks, &cands) {
             Some((h, rest)) => (h, rest.to_vec(), issuer),
             None => match officer_will(ctx, &cands, toks)
