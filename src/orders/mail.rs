@@ -1132,11 +1132,11 @@ fn ranked_head(
                     matches!(w.as_str(), "battery" | "guns" | "artillery" | "regiment")
                 })
         })
-        .map(|c| c.target.clone())
+        .map(|c| c.target)
         .collect();
     units.dedup();
     match units.as_slice() {
-        [one] => Some((one.clone(), body)),
+        [one] => Some((*one, body)),
         _ => None,
     }
 }
