@@ -190,3 +190,17 @@ fn sentences_of_their_own_on_the_next_lines_are_read_on_their_own() {
     );
     assert_eq!(m.items.len(), 1, "{:?}", m.items);
 }
+
+/// Played by mail: "take the orchard and hold it" read "…; on arrival
+/// hold; then hold". The hold is said once.
+#[test]
+fn take_and_hold_it_says_the_hold_once() {
+    let g = game("brawners-farm.toml");
+    let (read, _, errs) = receipt(
+        &g,
+        "2nd Wisconsin: take the orchard and hold it no matter what",
+    );
+    assert!(errs.is_empty(), "{errs:?}");
+    assert!(read[0].contains("on arrival hold"), "{read:?}");
+    assert!(!read[0].contains("then hold"), "{read:?}");
+}

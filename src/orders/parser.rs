@@ -996,6 +996,15 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                     "'{cond}' is a condition Adjutant cannot wait for: the unit would fall back at once. Write 'hold' now and order the fall back in the turn it is needed, or leave out '{cond}' to fall back now"
                 )));
             }
+            // "take the orchard and hold it", "occupy the farm and hold":
+            // the hold on arrival is already there; said once.
+            if before >= 1
+                && steps.len() == before + 1
+                && matches!(steps.last().map(|s| &s.action), Some(Action::Hold))
+                && matches!(steps.get(before - 1).map(|s| &s.action), Some(Action::Hold))
+            {
+                steps.pop();
+            }
             self.bracketed_letter(&mut steps)?;
             self.fire_until(&steps);
             self.keep_firing(&mut steps);
