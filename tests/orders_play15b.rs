@@ -145,3 +145,62 @@ fn a_step_after_a_move_longer_than_a_turn_says_it_waits() {
         "{notes:?}"
     );
 }
+
+/// Played by mail (session 9): lines with no blank line between them,
+/// each a sentence of its own, are not swallowed into the paragraph above.
+#[test]
+fn sentences_of_their_own_on_the_next_lines_are_read_on_their_own() {
+    let g = game("brawners-farm.toml");
+    let (read, _, errs) = receipt(
+        &g,
+        "Gibbon: ride to the 2nd Wisconsin and rally them\n\
+         send the cavalry round thier left flank\n\
+         Should the enemy break, the 7th Wisconsin will pursue to the railroad.\n\
+         The 6th Wisconsin will advance 2 inches north.",
+    );
+    assert!(
+        read.iter()
+            .any(|r| r.starts_with("Gibbon: ride with 2nd Wisconsin")),
+        "{read:?}"
+    );
+    assert!(
+        read.iter().any(|r| r.starts_with("6th Wisconsin: advance")),
+        "{read:?}"
+    );
+    assert_eq!(errs.len(), 2, "{errs:?}");
+    assert!(
+        errs[0].contains("line 2") && errs[0].contains("no cavalry"),
+        "{errs:?}"
+    );
+    assert!(
+        errs[1].contains("line 3") && errs[1].contains("condition"),
+        "{errs:?}"
+    );
+    assert!(errs[1].contains("'7th Wisconsin: hold'"), "{errs:?}");
+    // An enemy's name in an error does not run on to the next line.
+    let ctx = g.ctx(&["Baylor"], &[]);
+    let m = orders_support::parse(
+        &ctx,
+        "Wooding: fire at the 19th Indiana\nI shall ride to the 27th Virginia.",
+    );
+    assert!(
+        m.errors.iter().all(|e| !e.to_string().contains('\n')),
+        "{:?}",
+        m.errors
+    );
+    assert_eq!(m.items.len(), 1, "{:?}", m.items);
+}
+
+/// Played by mail: "take the orchard and hold it" read "…; on arrival
+/// hold; then hold". The hold is said once.
+#[test]
+fn take_and_hold_it_says_the_hold_once() {
+    let g = game("brawners-farm.toml");
+    let (read, _, errs) = receipt(
+        &g,
+        "2nd Wisconsin: take the orchard and hold it no matter what",
+    );
+    assert!(errs.is_empty(), "{errs:?}");
+    assert!(read[0].contains("on arrival hold"), "{read:?}");
+    assert!(!read[0].contains("then hold"), "{read:?}");
+}

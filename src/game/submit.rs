@@ -478,13 +478,14 @@ fn record(
                 {
                     Ok((_, replaced)) => {
                         let mut s = format!("{understood}\n    {timing}");
-                        for n in orders::receipt_notes(item, pctx) {
-                            s.push_str(&format!("\n    NOTE: {n}"));
-                        }
+                        // On the timing line, not after the last note.
                         if replaced.is_some() {
                             s.push_str("; replaces your earlier order to this unit for this turn");
                         } else if *follows_previous {
                             s.push_str("; to follow the orders it already has");
+                        }
+                        for n in orders::receipt_notes(item, pctx) {
+                            s.push_str(&format!("\n    NOTE: {n}"));
                         }
                         Ok(s)
                     }

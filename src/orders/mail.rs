@@ -207,7 +207,22 @@ pub fn parse_mail(text: &str, ctx: &ParseContext) -> ParsedMail {
             }
             _ => {}
         }
-        let has_head = head_colon(&toks).is_some();
+        // A line that opens a sentence of its own starts a paragraph even
+        // without a colon: "I shall ride to ...", "The 5th Virginia will
+        // ...", an order to an arm he has not got, and a condition after a
+        // line that ended its sentence ("Should the enemy break, ...").
+        let prev_ended = r.cur.as_ref().is_some_and(|p| {
+            p.segments.last().is_some_and(|&(s, e)| {
+                let prev = text.get(s..e).unwrap_or("").trim_end();
+                prev.ends_with(['.', '!']) || !prev.ends_with([',', ';', ':', '-', '&'])
+            })
+        });
+        let has_head = head_colon(&toks).is_some()
+            || (!bulleted
+                && (first_person(ctx, &toks).is_some()
+                    || opens_unit_sentence(ctx, &toks)
+                    || missing_arm(ctx, &toks).is_some()
+                    || (prev_ended && condition_first(&toks).is_some())));
         match (&mut r.cur, has_head) {
             (Some(p), false) => p.push(cs, le, bulleted),
             _ => {
@@ -1128,6 +1143,110 @@ fn condition_first(toks: &[Token]) -> Option<(usize, usize)> {
     Some((a.start, b.end))
 }
 
+/// A rank and a name opening a sentence without a colon ("Gen. Trimble
+/// will go ...", "Captain Campbell will limber ..."): the officer, or the
+/// unit the name is the possessive of in its aliases ("Campbell's
+/// battery"), and the order after the name (and its 'will').
+fn ranked_head(
+    ctx: &ParseContext,
+    toks: &[Token],
+    cands: &[Candidate<Head>],
+) -> Option<(Head, Vec<Token>)> {
+    let mut k = 0;
+    while toks
+        .get(k)
+        .and_then(Token::word)
+        .is_some_and(|w| RANKS.contains(&norm_word(w).as_str()))
+    {
+        k += 1;
+        if toks.get(k).is_some_and(|t| t.is_punct('.')) {
+            k += 1;
+        }
+    }
+    if k == 0 {
+        return None;
+    }
+    let rest = toks.get(k..)?;
+    let name = rest.first()?.word()?;
+    let modal = |j: usize| {
+        rest.get(j)
+            .and_then(Token::word)
+            .is_some_and(|w| matches!(w, "will" | "shall" | "must" | "should" | "is" | "to"))
+    };
+    if !modal(1) {
+        return None;
+    }
+    let mut body_at = 2;
+    if rest.get(1).is_some_and(|t| t.is_word("is")) && rest.get(2).is_some_and(|t| t.is_word("to"))
+    {
+        body_at = 3;
+    }
+    if !rest
+        .get(body_at)
+        .and_then(Token::word)
+        .is_some_and(is_verb_word)
+    {
+        return None;
+    }
+    let body = rest.get(body_at..)?.to_vec();
+    let one = rest.get(..1)?;
+    if let Lookup::Found(h) = lookup_exact(&words(one), cands)
+        && matches!(h, Head::Officer(_))
+    {
+        return Some((h, body));
+    }
+    // "Campbell" for "Campbell's battery" (the possessive is dropped in a
+    // name's words).
+    let name = norm_word(name);
+    let mut units: Vec<Head> = cands
+        .iter()
+        .filter(|c| {
+            matches!(c.target, Head::Unit(u) if ctx.commands(u))
+                && c.words.len() == 2
+                && c.words.first() == Some(&name)
+                && c.words.get(1).is_some_and(|w| {
+                    matches!(w.as_str(), "battery" | "guns" | "artillery" | "regiment")
+                })
+        })
+        .map(|c| c.target)
+        .collect();
+    units.dedup();
+    match units.as_slice() {
+        [one] => Some((*one, body)),
+        _ => None,
+    }
+}
+
+/// "The 5th, 27th and 33rd Virginia will ...", "the 2nd Virginia, on its
+/// left, will advance ...": a sentence that opens with one or more of the
+/// player's units and its 'will' (or 'is to'), within its first words.
+fn opens_unit_sentence(ctx: &ParseContext, toks: &[Token]) -> bool {
+    let first_ok = toks.first().is_some_and(|t| {
+        t.is_word("the")
+            || matches!(t.tok, Tok::Number(_))
+            || t.word()
+                .is_some_and(|w| w.chars().next().is_some_and(|c| c.is_ascii_digit()))
+    });
+    if !first_ok {
+        return false;
+    }
+    let cands = heads(ctx);
+    let Some((_, body, _)) = prose_unit(ctx, &cands, toks, 0) else {
+        return false;
+    };
+    let Some(b) = body.first() else {
+        return false;
+    };
+    let Some(k) = toks.iter().position(|t| t.start == b.start) else {
+        return false;
+    };
+    k <= 14
+        && toks.get(..k).unwrap_or_default().iter().any(|t| {
+            t.word()
+                .is_some_and(|w| matches!(w, "will" | "shall" | "must" | "is" | "are"))
+        })
+}
+
 /// "I shall ride to the 27th", "I will go to the farm": the player's one
 /// officer, and the order after the modal; `None` unless he has exactly
 /// one officer and a verb follows.
@@ -1607,8 +1726,9 @@ fn sentences(
         if t.is_punct(',')
             && toks.get(k + 1).is_some_and(|n| n.is_word("and"))
             && let Some(rest) = toks.get(k + 2..)
-            && prose_unit(ctx, &cands, rest, 0)
-                .is_some_and(|(_, body, _)| body.first().is_some() && rest.len() - body.len() <= 12)
+            && prose_unit(ctx, &cands, rest, 0).is_some_and(|(_, body, _)| {
+                !body.is_empty() && rest.len().saturating_sub(body.len()) <= 12
+            })
             && rest.iter().take(12).any(|w| {
                 w.word()
                     .is_some_and(|w| matches!(w, "will" | "shall" | "must" | "is" | "are"))
@@ -1638,6 +1758,8 @@ fn sentences(
         }
         let rest = toks.get(k + 1..).unwrap_or_default();
         if headless(ctx, rest, &cands).is_some()
+            || opens_unit_sentence(ctx, rest)
+            || first_person(ctx, rest).is_some()
             || head_colon(rest).is_some_and(|c| {
                 resolve_heads(ctx, &cands, rest.get(..c).unwrap_or_default(), true)
                     != Lookup::NotFound
@@ -1798,6 +1920,11 @@ fn read_paragraph(
         None if let Some((o, body)) = first_person(ctx, toks) => {
             (vec![Head::Officer(o)], body.to_vec(), issuer)
         }
+        // "Gen. Trimble will go along with the 21st Georgia", "Captain
+        // Campbell will limber his guns": a rank before an officer's name,
+        // or before the captain a battery is called by ("Campbell's
+        // battery").
+        None if let Some((h, body)) = ranked_head(ctx, toks, &cands) => (vec![h], body, issuer),
         None => match headless(ctx, toks, &cands) {
             Some((h, rest)) => (h, rest.to_vec(), issuer),
             None => match officer_will(ctx, &cands, toks)

@@ -164,6 +164,12 @@ const TAILS: &[&[&str]] = &[
     &["when", "fired"],
     &["who"],
     &["which"],
+    // "repair to General Gibbon to learn his wishes": the errand's purpose.
+    &["to", "learn"],
+    &["to", "receive"],
+    &["to", "report"],
+    &["to", "confer"],
+    &["to", "consult"],
     // "..., keeping their alignment with the 2nd": colour (each moves as
     // ordered; to follow another's moves write 'conform to').
     &["keeping", "their", "alignment"],
@@ -827,11 +833,18 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     fn phrase_text(&self) -> String {
         let mut k = self.pos;
         while let Some(t) = self.toks.get(k) {
-            let stop = match &t.tok {
-                Tok::Word(w) => k > self.pos && SOFT_STOPS.contains(&w.as_str()),
-                Tok::Number(_) => false,
-                Tok::Punct(c) => !matches!(c, '\'' | '&'),
-            };
+            // A name does not run on to the next line.
+            let new_line = k > self.pos
+                && k.checked_sub(1)
+                    .and_then(|j| self.toks.get(j))
+                    .and_then(|p| self.text.get(p.end..t.start))
+                    .is_some_and(|gap| gap.contains('\n'));
+            let stop = new_line
+                || match &t.tok {
+                    Tok::Word(w) => k > self.pos && SOFT_STOPS.contains(&w.as_str()),
+                    Tok::Number(_) => false,
+                    Tok::Punct(c) => !matches!(c, '\'' | '&'),
+                };
             if stop {
                 break;
             }
@@ -982,6 +995,15 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 return Err(self.err(format!(
                     "'{cond}' is a condition Adjutant cannot wait for: the unit would fall back at once. Write 'hold' now and order the fall back in the turn it is needed, or leave out '{cond}' to fall back now"
                 )));
+            }
+            // "take the orchard and hold it", "occupy the farm and hold":
+            // the hold on arrival is already there; said once.
+            if before >= 1
+                && steps.len() == before + 1
+                && matches!(steps.last().map(|s| &s.action), Some(Action::Hold))
+                && matches!(steps.get(before - 1).map(|s| &s.action), Some(Action::Hold))
+            {
+                steps.pop();
             }
             self.bracketed_letter(&mut steps)?;
             self.fire_until(&steps);
@@ -1461,6 +1483,12 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             Some("limber") => {
                 self.pos += 1;
                 self.eat_word("up");
+                // "limber his guns", "limber up the pieces".
+                if self.at_any(0, &["his", "the", "its", "your", "their"])
+                    && self.at_any(1, &["guns", "pieces", "battery", "section"])
+                {
+                    self.pos += 2;
+                }
                 push(steps, Action::Limber);
             }
             Some("unlimber") => {
@@ -2107,6 +2135,11 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             ],
         ) && COLOUR.iter().any(|c| self.at_words(c))
         {
+            return Ok(false);
+        }
+        // "... to General Gibbon to learn his wishes": a purpose, not a
+        // second place.
+        if self.at_word("to") && TAILS.iter().any(|t| self.at_words(t)) {
             return Ok(false);
         }
         if self.at_words(&["until", "reaching"])
@@ -5439,6 +5472,35 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             || self.enemy_description().is_some();
         self.pos = probe;
         if !enemy {
+            // "advance on the 26th Georgia": a numbered name that is no
+            // place, so meant as an enemy — answered as a name of nothing
+            // is (never saying whether such an enemy exists).
+            let numbered = self
+                .toks
+                .get(self.pos..(self.pos + 3).min(self.toks.len()))
+                .unwrap_or_default()
+                .iter()
+                .any(|t| {
+                    t.word()
+                        .is_some_and(|w| w.starts_with(|c: char| c.is_ascii_digit()))
+                });
+            if numbered {
+                let at = self.here();
+                let written = self.phrase_text();
+                let from = self.at;
+                let is_place = self.place(from, true).is_ok();
+                self.pos = probe;
+                if !is_place {
+                    let (e1, _) = self.ctx.example_enemies();
+                    return Err(PErr {
+                        at,
+                        message: format!(
+                            "no enemy unit in sight is called '{written}'; to advance on an enemy, name one your side sees by its letter, as in 'advance on {e1}'"
+                        ),
+                        suggestions: Vec::new(),
+                    });
+                }
+            }
             self.pos = save;
             return Ok(());
         }
@@ -7311,7 +7373,12 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 && let Some(o) = self.ctx.state.officer(id)
             {
                 self.pos = k + n;
-                return Some(o.position);
+                let (oname, at) = (o.name.clone(), o.position);
+                self.note(format!(
+                    "'{oname}' read as where {oname} stands now, {}",
+                    show_pos(at)
+                ));
+                return Some(at);
             }
         }
         None
@@ -7334,7 +7401,11 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 continue;
             }
             self.skip_preambles();
-            let verb = self.word_at(0).and_then(resolve_verb);
+            // "repair at once to General Gibbon": an abbreviation or another
+            // word for a move, as for units.
+            let verb = self
+                .word_at(0)
+                .and_then(|w| resolve_verb(w).or_else(|| verb_alias(w).map(str::to_string)));
             match verb.as_deref() {
                 Some(
                     "ride" | "gallop" | "move" | "go" | "advance" | "march" | "return" | "proceed"
