@@ -1021,3 +1021,73 @@ fn opening_chatter_is_a_greeting_not_a_failed_order() {
     let m = parse(&u, "Here are my orders: the turnpike\n\n7th Wis: lie down.");
     assert_eq!(m.errors.len(), 1, "{:?}", m.errors);
 }
+
+/// Round 11 (blind, session 9): a dispatch addressed to a unit's commander
+/// ("Colonel Cutler, 6th Wisconsin, / Sir: You will ...") is that unit's
+/// order, sentence by sentence, said so in the receipt; information in the
+/// letter is told as such; headings over the orders ("GIBBON'S BRIGADE -
+/// ORDERS", "Gibbon turn 4", a dateline) are no orders; "forward 3 in" is
+/// an advance; a move after "face 330" goes the new way.
+#[test]
+fn addressed_dispatches_headings_forward_and_a_new_front() {
+    let g = game("brawners-farm.toml");
+    let u = gibbon(&g);
+    let m = parse(
+        &u,
+        "Headquarters, Gibbon's Brigade, on the Warrenton Turnpike, 6.40 p.m.\n\n\
+         Colonel Cutler, 6th Wisconsin,\n\n\
+         Sir: You will deploy your regiment into line. The 19th Indiana is coming up on your left.\n\n\
+         Very respectfully, your obedient servant,\nJohn Gibbon, Brigadier General",
+    );
+    assert!(m.errors.is_empty(), "{:?}", m.errors);
+    let [item] = m.items.as_slice() else {
+        panic!("{:?}", m.items)
+    };
+    let read = normalise(item, &u);
+    assert!(read.starts_with("6th Wisconsin: form line"), "{read}");
+    let notes = adjutant::orders::receipt_notes(item, &u);
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("addressed to the 6th Wisconsin's commander")),
+        "{notes:?}"
+    );
+    assert!(
+        notes.iter().any(|n| n.contains("read as information")),
+        "{notes:?}"
+    );
+    // Captain Campbell's battery is found by the unit named after the
+    // comma; a condition in the letter is still refused, at the letter.
+    let m = parse(
+        &u,
+        "Captain Campbell, Battery B,\nSir: You will limber up. Should the enemy advance, you will retire.",
+    );
+    assert_eq!(m.items.len(), 1, "{:?}", m.items);
+    assert_eq!(m.errors.len(), 1, "{:?}", m.errors);
+    assert!(
+        m.errors[0].message.contains("in the letter to Battery B"),
+        "{}",
+        m.errors[0]
+    );
+    // Headings.
+    for heading in [
+        "GIBBON'S BRIGADE - ORDERS",
+        "Gibbon turn 4",
+        "STONEWALL BRIGADE - ORDERS TURN 4",
+        "Infantry",
+    ] {
+        let m = parse(&u, &format!("{heading}\n\n7th Wis: lie down."));
+        assert!(m.errors.is_empty(), "{heading}: {:?}", m.errors);
+        assert_eq!(m.items.len(), 1, "{heading}");
+    }
+    // "forward 3 in" and a new front.
+    let r = ok(&u, "6th Wis: forward 3 in");
+    assert!(r.starts_with("6th Wisconsin: advance to"), "{r}");
+    let ahead = ok(&u, "6th Wis: face north, then adv 4 in");
+    let x = g.state.unit(g.unit("6th Wisconsin")).unwrap().position.x;
+    assert!(
+        ahead.contains(&format!("advance to ({}, ", x))
+            || ahead.contains(&format!("advance to ({x:.1}, ")),
+        "{ahead} (x {x})"
+    );
+}

@@ -115,6 +115,10 @@ struct Reader<'m, 'c, 'a> {
     /// A closing ("Thanks,", "Your obedient servant") has been read: short
     /// unreadable paragraphs after it are the writer's name and rank.
     signed_off: bool,
+    /// The unit a dispatch's address line named ("Colonel Cutler, 6th
+    /// Wisconsin,"): the letter after its salutation is that unit's order
+    /// (`super::addressed`).
+    addressed_to: Option<UnitId>,
     out: ParsedMail,
 }
 
@@ -127,6 +131,7 @@ pub fn parse_mail(text: &str, ctx: &ParseContext) -> ParsedMail {
         issuer: None,
         cur: None,
         signed_off: false,
+        addressed_to: None,
         out: ParsedMail::default(),
     };
     let all = lines(text);
@@ -524,6 +529,58 @@ impl Reader<'_, '_, '_> {
             self.flush();
             return;
         }
+        // A dispatch's address line, alone or over its "Sir: ..." line.
+        if let Some(&(s0, e0)) = para.segments.first() {
+            let line0 = self.text.get(s0..e0).unwrap_or("");
+            if let Some(u) = super::addressed::addressee(line0, self.ctx) {
+                self.addressed_to = Some(u);
+                let (line, _) = line_col(self.text, s0);
+                self.out.courtesies.push((line, line0.trim().to_string()));
+                if para.segments.len() == 1 {
+                    return;
+                }
+                para = Para {
+                    segments: para.segments.split_off(1),
+                    bulleted: para.bulleted.split_off(1),
+                };
+            }
+        }
+        if let Some(u) = self.addressed_to
+            && let Some(&(s0, e0)) = para.segments.first()
+            && let Some(off) =
+                super::addressed::salutation_body(self.text.get(s0..e0).unwrap_or(""))
+        {
+            // The letter runs to its closing or signature ("I am, Sir,
+            // &c.", "By order of ...", "John Gibbon, Brig. Gen."), which
+            // is read as one.
+            let end = (1..para.segments.len())
+                .find(|&k| {
+                    para.segments.get(k).is_some_and(|&(s, e)| {
+                        let line = self.text.get(s..e).unwrap_or("");
+                        let lower = line.trim().to_lowercase();
+                        super::addressed::closes_letter(&lower)
+                            || courtesy(
+                                self.text,
+                                self.ctx,
+                                &Para::new(s, e, false),
+                                self.signed_off,
+                            )
+                            .is_some()
+                    })
+                })
+                .unwrap_or(para.segments.len());
+            let tail = Para {
+                segments: para.segments.split_off(end),
+                bulleted: para.bulleted.split_off(end),
+            };
+            self.addressed(u, &para, s0 + off);
+            if !tail.segments.is_empty() {
+                self.signed_off = true;
+                self.cur = Some(tail);
+                self.flush();
+            }
+            return;
+        }
         let (Some(&(ps, _)), Some(&(_, pe))) = (para.segments.first(), para.segments.last()) else {
             return;
         };
@@ -595,6 +652,129 @@ impl Reader<'_, '_, '_> {
 }
 
 impl Reader<'_, '_, '_> {
+    /// The letter of a dispatch addressed to `unit`'s commander, from
+    /// `body` (after "Sir:") to the paragraph's end: each sentence read as
+    /// an order to the unit ("You will advance ..." -> "<unit>: advance
+    /// ..."), strictly, else loosely; a sentence read neither way is an
+    /// error at the letter's first line. The receipt says how it was read.
+    fn addressed(&mut self, unit: UnitId, para: &Para, body: usize) {
+        let (Some(&(ps, _)), Some(&(_, pe))) = (para.segments.first(), para.segments.last()) else {
+            return;
+        };
+        let Some(name) = self.ctx.state.unit(unit).map(|u| u.name.clone()) else {
+            return;
+        };
+        let written = self.text.get(ps..pe).unwrap_or("").trim().to_string();
+        let letter = self.text.get(body..pe).unwrap_or("");
+        let letter: String = letter.split_whitespace().collect::<Vec<_>>().join(" ");
+        // Sentences: ". " or "; " ends one.
+        let mut sentences: Vec<String> = Vec::new();
+        let mut cur = String::new();
+        for w in letter.split(' ') {
+            if !cur.is_empty() {
+                cur.push(' ');
+            }
+            cur.push_str(w);
+            if w.ends_with('.') || w.ends_with(';') {
+                sentences.push(std::mem::take(&mut cur));
+            }
+        }
+        if !cur.trim().is_empty() {
+            sentences.push(cur);
+        }
+        let (ctx, issuer) = (self.ctx, self.issuer);
+        let (line, column) = line_col(self.text, ps);
+        let mut read_as = Vec::new();
+        for sentence in sentences {
+            let sentence = sentence.trim_end_matches([';']).trim().to_string();
+            if sentence.is_empty() {
+                continue;
+            }
+            let synthetic = super::addressed::as_order(&name, &sentence);
+            let items = reparse(&synthetic, ctx, issuer).or_else(|| {
+                super::loose::read(&synthetic, 0, synthetic.len(), ctx, &|t: &str| {
+                    reparse(t, ctx, issuer)
+                })
+            });
+            let for_unit = items.filter(|items| {
+                items
+                    .iter()
+                    .all(|i| matches!(i, Item::Unit { unit: u, .. } if *u == unit))
+            });
+            // Information in the letter ("The 19th Indiana is coming up
+            // on your left.") is no order: kept as such, and said.
+            let informs = super::addressed::informs(&sentence);
+            match for_unit {
+                None if informs => {
+                    ctx.add_notes(vec![super::context::ParseNote {
+                        at: ps,
+                        tail: written.clone(),
+                        text: format!("'{sentence}' read as information, not as an order"),
+                    }]);
+                }
+                Some(items) => {
+                    let made = ctx.notes_for(
+                        Span {
+                            start: 0,
+                            end: synthetic.len(),
+                        },
+                        synthetic.trim(),
+                    );
+                    let mut notes = Vec::new();
+                    for mut item in items {
+                        if let Item::Unit { text, span, .. } = &mut item {
+                            *text = written.clone();
+                            *span = Span { start: ps, end: pe };
+                        }
+                        read_as.push(super::normalise(&item, ctx));
+                        self.out.items.push(item);
+                    }
+                    for m in made {
+                        notes.push(m);
+                    }
+                    ctx.add_notes(
+                        notes
+                            .into_iter()
+                            .map(|text| super::context::ParseNote {
+                                at: ps,
+                                tail: written.clone(),
+                                text,
+                            })
+                            .collect(),
+                    );
+                }
+                None => {
+                    // The strict reader's own words for what is wrong.
+                    let message = super::parse_mail(&synthetic, ctx)
+                        .errors
+                        .first()
+                        .map(|e| e.message.clone())
+                        .unwrap_or_else(|| "this sentence is not understood".to_string());
+                    self.out.errors.push(OrderError {
+                        line,
+                        column,
+                        paragraph: written.clone(),
+                        message: format!(
+                            "in the letter to {name}, '{sentence}' is not taken: {message}"
+                        ),
+                        suggestions: Vec::new(),
+                        units: vec![unit],
+                    });
+                }
+            }
+        }
+        if !read_as.is_empty() {
+            ctx.add_notes(vec![super::context::ParseNote {
+                at: ps,
+                tail: written.clone(),
+                text: format!(
+                    "the letter is addressed to the {name}'s commander: read as its order ({})",
+                    read_as.join("; ")
+                ),
+            }]);
+        }
+    }
+
     /// A second, looser reading of `text[s..e]`, refused by the grammar
     /// (`super::loose`, issue #15). On one line, a number and a full stop
     /// the bullet reader took for a list's ("21. Georgia: hold") are given
@@ -1584,6 +1764,108 @@ fn prose_unit(
 /// A line of a few words that opens with "orders", "turn" or the like and
 /// names nothing: a title.
 fn is_title(toks: &[Token]) -> bool {
+    is_heading(toks) || is_title_words(toks)
+}
+
+/// A heading the writer puts over his orders, naming no unit and giving
+/// no order: a dateline ("Headquarters, Gibbon's Brigade, on the
+/// Warrenton Turnpike, 6.40 p.m."), or a few words of command and arm
+/// ("STONEWALL BRIGADE - ORDERS TURN 4", "Infantry", "Artillery",
+/// "Lawton's Brigade", "Left wing").
+fn is_heading(toks: &[Token]) -> bool {
+    let words: Vec<&str> = toks.iter().filter_map(Token::word).collect();
+    let Some(first) = words.first() else {
+        return false;
+    };
+    // A dateline opens with the headquarters it was written at.
+    if matches!(
+        *first,
+        "headquarters" | "hdqrs" | "hdqrs." | "hqrs" | "hq" | "hqs"
+    ) && toks.len() <= 24
+    {
+        return true;
+    }
+    const HEADING: &[&str] = &[
+        "brigade",
+        "brigades",
+        "bde",
+        "bgde",
+        "brig",
+        "division",
+        "div",
+        "corps",
+        "wing",
+        "wings",
+        "infantry",
+        "inf",
+        "artillery",
+        "arty",
+        "art",
+        "cavalry",
+        "cav",
+        "reserve",
+        "reserves",
+        "left",
+        "right",
+        "centre",
+        "center",
+        "front",
+        "line",
+        "first",
+        "second",
+        "the",
+        "of",
+        "and",
+        "orders",
+        "order",
+        "turn",
+        "stonewall",
+        "iron",
+        "union",
+        "confederate",
+        "army",
+        "regiments",
+        "batteries",
+        "guns",
+        "skirmishers",
+        "for",
+        "p",
+        "m",
+        "pm",
+        "am",
+        "a",
+    ];
+    // "turn 4" names the turn; "turn" alone would be a verb.
+    let verb = toks.iter().enumerate().any(|(k, t)| {
+        t.word().is_some_and(|w| {
+            is_verb_word(w)
+                && !(w == "turn"
+                    && toks
+                        .get(k + 1)
+                        .is_some_and(|n| matches!(n.tok, Tok::Number(_)) || n.is_punct(':')))
+        })
+    });
+    // "Gibbon turn 4", "Doubleday - turn 4 moves": a name over the turn.
+    let turn_n = toks
+        .windows(2)
+        .any(|w| w[0].is_word("turn") && matches!(w[1].tok, Tok::Number(_)));
+    if turn_n && !verb && words.len() <= 6 {
+        return true;
+    }
+    words.len() <= 8
+        && !verb
+        && words.iter().all(|w| {
+            HEADING.contains(w)
+                || w.chars().all(|c| c.is_ascii_digit() || c == '.')
+                || w.ends_with("'s")
+                || w.ends_with('\u{2019}')
+        })
+        && words
+            .iter()
+            .any(|w| HEADING.contains(w) && !matches!(*w, "the" | "of" | "and" | "for" | "a"))
+}
+
+fn is_title_words(toks: &[Token]) -> bool {
     let title_word = |w: &str| {
         matches!(
             norm_word(w).as_str(),
@@ -1808,6 +2090,11 @@ fn read_paragraph(
 ) -> Result<Vec<Item>, ParaErr> {
     let para_text = text.get(ps..pe).unwrap_or("").trim().to_string();
     let span = Span { start: ps, end: pe };
+    // "GIBBON'S BRIGADE - ORDERS", "STONEWALL BRIGADE, TURN 4": a heading
+    // the writer put over his orders, even when it names his officer.
+    if is_heading(toks) {
+        return Ok(Vec::new());
+    }
     let cands = heads(ctx);
     let allowed: Vec<Candidate<Head>> = cands
         .iter()

@@ -15,6 +15,7 @@
 //! built from the player's own side or the enemy units it can see, so an
 //! unseen enemy's name is answered exactly like a nonsense word.
 
+mod addressed;
 pub mod context;
 pub mod describe;
 pub mod lexer;

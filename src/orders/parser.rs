@@ -437,7 +437,8 @@ fn formation_words(f: Formation) -> &'static str {
 /// Abbreviations players write for verbs of the fixed list.
 fn verb_alias(w: &str) -> Option<&'static str> {
     Some(match w {
-        "adv" | "advc" | "fwd" => "advance",
+        // "26th Ga - forward 3 in": forward as the verb is an advance.
+        "adv" | "advc" | "fwd" | "forward" | "forwards" => "advance",
         "ret" | "retr" => "retreat",
         "w/d" | "wd" | "withdrw" => "withdraw",
         "mv" => "move",
@@ -1308,6 +1309,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 self.eat_word("the");
             }
             let d = self.direction()?;
+            self.track_facing(&d);
             Self::push(steps, Trigger::Then, Action::Face(d));
             return Ok(());
         }
@@ -1373,8 +1375,8 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 | "continue",
             ) => {
                 self.pos += 1;
-                let forward =
-                    raw == "fwd" || self.at_any(0, &["forward", "forwards", "fwd", "ahead"]);
+                let forward = matches!(raw, "fwd" | "forward" | "forwards")
+                    || self.at_any(0, &["forward", "forwards", "fwd", "ahead"]);
                 let mut m = self.move_phrase(Gait::March, raw)?;
                 // "6th & 7th Wis: fwd in line": forward with no place is
                 // straight ahead, one full move (APSoF IV.G), said so.
@@ -2912,11 +2914,27 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             self.eat_words(&["to", "face"]);
             self.direction()?
         };
+        self.track_facing(&dir);
         steps.push(Step {
             trigger: Trigger::Then,
             action: Action::Face(dir),
         });
         Ok(())
+    }
+
+    /// The unit faces `d` from this step on, so that a later "advance 4
+    /// in" or "to the left" is measured from its new front ("face 330,
+    /// line, adv 4 in" goes toward 330°, not along the old facing).
+    fn track_facing(&mut self, d: &Direction) {
+        self.facing = match d {
+            Direction::Degrees(deg) => normalize_deg(*deg),
+            Direction::About => normalize_deg(self.facing + 180.0),
+            Direction::Toward(p) => geometry::bearing(self.at, *p),
+            Direction::TowardUnit(u) => match self.ctx.state.unit(*u) {
+                Some(t) => geometry::bearing(self.at, t.position),
+                None => self.facing,
+            },
+        };
     }
 
     /// A direction: compass point, degrees, left/right/about, or toward a
@@ -3854,6 +3872,9 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         }
         let formation = self.formation_words_after_in();
         let facing = self.optional_facing()?;
+        if let Some(d) = &facing {
+            self.track_facing(d);
+        }
         match (formation, facing) {
             (Some(formation), facing) => steps.push(Step {
                 trigger: Trigger::Then,
@@ -5665,6 +5686,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         self.eat_word("back");
         let turn = if side == "left" { -45.0 } else { 45.0 };
         let deg = normalize_deg(self.facing + turn);
+        self.track_facing(&Direction::Degrees(deg));
         Self::push(steps, Trigger::Then, Action::Face(Direction::Degrees(deg)));
         let written = self.written(start, self.last_end());
         self.note(format!(
