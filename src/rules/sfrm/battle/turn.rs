@@ -1968,9 +1968,12 @@ fn choose_target(b: &SfrmBattle, f: &Unit, ordered: Option<UnitId>) -> Option<(U
     // Nearest first, so the first that can be fired at is the one. An
     // enemy beyond the firer's longest Table 6 range can never be (in any
     // arc), so only those within it are sorted and tried.
+    // (An enemy farther than the reach along either axis is farther in
+    // a straight line too: skipped before the distance is taken.)
     let reach = reach(f);
     let mut near: Vec<(f64, &Unit)> = b
         .units_of(f.side.other())
+        .filter(|t| (t.pos.x - f.pos.x).abs() <= reach && (t.pos.y - f.pos.y).abs() <= reach)
         .map(|t| (f.pos.distance(t.pos), t))
         .filter(|(d, _)| *d <= reach)
         .collect();

@@ -94,8 +94,17 @@ pub fn sight_range(b: &SfrmBattle) -> f64 {
 /// Firing arcs do not limit seeing (a brigade's officers look every way:
 /// our ruling), nor do friendly troops in the way.
 pub fn sees(b: &SfrmBattle, from: Pos, to: Pos) -> bool {
+    sees_within(b, sight_range(b), from, to)
+}
+
+/// [`sees`] with the turn's sight range already worked out.
+fn sees_within(b: &SfrmBattle, full_sight: f64, from: Pos, to: Pos) -> bool {
+    // Farther than sight along either axis is farther in a straight line.
+    if (to.x - from.x).abs() > full_sight + 1e-9 || (to.y - from.y).abs() > full_sight + 1e-9 {
+        return false;
+    }
     let range = from.distance(to);
-    let mut sight = sight_range(b);
+    let mut sight = full_sight;
     let cover: f64 = b
         .ground
         .iter()
@@ -143,9 +152,10 @@ fn eyes(b: &SfrmBattle, side: Side) -> Vec<Pos> {
 /// units or generals, or in contact with one of its units.
 pub fn seen_enemy_units(b: &SfrmBattle, side: Side) -> BTreeSet<UnitId> {
     let eyes = eyes(b, side);
+    let sight = sight_range(b);
     b.units_of(side.other())
         .filter(|e| {
-            eyes.iter().any(|p| sees(b, *p, e.pos))
+            eyes.iter().any(|p| sees_within(b, sight, *p, e.pos))
                 || b.in_contact(e.id)
                     .iter()
                     .any(|o| b.unit(*o).is_some_and(|o| o.side == side))
@@ -157,12 +167,21 @@ pub fn seen_enemy_units(b: &SfrmBattle, side: Side) -> BTreeSet<UnitId> {
 /// Enemy generals (in play) that `side` sees now: attached to a seen
 /// enemy unit, or in sight themselves.
 pub fn seen_enemy_generals(b: &SfrmBattle, side: Side) -> BTreeSet<GeneralId> {
-    let units = seen_enemy_units(b, side);
+    seen_generals_given(b, side, &seen_enemy_units(b, side))
+}
+
+/// [`seen_enemy_generals`] with the seen enemy units already known.
+fn seen_generals_given(
+    b: &SfrmBattle,
+    side: Side,
+    units: &BTreeSet<UnitId>,
+) -> BTreeSet<GeneralId> {
     let eyes = eyes(b, side);
+    let sight = sight_range(b);
     b.generals_of(side.other())
         .filter(|g| {
             g.attached_to.is_some_and(|u| units.contains(&u))
-                || eyes.iter().any(|p| sees(b, *p, g.pos))
+                || eyes.iter().any(|p| sees_within(b, sight, *p, g.pos))
         })
         .map(|g| g.id)
         .collect()
@@ -712,7 +731,7 @@ pub fn side_view(
     naming: &EnemyNaming,
 ) -> SideView {
     let seen = seen_enemy_units(b, side);
-    let seen_generals = seen_enemy_generals(b, side);
+    let seen_generals = seen_generals_given(b, side, &seen);
     let mut known_units = met_this_turn(b, side, events);
     known_units.extend(seen.iter().copied());
     let names = Names {
