@@ -31,6 +31,11 @@
 //!   the engine stops at the stand-off, and fire at it), `fire at ENEMY`
 //!   ("Firing Arc & Target Availability"), `fire at General X` (a seen general
 //!   not riding with a unit, named only when identities are known);
+//! - breakthrough advances ("Breakthrough Advances & Combat"), beside
+//!   the turn's one move: `if the enemy breaks, press on to PLACE` (the
+//!   only order on a condition), `pursue [ENEMY | to PLACE]`, `follow
+//!   up`, `exploit`, `break through [to PLACE]`; the engine carries it out
+//!   only for a unit that charged and routed every enemy it met;
 //! - to a general himself: `ride to PLACE`, `join`/`ride with`/`attach to
 //!   BRIGADE`, `detach`; and, from any general or on its own line, `attach
 //!   Gen. Jackson to the 33rd Virginia brigade` ("Command" ii).
@@ -559,13 +564,29 @@ fn clauses(text: &str) -> Vec<(usize, String)> {
         start = at + len;
     }
     out.push((start, text[start..].to_string()));
-    out.into_iter()
+    let cl: Vec<(usize, String)> = out
+        .into_iter()
         .map(|(s, c)| {
             let lead = c.len() - c.trim_start().len();
             (s + lead, c.trim().trim_end_matches('.').trim().to_string())
         })
         .filter(|(_, c)| !c.is_empty())
-        .collect()
+        .collect();
+    // A condition cut off from its order ("if the enemy breaks, then press
+    // on"): joined to the clause after it.
+    let mut joined: Vec<(usize, String)> = Vec::with_capacity(cl.len());
+    for (s, c) in cl {
+        match joined.last_mut() {
+            Some((_, prev))
+                if prev.to_ascii_lowercase().starts_with("if ") && !prev.contains(',') =>
+            {
+                prev.push_str(", ");
+                prev.push_str(&c);
+            }
+            _ => joined.push((s, c)),
+        }
+    }
+    joined
 }
 
 /// What one clause asks of a unit.
@@ -589,14 +610,127 @@ enum Action {
     Rout,
     Target(UnitId),
     TargetGeneral(GeneralId),
+    /// After combat, if the unit charged and routed every enemy it met
+    /// ("Breakthrough Advances & Combat"): half a move on to a point.
+    BreakMove(Pos),
+    /// The same, charging a further enemy (with an attached general).
+    BreakCharge(UnitId),
+    /// "Pursue the enemy": a breakthrough charge when a general rides with
+    /// the brigade, else the advance toward him (the engine stops it 1"
+    /// short, as the rule says).
+    BreakAttack(UnitId),
 }
 
 impl Action {
+    /// A movement order of the movement & manoeuvre subphase (one a
+    /// turn). Breakthrough advances are not: they come after combat.
     fn is_movement(&self) -> bool {
         !matches!(
             self,
-            Action::Target(_) | Action::TargetGeneral(_) | Action::Stay
+            Action::Target(_)
+                | Action::TargetGeneral(_)
+                | Action::Stay
+                | Action::BreakMove(_)
+                | Action::BreakCharge(_)
+                | Action::BreakAttack(_)
         )
+    }
+
+    fn is_breakthrough(&self) -> bool {
+        matches!(
+            self,
+            Action::BreakMove(_) | Action::BreakCharge(_) | Action::BreakAttack(_)
+        )
+    }
+}
+
+/// Words that begin a breakthrough advance ("Breakthrough Advances &
+/// Combat"): `pursue`, `follow up`, `exploit`, `break through`.
+const BREAK_VERBS: &[&str] = &["pursue", "follow up", "exploit", "break through"];
+
+/// Words of a condition that means "if this brigade breaks the enemy": a
+/// breakthrough is the only order given on a condition.
+const BREAK_CONDITION: &[&str] = &[
+    "break",
+    "breaks",
+    "broken",
+    "rout",
+    "routs",
+    "routed",
+    "run",
+    "runs",
+    "flee",
+    "flees",
+    "gives",
+    "give",
+    "success",
+    "successful",
+    "carry",
+    "carries",
+    "carried",
+];
+
+/// SFRM "Breakthrough Advances & Combat" in words: `if the enemy breaks,
+/// press on to Henry Hill` (any order after the condition: a move becomes
+/// the advance, a charge the breakthrough charge), or `pursue [ENEMY]`,
+/// `pursue to PLACE`, `follow up`, `exploit`, `break through [to PLACE]`
+/// (no destination: straight ahead). `None` when the clause is not one.
+fn breakthrough_action(
+    cx: &Context,
+    u: &Unit,
+    anchor: Pos,
+    lower: &str,
+) -> Option<Result<Action, String>> {
+    if let Some(cond) = lower.strip_prefix("if ") {
+        let Some((what, then)) = cond.split_once(',') else {
+            return Some(Err(
+                "a condition needs a comma and an order: 'if the enemy breaks, press on to PLACE' (SFRM Breakthrough Advances & Combat)".into(),
+            ));
+        };
+        let breaks = what
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|w| BREAK_CONDITION.contains(&w));
+        if !breaks {
+            return Some(Err(format!(
+                "'if {}' is not a condition the rules know; the only order given on a condition is the breakthrough: 'if the enemy breaks, press on to PLACE' (SFRM Breakthrough Advances & Combat)",
+                what.trim()
+            )));
+        }
+        let then = then.trim().trim_start_matches("then ").trim();
+        if let Some(r) = breakthrough_action(cx, u, anchor, then) {
+            return Some(r);
+        }
+        return Some(action_lower(cx, u, anchor, then).and_then(as_breakthrough));
+    }
+    let verb = BREAK_VERBS
+        .iter()
+        .find(|v| lower == **v || lower.starts_with(&format!("{v} ")))?;
+    let rest = lower[verb.len()..].trim();
+    let rest = rest.strip_prefix("the rout").map_or(rest, |r| r.trim());
+    if rest.is_empty() {
+        return Some(action_lower(cx, u, anchor, "advance").and_then(as_breakthrough));
+    }
+    let target = rest
+        .trim_start_matches("into ")
+        .trim_start_matches("on ")
+        .trim();
+    if target.starts_with("the enemy") || target.starts_with("enemy") {
+        return Some(cx.enemy(target, u.pos).map(Action::BreakAttack));
+    }
+    Some(action_lower(cx, u, anchor, &format!("advance {rest}")).and_then(as_breakthrough))
+}
+
+/// An order after a breakthrough condition as the breakthrough it can be:
+/// a move is the advance, a charge or attack the breakthrough charge.
+fn as_breakthrough(a: Action) -> Result<Action, String> {
+    match a {
+        Action::Move { to, .. } => Ok(Action::BreakMove(to)),
+        Action::Charge(t) => Ok(Action::BreakCharge(t)),
+        Action::Attack(t) => Ok(Action::BreakAttack(t)),
+        a if a.is_breakthrough() => Ok(a),
+        _ => Err(
+            "after breaking the enemy a brigade may only advance up to half a move or charge again (SFRM Breakthrough Advances & Combat): 'if the enemy breaks, press on to PLACE' or 'pursue the enemy'".into(),
+        ),
     }
 }
 
@@ -653,6 +787,9 @@ fn action_lower(cx: &Context, u: &Unit, anchor: Pos, clause: &str) -> Result<Act
     let rest = lower[first.len()..].trim();
     let offset = Pos::new(u.pos.x - anchor.x, u.pos.y - anchor.y);
     let shifted = |p: Pos| Pos::new(p.x + offset.x, p.y + offset.y);
+    if let Some(r) = breakthrough_action(cx, u, anchor, lower) {
+        return r;
+    }
     match first {
         "stand" if rest == "up" => Ok(Action::Form {
             formation: None,
@@ -1017,6 +1154,16 @@ fn orders_of(cx: &Context, u: &Unit, a: &Action) -> Vec<Order> {
         Action::Rout => vec![Order::RoutMove { unit: id }],
         Action::Target(target) => vec![Order::Target { unit: id, target }],
         Action::TargetGeneral(general) => vec![Order::TargetGeneral { unit: id, general }],
+        Action::BreakMove(to) => vec![Order::BreakthroughMove { unit: id, to }],
+        Action::BreakCharge(target) => vec![Order::BreakthroughCharge { unit: id, target }],
+        Action::BreakAttack(target) => {
+            if cx.battle.attached_general(id).is_some() {
+                vec![Order::BreakthroughCharge { unit: id, target }]
+            } else {
+                let to = cx.battle.unit(target).map(|t| t.pos).unwrap_or(u.pos);
+                vec![Order::BreakthroughMove { unit: id, to }]
+            }
+        }
     }
 }
 
@@ -1134,6 +1281,8 @@ pub fn parse_orders(cx: &Context, body: &str) -> Reading {
     // One movement order per unit a turn (SFRM Movement & Manoeuvre): the
     // first line that moves a unit wins; later lines are errors.
     let mut moved: BTreeSet<UnitId> = BTreeSet::new();
+    // And one breakthrough advance ("Breakthrough Advances & Combat").
+    let mut advanced: BTreeSet<UnitId> = BTreeSet::new();
     for (n, raw) in body.lines().enumerate() {
         let line_no = n + 1;
         if raw.trim_start().starts_with("--") && raw.trim() == "--" {
@@ -1255,6 +1404,13 @@ pub fn parse_orders(cx: &Context, body: &str) -> Reading {
             for u in &group {
                 match action(cx, u, anchor, &clause) {
                     Ok(mut a) => {
+                        if a.is_breakthrough() && !advanced.insert(u.id) {
+                            first_err.get_or_insert(format!(
+                                "{} already has its breakthrough order; a unit that breaks the enemy advances once (SFRM Breakthrough Advances & Combat)",
+                                u.name
+                            ));
+                            continue;
+                        }
                         if a.is_movement() && (line_moved.contains(&u.id) || moved.contains(&u.id))
                         {
                             // A second move: an attack after a move is whom to fire at.
@@ -1296,7 +1452,13 @@ pub fn parse_orders(cx: &Context, body: &str) -> Reading {
         let through = through.filter(|_| {
             made.iter().any(|o| {
                 o.moving_unit().is_some()
-                    || matches!(o, Order::Target { .. } | Order::TargetGeneral { .. })
+                    || matches!(
+                        o,
+                        Order::Target { .. }
+                            | Order::TargetGeneral { .. }
+                            | Order::BreakthroughMove { .. }
+                            | Order::BreakthroughCharge { .. }
+                    )
             })
         });
         r.understood.push(Understood {
@@ -1403,13 +1565,17 @@ pub fn describe(cx: &Context, order: &Order) -> String {
         },
         Order::BreakthroughMove { unit: u, to } => {
             format!(
-                "{}: advance after breaking through to {}",
+                "{}: if it charges and routs every enemy it meets, advance up to half a move more toward {} (SFRM Breakthrough Advances & Combat)",
                 unit(*u),
                 where_(cx, *to)
             )
         }
         Order::BreakthroughCharge { unit: u, target } => {
-            format!("{}: break through into {}", unit(*u), unit(*target))
+            format!(
+                "{}: if it charges and routs every enemy it meets, charge on into {} (SFRM Breakthrough Advances & Combat)",
+                unit(*u),
+                unit(*target)
+            )
         }
         Order::Target { unit: u, target } => format!("{}: fire at {}", unit(*u), unit(*target)),
         Order::TargetGeneral {

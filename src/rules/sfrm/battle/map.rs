@@ -149,11 +149,12 @@ fn own_piece(u: &Unit, fill: &'static str, label: String, title: String) -> Piec
     }
 }
 
-/// A seen enemy's footprint: a nominal four elements of its kind in its
-/// formation (its true frontage would tell its elements, which the side
-/// is not told).
+/// A seen enemy's footprint: a nominal four elements of infantry, or two
+/// of (mounted) cavalry, whose bases are twice as wide, in its formation
+/// (its true frontage would tell its elements, which the side is not
+/// told).
 fn nominal_footprint(kind: Kind, formation: Formation, pos: Pos, facing: f64) -> [Pos; 4] {
-    const NOMINAL: u32 = 4;
+    let nominal: u32 = if kind == Kind::Cavalry { 2 } else { 4 };
     let (front, depth) = match kind {
         Kind::Infantry => (0.75, 0.75),
         Kind::Cavalry => (1.5, 1.5),
@@ -167,11 +168,11 @@ fn nominal_footprint(kind: Kind, formation: Formation, pos: Pos, facing: f64) ->
         match formation {
             Formation::MarchColumn => 1,
             Formation::BattleColumn => 2,
-            Formation::Skirmish | Formation::Square => NOMINAL / 2,
-            Formation::Line | Formation::DeployedInTown => NOMINAL,
+            Formation::Skirmish | Formation::Square => nominal / 2,
+            Formation::Line | Formation::DeployedInTown => nominal,
         }
     };
-    let deep = if single { 1 } else { NOMINAL.div_ceil(across) };
+    let deep = if single { 1 } else { nominal.div_ceil(across) };
     footprint(
         pos,
         facing,

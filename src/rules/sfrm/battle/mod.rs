@@ -42,6 +42,8 @@
 //! - what a side sees ([`view`]): its own units fully, the enemy within
 //!   SFRM sight, the turn's events as that side may know them, a
 //!   narrative, and the umpire's view.
+//! - maps ([`map`]): what a side sees, and the umpire's everything, as
+//!   SVG in table inches (1" = 100 yd).
 //!
 //! Not yet built (absent, not pretended):
 //! - a supply train "temporarily in supply for 1 turn" by being removed at

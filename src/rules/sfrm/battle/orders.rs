@@ -199,6 +199,10 @@ pub enum SfrmEvent {
         side: Side,
         /// Position of the order in the side's list.
         index: usize,
+        /// The engine's words. An enemy unit is never named here: it is
+        /// referred to by id ([`unit_ref`]), and each reader's words for
+        /// it are put in by [`render_refs`] (the view: what the side calls
+        /// him, or "the enemy"; the umpire: his real name).
         reason: String,
         section: String,
     },
@@ -344,4 +348,58 @@ pub enum SfrmEvent {
         fails: bool,
         section: String,
     },
+}
+
+/// How the engine's own words refer to a unit it must not name: `{unit
+/// N}`. The reader's words for it are put in by [`render_refs`].
+pub fn unit_ref(id: UnitId) -> String {
+    format!("{{unit {}}}", id.0)
+}
+
+/// `text` with every [`unit_ref`] replaced by `name(id)`; anything else,
+/// braces included, is left as written.
+pub fn render_refs(text: &str, mut name: impl FnMut(UnitId) -> String) -> String {
+    const OPEN: &str = "{unit ";
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find(OPEN) {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + OPEN.len()..];
+        let digits = after
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(after.len());
+        match (
+            after[..digits].parse::<u32>(),
+            after[digits..].starts_with('}'),
+        ) {
+            (Ok(n), true) => {
+                out.push_str(&name(UnitId(n)));
+                rest = &after[digits + 1..];
+            }
+            _ => {
+                out.push_str(OPEN);
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod refs {
+    use super::*;
+
+    #[test]
+    fn sfrm_unit_refs_render_under_the_readers_names() {
+        let text = format!(
+            "Keyes cannot reach {}; {{unit x}} and {{unit 3",
+            unit_ref(UnitId(12))
+        );
+        assert_eq!(text, "Keyes cannot reach {unit 12}; {unit x} and {unit 3");
+        assert_eq!(
+            render_refs(&text, |id| format!("<{}>", id.0)),
+            "Keyes cannot reach <12>; {unit x} and {unit 3"
+        );
+    }
 }

@@ -184,12 +184,17 @@ pub fn table5(roll: u8, side: Side) -> Result<GreenResult, TwoDiceError> {
 /// "shot") of one element with `weapon` at `range` inches, or `None` out of
 /// range. "Value n up to range r": a range equal to r still counts.
 pub fn table6_small_arm(weapon: SmallArm, range: f64) -> Option<u32> {
-    let shot = match weapon {
+    (range <= table6_small_arm_reach(weapon)).then_some(1)
+}
+
+/// SFRM Table 6: how far a small arm reaches, in inches (small arms 0",
+/// muskets and carbines 1", rifles and repeaters 2").
+pub fn table6_small_arm_reach(weapon: SmallArm) -> f64 {
+    match weapon {
         SmallArm::SmallArms => 0.0,
         SmallArm::Muskets | SmallArm::Carbines => 1.0,
         SmallArm::Rifles | SmallArm::Repeaters => 2.0,
-    };
-    (range <= shot).then_some(1)
+    }
 }
 
 /// SFRM Table 6 bands of a gun: (canister, shell, shot) reach in inches;

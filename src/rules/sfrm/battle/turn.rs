@@ -8,11 +8,12 @@ use super::nouns::{
     Arm, Contact, Formation, GeneralId, Ground, Pos, Quality, Rank, SfrmBattle, Side, SmallArm,
     Unit, UnitId, Weather, angle_between,
 };
-use super::orders::{Order, SfrmEvent, Term, TurnOrders};
+use super::orders::{Order, SfrmEvent, Term, TurnOrders, unit_ref};
 use super::supply::{in_supply, on_road};
 use super::tables::{
     GreenResult, Light, Table7, daytime, light, move_allowance, move_class, table4, table5,
-    table6_gun, table6_small_arm, weather_movement, weather_sight,
+    table6_bands, table6_gun, table6_small_arm, table6_small_arm_reach, weather_movement,
+    weather_sight,
 };
 use super::tables::{base_front, general_base_front};
 use crate::dice::{DiceError, DiceSource, RollKind, RollPurpose};
@@ -32,7 +33,6 @@ const S_GREEN: &str = "SFRM Table 5";
 const S_T6: &str = "SFRM Table 6";
 const S_T7: &str = "SFRM Table 7";
 const S_ARC: &str = "SFRM Firing Arc & Target Availability";
-const S_ELEVATION: &str = "SFRM Firing From Higher Elevation";
 const S_MORALE: &str = "SFRM Morale, Routing, Casualties & Dispersal";
 const S_ARMY: &str = "SFRM Army Morale";
 const S_TIME: &str = "SFRM Time, Weather & Daylight";
@@ -1067,7 +1067,8 @@ fn charge(
     if cost > allowance + 1e-9 {
         return Ok(Err(format!(
             "{} cannot reach {}: {cost:.1}\" of movement needed, {allowance:.1}\" allowed (SFRM Table 4); move closer first",
-            u.name, t.name
+            u.name,
+            unit_ref(t.id)
         )));
     }
     let from = u.pos;
@@ -1281,7 +1282,8 @@ fn wheel(
         if dest.distance(e.pos) < l - 1e-9 {
             return Err(format!(
                 "{} would end closer than {l:.1}\" to {} ({S_MOVEMENT})",
-                u.name, e.name
+                u.name,
+                unit_ref(e.id)
             ));
         }
     }
@@ -1819,7 +1821,7 @@ fn basic_value(f: &Unit, range: f64, arc: bool) -> Option<u32> {
 /// SFRM "Firing Arc & Target Availability": sight 36", a quarter in snow
 /// and half in rain (Table 8), half through cover and no more than 2" into
 /// it. Cover the firer stands in does not count.
-fn sight_blocked(b: &SfrmBattle, f: &Unit, t: &Unit, range: f64) -> Option<String> {
+fn sight_blocked(b: &SfrmBattle, f: &Unit, t: &Unit, range: f64) -> bool {
     let (n, d) = weather_sight(b.weather);
     let mut sight = SIGHT_INCHES * f64::from(n) / f64::from(d);
     let cover: f64 = b
@@ -1830,22 +1832,21 @@ fn sight_blocked(b: &SfrmBattle, f: &Unit, t: &Unit, range: f64) -> Option<Strin
         .sum();
     if cover > 0.0 {
         sight /= 2.0;
+        // Sight reaches no more than 2" into cover.
         if cover > SIGHT_INTO_COVER + 1e-9 {
-            return Some(format!(
-                "{cover:.1}\" into cover; sight reaches {SIGHT_INTO_COVER}\" into cover ({S_ARC})"
-            ));
+            return true;
         }
     }
-    (range > sight + 1e-9).then(|| format!("{range:.1}\" is beyond sight of {sight}\" ({S_ARC})"))
+    range > sight + 1e-9
 }
 
 /// SFRM "Firing From Higher Elevation": an element may not target one on
 /// a different level unless the lower is at least twice as far from the
 /// upper as the edge of the upper's height.
-fn elevation_blocked(b: &SfrmBattle, f: Pos, t: Pos) -> Option<String> {
+fn elevation_blocked(b: &SfrmBattle, f: Pos, t: Pos) -> bool {
     let (ef, et) = (b.elevation(f), b.elevation(t));
     if ef == et {
-        return None;
+        return false;
     }
     let (upper, lower, level) = if ef > et { (f, t, ef) } else { (t, f, et) };
     let len = upper.distance(lower);
@@ -1855,9 +1856,7 @@ fn elevation_blocked(b: &SfrmBattle, f: Pos, t: Pos) -> Option<String> {
         .filter(|a| a.ground == Ground::Hill { level } && a.contains(upper))
         .filter_map(|a| a.clip(upper, lower).map(|(_, t1)| t1 * len))
         .fold(0.0, f64::max);
-    (len < 2.0 * edge - 1e-9).then(|| {
-        format!("{len:.1}\" is less than twice the {edge:.1}\" to the edge of the height ({S_ELEVATION})")
-    })
+    len < 2.0 * edge - 1e-9
 }
 
 /// SFRM "Firing From Higher Elevation": firing over friendly troops. A
@@ -1866,14 +1865,14 @@ fn elevation_blocked(b: &SfrmBattle, f: Pos, t: Pos) -> Option<String> {
 /// target's point (our ruling). Firing over friends needs a difference of
 /// elevation, and the lower element at least twice as far from the upper
 /// as the friends being fired over; on one level friends block the line.
-fn friends_blocked(b: &SfrmBattle, f: &Unit, t: &Unit) -> Option<String> {
+fn friends_blocked(b: &SfrmBattle, f: &Unit, t: &Unit) -> bool {
     let len = f.pos.distance(t.pos);
     if len == 0.0 {
-        return None;
+        return false;
     }
     let (ef, et) = (b.elevation(f.pos), b.elevation(t.pos));
     let upper = if ef >= et { f.pos } else { t.pos };
-    let mut farthest: Option<(f64, &str)> = None;
+    let mut farthest: Option<f64> = None;
     for friend in b.units_of(f.side).filter(|u| u.id != f.id) {
         let half = base_front(friend) / 2.0;
         if friend.pos.distance(f.pos) <= half || friend.pos.distance(t.pos) <= half {
@@ -1889,23 +1888,25 @@ fn friends_blocked(b: &SfrmBattle, f: &Unit, t: &Unit) -> Option<String> {
             continue;
         }
         let d = upper.distance(friend.pos);
-        if farthest.is_none_or(|(x, _)| d > x) {
-            farthest = Some((d, &friend.name));
+        if farthest.is_none_or(|x| d > x) {
+            farthest = Some(d);
         }
     }
-    let (d, name) = farthest?;
-    if ef == et {
-        return Some(format!(
-            "{name} is in the line of fire; only from a higher elevation may a unit fire over its own troops ({S_ELEVATION})"
-        ));
-    }
-    (len < 2.0 * d - 1e-9).then(|| {
-        format!("{len:.1}\" is less than twice the {d:.1}\" to {name}, fired over ({S_ELEVATION})")
-    })
+    let Some(d) = farthest else {
+        return false;
+    };
+    // On one level friends in the line of fire block it; from a height the
+    // lower must be at least twice as far from the upper as the friends
+    // fired over.
+    ef == et || len < 2.0 * d - 1e-9
 }
 
-/// Whether `f` can fire at `t` now, and how.
-fn shot(b: &SfrmBattle, f: &Unit, t: &Unit) -> Result<Shot, String> {
+/// Whether `f` can fire at `t` now, and how: in contact, or within its
+/// Table 6 range and firing arc, in sight, not hidden by elevation nor
+/// blocked by friends ("Firing Arc & Target Availability", "Firing From
+/// Higher Elevation"). No reason is kept: a unit that cannot fire at one
+/// enemy looks for another, and nobody is told why.
+fn shot(b: &SfrmBattle, f: &Unit, t: &Unit) -> Option<Shot> {
     if let Some(c) = b
         .contacts
         .iter()
@@ -1918,8 +1919,8 @@ fn shot(b: &SfrmBattle, f: &Unit, t: &Unit) -> Result<Shot, String> {
             (c.from_bearing, c.from_bearing + 180.0)
         };
         let arc = in_arc(f, to_target.rem_euclid(360.0));
-        let per_element = basic_value(f, 0.0, arc).ok_or("cannot fire in contact")?;
-        return Ok(Shot {
+        let per_element = basic_value(f, 0.0, arc)?;
+        return Some(Shot {
             range: 0.0,
             per_element,
             in_arc: arc,
@@ -1930,23 +1931,14 @@ fn shot(b: &SfrmBattle, f: &Unit, t: &Unit) -> Result<Shot, String> {
     let range = f.pos.distance(t.pos);
     let bearing = f.pos.bearing_to(t.pos);
     let arc = in_arc(f, bearing);
-    let per_element = basic_value(f, range, arc).ok_or_else(|| {
-        if arc {
-            format!("{range:.1}\" is out of range ({S_T6})")
-        } else {
-            format!("not in {}'s firing arc ({S_ARC})", f.name)
-        }
-    })?;
-    if let Some(why) = sight_blocked(b, f, t, range) {
-        return Err(why);
+    let per_element = basic_value(f, range, arc)?;
+    if sight_blocked(b, f, t, range)
+        || elevation_blocked(b, f.pos, t.pos)
+        || friends_blocked(b, f, t)
+    {
+        return None;
     }
-    if let Some(why) = elevation_blocked(b, f.pos, t.pos) {
-        return Err(why);
-    }
-    if let Some(why) = friends_blocked(b, f, t) {
-        return Err(why);
-    }
-    Ok(Shot {
+    Some(Shot {
         range,
         per_element,
         in_arc: arc,
@@ -1965,24 +1957,44 @@ fn choose_target(b: &SfrmBattle, f: &Unit, ordered: Option<UnitId>) -> Option<(U
             .filter(|o| contacts.contains(o))
             .unwrap_or(contacts[0]);
         let t = b.unit(pick)?;
-        return shot(b, f, t).ok().map(|s| (pick, s));
+        return shot(b, f, t).map(|s| (pick, s));
     }
     if let Some(o) = ordered
         && let Some(t) = b.unit(o).filter(|t| t.side != f.side && !t.gone())
-        && let Ok(s) = shot(b, f, t)
+        && let Some(s) = shot(b, f, t)
     {
         return Some((o, s));
     }
-    // Nearest first, so the first that can be fired at is the one.
-    let mut near: Vec<(f64, UnitId)> = b
+    // Nearest first, so the first that can be fired at is the one. An
+    // enemy beyond the firer's longest Table 6 range can never be (in any
+    // arc), so only those within it are sorted and tried.
+    // (An enemy farther than the reach along either axis is farther in
+    // a straight line too: skipped before the distance is taken.)
+    let reach = reach(f);
+    let mut near: Vec<(f64, &Unit)> = b
         .units_of(f.side.other())
-        .map(|t| (f.pos.distance(t.pos), t.id))
+        .filter(|t| (t.pos.x - f.pos.x).abs() <= reach && (t.pos.y - f.pos.y).abs() <= reach)
+        .map(|t| (f.pos.distance(t.pos), t))
+        .filter(|(d, _)| *d <= reach)
         .collect();
-    near.sort_by(|a, c| a.0.total_cmp(&c.0).then(a.1.cmp(&c.1)));
-    near.into_iter().find_map(|(_, id)| {
-        let t = b.unit(id)?;
-        shot(b, f, t).ok().map(|s| (id, s))
-    })
+    near.sort_by(|a, c| a.0.total_cmp(&c.0).then(a.1.id.cmp(&c.1.id)));
+    near.into_iter()
+        .find_map(|(_, t)| shot(b, f, t).map(|s| (t.id, s)))
+}
+
+/// The longest range at which [`basic_value`] gives `f` a value, in any
+/// arc (SFRM Table 6: a small arm's range, a gun's longest band; 0" for
+/// what fires only in contact). Every band is "up to" its range, so
+/// nothing farther has a value.
+fn reach(f: &Unit) -> f64 {
+    match f.arm {
+        Arm::Infantry { weapon } | Arm::Cavalry { weapon } => table6_small_arm_reach(weapon),
+        Arm::Artillery { gun } if !f.limbered() => {
+            let (canister, shell, shot) = table6_bands(gun);
+            shot.unwrap_or(shell).max(canister)
+        }
+        Arm::Artillery { .. } | Arm::Supply => 0.0,
+    }
 }
 
 /// Linear obstacles do not shelter march column, battle column, skirmish
@@ -2268,7 +2280,7 @@ fn fire_at_general(
         division: None,
         day: Default::default(),
     };
-    let Ok(s) = shot(b, f, &stand_in) else {
+    let Some(s) = shot(b, f, &stand_in) else {
         return Ok(false);
     };
     test_green(b, ph, f.id, dice, ev)?;

@@ -22,7 +22,7 @@
 //! "Brigade scale: what a side sees".
 
 use super::nouns::{Arm, Formation, GeneralId, Ground, Pos, SfrmBattle, Side, Unit, UnitId};
-use super::orders::SfrmEvent;
+use super::orders::{SfrmEvent, render_refs};
 use super::tables::{Light, light, weather_sight};
 use super::turn::{SIGHT_INCHES, SIGHT_INTO_COVER};
 use std::collections::{BTreeMap, BTreeSet};
@@ -94,8 +94,17 @@ pub fn sight_range(b: &SfrmBattle) -> f64 {
 /// Firing arcs do not limit seeing (a brigade's officers look every way:
 /// our ruling), nor do friendly troops in the way.
 pub fn sees(b: &SfrmBattle, from: Pos, to: Pos) -> bool {
+    sees_within(b, sight_range(b), from, to)
+}
+
+/// [`sees`] with the turn's sight range already worked out.
+fn sees_within(b: &SfrmBattle, full_sight: f64, from: Pos, to: Pos) -> bool {
+    // Farther than sight along either axis is farther in a straight line.
+    if (to.x - from.x).abs() > full_sight + 1e-9 || (to.y - from.y).abs() > full_sight + 1e-9 {
+        return false;
+    }
     let range = from.distance(to);
-    let mut sight = sight_range(b);
+    let mut sight = full_sight;
     let cover: f64 = b
         .ground
         .iter()
@@ -143,9 +152,10 @@ fn eyes(b: &SfrmBattle, side: Side) -> Vec<Pos> {
 /// units or generals, or in contact with one of its units.
 pub fn seen_enemy_units(b: &SfrmBattle, side: Side) -> BTreeSet<UnitId> {
     let eyes = eyes(b, side);
+    let sight = sight_range(b);
     b.units_of(side.other())
         .filter(|e| {
-            eyes.iter().any(|p| sees(b, *p, e.pos))
+            eyes.iter().any(|p| sees_within(b, sight, *p, e.pos))
                 || b.in_contact(e.id)
                     .iter()
                     .any(|o| b.unit(*o).is_some_and(|o| o.side == side))
@@ -157,12 +167,21 @@ pub fn seen_enemy_units(b: &SfrmBattle, side: Side) -> BTreeSet<UnitId> {
 /// Enemy generals (in play) that `side` sees now: attached to a seen
 /// enemy unit, or in sight themselves.
 pub fn seen_enemy_generals(b: &SfrmBattle, side: Side) -> BTreeSet<GeneralId> {
-    let units = seen_enemy_units(b, side);
+    seen_generals_given(b, side, &seen_enemy_units(b, side))
+}
+
+/// [`seen_enemy_generals`] with the seen enemy units already known.
+fn seen_generals_given(
+    b: &SfrmBattle,
+    side: Side,
+    units: &BTreeSet<UnitId>,
+) -> BTreeSet<GeneralId> {
     let eyes = eyes(b, side);
+    let sight = sight_range(b);
     b.generals_of(side.other())
         .filter(|g| {
             g.attached_to.is_some_and(|u| units.contains(&u))
-                || eyes.iter().any(|p| sees(b, *p, g.pos))
+                || eyes.iter().any(|p| sees_within(b, sight, *p, g.pos))
         })
         .map(|g| g.id)
         .collect()
@@ -292,13 +311,17 @@ struct Names<'a> {
     /// Enemy generals the side sees (named only these, and only under
     /// known identities).
     seen_generals: BTreeSet<GeneralId>,
+    /// Enemy units the side met this turn or sees now: only these are
+    /// called anything but "the enemy" (empty for the umpire).
+    known_units: BTreeSet<UnitId>,
 }
 
 impl Names<'_> {
     fn unit(&self, id: UnitId) -> String {
         match self.b.unit(id) {
             Some(u) if self.side.is_none_or(|s| s == u.side) => u.name.clone(),
-            Some(u) => self.naming.call(u),
+            Some(u) if self.known_units.contains(&u.id) => self.naming.call(u),
+            Some(_) => "the enemy".into(),
             None => format!("unit {}", id.0),
         }
     }
@@ -410,7 +433,11 @@ fn full_text(n: &Names, e: &SfrmEvent, enemy_strength: bool) -> String {
             reason,
             section,
             ..
-        } => format!("Order {} refused: {reason} ({section}).", index + 1),
+        } => format!(
+            "Order {} refused: {} ({section}).",
+            index + 1,
+            render_refs(reason, |u| n.unit(u))
+        ),
         Moved {
             unit,
             from,
@@ -704,7 +731,7 @@ pub fn side_view(
     naming: &EnemyNaming,
 ) -> SideView {
     let seen = seen_enemy_units(b, side);
-    let seen_generals = seen_enemy_generals(b, side);
+    let seen_generals = seen_generals_given(b, side, &seen);
     let mut known_units = met_this_turn(b, side, events);
     known_units.extend(seen.iter().copied());
     let names = Names {
@@ -712,18 +739,12 @@ pub fn side_view(
         side: Some(side),
         naming,
         seen_generals: seen_generals.clone(),
+        known_units: known_units.clone(),
     };
-    let mut seen_events = Vec::new();
-    for e in events {
-        if let Some(mut s) = seen_event(b, e, side, &names, &known_units, &seen_generals) {
-            let text = redact(b, side, naming, &known_units, &seen_generals, &s.text);
-            if text != s.text {
-                s.event = None;
-                s.text = text;
-            }
-            seen_events.push(s);
-        }
-    }
+    let seen_events: Vec<SeenEvent> = events
+        .iter()
+        .filter_map(|e| seen_event(b, e, side, &names, &known_units, &seen_generals))
+        .collect();
 
     let own_units: Vec<OwnUnit> = b
         .units
@@ -782,65 +803,6 @@ pub fn side_view(
     }
 }
 
-/// The last guard of the fog: the engine's own words (a refusal, a
-/// stand-off) may name an enemy unit or general by its real name. Every
-/// enemy name in `text` becomes what the side calls it if it has met or
-/// sees it, else "the enemy" ("an enemy general"); longest names first so
-/// no name is left half replaced.
-fn redact(
-    b: &SfrmBattle,
-    side: Side,
-    naming: &EnemyNaming,
-    known_units: &BTreeSet<UnitId>,
-    seen_generals: &BTreeSet<GeneralId>,
-    text: &str,
-) -> String {
-    let mut names: Vec<(String, String)> = Vec::new();
-    for u in b.units.iter().filter(|u| u.side != side) {
-        let call = if known_units.contains(&u.id) {
-            naming.call(u)
-        } else {
-            "the enemy".to_string()
-        };
-        names.push((u.name.clone(), call));
-    }
-    for g in b.generals.iter().filter(|g| g.side != side) {
-        let call = if naming.known && seen_generals.contains(&g.id) {
-            g.name.clone()
-        } else {
-            "an enemy general".to_string()
-        };
-        names.push((g.name.clone(), call));
-    }
-    names.retain(|(n, c)| !n.is_empty() && n != c);
-    names.sort_by(|a, c| c.0.len().cmp(&a.0.len()).then(a.0.cmp(&c.0)));
-    let mut out = text.to_string();
-    for (name, call) in names {
-        out = replace_words(&out, &name, &call);
-    }
-    out
-}
-
-/// Replace `name` in `text` where it stands as whole words (not inside
-/// another word: "Lee" is not replaced in "Leesburg").
-fn replace_words(text: &str, name: &str, call: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(i) = rest.find(name) {
-        let before = rest[..i].chars().next_back();
-        let after = rest[i + name.len()..].chars().next();
-        out.push_str(&rest[..i]);
-        if before.is_some_and(char::is_alphanumeric) || after.is_some_and(char::is_alphanumeric) {
-            out.push_str(name);
-        } else {
-            out.push_str(call);
-        }
-        rest = &rest[i + name.len()..];
-    }
-    out.push_str(rest);
-    out
-}
-
 /// One event as `side` may know it, or `None` when it is the enemy's alone.
 fn seen_event(
     b: &SfrmBattle,
@@ -859,6 +821,15 @@ fn seen_event(
     };
     match e {
         PhaseBegins { .. } => Some(full(e)),
+        // The engine's words refer to units by id; the raw event is kept
+        // back when they do (an unseen enemy's id is his to keep), and the
+        // text names each as the side calls him, or "the enemy".
+        OrderRefused {
+            side: s, reason, ..
+        } if reason.contains("{unit ") => (*s == side).then(|| SeenEvent {
+            event: None,
+            text: full_text(n, e, false),
+        }),
         OrderRefused { side: s, .. } | ArmyMorale { side: s, .. } => (*s == side).then(|| full(e)),
         // Our own fire: our dice and working, the enemy's losses as seen,
         // never how many elements the enemy has left.
@@ -1041,6 +1012,7 @@ pub fn umpire_view(b: &SfrmBattle, events: &[SfrmEvent]) -> UmpireView {
         side: None,
         naming: &naming,
         seen_generals: BTreeSet::new(),
+        known_units: BTreeSet::new(),
     };
     let mut s = format!("Umpire: turn {}.\n", b.turn);
     for e in events {
@@ -1069,14 +1041,3 @@ pub fn umpire_view(b: &SfrmBattle, events: &[SfrmEvent]) -> UmpireView {
 
 #[cfg(test)]
 pub(crate) mod tests;
-
-#[cfg(test)]
-mod words {
-    #[test]
-    fn sfrm_view_redaction_replaces_whole_words_only() {
-        assert_eq!(
-            super::replace_words("Lee rides to Leesburg; Lee.", "Lee", "an enemy general"),
-            "an enemy general rides to Leesburg; an enemy general."
-        );
-    }
-}

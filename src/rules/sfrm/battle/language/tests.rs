@@ -648,3 +648,146 @@ fn sfrm_orders_advance_on_a_seen_enemy_by_name_but_not_an_unseen_one() {
         b.replace("Smith's Legion", "X")
     );
 }
+
+/// SFRM "Breakthrough Advances & Combat" in words: a condition ("if the
+/// enemy breaks, …") or `pursue`/`follow up`/`exploit`/`break through`
+/// gives the breakthrough order, beside the turn's one movement order.
+#[test]
+fn sfrm_orders_breakthrough_advances_in_words() {
+    let (r, receipt) =
+        union("Sherman: charge the enemy, then if the enemy breaks, press on to Henry Hill\n");
+    assert!(r.errors.is_empty(), "{:?}", r.errors);
+    assert_eq!(
+        r.orders.union,
+        vec![
+            Order::Charge {
+                unit: UnitId(1),
+                target: UnitId(10)
+            },
+            Order::BreakthroughMove {
+                unit: UnitId(1),
+                to: Pos::new(30.0, 0.0)
+            }
+        ]
+    );
+    assert!(
+        receipt.contains("Sherman's Brigade: if it charges and routs every enemy it meets, advance up to half a move more toward Henry Hill (30.0, 0.0) (SFRM Breakthrough Advances & Combat)"),
+        "{receipt}"
+    );
+    // "pursue" with no more: straight ahead (north), a whole allowance;
+    // the engine takes half of it.
+    let (r, _) = union("Keyes: charge; pursue\n");
+    assert!(r.errors.is_empty(), "{:?}", r.errors);
+    match &r.orders.union[1] {
+        Order::BreakthroughMove { unit, to } => {
+            assert_eq!(*unit, UnitId(2));
+            assert!((to.x - 6.0).abs() < 1e-9 && to.y > 0.0, "{to:?}");
+        }
+        o => panic!("{o:?}"),
+    }
+    // "pursue the enemy" without a general: the advance toward him (the
+    // engine keeps 1" off); "follow up to" and "if he routs," the same.
+    let (r, _) = union("Keyes: pursue the enemy\n");
+    assert_eq!(
+        r.orders.union,
+        vec![Order::BreakthroughMove {
+            unit: UnitId(2),
+            to: Pos::new(0.0, 10.0)
+        }]
+    );
+    for body in [
+        "Keyes: follow up to the Stone Bridge\n",
+        "Keyes: if he routs, advance to the Stone Bridge\n",
+        "Keyes: if the enemy gives way then move on the Stone Bridge\n",
+    ] {
+        let (r, _) = union(body);
+        assert!(r.errors.is_empty(), "{body}: {:?}", r.errors);
+        assert_eq!(
+            r.orders.union,
+            vec![Order::BreakthroughMove {
+                unit: UnitId(2),
+                to: Pos::new(10.0, 5.0)
+            }],
+            "{body}"
+        );
+    }
+    // Through a general: each of his brigades.
+    let (r, _) = union("Tyler's division: if the enemy breaks, pursue\n");
+    assert!(r.errors.is_empty(), "{:?}", r.errors);
+    assert!(!r.orders.union.is_empty());
+    assert!(
+        r.orders
+            .union
+            .iter()
+            .all(|o| matches!(o, Order::BreakthroughMove { .. }))
+    );
+    assert!(r.understood[0].through.is_some());
+}
+
+/// A breakthrough is the only order on a condition, only an advance or a
+/// charge, and once a turn; everything else on the line still counts.
+#[test]
+fn sfrm_orders_breakthrough_errors_say_what_the_rule_allows() {
+    let (r, _) = union("Sherman: if it rains, entrench\n");
+    assert_eq!(r.errors.len(), 1);
+    assert!(
+        r.errors[0]
+            .message
+            .contains("not a condition the rules know"),
+        "{:?}",
+        r.errors
+    );
+    let (r, _) = union("Sherman: if the enemy breaks, entrench\n");
+    assert!(
+        r.errors[0]
+            .message
+            .contains("may only advance up to half a move or charge again"),
+        "{:?}",
+        r.errors
+    );
+    let (r, _) = union("Sherman: charge; pursue; if the enemy breaks, press on to Henry Hill\n");
+    assert_eq!(r.errors.len(), 1, "{:?}", r.errors);
+    assert!(
+        r.errors[0]
+            .message
+            .contains("already has its breakthrough order")
+    );
+    assert_eq!(r.orders.union.len(), 2);
+    // An unseen enemy is answered as one that does not exist.
+    let (hidden, _) = union("Sherman: pursue Hampton's Legion\n");
+    let (none, _) = union("Sherman: pursue Smith's Legion\n");
+    assert_eq!(
+        hidden.errors[0].message.replace("Hampton", "Smith"),
+        none.errors[0].message
+    );
+}
+
+/// The engine takes the words' breakthrough order: a brigade that did not
+/// charge is refused its advance with the rule's reason, and no unit
+/// moves for it.
+#[test]
+fn sfrm_orders_breakthrough_words_reach_the_engine() {
+    let b = bull_run();
+    let pl = places();
+    let naming = EnemyNaming::known();
+    let cx = Context {
+        battle: &b,
+        side: Side::Union,
+        places: &pl,
+        naming: &naming,
+    };
+    let r = parse_orders(
+        &cx,
+        "Keyes: hold; if the enemy breaks, press on to Henry Hill\n",
+    );
+    assert!(r.errors.is_empty(), "{:?}", r.errors);
+    let mut dice = crate::dice::StreamDice::new([3; 32]);
+    let (after, ev) = crate::rules::sfrm::battle::resolve_turn(&b, &r.orders, &mut dice).unwrap();
+    assert!(ev.iter().any(|e| matches!(e,
+        SfrmEvent::OrderRefused { reason, section, .. }
+            if reason.contains("did not charge") && section == "SFRM Breakthrough Advances & Combat")));
+    assert_eq!(
+        after.unit(UnitId(2)).unwrap().pos,
+        b.unit(UnitId(2)).unwrap().pos
+    );
+}

@@ -371,15 +371,15 @@ fn busy_turn() -> Vec<SfrmEvent> {
         SfrmEvent::OrderRefused {
             side: Side::Confederate,
             index: 0,
-            reason: "Hampton's Legion cannot reach Sherman's Brigade".into(),
+            reason: "Hampton's Legion cannot reach {unit 1}".into(),
             section: "SFRM Movement".into(),
         },
         SfrmEvent::OrderRefused {
             side: Side::Union,
             index: 2,
-            reason:
-                "Keyes's Brigade would end closer than 1.0\" to Hampton's Legion (SFRM Movement)"
-                    .into(),
+            // As the engine writes it: the enemy by id.
+            reason: "Keyes's Brigade would end closer than 1.0\" to {unit 12} (SFRM Movement)"
+                .into(),
             section: "SFRM Movement".into(),
         },
         fire(10, 1, 1, 5),
@@ -574,4 +574,75 @@ fn sfrm_view_a_general_fired_on_meets_the_firer_and_an_unseen_general_is_never_n
         "{}",
         v.narrative
     );
+}
+
+/// The engine's own refusal names the enemy by id, never by name: the
+/// Union's charge at Hampton's Legion (hidden on the reverse slope, too
+/// far to reach) is refused in the Union's words as "the enemy", under
+/// known identities too, with the raw event kept back; the umpire reads
+/// Hampton's real name. A seen enemy is called what the side calls him.
+#[test]
+fn sfrm_view_engine_refusals_name_the_enemy_by_the_sides_words() {
+    let mut b = bull_run();
+    b.generals[0].pos = b.units[0].pos;
+    b.generals[0].attached_to = Some(UnitId(1));
+    let orders = TurnOrders {
+        union: vec![crate::rules::sfrm::battle::orders::Order::Charge {
+            unit: UnitId(1),
+            target: UnitId(12),
+        }],
+        confederate: vec![],
+    };
+    let mut dice = StreamDice::new([5; 32]);
+    let (after, ev) = resolve_turn(&b, &orders, &mut dice).unwrap();
+    let refusal = ev
+        .iter()
+        .find_map(|e| match e {
+            SfrmEvent::OrderRefused { reason, .. } if reason.contains("cannot reach") => {
+                Some(reason.clone())
+            }
+            _ => None,
+        })
+        .expect("the charge is refused");
+    assert!(!refusal.contains("Hampton"), "{refusal}");
+    assert!(refusal.contains("{unit 12}"), "{refusal}");
+    for naming in [EnemyNaming::known(), EnemyNaming::default()] {
+        let v = side_view(&after, &ev, Side::Union, &naming);
+        let seen = v
+            .events
+            .iter()
+            .find(|e| e.text.contains("cannot reach"))
+            .expect("the Union is told");
+        assert!(
+            seen.text
+                .contains("Sherman's Brigade cannot reach the enemy:"),
+            "{}",
+            seen.text
+        );
+        assert!(seen.event.is_none());
+        assert!(!v.narrative.contains("Hampton"), "{}", v.narrative);
+    }
+    let u = umpire_view(&after, &ev);
+    assert!(
+        u.narrative
+            .contains("Sherman's Brigade cannot reach Hampton's Legion:"),
+        "{}",
+        u.narrative
+    );
+    // A seen enemy in the engine's words: Evans, by the side's name for him.
+    let text = "Keyes's Brigade would end closer than 1.0\" to {unit 10} (SFRM Movement)";
+    let events = vec![SfrmEvent::OrderRefused {
+        side: Side::Union,
+        index: 0,
+        reason: text.into(),
+        section: "SFRM Movement".into(),
+    }];
+    let v = side_view(&b, &events, Side::Union, &EnemyNaming::default());
+    assert!(
+        v.events[0].text.contains("to an enemy infantry brigade"),
+        "{}",
+        v.events[0].text
+    );
+    let v = side_view(&b, &events, Side::Union, &EnemyNaming::known());
+    assert!(v.events[0].text.contains("to Evans's Brigade"));
 }
