@@ -235,6 +235,10 @@ fn the_png_draws_its_labels_as_resvg_draws_the_svg() {
         let inked =
             layers_to_png_inked(&parts.base_svg(), &parts.png_overlay_svg(), &parts.inks).unwrap();
         let whole = adjutant::report::svg_to_png(&parts.svg()).unwrap();
+        if let Ok(dir) = std::env::var("ADJUTANT_MAP_DIR") {
+            let at = std::path::Path::new(&dir).join(format!("{name}-inked.png"));
+            std::fs::write(at, &inked).unwrap();
+        }
         let (w, h, a) = pixels(&inked);
         let (w2, h2, b) = pixels(&whole);
         assert_eq!((w, h), (w2, h2), "{name}");
