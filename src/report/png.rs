@@ -437,28 +437,62 @@ thread_local! {
 
 /// The outline of glyph `id` in font units, as usvg reads it (unhinted,
 /// unscaled, default location).
-fn outline(id: u32) -> Option<tiny_skia::Path> {
+fn read_outline(id: u32) -> Option<tiny_skia::Path> {
+    use skrifa::MetadataProvider;
+    let font = skrifa::FontRef::from_index(font_bytes(), 0).ok()?;
+    let glyph = font.outline_glyphs().get(skrifa::GlyphId::new(id))?;
+    let mut pen = Pen(tiny_skia::PathBuilder::new());
+    glyph
+        .draw(
+            skrifa::outline::DrawSettings::unhinted(
+                skrifa::prelude::Size::unscaled(),
+                skrifa::prelude::LocationRef::default(),
+            ),
+            &mut pen,
+        )
+        .ok()?;
+    pen.0.finish()
+}
+
+/// Glyph `id`'s outline mapped by `ts`, appended to `pb`: the same verbs
+/// and points as `pb.push_path(&outline.transform(ts))`, without a copy
+/// of the kept outline per glyph drawn (the outline came from a
+/// `PathBuilder`, so replaying its segments gives back the same verbs).
+fn push_outline(pb: &mut tiny_skia::PathBuilder, id: u32, ts: tiny_skia::Transform) {
+    use tiny_skia::PathSegment;
     OUTLINES.with(|cell| {
-        cell.borrow_mut()
-            .entry(id)
-            .or_insert_with(|| {
-                use skrifa::MetadataProvider;
-                let font = skrifa::FontRef::from_index(font_bytes(), 0).ok()?;
-                let glyph = font.outline_glyphs().get(skrifa::GlyphId::new(id))?;
-                let mut pen = Pen(tiny_skia::PathBuilder::new());
-                glyph
-                    .draw(
-                        skrifa::outline::DrawSettings::unhinted(
-                            skrifa::prelude::Size::unscaled(),
-                            skrifa::prelude::LocationRef::default(),
-                        ),
-                        &mut pen,
-                    )
-                    .ok()?;
-                pen.0.finish()
-            })
-            .clone()
-    })
+        let mut cache = cell.borrow_mut();
+        let path = cache.entry(id).or_insert_with(|| read_outline(id));
+        let Some(path) = path.as_ref() else {
+            return;
+        };
+        let map = |p: tiny_skia::Point| {
+            let mut pts = [p];
+            ts.map_points(&mut pts);
+            pts[0]
+        };
+        for seg in path.segments() {
+            match seg {
+                PathSegment::MoveTo(p) => {
+                    let p = map(p);
+                    pb.move_to(p.x, p.y);
+                }
+                PathSegment::LineTo(p) => {
+                    let p = map(p);
+                    pb.line_to(p.x, p.y);
+                }
+                PathSegment::QuadTo(c, p) => {
+                    let (c, p) = (map(c), map(p));
+                    pb.quad_to(c.x, c.y, p.x, p.y);
+                }
+                PathSegment::CubicTo(c0, c1, p) => {
+                    let (c0, c1, p) = (map(c0), map(c1), map(p));
+                    pb.cubic_to(c0.x, c0.y, c1.x, c1.y, p.x, p.y);
+                }
+                PathSegment::Close => pb.close(),
+            }
+        }
+    });
 }
 
 struct Pen(tiny_skia::PathBuilder);
@@ -572,9 +606,7 @@ fn text_path(text: &str, x: f32, y: f32, size: f32, anchor: Anchor) -> Option<ti
                 .pre_concat(Transform::from_scale(sx, sx))
                 .pre_concat(glyph_ts)
                 .pre_concat(Transform::from_scale(1.0, -1.0));
-            if let Some(p) = outline(g.1).and_then(|p| p.transform(ts)) {
-                pb.push_path(&p);
-            }
+            push_outline(&mut pb, g.1, ts);
             gx += g.2 as f32;
         }
         cx += a;
