@@ -1,6 +1,7 @@
 //! Render every report of one turn of a 10-player corps battle: five
 //! players a side, each commanding a share of his side's brigades, plus the
-//! umpire — text, HTML, SVG and PNG each. Target: ≤ 300 ms in all.
+//! umpire — text, HTML, SVG and PNG each. Target: ≤ 100 ms in all
+//! (issue #18; BENCHMARKS.md).
 //!
 //! `cargo bench --bench report` (`ADJUTANT_BENCH_CLOCK=cpu` times the
 //! thread's CPU time instead of the wall clock).

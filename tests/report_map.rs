@@ -202,3 +202,59 @@ fn brawners_farm_labels_never_overlap_and_every_one_is_drawn() {
         assert_eq!(n, wanted, "{name}: a label was left off");
     }
 }
+
+/// Decoded RGB of a PNG, with its size.
+fn pixels(png: &[u8]) -> (u32, u32, Vec<u8>) {
+    let mut dec = png::Decoder::new(std::io::Cursor::new(png))
+        .read_info()
+        .unwrap();
+    let mut buf = vec![0; dec.output_buffer_size().unwrap()];
+    let info = dec.next_frame(&mut buf).unwrap();
+    buf.truncate(info.buffer_size());
+    (info.width, info.height, buf)
+}
+
+/// The PNG a report attaches draws its labels, title and legend words
+/// itself ([`adjutant::report::png::layers_to_png_inked`]: shaped once
+/// per font, placed by transforms) instead of letting usvg lay out every
+/// `<text>` of every map. It must draw what the SVG in the HTML says:
+/// on every map of a corps turn and of Brawner's Farm, the same pixels as
+/// resvg rendering the whole SVG — no channel of any pixel differs.
+#[test]
+fn the_png_draws_its_labels_as_resvg_draws_the_svg() {
+    use adjutant::report::map::map_parts;
+    use adjutant::report::png::layers_to_png_inked;
+    let mut all = maps(
+        &generate_corps_battle(7),
+        "corps",
+        (GENERATED_WIDTH, GENERATED_HEIGHT),
+    );
+    all.extend(maps(&brawner(), "brawner", (72.0, 48.0)));
+    for (name, layer) in all {
+        let parts = map_parts(&layer);
+        let inked =
+            layers_to_png_inked(&parts.base_svg(), &parts.png_overlay_svg(), &parts.inks).unwrap();
+        let whole = adjutant::report::svg_to_png(&parts.svg()).unwrap();
+        if let Ok(dir) = std::env::var("ADJUTANT_MAP_DIR") {
+            let at = std::path::Path::new(&dir).join(format!("{name}-inked.png"));
+            std::fs::write(at, &inked).unwrap();
+        }
+        let (w, h, a) = pixels(&inked);
+        let (w2, h2, b) = pixels(&whole);
+        assert_eq!((w, h), (w2, h2), "{name}");
+        let differing = a.chunks(3).zip(b.chunks(3)).filter(|(p, q)| p != q).count();
+        let worst = a
+            .iter()
+            .zip(&b)
+            .map(|(p, q)| p.abs_diff(*q))
+            .max()
+            .unwrap_or(0);
+        assert!(parts.inks.len() > 5, "{name}: the labels are drawn as inks");
+        assert_eq!(
+            (differing, worst),
+            (0, 0),
+            "{name}: {differing} of {} pixels differ, by up to {worst}",
+            w * h
+        );
+    }
+}

@@ -6,6 +6,7 @@
 //! only free text (names) goes through [`xml_escape`]; an SVG-building crate
 //! would add a dependency without removing any of the drawing code.
 
+use super::png::{Anchor, Border, Ink};
 use crate::rules::iron_brigade::geometry::Footprint;
 use crate::rules::iron_brigade::kinds::{AreaKind, LineKind, Obstacle};
 use crate::rules::iron_brigade::state::{Pos, Terrain};
@@ -220,11 +221,21 @@ fn unit_colour(mark: Mark) -> &'static str {
 /// `open`. The PNG renders the base once and draws each reader's overlay on
 /// a copy ([`super::png::layers_to_png`]); the HTML shows [`MapParts::svg`],
 /// the two in one document, which draws exactly the same.
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// For the PNG the overlay also comes split in two: `png_overlay`, its
+/// shapes (units, officers, the legend's swatches) for usvg, and `inks`,
+/// its title, labels and legend words, drawn after them without an SVG
+/// parse or a text layout per label ([`super::png::layers_to_png_inked`]).
+/// Base, `png_overlay` and then `inks` draw the same pixels as `base` and
+/// `overlay`: what the split moves later (text) shares no pixel with what
+/// it moves earlier (the legend's swatches under the table).
+#[derive(Debug, Clone, PartialEq)]
 pub struct MapParts {
     pub open: String,
     pub base: String,
     pub overlay: String,
+    pub png_overlay: String,
+    pub inks: Vec<Ink>,
 }
 
 impl MapParts {
@@ -239,6 +250,11 @@ impl MapParts {
 
     pub fn overlay_svg(&self) -> String {
         format!("{}{}</svg>\n", self.open, self.overlay)
+    }
+
+    /// The PNG overlay's shapes as a document ([`MapParts::inks`] go on top).
+    pub fn png_overlay_svg(&self) -> String {
+        format!("{}{}</svg>\n", self.open, self.png_overlay)
     }
 }
 
@@ -273,13 +289,24 @@ pub fn map_parts(layer: &MapLayer) -> MapParts {
     draw_scale_legend(&mut s, &f, layer);
     let base = s;
 
+    let mut inks = Vec::new();
     let mut s = String::with_capacity(16 * 1024);
+    let (tx, ty) = (format!("{MARGIN}"), format!("{:.1}", MARGIN + 8.0));
     let _ = writeln!(
         s,
-        "<text x=\"{MARGIN}\" y=\"{:.1}\" font-size=\"14\" font-weight=\"bold\">{}</text>",
-        MARGIN + 8.0,
+        "<text x=\"{tx}\" y=\"{ty}\" font-size=\"14\" font-weight=\"bold\">{}</text>",
         xml_escape(&layer.title)
     );
+    inks.push(Ink::Text {
+        text: layer.title.clone(),
+        x: Ink::num(&tx),
+        y: Ink::num(&ty),
+        size: 14.0,
+        anchor: Anchor::Start,
+        rgb: [0, 0, 0],
+        opacity: 1.0,
+    });
+    let shapes_from = s.len();
     for u in &layer.units {
         draw_unit(&mut s, &f, u);
     }
@@ -299,14 +326,17 @@ pub fn map_parts(layer: &MapLayer) -> MapParts {
             unit_colour(o.mark),
         );
     }
+    let mut png_overlay = s[shapes_from..].to_string();
     for l in layout_labels(layer) {
-        draw_label(&mut s, &l);
+        draw_label(&mut s, &l, &mut inks);
     }
-    draw_legend(&mut s, &f, layer);
+    draw_legend(&mut s, &mut png_overlay, &mut inks, &f, layer);
     MapParts {
         open,
         base,
         overlay: s,
+        png_overlay,
+        inks,
     }
 }
 
@@ -863,17 +893,25 @@ fn candidates(a: &PxBox, w: f64, gap: f64) -> [PxBox; 8] {
 /// Enemies' designations are white on a dark red card, so that a letter is
 /// never pale on red; last-known places are dark red on a dashed white
 /// card; own units blue on white.
-fn draw_label(s: &mut String, l: &PlacedLabel) {
+fn draw_label(s: &mut String, l: &PlacedLabel, inks: &mut Vec<Ink>) {
     let c = &l.card;
     let a = l.opacity;
     if let Some((lx, ly)) = l.leader {
         // From the card's nearest edge point to the piece.
         let ex = lx.clamp(c.x0, c.x1);
         let ey = ly.clamp(c.y0, c.y1);
+        let [ex, ey, lx, ly] = [ex, ey, lx, ly].map(|v| format!("{v:.1}"));
         let _ = writeln!(
             s,
-            "<line x1=\"{ex:.1}\" y1=\"{ey:.1}\" x2=\"{lx:.1}\" y2=\"{ly:.1}\" stroke=\"#444444\" stroke-width=\"0.7\" stroke-opacity=\"0.8\"/>"
+            "<line x1=\"{ex}\" y1=\"{ey}\" x2=\"{lx}\" y2=\"{ly}\" stroke=\"#444444\" stroke-width=\"0.7\" stroke-opacity=\"0.8\"/>"
         );
+        inks.push(Ink::Line {
+            from: (Ink::num(&ex), Ink::num(&ey)),
+            to: (Ink::num(&lx), Ink::num(&ly)),
+            width: 0.7,
+            rgb: Ink::rgb("#444444"),
+            opacity: 0.8,
+        });
     }
     let (card_fill, card_opacity, border, text_fill, weight, font_style) = match l.style {
         LabelStyle::Unit(Mark::Enemy) => ("#8b1a1a", 1.0, "none", "#ffffff", "bold", "normal"),
@@ -889,18 +927,43 @@ fn draw_label(s: &mut String, l: &PlacedLabel) {
     } else {
         format!(" stroke=\"{border}\" stroke-width=\"0.8\" stroke-dasharray=\"3 2\"")
     };
-    let _ = writeln!(
-        s,
-        "<g><rect x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{card_fill}\" fill-opacity=\"{:.2}\"{stroke}/><text x=\"{:.1}\" y=\"{:.1}\" font-size=\"{LABEL_SIZE}\" font-weight=\"{weight}\" font-style=\"{font_style}\" fill=\"{text_fill}\" fill-opacity=\"{a:.2}\">{}</text></g>",
+    let [x, y, w, h, tx, ty] = [
         c.x0,
         c.y0,
         c.x1 - c.x0,
         c.y1 - c.y0,
-        card_opacity * a,
         c.x0 + 2.0,
         c.y0 + BASELINE,
+    ]
+    .map(|v| format!("{v:.1}"));
+    let (card_a, text_a) = (format!("{:.2}", card_opacity * a), format!("{a:.2}"));
+    let _ = writeln!(
+        s,
+        "<g><rect x=\"{x}\" y=\"{y}\" width=\"{w}\" height=\"{h}\" fill=\"{card_fill}\" fill-opacity=\"{card_a}\"{stroke}/><text x=\"{tx}\" y=\"{ty}\" font-size=\"{LABEL_SIZE}\" font-weight=\"{weight}\" font-style=\"{font_style}\" fill=\"{text_fill}\" fill-opacity=\"{text_a}\">{}</text></g>",
         xml_escape(&l.text)
     );
+    inks.push(Ink::Rect {
+        x: Ink::num(&x),
+        y: Ink::num(&y),
+        w: Ink::num(&w),
+        h: Ink::num(&h),
+        rgb: Ink::rgb(card_fill),
+        opacity: Ink::num(&card_a),
+        border: (border != "none").then(|| Border {
+            rgb: Ink::rgb(border),
+            width: 0.8,
+            dash: [3.0, 2.0],
+        }),
+    });
+    inks.push(Ink::Text {
+        text: l.text.clone(),
+        x: Ink::num(&tx),
+        y: Ink::num(&ty),
+        size: LABEL_SIZE as f32,
+        anchor: Anchor::Start,
+        rgb: Ink::rgb(text_fill),
+        opacity: Ink::num(&text_a),
+    });
 }
 
 /// Inches between grid lines: the smallest of 1, 2, 3, 6, 12, 24 that
@@ -991,10 +1054,11 @@ fn draw_north(s: &mut String, f: &Frame) {
 /// The legend under the table, its first row: a swatch for each kind of
 /// mark the reader is shown (the second row, the same for every reader, is
 /// in the static layer: [`draw_scale_legend`]).
-fn draw_legend(s: &mut String, f: &Frame, layer: &MapLayer) {
+fn draw_legend(s: &mut String, png: &mut String, inks: &mut Vec<Ink>, f: &Frame, layer: &MapLayer) {
     let y = f.y(f.min.y) + MARGIN + 4.0;
     let mut x = MARGIN;
     let _ = write!(s, "<g font-size=\"10\" fill=\"#222222\">");
+    let _ = write!(png, "<g font-size=\"10\" fill=\"#222222\">");
     for (mark, words) in &layer.legend {
         let colour = unit_colour(*mark);
         let (fill, dash) = match mark {
@@ -1003,20 +1067,31 @@ fn draw_legend(s: &mut String, f: &Frame, layer: &MapLayer) {
             Mark::Friend => (0.8, ""),
             _ => (1.0, ""),
         };
-        let _ = write!(
-            s,
-            "<rect x=\"{x:.1}\" y=\"{:.1}\" width=\"18\" height=\"8\" fill=\"{colour}\" fill-opacity=\"{fill}\" stroke=\"#000000\" stroke-width=\"0.8\"{dash}/><line x1=\"{x:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" stroke=\"#000000\" stroke-width=\"2.5\"/><text x=\"{:.1}\" y=\"{:.1}\">{}</text>",
+        let swatch = format!(
+            "<rect x=\"{x:.1}\" y=\"{:.1}\" width=\"18\" height=\"8\" fill=\"{colour}\" fill-opacity=\"{fill}\" stroke=\"#000000\" stroke-width=\"0.8\"{dash}/><line x1=\"{x:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" stroke=\"#000000\" stroke-width=\"2.5\"/>",
             y + 1.0,
             y + 1.0,
             x + 18.0,
             y + 1.0,
-            x + 22.0,
-            y + 9.0,
+        );
+        let (tx, ty) = (format!("{:.1}", x + 22.0), format!("{:.1}", y + 9.0));
+        let _ = write!(
+            s,
+            "{swatch}<text x=\"{tx}\" y=\"{ty}\">{}</text>",
             xml_escape(words)
         );
+        png.push_str(&swatch);
+        inks.push(Ink::Text {
+            text: words.clone(),
+            x: Ink::num(&tx),
+            y: Ink::num(&ty),
+            size: 10.0,
+            anchor: Anchor::Start,
+            rgb: Ink::rgb("#222222"),
+            opacity: 1.0,
+        });
         if *mark == Mark::Gone {
-            let _ = write!(
-                s,
+            let cross = format!(
                 "<line x1=\"{x:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" stroke=\"{colour}\"/><line x1=\"{x:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" stroke=\"{colour}\"/>",
                 y + 1.0,
                 x + 18.0,
@@ -1025,10 +1100,13 @@ fn draw_legend(s: &mut String, f: &Frame, layer: &MapLayer) {
                 x + 18.0,
                 y + 1.0
             );
+            s.push_str(&cross);
+            png.push_str(&cross);
         }
         x += 22.0 + text_px(words) + 12.0;
     }
     let _ = writeln!(s, "</g>");
+    let _ = writeln!(png, "</g>");
 }
 
 /// The legend's second row: officers, the front edge, the grid's step and

@@ -14,12 +14,19 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 static FONT: &[u8] = include_bytes!("../../templates/fonts/DejaVuSansCondensed.ttf");
 
+/// The map font's bytes as loaded ([`without_table`]): shared by the font
+/// database and by [`draw_inks`]' own shaping, so both see the same font.
+fn font_bytes() -> &'static [u8] {
+    static BYTES: OnceLock<Vec<u8>> = OnceLock::new();
+    BYTES.get_or_init(|| without_table(FONT, *b"kern"))
+}
+
 /// The font database with the shipped font, built on first use.
 fn fontdb() -> Arc<usvg::fontdb::Database> {
     static DB: OnceLock<Arc<usvg::fontdb::Database>> = OnceLock::new();
     DB.get_or_init(|| {
         let mut db = usvg::fontdb::Database::new();
-        db.load_font_data(without_table(FONT, *b"kern"));
+        db.load_font_data(font_bytes().to_vec());
         db.set_sans_serif_family(MAP_FONT);
         db.set_serif_family(MAP_FONT);
         Arc::new(db)
@@ -110,6 +117,16 @@ static BASES: Mutex<Vec<(String, Arc<tiny_skia::Pixmap>)>> = Mutex::new(Vec::new
 /// Drawing the overlay on the kept pixels is exactly drawing both in one
 /// document: the overlay's shapes are composited over what is there.
 pub fn layers_to_png(base: &str, overlay: &str) -> Result<Vec<u8>, ReportError> {
+    render_layers(base, overlay, |_| {})
+}
+
+/// `overlay` drawn over the kept pixels of `base`, then `then` on the
+/// same canvas; encoded.
+fn render_layers(
+    base: &str,
+    overlay: &str,
+    then: impl FnOnce(&mut tiny_skia::Pixmap),
+) -> Result<Vec<u8>, ReportError> {
     let kept = {
         let bases = BASES.lock().unwrap_or_else(|e| e.into_inner());
         bases
@@ -146,8 +163,455 @@ pub fn layers_to_png(base: &str, overlay: &str) -> Result<Vec<u8>, ReportError> 
         };
         let canvas = scratch.insert(canvas);
         resvg::render(&tree, tiny_skia::Transform::default(), &mut canvas.as_mut());
+        then(canvas);
         encode_rgb(canvas)
     })
+}
+
+/// One thing a map's overlay draws on the PNG without going through an SVG
+/// parse: a label's leader line, its card, a line of text. Numbers are the
+/// ones written in the SVG, parsed as usvg parses them (`f64`, then `f32`),
+/// so the PNG draws exactly what the SVG says ([`draw_inks`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Ink {
+    /// `<text x y font-size fill fill-opacity text-anchor>`, one line.
+    Text {
+        text: String,
+        x: f32,
+        y: f32,
+        size: f32,
+        anchor: Anchor,
+        rgb: [u8; 3],
+        opacity: f32,
+    },
+    /// `<line>` stroked, butt caps.
+    Line {
+        from: (f32, f32),
+        to: (f32, f32),
+        width: f32,
+        rgb: [u8; 3],
+        opacity: f32,
+    },
+    /// `<rect>` filled, and stroked with a dash when `border` is given.
+    Rect {
+        x: f32,
+        y: f32,
+        w: f32,
+        h: f32,
+        rgb: [u8; 3],
+        opacity: f32,
+        border: Option<Border>,
+    },
+}
+
+/// A dashed stroke round an [`Ink::Rect`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Border {
+    pub rgb: [u8; 3],
+    pub width: f32,
+    pub dash: [f32; 2],
+}
+
+/// `text-anchor`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Anchor {
+    Start,
+    Middle,
+    End,
+}
+
+impl Ink {
+    /// A number written in the SVG as `written`, read as usvg reads it.
+    pub fn num(written: &str) -> f32 {
+        written.parse::<f64>().map_or(0.0, |v| v as f32)
+    }
+
+    /// `#rrggbb` as bytes (black when it is not that).
+    pub fn rgb(hex: &str) -> [u8; 3] {
+        let byte = |i: usize| {
+            hex.get(i..i + 2)
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+                .unwrap_or(0)
+        };
+        if hex.len() == 7 && hex.starts_with('#') {
+            [byte(1), byte(3), byte(5)]
+        } else {
+            [0, 0, 0]
+        }
+    }
+}
+
+/// PNG of `overlay` and then `inks` drawn over `base`: the same as
+/// [`layers_to_png`] of an overlay that holds the inks as SVG elements
+/// after its own, pixel for pixel, without usvg laying out and shaping
+/// every label of every map (`report_map` and this module's tests compare
+/// the two byte for byte).
+pub fn layers_to_png_inked(
+    base: &str,
+    overlay: &str,
+    inks: &[Ink],
+) -> Result<Vec<u8>, ReportError> {
+    render_layers(base, overlay, |canvas| draw_inks(canvas, inks))
+}
+
+/// Opacity as usvg keeps it (clamped `f32`) and resvg paints it.
+fn alpha(opacity: f32) -> u8 {
+    (opacity.clamp(0.0, 1.0) * 255.0 + 0.5) as u8
+}
+
+fn paint(rgb: [u8; 3], opacity: f32) -> tiny_skia::Paint<'static> {
+    let mut p = tiny_skia::Paint::default();
+    p.set_color_rgba8(rgb[0], rgb[1], rgb[2], alpha(opacity));
+    p.anti_alias = true;
+    p
+}
+
+/// Draw `inks` in order, as resvg draws the same SVG elements: rectangles
+/// and lines are the paths usvg makes of them, filled then stroked with
+/// the same paint; text is shaped (harfrust) and outlined (skrifa) as usvg
+/// does it, with the same transforms, and filled as one path per line.
+fn draw_inks(canvas: &mut tiny_skia::Pixmap, inks: &[Ink]) {
+    let id = tiny_skia::Transform::default();
+    for ink in inks {
+        match ink {
+            Ink::Line {
+                from,
+                to,
+                width,
+                rgb,
+                opacity,
+            } => {
+                let mut pb = tiny_skia::PathBuilder::new();
+                pb.move_to(from.0, from.1);
+                pb.line_to(to.0, to.1);
+                if let Some(path) = pb.finish() {
+                    let stroke = tiny_skia::Stroke {
+                        width: *width,
+                        ..tiny_skia::Stroke::default()
+                    };
+                    canvas.stroke_path(&path, &paint(*rgb, *opacity), &stroke, id, None);
+                }
+            }
+            Ink::Rect {
+                x,
+                y,
+                w,
+                h,
+                rgb,
+                opacity,
+                border,
+            } => {
+                let Some(rect) = tiny_skia::Rect::from_xywh(*x, *y, *w, *h) else {
+                    continue;
+                };
+                let path = tiny_skia::PathBuilder::from_rect(rect);
+                canvas.fill_path(
+                    &path,
+                    &paint(*rgb, *opacity),
+                    tiny_skia::FillRule::Winding,
+                    id,
+                    None,
+                );
+                if let Some(b) = border {
+                    let stroke = tiny_skia::Stroke {
+                        width: b.width,
+                        dash: tiny_skia::StrokeDash::new(b.dash.to_vec(), 0.0),
+                        ..tiny_skia::Stroke::default()
+                    };
+                    canvas.stroke_path(&path, &paint(b.rgb, 1.0), &stroke, id, None);
+                }
+            }
+            Ink::Text {
+                text,
+                x,
+                y,
+                size,
+                anchor,
+                rgb,
+                opacity,
+            } => {
+                if simple_text(text) {
+                    if let Some(path) = text_path(text, *x, *y, *size, *anchor) {
+                        let b = path.bounds();
+                        if b.width() != 0.0 && b.height() != 0.0 {
+                            canvas.fill_path(
+                                &path,
+                                &paint(*rgb, *opacity),
+                                tiny_skia::FillRule::Winding,
+                                id,
+                                None,
+                            );
+                        }
+                    }
+                } else {
+                    text_by_usvg(canvas, ink);
+                }
+            }
+        }
+    }
+}
+
+/// Text [`text_path`] lays out as usvg would: no space to trim or collapse
+/// (SVG's `xml:space` rules), no control character, and nothing that could
+/// start a right-to-left run (which usvg reorders). Anything else goes
+/// through usvg itself ([`text_by_usvg`]).
+fn simple_text(text: &str) -> bool {
+    !text.is_empty()
+        && !text.starts_with(' ')
+        && !text.ends_with(' ')
+        && !text.contains("  ")
+        && text.chars().all(|c| {
+            (c == ' ' || !c.is_whitespace())
+                && !c.is_control()
+                && (u32::from(c) < 0x0590 || (0x2000..=0x20CF).contains(&u32::from(c)))
+                && !matches!(c, '\u{200E}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+        })
+}
+
+/// One text element drawn by usvg, in a document of the canvas's size.
+fn text_by_usvg(canvas: &mut tiny_skia::Pixmap, ink: &Ink) {
+    let Ink::Text {
+        text,
+        x,
+        y,
+        size,
+        anchor,
+        rgb,
+        opacity,
+    } = ink
+    else {
+        return;
+    };
+    let anchor = match anchor {
+        Anchor::Start => "start",
+        Anchor::Middle => "middle",
+        Anchor::End => "end",
+    };
+    let (w, h) = (canvas.width(), canvas.height());
+    let svg = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\"><text x=\"{x}\" y=\"{y}\" font-size=\"{size}\" text-anchor=\"{anchor}\" fill=\"#{:02x}{:02x}{:02x}\" fill-opacity=\"{opacity}\">{}</text></svg>",
+        rgb[0],
+        rgb[1],
+        rgb[2],
+        super::map::xml_escape(text)
+    );
+    if let Ok(tree) = usvg::Tree::from_str(&svg, &options()) {
+        resvg::render(&tree, tiny_skia::Transform::default(), &mut canvas.as_mut());
+    }
+}
+
+/// The map font for shaping, read once.
+struct Shaping {
+    font: harfrust::FontRef<'static>,
+    data: harfrust::ShaperData,
+    units_per_em: f32,
+}
+
+fn shaping() -> Option<&'static Shaping> {
+    static SHAPING: OnceLock<Option<Shaping>> = OnceLock::new();
+    SHAPING
+        .get_or_init(|| {
+            let font = harfrust::FontRef::from_index(font_bytes(), 0).ok()?;
+            let data = harfrust::ShaperData::new(&font);
+            let face = skrifa::FontRef::from_index(font_bytes(), 0).ok()?;
+            use skrifa::raw::TableProvider;
+            let units_per_em = f32::from(face.head().ok()?.units_per_em());
+            Some(Shaping {
+                font,
+                data,
+                units_per_em,
+            })
+        })
+        .as_ref()
+}
+
+thread_local! {
+    /// Shape plans by script: a plan is what usvg builds afresh for every
+    /// text element (the font's lookups compiled for a script).
+    static PLANS: RefCell<Vec<(Option<harfrust::Script>, harfrust::ShapePlan)>> =
+        const { RefCell::new(Vec::new()) };
+    /// Glyph outlines in font units, by glyph id.
+    static OUTLINES: RefCell<std::collections::HashMap<u32, Option<tiny_skia::Path>>> =
+        RefCell::new(std::collections::HashMap::new());
+}
+
+/// The outline of glyph `id` in font units, as usvg reads it (unhinted,
+/// unscaled, default location).
+fn read_outline(id: u32) -> Option<tiny_skia::Path> {
+    use skrifa::MetadataProvider;
+    let font = skrifa::FontRef::from_index(font_bytes(), 0).ok()?;
+    let glyph = font.outline_glyphs().get(skrifa::GlyphId::new(id))?;
+    let mut pen = Pen(tiny_skia::PathBuilder::new());
+    glyph
+        .draw(
+            skrifa::outline::DrawSettings::unhinted(
+                skrifa::prelude::Size::unscaled(),
+                skrifa::prelude::LocationRef::default(),
+            ),
+            &mut pen,
+        )
+        .ok()?;
+    pen.0.finish()
+}
+
+/// Glyph `id`'s outline mapped by `ts`, appended to `pb`: the same verbs
+/// and points as `pb.push_path(&outline.transform(ts))`, without a copy
+/// of the kept outline per glyph drawn (the outline came from a
+/// `PathBuilder`, so replaying its segments gives back the same verbs).
+fn push_outline(pb: &mut tiny_skia::PathBuilder, id: u32, ts: tiny_skia::Transform) {
+    use tiny_skia::PathSegment;
+    OUTLINES.with(|cell| {
+        let mut cache = cell.borrow_mut();
+        let path = cache.entry(id).or_insert_with(|| read_outline(id));
+        let Some(path) = path.as_ref() else {
+            return;
+        };
+        let map = |p: tiny_skia::Point| {
+            let mut pts = [p];
+            ts.map_points(&mut pts);
+            pts[0]
+        };
+        for seg in path.segments() {
+            match seg {
+                PathSegment::MoveTo(p) => {
+                    let p = map(p);
+                    pb.move_to(p.x, p.y);
+                }
+                PathSegment::LineTo(p) => {
+                    let p = map(p);
+                    pb.line_to(p.x, p.y);
+                }
+                PathSegment::QuadTo(c, p) => {
+                    let (c, p) = (map(c), map(p));
+                    pb.quad_to(c.x, c.y, p.x, p.y);
+                }
+                PathSegment::CubicTo(c0, c1, p) => {
+                    let (c0, c1, p) = (map(c0), map(c1), map(p));
+                    pb.cubic_to(c0.x, c0.y, c1.x, c1.y, p.x, p.y);
+                }
+                PathSegment::Close => pb.close(),
+            }
+        }
+    });
+}
+
+struct Pen(tiny_skia::PathBuilder);
+
+impl skrifa::outline::OutlinePen for Pen {
+    fn move_to(&mut self, x: f32, y: f32) {
+        self.0.move_to(x, y);
+    }
+    fn line_to(&mut self, x: f32, y: f32) {
+        self.0.line_to(x, y);
+    }
+    fn quad_to(&mut self, cx0: f32, cy0: f32, x: f32, y: f32) {
+        self.0.quad_to(cx0, cy0, x, y);
+    }
+    fn curve_to(&mut self, cx0: f32, cy0: f32, cx1: f32, cy1: f32, x: f32, y: f32) {
+        self.0.cubic_to(cx0, cy0, cx1, cy1, x, y);
+    }
+    fn close(&mut self) {
+        self.0.close();
+    }
+}
+
+/// One line of text as the path usvg would make of it: shaped left to
+/// right with the font's default features (GPOS kerning), glyphs grouped
+/// in clusters, each glyph's outline placed by the same chain of
+/// transforms (`usvg::text::layout`: span, cluster, scale, glyph offset,
+/// y flipped).
+fn text_path(text: &str, x: f32, y: f32, size: f32, anchor: Anchor) -> Option<tiny_skia::Path> {
+    use tiny_skia::Transform;
+    let sh = shaping()?;
+    let mut buffer = harfrust::UnicodeBuffer::new();
+    buffer.push_str(text);
+    buffer.set_direction(harfrust::Direction::LeftToRight);
+    buffer.guess_segment_properties();
+    let script = buffer.script();
+    let shaper = sh.data.shaper(&sh.font).build();
+    let glyphs = PLANS.with(|cell| {
+        let mut plans = cell.borrow_mut();
+        let at = match plans.iter().position(|(s, _)| *s == Some(script)) {
+            Some(i) => i,
+            None => {
+                let plan = harfrust::ShapePlan::new(
+                    &shaper,
+                    harfrust::Direction::LeftToRight,
+                    Some(script),
+                    None,
+                    &[],
+                );
+                plans.push((Some(script), plan));
+                plans.len() - 1
+            }
+        };
+        let out = shaper.shape(
+            buffer,
+            harfrust::ShapeOptions::new().plan(Some(&plans[at].1)),
+        );
+        out.glyph_infos()
+            .iter()
+            .zip(out.glyph_positions())
+            .map(|(i, p)| (i.cluster, i.glyph_id, p.x_advance, p.x_offset, p.y_offset))
+            .collect::<Vec<_>>()
+    });
+    if glyphs.is_empty() {
+        return None;
+    }
+    let sx = size / sh.units_per_em;
+    // Clusters: runs of glyphs with the same cluster index, each with its
+    // advance in pixels (`form_glyph_clusters`).
+    let mut clusters: Vec<(usize, usize, f32)> = Vec::new();
+    let mut start = 0;
+    while start < glyphs.len() {
+        let mut end = start + 1;
+        while end < glyphs.len() && glyphs[end].0 == glyphs[start].0 {
+            end += 1;
+        }
+        let mut advance = 0.0f32;
+        for g in &glyphs[start..end] {
+            advance += g.2 as f32 * sx;
+        }
+        clusters.push((start, end, advance));
+        start = end;
+    }
+    // `resolve_clusters_positions_horizontal`, no dx/dy.
+    let (mut left, mut right) = (f32::INFINITY, f32::NEG_INFINITY);
+    let mut advance = 0.0f32;
+    for &(_, _, a) in &clusters {
+        let s = advance + 0.0;
+        let e = s + a - 0.0;
+        left = left.min(s).min(e);
+        right = right.max(s).max(e);
+        advance += a;
+    }
+    let shift = match anchor {
+        Anchor::Start => 0.0,
+        Anchor::Middle => -(right - left) / 2.0,
+        Anchor::End => -(right - left),
+    };
+    let mut cx = 0.0 - left + shift;
+    let span_ts = Transform::default()
+        .pre_translate(x, y)
+        .pre_translate(0.0, 0.0);
+    let mut pb = tiny_skia::PathBuilder::new();
+    for &(s, e, a) in &clusters {
+        let cluster_ts =
+            Transform::default().post_concat(Transform::default().pre_translate(cx + 0.0, 0.0));
+        let mut gx = 0.0f32;
+        for g in &glyphs[s..e] {
+            let glyph_ts = Transform::from_translate(gx + g.3 as f32, -g.4 as f32);
+            let ts = span_ts
+                .pre_concat(cluster_ts)
+                .pre_concat(Transform::from_scale(sx, sx))
+                .pre_concat(glyph_ts)
+                .pre_concat(Transform::from_scale(1.0, -1.0));
+            push_outline(&mut pb, g.1, ts);
+            gx += g.2 as f32;
+        }
+        cx += a;
+    }
+    pb.finish()
 }
 
 thread_local! {
@@ -296,6 +760,107 @@ mod tests {
         // No such table, or no directory: the bytes as given.
         assert_eq!(without_table(FONT, *b"zzzz"), FONT);
         assert_eq!(without_table(b"abc", *b"kern"), b"abc");
+    }
+
+    #[test]
+    fn inks_draw_what_the_same_svg_elements_draw() {
+        // Every kind of ink, and text that takes each way through
+        // `draw_inks`: kerned pairs, accents and a combining mark, the
+        // three anchors, and text usvg must trim, collapse or reorder
+        // (drawn by usvg itself).
+        let open = r##"<svg xmlns="http://www.w3.org/2000/svg" width="240" height="150" font-family="DejaVu Sans, sans-serif" font-size="11">"##;
+        let base = r##"<rect width="240" height="150" fill="#f4efe1"/>"##;
+        let texts: [(&str, f32, f32, Anchor, &str); 8] = [
+            (
+                "AVATAR To Wa LT, Col. Tavy's Foot",
+                2.3,
+                12.7,
+                Anchor::Start,
+                "start",
+            ),
+            (
+                "Müller’s café — 12:30 (2 turns ago)",
+                4.1,
+                28.4,
+                Anchor::Start,
+                "start",
+            ),
+            ("x\u{301}y e\u{308}", 120.0, 44.2, Anchor::Middle, "middle"),
+            ("N", 236.5, 60.0, Anchor::End, "end"),
+            ("  two  spaces ", 3.0, 76.6, Anchor::Start, "start"),
+            ("שלום abc", 5.5, 92.1, Anchor::Start, "start"),
+            ("", 5.0, 100.0, Anchor::Start, "start"),
+            ("inches", 230.0, 140.3, Anchor::End, "end"),
+        ];
+        let mut svg = String::new();
+        let mut inks = Vec::new();
+        svg.push_str(r##"<line x1="10.5" y1="104.3" x2="200.2" y2="120.9" stroke="#444444" stroke-width="0.7" stroke-opacity="0.8"/>"##);
+        inks.push(Ink::Line {
+            from: (10.5, 104.3),
+            to: (200.2, 120.9),
+            width: 0.7,
+            rgb: Ink::rgb("#444444"),
+            opacity: 0.8,
+        });
+        svg.push_str(r##"<rect x="20.3" y="100.1" width="61.7" height="13.5" fill="#ffffff" fill-opacity="0.77" stroke="#8b1a1a" stroke-width="0.8" stroke-dasharray="3 2"/>"##);
+        inks.push(Ink::Rect {
+            x: 20.3,
+            y: 100.1,
+            w: 61.7,
+            h: 13.5,
+            rgb: Ink::rgb("#ffffff"),
+            opacity: Ink::num("0.77"),
+            border: Some(Border {
+                rgb: Ink::rgb("#8b1a1a"),
+                width: 0.8,
+                dash: [3.0, 2.0],
+            }),
+        });
+        svg.push_str(r##"<rect x="100.3" y="110.1" width="50.4" height="13.5" fill="#8b1a1a" fill-opacity="1.00"/>"##);
+        inks.push(Ink::Rect {
+            x: 100.3,
+            y: 110.1,
+            w: 50.4,
+            h: 13.5,
+            rgb: Ink::rgb("#8b1a1a"),
+            opacity: 1.0,
+            border: None,
+        });
+        for (i, (text, x, y, anchor, a)) in texts.into_iter().enumerate() {
+            let (rgb, opacity) = if i % 2 == 0 {
+                ("#b22222", "0.85")
+            } else {
+                ("#222222", "1.00")
+            };
+            svg.push_str(&format!(
+                r##"<text x="{x}" y="{y}" font-size="10" font-weight="bold" text-anchor="{a}" fill="{rgb}" fill-opacity="{opacity}">{}</text>"##,
+                super::super::map::xml_escape(text)
+            ));
+            inks.push(Ink::Text {
+                text: text.to_string(),
+                x,
+                y,
+                size: 10.0,
+                anchor,
+                rgb: Ink::rgb(rgb),
+                opacity: Ink::num(opacity),
+            });
+        }
+        let whole = layers_to_png(
+            &format!("{open}{base}</svg>"),
+            &format!("{open}{svg}</svg>"),
+        )
+        .unwrap();
+        let inked = layers_to_png_inked(
+            &format!("{open}{base}</svg>"),
+            &format!("{open}</svg>"),
+            &inks,
+        )
+        .unwrap();
+        assert_eq!(inked, whole);
+        assert!(!simple_text("  two  spaces "));
+        assert!(!simple_text("שלום abc"));
+        assert!(simple_text("Müller’s café — 12:30"));
     }
 
     #[test]

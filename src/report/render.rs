@@ -7,7 +7,7 @@
 
 use super::ReportError;
 use super::map::map_parts;
-use super::png::layers_to_png;
+use super::png::layers_to_png_inked;
 use super::view::{SideView, UmpireView};
 use tera::{Context, Kwargs, State, Tera, TeraResult};
 
@@ -221,7 +221,7 @@ impl Reporter {
         ctx.insert("map_file", &map_file);
         let text = tidy_text(&self.tera.render("player.txt", &ctx).map_err(tera_err)?);
         let html = self.tera.render("player.html", &ctx).map_err(tera_err)?;
-        let png = layers_to_png(&parts.base_svg(), &parts.overlay_svg())?;
+        let png = layers_to_png_inked(&parts.base_svg(), &parts.png_overlay_svg(), &parts.inks)?;
         Ok(PlayerReport {
             subject: player_subject(view),
             map_file,
@@ -246,7 +246,7 @@ impl Reporter {
         ctx.insert("map_file", &map_file);
         let text = tidy_text(&self.tera.render("umpire.txt", &ctx).map_err(tera_err)?);
         let html = self.tera.render("umpire.html", &ctx).map_err(tera_err)?;
-        let png = layers_to_png(&parts.base_svg(), &parts.overlay_svg())?;
+        let png = layers_to_png_inked(&parts.base_svg(), &parts.png_overlay_svg(), &parts.inks)?;
         Ok(UmpireReport {
             subject: if view.ending.is_some() {
                 format!(
