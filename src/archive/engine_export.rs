@@ -14,7 +14,7 @@
 //! A pure function of the archive, as Iron Brigade's site is.
 
 use super::ArchiveError;
-use super::export::ExportSummary;
+use super::ExportSummary;
 use super::load::{GameArchive, TurnRecord};
 use crate::rules::MailEngine;
 use std::fmt::Write as _;

@@ -17,8 +17,10 @@ use super::report_mail::{
     ReportLetter, ReportMail, compose_letter, live_addresses, queue_letter, queue_umpire_letter,
 };
 use super::setup::{CreatedGame, PlayerSecret};
-use super::turn::{RollRow, TurnProcessed, held_turn, is_umpired, next_deadline, roll_rows};
 use super::turn_error::TurnCycleError;
+use super::turn_rows::{
+    EventRow, RollRow, TurnProcessed, held_turn, is_umpired, next_deadline, roll_rows,
+};
 use super::umpire_dice::{self, UmpireDice};
 use crate::dice::{DiceSource, StreamDice};
 use crate::mail::intake::{IntakeError, Receipt, SubmissionContext};
@@ -32,20 +34,7 @@ use std::fmt::Write as _;
 /// Players' time zone when the scenario names none.
 const DEFAULT_TIME_ZONE: &str = "UTC";
 
-/// The mail plane of `ruleset`, if it is played through one.
-pub fn engine_of(ruleset: &str) -> Option<&'static dyn MailEngine> {
-    crate::rulesets::find(ruleset)
-        .ok()
-        .and_then(|r| r.mail_engine())
-}
-
-/// The mail plane of a stored game, if it is played through one.
-pub fn engine_of_game(
-    c: &rusqlite::Connection,
-    game: GameId,
-) -> Result<Option<&'static dyn MailEngine>, rusqlite::Error> {
-    Ok(engine_of(&crate::store::game_ruleset(c, game)?))
-}
+pub use super::engine_seat::{engine_of, engine_of_game};
 
 fn scenario_toml(c: &rusqlite::Connection, game: GameId) -> Result<String, rusqlite::Error> {
     c.query_row(
@@ -593,7 +582,7 @@ pub fn handle_mail(
             let _ = writeln!(r, "  * {s}");
         }
     }
-    let _ = writeln!(r, "\n{}", super::submit::deadline_line(tx, ctx)?);
+    let _ = writeln!(r, "\n{}", super::deadline_line::deadline_line(tx, ctx)?);
     Ok(Receipt {
         subject: format!(
             "Orders received: {} turn {} ({})",
@@ -628,7 +617,7 @@ pub fn turn_orders(
 pub struct EngineAdjudication {
     pub resolved: crate::rules::Resolved,
     /// seq 0 `turn-input`, then the engine's events.
-    pub events: Vec<super::turn::EventRow>,
+    pub events: Vec<EventRow>,
     pub rolls: Vec<RollRow>,
 }
 
@@ -655,13 +644,13 @@ pub fn adjudicate(
             )
         })
         .collect();
-    let mut events = vec![super::turn::EventRow {
+    let mut events = vec![EventRow {
         seq: 0,
         kind: "turn-input".into(),
         data_json: serde_json::json!({ "orders": input }).to_string(),
     }];
     for e in &resolved.events {
-        events.push(super::turn::EventRow {
+        events.push(EventRow {
             seq: i64::try_from(events.len()).unwrap_or(i64::MAX),
             kind: e.kind.clone(),
             data_json: e.data_json.clone(),

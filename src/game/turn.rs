@@ -10,7 +10,6 @@
 //! same bytes, so `state_hash` of the next turn identifies the outcome and a
 //! replay can check it.
 
-use super::deadline::DeadlineSettings;
 use super::report_mail::ReportMail;
 use super::reports::{TurnResult, issue_turn_reports};
 use super::snapshot::Snapshot;
@@ -22,25 +21,10 @@ use crate::store::{GameId, Store, StoreError, seed_commitment, sha256_hex, turn_
 use rusqlite::{OptionalExtension, Transaction, params};
 
 pub use super::turn_error::TurnCycleError;
-
-/// What processing a turn did.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct TurnProcessed {
-    pub game: String,
-    pub turn: u32,
-    pub events: usize,
-    pub rolls: usize,
-    pub next_turn: u32,
-    /// SHA-256 of the next turn's snapshot: the outcome's fingerprint.
-    pub state_hash: String,
-    /// Umpired game: the turn is held for the umpire's review, nothing was
-    /// queued for the players (issue #8).
-    pub held: bool,
-    /// Umpire dice: the turn was NOT adjudicated; it waits for these rolls
-    /// (each roll's purpose, in order), asked of the umpire. `events`,
-    /// `rolls` and `state_hash` are then empty and `next_turn` = `turn`.
-    pub dice_wanted: Vec<String>,
-}
+pub use super::turn_rows::{
+    EventRow, PAUSE_IN_TURN_ENV, RollRow, TurnProcessed, held_turn, is_umpired, next_deadline,
+    roll_rows,
+};
 
 /// Processes the open turn of `game` at time `now` with the turn's seeded
 /// dice stream, in one transaction — the reports of the new turn and their
@@ -198,7 +182,7 @@ fn process_in(
         });
     }
     // A ruleset played through its mail plane (SFRM) has its own path.
-    if let Some(engine) = super::engine_game::engine_of_game(tx, game_id)? {
+    if let Some(engine) = super::engine_seat::engine_of_game(tx, game_id)? {
         crate::rulesets::require_by_mail(&crate::store::game_ruleset(tx, game_id)?)?;
         return super::engine_game::process(tx, engine, game, game_id, game_seed, mail, now);
     }
@@ -220,27 +204,6 @@ fn process_in(
         }
     }
     Ok(done)
-}
-
-/// The number of the game's held turn (umpired games: processed, waiting
-/// for the umpire's RELEASE or REDO), if any.
-pub fn held_turn(tx: &Transaction<'_>, game_id: GameId) -> Result<Option<u32>, rusqlite::Error> {
-    tx.query_row(
-        "SELECT number FROM turns WHERE game_id = ?1 AND status = 'held' AND superseded_at IS NULL",
-        [game_id.0],
-        |r| r.get(0),
-    )
-    .optional()
-}
-
-/// Whether the game has an umpire: its processed turns are then held for
-/// review (issue #8) instead of released.
-pub fn is_umpired(tx: &Transaction<'_>, game_id: GameId) -> Result<bool, rusqlite::Error> {
-    tx.query_row(
-        "SELECT umpire_address IS NOT NULL FROM games WHERE id = ?1",
-        [game_id.0],
-        |r| r.get(0),
-    )
 }
 
 /// The start state of attempt `turn_id` as the engine sees it: the stored
@@ -423,28 +386,6 @@ pub(crate) fn run_attempt(
     })
 }
 
-/// One `events` row as [`process_in`] writes it and replay reads it back.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EventRow {
-    pub seq: i64,
-    pub kind: String,
-    pub data_json: String,
-}
-
-/// One `dice_rolls` row as [`process_in`] writes it and replay reads it
-/// back. The engine's dice are a stream, so `draw_index` and `subject` are
-/// always present here; the columns allow NULL for umpire dice.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RollRow {
-    pub seq: i64,
-    pub draw_index: Option<i64>,
-    pub sides: i64,
-    pub value: i64,
-    pub purpose: String,
-    pub subject: Option<String>,
-    pub source: String,
-}
-
 /// What the engine made of one turn, with the rows it gives the archive.
 #[derive(Debug, Clone)]
 pub struct Adjudication {
@@ -525,31 +466,6 @@ pub fn adjudicate_with(
     })
 }
 
-/// The `dice_rolls` rows of a turn's dice, in the order rolled: the turn's
-/// stream (with draw indexes) or the umpire's dice (source `umpire`).
-pub fn roll_rows(log: &[Roll], umpire: bool) -> Vec<RollRow> {
-    log.iter()
-        .enumerate()
-        .map(|(i, roll)| RollRow {
-            seq: i64::try_from(i).unwrap_or(i64::MAX),
-            draw_index: (!umpire).then(|| i64::try_from(roll.draw).unwrap_or(i64::MAX)),
-            sides: 6,
-            value: i64::from(roll.value),
-            purpose: if roll.purpose.note.is_empty() {
-                roll.purpose.kind.as_str().to_string()
-            } else {
-                format!("{}: {}", roll.purpose.kind.as_str(), roll.purpose.note)
-            },
-            subject: Some(roll.purpose.subject.clone()),
-            source: if umpire { "umpire" } else { "stream" }.to_string(),
-        })
-        .collect()
-}
-
-fn next_seq(rows: &[EventRow]) -> i64 {
-    i64::try_from(rows.len()).unwrap_or(i64::MAX)
-}
-
 /// As [`process_turn`], inside the caller's transaction: the umpire's
 /// `PROCESS` (`umpire::exec`) runs it among his other commands, all in one
 /// transaction. Same code as `adjutant game process` and the daemon.
@@ -615,50 +531,6 @@ fn register_new_units(
     Ok(())
 }
 
-/// Test-only: when this environment variable names a file, the turn
-/// processor writes that file and then sleeps inside the turn's
-/// transaction (just before the next turn is opened), so that
-/// `tests/kill_restart.rs` can SIGKILL it mid-turn. Never set it in
-/// production: a turn would take a minute longer.
-pub const PAUSE_IN_TURN_ENV: &str = "ADJUTANT_TEST_PAUSE_IN_TURN";
-
-fn pause_for_tests() {
-    if let Some(path) = std::env::var_os(PAUSE_IN_TURN_ENV) {
-        tracing::warn!("{PAUSE_IN_TURN_ENV} is set: pausing inside the turn's transaction");
-        if std::fs::write(&path, b"inside the turn transaction\n").is_ok() {
-            std::thread::sleep(std::time::Duration::from_secs(60));
-        }
-    }
-}
-
-/// The deadline for a turn of `game` opening at `opened_at`, from the
-/// game's stored settings. A schedule that cannot be read is logged and
-/// gives no deadline, so a turn is never lost over it (the game then waits
-/// for READY until the umpire sets the schedule again).
-///
-/// Called by the turn processor inside the turn's transaction, as the next
-/// turn is inserted: the place where [`PAUSE_IN_TURN_ENV`] pauses.
-pub fn next_deadline(tx: &Transaction<'_>, game: GameId, opened_at: i64) -> Option<i64> {
-    pause_for_tests();
-    let json: Option<String> = tx
-        .query_row(
-            "SELECT settings_json FROM games WHERE id = ?1",
-            [game.0],
-            |r| r.get(0),
-        )
-        .optional()
-        .ok()
-        .flatten();
-    let result = json
-        .as_deref()
-        .map(DeadlineSettings::from_settings_json)
-        .transpose()
-        .and_then(|s| s.map(|s| s.deadline_for(opened_at)).transpose());
-    match result {
-        Ok(d) => d.flatten(),
-        Err(e) => {
-            tracing::error!(game = game.0, error = %e, "no deadline set for the next turn");
-            None
-        }
-    }
+fn next_seq(rows: &[EventRow]) -> i64 {
+    i64::try_from(rows.len()).unwrap_or(i64::MAX)
 }
