@@ -480,7 +480,7 @@ pub fn handle_mail(
     let mut control = Control::default();
     let mut lines: Vec<String> = Vec::new();
     for (i, line) in ctx.text.lines().enumerate() {
-        let at = ctx.mail_line(i + 1);
+        let at = ctx.mail_line(i + 1).max(1);
         if lines.len() < at {
             lines.resize(at, String::new());
         }

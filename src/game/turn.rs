@@ -76,6 +76,16 @@ pub fn turn_input(
     struct Input {
         orders: TurnOrders,
     }
+    // A game played through a mail plane keeps its own input (REDO of
+    // it is not available yet).
+    let (game_id, game): (i64, String) = tx.query_row(
+        "SELECT g.id, g.name FROM turns t JOIN games g ON g.id = t.game_id WHERE t.id = ?1",
+        [turn_id],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
+    if super::engine_seat::engine_of_game(tx, GameId(game_id))?.is_some() {
+        return Err(TurnCycleError::NotForMailPlane(game));
+    }
     let row: Option<(u32, String)> = tx
         .query_row(
             "SELECT t.number, e.data_json FROM events e JOIN turns t ON t.id = e.turn_id
@@ -242,6 +252,11 @@ pub(crate) fn run_attempt(
     // The ruleset boundary: only a ruleset playable by mail is adjudicated
     // here; another's stored state is never misread as Iron Brigade.
     crate::rulesets::require_by_mail(&crate::store::game_ruleset(tx, game_id)?)?;
+    // A game played through a mail plane is processed by `engine_game`;
+    // only the umpire's REDO comes here with one.
+    if super::engine_seat::engine_of_game(tx, game_id)?.is_some() {
+        return Err(TurnCycleError::NotForMailPlane(game.to_string()));
+    }
     let (number, json, grace_secs, attempt): (u32, String, i64, u32) = tx.query_row(
         "SELECT number, state_json, grace_secs, attempt FROM turns WHERE id = ?1",
         [turn_id],
