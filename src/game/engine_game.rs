@@ -19,15 +19,13 @@ use super::report_mail::{
 use super::setup::{CreatedGame, PlayerSecret};
 use super::turn_error::TurnCycleError;
 use super::turn_rows::{
-    EventRow, RollRow, TurnProcessed, held_turn, is_umpired, next_deadline, roll_rows,
+    Attempt, EventRow, RollRow, TurnProcessed, held_turn, record_attempt, roll_rows,
 };
 use super::umpire_dice::{self, UmpireDice};
 use crate::dice::{DiceSource, StreamDice};
 use crate::mail::intake::{IntakeError, Receipt, SubmissionContext};
 use crate::rules::{MailEngine, ReportContent};
-use crate::store::{
-    GameId, NewGame, NewPlayer, Store, StoreError, seed_commitment, sha256_hex, turn_seed,
-};
+use crate::store::{GameId, NewGame, NewPlayer, Store, StoreError, turn_seed};
 use rusqlite::{OptionalExtension, Transaction, params};
 use std::fmt::Write as _;
 
@@ -737,61 +735,21 @@ pub fn process(
             false,
         )?
     };
-    for row in &adj.events {
-        tx.execute(
-            "INSERT INTO events (game_id, turn_id, seq, kind, data_json) VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![game_id.0, turn_id, row.seq, row.kind, row.data_json],
-        )?;
-    }
-    for row in &adj.rolls {
-        tx.execute(
-            "INSERT INTO dice_rolls (game_id, turn_id, seq, draw_index, sides, value, purpose, subject, source)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-            params![
-                game_id.0,
-                turn_id,
-                row.seq,
-                row.draw_index,
-                row.sides,
-                row.value,
-                row.purpose,
-                row.subject,
-                row.source
-            ],
-        )?;
-    }
-    let held = is_umpired(tx, game_id)?;
-    if held {
-        tx.execute(
-            "UPDATE turns SET status = 'held', processed_at = ?2, seed_revealed = ?3 WHERE id = ?1",
-            params![turn_id, now, hex::encode(seed)],
-        )?;
-    } else {
-        tx.execute(
-            "UPDATE turns SET status = 'released', processed_at = ?2, released_at = ?2, seed_revealed = ?3
-             WHERE id = ?1",
-            params![turn_id, now, hex::encode(seed)],
-        )?;
-    }
-    let next_json = &adj.resolved.state_json;
-    let state_hash = sha256_hex(next_json.as_bytes());
-    let next_number = number + 1;
-    tx.execute(
-        "INSERT INTO turns (game_id, number, status, deadline_at, grace_secs, seed_commitment,
-                            state_json, state_hash, opened_at, prev_turn_id)
-         VALUES (?1, ?2, 'open', ?8, ?3, ?4, ?5, ?6, ?7, ?9)",
-        params![
-            game_id.0,
-            next_number,
+    let (held, state_hash) = record_attempt(
+        tx,
+        &Attempt {
+            game_id,
+            turn_id,
+            number,
             grace_secs,
-            seed_commitment(&turn_seed(game_seed, next_number)),
-            next_json,
-            state_hash,
+            game_seed,
+            events: &adj.events,
+            rolls: &adj.rolls,
+            next_json: &adj.resolved.state_json,
             now,
-            next_deadline(tx, game_id, now),
-            turn_id
-        ],
+        },
     )?;
+    let next_number = number + 1;
     let new_turn_id = tx.last_insert_rowid();
     issue_reports(
         tx,

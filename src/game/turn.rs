@@ -17,10 +17,11 @@ use super::umpire_dice::{self, UmpireDice};
 use crate::dice::{DiceSource, Roll, StreamDice};
 use crate::rules::iron_brigade::orders::{OfficerMove, TurnOrders, UnitOrder};
 use crate::rules::iron_brigade::turn::{TurnOutcome, resolve_turn};
-use crate::store::{GameId, Store, StoreError, seed_commitment, sha256_hex, turn_seed};
+use crate::store::{GameId, Store, StoreError, turn_seed};
 use rusqlite::{OptionalExtension, Transaction, params};
 
 pub use super::turn_error::TurnCycleError;
+use super::turn_rows::{Attempt, record_attempt};
 pub use super::turn_rows::{
     EventRow, PAUSE_IN_TURN_ENV, RollRow, TurnProcessed, held_turn, is_umpired, next_deadline,
     roll_rows,
@@ -291,75 +292,33 @@ pub(crate) fn run_attempt(
     } else {
         adjudicate(number, &snapshot, orders, seed)?
     };
-    for row in &adjudicated.events {
-        tx.execute(
-            "INSERT INTO events (game_id, turn_id, seq, kind, data_json) VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![game_id.0, turn_id, row.seq, row.kind, row.data_json],
-        )?;
-    }
-    for row in &adjudicated.rolls {
-        tx.execute(
-            "INSERT INTO dice_rolls (game_id, turn_id, seq, draw_index, sides, value, purpose, subject, source)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-            params![
-                game_id.0,
-                turn_id,
-                row.seq,
-                row.draw_index,
-                row.sides,
-                row.value,
-                row.purpose,
-                row.subject,
-                row.source
-            ],
-        )?;
-    }
     let rolls = &adjudicated.log;
     let outcome = adjudicated.outcome;
-    let outcome_err = |source| TurnCycleError::Outcome {
-        turn: number,
-        source,
-    };
-
-    // In an umpired game the turn is held for the umpire's review: nothing
-    // reaches the players until RELEASE (issue #8).
-    let held = is_umpired(tx, game_id)?;
-    if held {
-        tx.execute(
-            "UPDATE turns SET status = 'held', processed_at = ?2, seed_revealed = ?3 WHERE id = ?1",
-            params![turn_id, now, hex::encode(seed)],
-        )?;
-    } else {
-        tx.execute(
-            "UPDATE turns SET status = 'released', processed_at = ?2, released_at = ?2, seed_revealed = ?3
-             WHERE id = ?1",
-            params![turn_id, now, hex::encode(seed)],
-        )?;
-    }
-
     let next = Snapshot {
         battle: outcome.state,
         book: outcome.book,
     };
-    let next_json = next.to_json().map_err(outcome_err)?;
-    let state_hash = sha256_hex(next_json.as_bytes());
-    let next_number = number + 1;
-    tx.execute(
-        "INSERT INTO turns (game_id, number, status, deadline_at, grace_secs, seed_commitment,
-                            state_json, state_hash, opened_at, prev_turn_id)
-         VALUES (?1, ?2, 'open', ?8, ?3, ?4, ?5, ?6, ?7, ?9)",
-        params![
-            game_id.0,
-            next_number,
+    let next_json = next.to_json().map_err(|source| TurnCycleError::Outcome {
+        turn: number,
+        source,
+    })?;
+    // In an umpired game the turn is held for the umpire's review: nothing
+    // reaches the players until RELEASE (issue #8).
+    let (held, state_hash) = record_attempt(
+        tx,
+        &Attempt {
+            game_id,
+            turn_id,
+            number,
             grace_secs,
-            seed_commitment(&turn_seed(game_seed, next_number)),
-            next_json,
-            state_hash,
+            game_seed,
+            events: &adjudicated.events,
+            rolls: &adjudicated.rolls,
+            next_json: &next_json,
             now,
-            next_deadline(tx, game_id, now),
-            turn_id
-        ],
+        },
     )?;
+    let next_number = number + 1;
 
     super::dispatches::record_outcome(tx, game_id, &next.battle, &outcome.events, number)?;
     register_new_units(tx, game_id, &next.battle)?;

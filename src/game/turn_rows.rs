@@ -6,8 +6,90 @@
 
 use super::deadline::DeadlineSettings;
 use crate::dice::Roll;
-use crate::store::GameId;
-use rusqlite::{OptionalExtension, Transaction};
+use crate::store::{GameId, seed_commitment, sha256_hex, turn_seed};
+use rusqlite::{OptionalExtension, Transaction, params};
+
+/// One adjudicated attempt, as both turn processors write it.
+pub struct Attempt<'a> {
+    pub game_id: GameId,
+    /// The attempt's `turns` row.
+    pub turn_id: i64,
+    pub number: u32,
+    /// Copied to the next turn.
+    pub grace_secs: i64,
+    pub game_seed: &'a [u8; 32],
+    pub events: &'a [EventRow],
+    pub rolls: &'a [RollRow],
+    /// The state at the start of the next turn.
+    pub next_json: &'a str,
+    pub now: i64,
+}
+
+/// Writes an attempt's events and dice, closes it (held for the umpire in
+/// an umpired game, else released; its seed revealed) and opens the next
+/// turn with its state, the next seed's commitment and its deadline.
+/// Returns whether it is held and the next state's hash.
+pub fn record_attempt(
+    tx: &Transaction<'_>,
+    a: &Attempt<'_>,
+) -> Result<(bool, String), rusqlite::Error> {
+    for row in a.events {
+        tx.execute(
+            "INSERT INTO events (game_id, turn_id, seq, kind, data_json) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![a.game_id.0, a.turn_id, row.seq, row.kind, row.data_json],
+        )?;
+    }
+    for row in a.rolls {
+        tx.execute(
+            "INSERT INTO dice_rolls (game_id, turn_id, seq, draw_index, sides, value, purpose, subject, source)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            params![
+                a.game_id.0,
+                a.turn_id,
+                row.seq,
+                row.draw_index,
+                row.sides,
+                row.value,
+                row.purpose,
+                row.subject,
+                row.source
+            ],
+        )?;
+    }
+    let seed = turn_seed(a.game_seed, a.number);
+    let held = is_umpired(tx, a.game_id)?;
+    if held {
+        tx.execute(
+            "UPDATE turns SET status = 'held', processed_at = ?2, seed_revealed = ?3 WHERE id = ?1",
+            params![a.turn_id, a.now, hex::encode(seed)],
+        )?;
+    } else {
+        tx.execute(
+            "UPDATE turns SET status = 'released', processed_at = ?2, released_at = ?2, seed_revealed = ?3
+             WHERE id = ?1",
+            params![a.turn_id, a.now, hex::encode(seed)],
+        )?;
+    }
+    let state_hash = sha256_hex(a.next_json.as_bytes());
+    let next_number = a.number + 1;
+    tx.execute(
+        "INSERT INTO turns (game_id, number, status, deadline_at, grace_secs, seed_commitment,
+                            state_json, state_hash, opened_at, prev_turn_id)
+         VALUES (?1, ?2, 'open', ?8, ?3, ?4, ?5, ?6, ?7, ?9)",
+        params![
+            a.game_id.0,
+            next_number,
+            a.grace_secs,
+            seed_commitment(&turn_seed(a.game_seed, next_number)),
+            a.next_json,
+            state_hash,
+            a.now,
+            next_deadline(tx, a.game_id, a.now),
+            a.turn_id
+        ],
+    )?;
+    Ok((held, state_hash))
+}
 
 /// What processing a turn did.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
