@@ -191,7 +191,8 @@ fn readers(tx: &Transaction<'_>, game: GameId) -> Result<Vec<Reader>, rusqlite::
     .collect()
 }
 
-fn esc(s: &str) -> String {
+/// Text for HTML: `&`, `<`, `>` and `"` escaped.
+pub fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
@@ -322,32 +323,64 @@ pub fn issue_briefings(
         let title = format!("{game}: umpire's briefing");
         let l = letter(&title, &content, "").map_err(|e| report_err(number, e.into()))?;
         let report_id = store_report(tx, game_id, turn_id, None, &l, now)?;
-        let to = vec![u.to_string()];
-        let id = format!("{number}");
-        let outbound = queue_umpire_letter(
-            tx,
-            mail,
-            &ReportLetter {
-                game: &game,
-                game_id,
-                kind: "umpire-briefing",
-                id: &id,
-                to: &to,
-                subject: &title,
-                text: &l.text,
-                html: Some(&l.html),
-                png: Some(&l.png),
-                png_name: Some("umpire-map.png"),
-                reply_token_for: None,
-                now,
-            },
-            number,
-        )
-        .map_err(|e| report_err(number, e.into()))?;
-        super::reports::link_mail(tx, report_id, outbound)?;
+        let head = UmpireLetter {
+            game: &game,
+            game_id,
+            kind: "umpire-briefing",
+            to: u,
+            title: &title,
+            turn: number,
+            now,
+        };
+        mail_umpire(tx, mail, &head, &l, report_id).map_err(|e| report_err(number, e))?;
         queued += 1;
     }
     Ok(queued)
+}
+
+/// The envelope of a letter to the umpire.
+struct UmpireLetter<'a> {
+    game: &'a str,
+    game_id: GameId,
+    kind: &'a str,
+    to: &'a str,
+    title: &'a str,
+    /// The turn his reply token is for (and the Message-ID's last part).
+    turn: u32,
+    now: i64,
+}
+
+/// Queues a stored report to the umpire, with his reply token.
+fn mail_umpire(
+    tx: &Transaction<'_>,
+    mail: &ReportMail,
+    h: &UmpireLetter<'_>,
+    l: &Letter,
+    report_id: i64,
+) -> Result<(), super::reports::ReportsError> {
+    let to = vec![h.to.to_string()];
+    let id = h.turn.to_string();
+    let outbound = queue_umpire_letter(
+        tx,
+        mail,
+        &ReportLetter {
+            game: h.game,
+            game_id: h.game_id,
+            kind: h.kind,
+            id: &id,
+            to: &to,
+            subject: h.title,
+            text: &l.text,
+            html: Some(&l.html),
+            png: Some(&l.png),
+            png_name: Some("umpire-map.png"),
+            reply_token_for: None,
+            now: h.now,
+        },
+        h.turn,
+    )?;
+    super::reports::link_mail(tx, report_id, outbound)?;
+    Ok(())
 }
 
 fn report_err(turn: u32, source: super::reports::ReportsError) -> TurnCycleError {
@@ -894,29 +927,16 @@ fn issue_reports(
         let title = format!("{game}: turn {played} (umpire)");
         let l = letter(&title, &content, foot).map_err(|e| report_err(played, e.into()))?;
         let report_id = store_report(tx, game_id, new_turn_id, None, &l, now)?;
-        let to = vec![u.to_string()];
-        let id = format!("{new_turn}");
-        let outbound = queue_umpire_letter(
-            tx,
-            mail,
-            &ReportLetter {
-                game,
-                game_id,
-                kind: "umpire-report",
-                id: &id,
-                to: &to,
-                subject: &title,
-                text: &l.text,
-                html: Some(&l.html),
-                png: Some(&l.png),
-                png_name: Some("umpire-map.png"),
-                reply_token_for: None,
-                now,
-            },
-            new_turn,
-        )
-        .map_err(|e| report_err(played, e.into()))?;
-        super::reports::link_mail(tx, report_id, outbound)?;
+        let head = UmpireLetter {
+            game,
+            game_id,
+            kind: "umpire-report",
+            to: u,
+            title: &title,
+            turn: new_turn,
+            now,
+        };
+        mail_umpire(tx, mail, &head, &l, report_id).map_err(|e| report_err(played, e))?;
     }
     Ok(())
 }

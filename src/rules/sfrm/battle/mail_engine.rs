@@ -20,7 +20,7 @@
 //! drawn battle.
 
 use super::language::{self, Context, Place, Reading};
-use super::map;
+use super::map::{self, esc};
 use super::nouns::{SfrmBattle, Side, UnitId};
 use super::orders::{SfrmEvent, TurnOrders};
 use super::scenario::{SfrmScenario, from_toml_str};
@@ -241,13 +241,6 @@ fn events_of(json: Option<&str>) -> Result<Vec<SfrmEvent>, MailEngineError> {
             problem: e.to_string(),
         }),
     }
-}
-
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }
 
 /// Text lines to an HTML fragment: each paragraph its own `<p>`, lines

@@ -39,7 +39,8 @@ fn extent(b: &SfrmBattle) -> (f64, f64) {
     ((w / 10.0).ceil() * 10.0, (h / 10.0).ceil() * 10.0)
 }
 
-fn esc(s: &str) -> String {
+/// Text for SVG and HTML: `&`, `<`, `>` and `"` escaped.
+pub(crate) fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
