@@ -18,7 +18,7 @@ use crate::rules::{IRON_BRIGADE, Ruleset, declared_ruleset};
 /// scenarios that name none.
 pub static RULESETS: &[&dyn Ruleset] = &[
     &crate::scenario::ruleset::IronBrigade,
-    &crate::rules::sfrm::battle::scenario::SfrmRuleset,
+    &crate::rules::sfrm::battle::seat::SfrmRuleset,
 ];
 
 /// Why a ruleset cannot be used.

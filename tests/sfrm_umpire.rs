@@ -100,6 +100,19 @@ fn sfrm_held_turn_waits_for_release() {
             .any(|m| m.subject.contains("turn 1 results"))
     );
     assert_eq!(g.count("SELECT count(*) FROM held_mail"), 2);
+    // REDO is not available for an SFRM game yet: refused, with what to do.
+    let out = adjutant(g.dir.path())
+        .args(["umpire", "bull", "REDO"])
+        .env("USER", "alice")
+        .output()
+        .unwrap();
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(said.contains("RELEASE the held turn"), "{said}");
+    assert_eq!(g.count("SELECT count(*) FROM held_mail"), 2);
     // RELEASE queues them as composed.
     let said = g.umpire("RELEASE");
     assert!(said.contains("turn 1 released"), "{said}");

@@ -14,20 +14,14 @@
 //! A pure function of the archive, as Iron Brigade's site is.
 
 use super::ArchiveError;
-use super::export::ExportSummary;
+use super::ExportSummary;
 use super::load::{GameArchive, TurnRecord};
+use crate::game::engine_game::esc;
 use crate::rules::MailEngine;
 use std::fmt::Write as _;
 use std::path::Path;
 
 const STYLE: &str = include_str!("../../templates/archive/style.css");
-
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
 
 fn page(game: &str, title: &str, body: &str) -> String {
     format!(

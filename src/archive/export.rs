@@ -48,16 +48,7 @@ const SIDE: &str = include_str!("../../templates/archive/side.html");
 const FOG: &str = include_str!("../../templates/archive/fog.html");
 const STYLE: &str = include_str!("../../templates/archive/style.css");
 
-/// What an export wrote.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ExportSummary {
-    pub game: String,
-    pub out: PathBuf,
-    pub turns: usize,
-    /// Every file written, relative to `out`, in the order written.
-    pub files: Vec<String>,
-    pub fog_lifted: bool,
-}
+pub use super::ExportSummary;
 
 /// The `sighting` event's payload, as `game::turn::adjudicate` writes it.
 #[derive(Deserialize)]

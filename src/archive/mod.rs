@@ -20,7 +20,7 @@ pub mod export;
 pub mod load;
 pub mod replay;
 
-pub use export::{ExportSummary, export_site};
+pub use export::export_site;
 pub use load::{GameArchive, load_archive};
 pub use replay::{ReplayReport, TurnCheck, replay_game};
 
@@ -70,4 +70,15 @@ impl ArchiveError {
             _ => false,
         }
     }
+}
+
+/// What an export wrote.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ExportSummary {
+    pub game: String,
+    pub out: std::path::PathBuf,
+    pub turns: usize,
+    /// Every file written, relative to `out`, in the order written.
+    pub files: Vec<String>,
+    pub fog_lifted: bool,
 }

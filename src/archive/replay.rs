@@ -419,7 +419,7 @@ pub fn replay_game(
     // The ruleset boundary: replay re-runs this engine, so a game of a
     // ruleset it does not play is refused, not misread.
     crate::rulesets::require_by_mail(&crate::store::game_ruleset(conn, game_id)?)?;
-    let engine = crate::game::engine_game::engine_of_game(conn, game_id)?;
+    let engine = crate::game::engine_seat::engine_of_game(conn, game_id)?;
     let scenario: String = conn.query_row(
         "SELECT scenario_toml FROM games WHERE id = ?1",
         [game_id.0],

@@ -255,7 +255,7 @@ pub fn is_last_turn(
         |r| r.get(0),
     )?;
     // A ruleset played through its mail plane knows its own last turn.
-    if let Some(engine) = super::engine_game::engine_of_game(tx, game_id)? {
+    if let Some(engine) = super::engine_seat::engine_of_game(tx, game_id)? {
         let opened = engine
             .open(&toml, "stored scenario")
             .map_err(|e| StoreError::BadValue {

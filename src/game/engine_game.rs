@@ -17,35 +17,22 @@ use super::report_mail::{
     ReportLetter, ReportMail, compose_letter, live_addresses, queue_letter, queue_umpire_letter,
 };
 use super::setup::{CreatedGame, PlayerSecret};
-use super::turn::{RollRow, TurnProcessed, held_turn, is_umpired, next_deadline, roll_rows};
 use super::turn_error::TurnCycleError;
+use super::turn_rows::{
+    Attempt, EventRow, RollRow, TurnProcessed, held_turn, record_attempt, roll_rows,
+};
 use super::umpire_dice::{self, UmpireDice};
 use crate::dice::{DiceSource, StreamDice};
 use crate::mail::intake::{IntakeError, Receipt, SubmissionContext};
 use crate::rules::{MailEngine, ReportContent};
-use crate::store::{
-    GameId, NewGame, NewPlayer, Store, StoreError, seed_commitment, sha256_hex, turn_seed,
-};
+use crate::store::{GameId, NewGame, NewPlayer, Store, StoreError, turn_seed};
 use rusqlite::{OptionalExtension, Transaction, params};
 use std::fmt::Write as _;
 
 /// Players' time zone when the scenario names none.
 const DEFAULT_TIME_ZONE: &str = "UTC";
 
-/// The mail plane of `ruleset`, if it is played through one.
-pub fn engine_of(ruleset: &str) -> Option<&'static dyn MailEngine> {
-    crate::rulesets::find(ruleset)
-        .ok()
-        .and_then(|r| r.mail_engine())
-}
-
-/// The mail plane of a stored game, if it is played through one.
-pub fn engine_of_game(
-    c: &rusqlite::Connection,
-    game: GameId,
-) -> Result<Option<&'static dyn MailEngine>, rusqlite::Error> {
-    Ok(engine_of(&crate::store::game_ruleset(c, game)?))
-}
+pub use super::engine_seat::{engine_of, engine_of_game};
 
 fn scenario_toml(c: &rusqlite::Connection, game: GameId) -> Result<String, rusqlite::Error> {
     c.query_row(
@@ -204,7 +191,8 @@ fn readers(tx: &Transaction<'_>, game: GameId) -> Result<Vec<Reader>, rusqlite::
     .collect()
 }
 
-fn esc(s: &str) -> String {
+/// Text for HTML: `&`, `<`, `>` and `"` escaped.
+pub fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
@@ -335,32 +323,64 @@ pub fn issue_briefings(
         let title = format!("{game}: umpire's briefing");
         let l = letter(&title, &content, "").map_err(|e| report_err(number, e.into()))?;
         let report_id = store_report(tx, game_id, turn_id, None, &l, now)?;
-        let to = vec![u.to_string()];
-        let id = format!("{number}");
-        let outbound = queue_umpire_letter(
-            tx,
-            mail,
-            &ReportLetter {
-                game: &game,
-                game_id,
-                kind: "umpire-briefing",
-                id: &id,
-                to: &to,
-                subject: &title,
-                text: &l.text,
-                html: Some(&l.html),
-                png: Some(&l.png),
-                png_name: Some("umpire-map.png"),
-                reply_token_for: None,
-                now,
-            },
-            number,
-        )
-        .map_err(|e| report_err(number, e.into()))?;
-        super::reports::link_mail(tx, report_id, outbound)?;
+        let head = UmpireLetter {
+            game: &game,
+            game_id,
+            kind: "umpire-briefing",
+            to: u,
+            title: &title,
+            turn: number,
+            now,
+        };
+        mail_umpire(tx, mail, &head, &l, report_id).map_err(|e| report_err(number, e))?;
         queued += 1;
     }
     Ok(queued)
+}
+
+/// The envelope of a letter to the umpire.
+struct UmpireLetter<'a> {
+    game: &'a str,
+    game_id: GameId,
+    kind: &'a str,
+    to: &'a str,
+    title: &'a str,
+    /// The turn his reply token is for (and the Message-ID's last part).
+    turn: u32,
+    now: i64,
+}
+
+/// Queues a stored report to the umpire, with his reply token.
+fn mail_umpire(
+    tx: &Transaction<'_>,
+    mail: &ReportMail,
+    h: &UmpireLetter<'_>,
+    l: &Letter,
+    report_id: i64,
+) -> Result<(), super::reports::ReportsError> {
+    let to = vec![h.to.to_string()];
+    let id = h.turn.to_string();
+    let outbound = queue_umpire_letter(
+        tx,
+        mail,
+        &ReportLetter {
+            game: h.game,
+            game_id: h.game_id,
+            kind: h.kind,
+            id: &id,
+            to: &to,
+            subject: h.title,
+            text: &l.text,
+            html: Some(&l.html),
+            png: Some(&l.png),
+            png_name: Some("umpire-map.png"),
+            reply_token_for: None,
+            now: h.now,
+        },
+        h.turn,
+    )?;
+    super::reports::link_mail(tx, report_id, outbound)?;
+    Ok(())
 }
 
 fn report_err(turn: u32, source: super::reports::ReportsError) -> TurnCycleError {
@@ -491,7 +511,7 @@ pub fn handle_mail(
     let mut control = Control::default();
     let mut lines: Vec<String> = Vec::new();
     for (i, line) in ctx.text.lines().enumerate() {
-        let at = ctx.mail_line(i + 1);
+        let at = ctx.mail_line(i + 1).max(1);
         if lines.len() < at {
             lines.resize(at, String::new());
         }
@@ -593,7 +613,7 @@ pub fn handle_mail(
             let _ = writeln!(r, "  * {s}");
         }
     }
-    let _ = writeln!(r, "\n{}", super::submit::deadline_line(tx, ctx)?);
+    let _ = writeln!(r, "\n{}", super::deadline_line::deadline_line(tx, ctx)?);
     Ok(Receipt {
         subject: format!(
             "Orders received: {} turn {} ({})",
@@ -628,7 +648,7 @@ pub fn turn_orders(
 pub struct EngineAdjudication {
     pub resolved: crate::rules::Resolved,
     /// seq 0 `turn-input`, then the engine's events.
-    pub events: Vec<super::turn::EventRow>,
+    pub events: Vec<EventRow>,
     pub rolls: Vec<RollRow>,
 }
 
@@ -655,13 +675,13 @@ pub fn adjudicate(
             )
         })
         .collect();
-    let mut events = vec![super::turn::EventRow {
+    let mut events = vec![EventRow {
         seq: 0,
         kind: "turn-input".into(),
         data_json: serde_json::json!({ "orders": input }).to_string(),
     }];
     for e in &resolved.events {
-        events.push(super::turn::EventRow {
+        events.push(EventRow {
             seq: i64::try_from(events.len()).unwrap_or(i64::MAX),
             kind: e.kind.clone(),
             data_json: e.data_json.clone(),
@@ -748,61 +768,21 @@ pub fn process(
             false,
         )?
     };
-    for row in &adj.events {
-        tx.execute(
-            "INSERT INTO events (game_id, turn_id, seq, kind, data_json) VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![game_id.0, turn_id, row.seq, row.kind, row.data_json],
-        )?;
-    }
-    for row in &adj.rolls {
-        tx.execute(
-            "INSERT INTO dice_rolls (game_id, turn_id, seq, draw_index, sides, value, purpose, subject, source)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-            params![
-                game_id.0,
-                turn_id,
-                row.seq,
-                row.draw_index,
-                row.sides,
-                row.value,
-                row.purpose,
-                row.subject,
-                row.source
-            ],
-        )?;
-    }
-    let held = is_umpired(tx, game_id)?;
-    if held {
-        tx.execute(
-            "UPDATE turns SET status = 'held', processed_at = ?2, seed_revealed = ?3 WHERE id = ?1",
-            params![turn_id, now, hex::encode(seed)],
-        )?;
-    } else {
-        tx.execute(
-            "UPDATE turns SET status = 'released', processed_at = ?2, released_at = ?2, seed_revealed = ?3
-             WHERE id = ?1",
-            params![turn_id, now, hex::encode(seed)],
-        )?;
-    }
-    let next_json = &adj.resolved.state_json;
-    let state_hash = sha256_hex(next_json.as_bytes());
-    let next_number = number + 1;
-    tx.execute(
-        "INSERT INTO turns (game_id, number, status, deadline_at, grace_secs, seed_commitment,
-                            state_json, state_hash, opened_at, prev_turn_id)
-         VALUES (?1, ?2, 'open', ?8, ?3, ?4, ?5, ?6, ?7, ?9)",
-        params![
-            game_id.0,
-            next_number,
+    let (held, state_hash) = record_attempt(
+        tx,
+        &Attempt {
+            game_id,
+            turn_id,
+            number,
             grace_secs,
-            seed_commitment(&turn_seed(game_seed, next_number)),
-            next_json,
-            state_hash,
+            game_seed,
+            events: &adj.events,
+            rolls: &adj.rolls,
+            next_json: &adj.resolved.state_json,
             now,
-            next_deadline(tx, game_id, now),
-            turn_id
-        ],
+        },
     )?;
+    let next_number = number + 1;
     let new_turn_id = tx.last_insert_rowid();
     issue_reports(
         tx,
@@ -947,29 +927,16 @@ fn issue_reports(
         let title = format!("{game}: turn {played} (umpire)");
         let l = letter(&title, &content, foot).map_err(|e| report_err(played, e.into()))?;
         let report_id = store_report(tx, game_id, new_turn_id, None, &l, now)?;
-        let to = vec![u.to_string()];
-        let id = format!("{new_turn}");
-        let outbound = queue_umpire_letter(
-            tx,
-            mail,
-            &ReportLetter {
-                game,
-                game_id,
-                kind: "umpire-report",
-                id: &id,
-                to: &to,
-                subject: &title,
-                text: &l.text,
-                html: Some(&l.html),
-                png: Some(&l.png),
-                png_name: Some("umpire-map.png"),
-                reply_token_for: None,
-                now,
-            },
-            new_turn,
-        )
-        .map_err(|e| report_err(played, e.into()))?;
-        super::reports::link_mail(tx, report_id, outbound)?;
+        let head = UmpireLetter {
+            game,
+            game_id,
+            kind: "umpire-report",
+            to: u,
+            title: &title,
+            turn: new_turn,
+            now,
+        };
+        mail_umpire(tx, mail, &head, &l, report_id).map_err(|e| report_err(played, e))?;
     }
     Ok(())
 }

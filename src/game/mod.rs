@@ -8,9 +8,11 @@ pub use crate::clock;
 pub mod corrections;
 pub mod cycle;
 pub mod deadline;
+pub mod deadline_line;
 pub mod dispatches;
 pub mod ending;
 pub mod engine_game;
+pub mod engine_seat;
 pub mod identity;
 pub mod interpretation;
 pub mod notice;
@@ -25,6 +27,7 @@ pub mod snapshot;
 pub mod submit;
 pub mod turn;
 pub mod turn_error;
+pub mod turn_rows;
 pub mod umpire_dice;
 
 pub use setup::{CreatedGame, PlayerSecret, battle_state_from_scenario, new_game};
@@ -268,7 +271,7 @@ pub fn brief_players(
             problem: "it is not in the database".to_string(),
         }));
     };
-    if let Some(engine) = engine_game::engine_of_game(store.conn(), id).map_err(StoreError::from)? {
+    if let Some(engine) = engine_seat::engine_of_game(store.conn(), id).map_err(StoreError::from)? {
         return Ok(engine_game::brief(store, id, engine, mail, now)?);
     }
     let tx = store.transaction()?;

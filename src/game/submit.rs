@@ -245,7 +245,7 @@ impl SubmissionHandler for OrdersHandler {
             Some(e) => *e,
             None => {
                 let ruleset = crate::store::game_ruleset(tx, ctx.game).map_err(sql)?;
-                let e = super::engine_game::engine_of(&ruleset);
+                let e = super::engine_seat::engine_of(&ruleset);
                 if e.is_some() {
                     crate::rulesets::require_by_mail(&ruleset).map_err(handler_err)?;
                 }
@@ -413,7 +413,7 @@ impl SubmissionHandler for OrdersHandler {
             ctx,
             &parsed,
             &lines,
-            &deadline_line(tx, ctx)?,
+            &super::deadline_line::deadline_line(tx, ctx)?,
             &forwarded,
             &kept,
             form.as_ref(),
@@ -522,39 +522,6 @@ fn record(
         lines.push(line);
     }
     Ok(lines)
-}
-
-/// The receipt's deadline line: the current turn's deadline in the
-/// player's own time zone, or for a late mail what that means.
-pub(super) fn deadline_line(
-    tx: &Transaction<'_>,
-    ctx: &SubmissionContext<'_>,
-) -> Result<String, IntakeError> {
-    let (deadline, grace, zone): (Option<i64>, i64, String) = tx
-        .query_row(
-            "SELECT t.deadline_at, t.grace_secs, p.time_zone FROM turns t, players p
-             WHERE t.id = ?1 AND p.id = ?2",
-            params![ctx.turn_id, ctx.player_id],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-        )
-        .map_err(sql)?;
-    Ok(match (ctx.late, deadline) {
-        (true, _) => format!(
-            "Deadline:   turn {}'s deadline is set when turn {} has been processed",
-            ctx.counts_for_turn,
-            ctx.counts_for_turn.saturating_sub(1)
-        ),
-        (false, Some(d)) if grace > 0 => format!(
-            "Deadline:   {} (your time zone); mail up to {} later still counts",
-            super::clock::format_local(d, &zone),
-            super::deadline::duration_words(grace)
-        ),
-        (false, Some(d)) => format!(
-            "Deadline:   {} (your time zone)",
-            super::clock::format_local(d, &zone)
-        ),
-        (false, None) => "Deadline:   none; the turn runs when every player is READY".to_string(),
-    })
 }
 
 /// A unit's name (empty: none) and a line of the mail.

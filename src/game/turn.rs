@@ -10,7 +10,6 @@
 //! same bytes, so `state_hash` of the next turn identifies the outcome and a
 //! replay can check it.
 
-use super::deadline::DeadlineSettings;
 use super::report_mail::ReportMail;
 use super::reports::{TurnResult, issue_turn_reports};
 use super::snapshot::Snapshot;
@@ -18,29 +17,15 @@ use super::umpire_dice::{self, UmpireDice};
 use crate::dice::{DiceSource, Roll, StreamDice};
 use crate::rules::iron_brigade::orders::{OfficerMove, TurnOrders, UnitOrder};
 use crate::rules::iron_brigade::turn::{TurnOutcome, resolve_turn};
-use crate::store::{GameId, Store, StoreError, seed_commitment, sha256_hex, turn_seed};
+use crate::store::{GameId, Store, StoreError, turn_seed};
 use rusqlite::{OptionalExtension, Transaction, params};
 
 pub use super::turn_error::TurnCycleError;
-
-/// What processing a turn did.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct TurnProcessed {
-    pub game: String,
-    pub turn: u32,
-    pub events: usize,
-    pub rolls: usize,
-    pub next_turn: u32,
-    /// SHA-256 of the next turn's snapshot: the outcome's fingerprint.
-    pub state_hash: String,
-    /// Umpired game: the turn is held for the umpire's review, nothing was
-    /// queued for the players (issue #8).
-    pub held: bool,
-    /// Umpire dice: the turn was NOT adjudicated; it waits for these rolls
-    /// (each roll's purpose, in order), asked of the umpire. `events`,
-    /// `rolls` and `state_hash` are then empty and `next_turn` = `turn`.
-    pub dice_wanted: Vec<String>,
-}
+use super::turn_rows::{Attempt, record_attempt};
+pub use super::turn_rows::{
+    EventRow, PAUSE_IN_TURN_ENV, RollRow, TurnProcessed, held_turn, is_umpired, next_deadline,
+    roll_rows,
+};
 
 /// Processes the open turn of `game` at time `now` with the turn's seeded
 /// dice stream, in one transaction — the reports of the new turn and their
@@ -91,6 +76,16 @@ pub fn turn_input(
     #[derive(serde::Deserialize)]
     struct Input {
         orders: TurnOrders,
+    }
+    // A game played through a mail plane keeps its own input (REDO of
+    // it is not available yet).
+    let (game_id, game): (i64, String) = tx.query_row(
+        "SELECT g.id, g.name FROM turns t JOIN games g ON g.id = t.game_id WHERE t.id = ?1",
+        [turn_id],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
+    if super::engine_seat::engine_of_game(tx, GameId(game_id))?.is_some() {
+        return Err(TurnCycleError::NotForMailPlane(game));
     }
     let row: Option<(u32, String)> = tx
         .query_row(
@@ -198,7 +193,7 @@ fn process_in(
         });
     }
     // A ruleset played through its mail plane (SFRM) has its own path.
-    if let Some(engine) = super::engine_game::engine_of_game(tx, game_id)? {
+    if let Some(engine) = super::engine_seat::engine_of_game(tx, game_id)? {
         crate::rulesets::require_by_mail(&crate::store::game_ruleset(tx, game_id)?)?;
         return super::engine_game::process(tx, engine, game, game_id, game_seed, mail, now);
     }
@@ -220,27 +215,6 @@ fn process_in(
         }
     }
     Ok(done)
-}
-
-/// The number of the game's held turn (umpired games: processed, waiting
-/// for the umpire's RELEASE or REDO), if any.
-pub fn held_turn(tx: &Transaction<'_>, game_id: GameId) -> Result<Option<u32>, rusqlite::Error> {
-    tx.query_row(
-        "SELECT number FROM turns WHERE game_id = ?1 AND status = 'held' AND superseded_at IS NULL",
-        [game_id.0],
-        |r| r.get(0),
-    )
-    .optional()
-}
-
-/// Whether the game has an umpire: its processed turns are then held for
-/// review (issue #8) instead of released.
-pub fn is_umpired(tx: &Transaction<'_>, game_id: GameId) -> Result<bool, rusqlite::Error> {
-    tx.query_row(
-        "SELECT umpire_address IS NOT NULL FROM games WHERE id = ?1",
-        [game_id.0],
-        |r| r.get(0),
-    )
 }
 
 /// The start state of attempt `turn_id` as the engine sees it: the stored
@@ -279,6 +253,11 @@ pub(crate) fn run_attempt(
     // The ruleset boundary: only a ruleset playable by mail is adjudicated
     // here; another's stored state is never misread as Iron Brigade.
     crate::rulesets::require_by_mail(&crate::store::game_ruleset(tx, game_id)?)?;
+    // A game played through a mail plane is processed by `engine_game`;
+    // only the umpire's REDO comes here with one.
+    if super::engine_seat::engine_of_game(tx, game_id)?.is_some() {
+        return Err(TurnCycleError::NotForMailPlane(game.to_string()));
+    }
     let (number, json, grace_secs, attempt): (u32, String, i64, u32) = tx.query_row(
         "SELECT number, state_json, grace_secs, attempt FROM turns WHERE id = ?1",
         [turn_id],
@@ -313,75 +292,33 @@ pub(crate) fn run_attempt(
     } else {
         adjudicate(number, &snapshot, orders, seed)?
     };
-    for row in &adjudicated.events {
-        tx.execute(
-            "INSERT INTO events (game_id, turn_id, seq, kind, data_json) VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![game_id.0, turn_id, row.seq, row.kind, row.data_json],
-        )?;
-    }
-    for row in &adjudicated.rolls {
-        tx.execute(
-            "INSERT INTO dice_rolls (game_id, turn_id, seq, draw_index, sides, value, purpose, subject, source)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-            params![
-                game_id.0,
-                turn_id,
-                row.seq,
-                row.draw_index,
-                row.sides,
-                row.value,
-                row.purpose,
-                row.subject,
-                row.source
-            ],
-        )?;
-    }
     let rolls = &adjudicated.log;
     let outcome = adjudicated.outcome;
-    let outcome_err = |source| TurnCycleError::Outcome {
-        turn: number,
-        source,
-    };
-
-    // In an umpired game the turn is held for the umpire's review: nothing
-    // reaches the players until RELEASE (issue #8).
-    let held = is_umpired(tx, game_id)?;
-    if held {
-        tx.execute(
-            "UPDATE turns SET status = 'held', processed_at = ?2, seed_revealed = ?3 WHERE id = ?1",
-            params![turn_id, now, hex::encode(seed)],
-        )?;
-    } else {
-        tx.execute(
-            "UPDATE turns SET status = 'released', processed_at = ?2, released_at = ?2, seed_revealed = ?3
-             WHERE id = ?1",
-            params![turn_id, now, hex::encode(seed)],
-        )?;
-    }
-
     let next = Snapshot {
         battle: outcome.state,
         book: outcome.book,
     };
-    let next_json = next.to_json().map_err(outcome_err)?;
-    let state_hash = sha256_hex(next_json.as_bytes());
-    let next_number = number + 1;
-    tx.execute(
-        "INSERT INTO turns (game_id, number, status, deadline_at, grace_secs, seed_commitment,
-                            state_json, state_hash, opened_at, prev_turn_id)
-         VALUES (?1, ?2, 'open', ?8, ?3, ?4, ?5, ?6, ?7, ?9)",
-        params![
-            game_id.0,
-            next_number,
+    let next_json = next.to_json().map_err(|source| TurnCycleError::Outcome {
+        turn: number,
+        source,
+    })?;
+    // In an umpired game the turn is held for the umpire's review: nothing
+    // reaches the players until RELEASE (issue #8).
+    let (held, state_hash) = record_attempt(
+        tx,
+        &Attempt {
+            game_id,
+            turn_id,
+            number,
             grace_secs,
-            seed_commitment(&turn_seed(game_seed, next_number)),
-            next_json,
-            state_hash,
+            game_seed,
+            events: &adjudicated.events,
+            rolls: &adjudicated.rolls,
+            next_json: &next_json,
             now,
-            next_deadline(tx, game_id, now),
-            turn_id
-        ],
+        },
     )?;
+    let next_number = number + 1;
 
     super::dispatches::record_outcome(tx, game_id, &next.battle, &outcome.events, number)?;
     register_new_units(tx, game_id, &next.battle)?;
@@ -421,28 +358,6 @@ pub(crate) fn run_attempt(
         held,
         dice_wanted: Vec::new(),
     })
-}
-
-/// One `events` row as [`process_in`] writes it and replay reads it back.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EventRow {
-    pub seq: i64,
-    pub kind: String,
-    pub data_json: String,
-}
-
-/// One `dice_rolls` row as [`process_in`] writes it and replay reads it
-/// back. The engine's dice are a stream, so `draw_index` and `subject` are
-/// always present here; the columns allow NULL for umpire dice.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RollRow {
-    pub seq: i64,
-    pub draw_index: Option<i64>,
-    pub sides: i64,
-    pub value: i64,
-    pub purpose: String,
-    pub subject: Option<String>,
-    pub source: String,
 }
 
 /// What the engine made of one turn, with the rows it gives the archive.
@@ -525,31 +440,6 @@ pub fn adjudicate_with(
     })
 }
 
-/// The `dice_rolls` rows of a turn's dice, in the order rolled: the turn's
-/// stream (with draw indexes) or the umpire's dice (source `umpire`).
-pub fn roll_rows(log: &[Roll], umpire: bool) -> Vec<RollRow> {
-    log.iter()
-        .enumerate()
-        .map(|(i, roll)| RollRow {
-            seq: i64::try_from(i).unwrap_or(i64::MAX),
-            draw_index: (!umpire).then(|| i64::try_from(roll.draw).unwrap_or(i64::MAX)),
-            sides: 6,
-            value: i64::from(roll.value),
-            purpose: if roll.purpose.note.is_empty() {
-                roll.purpose.kind.as_str().to_string()
-            } else {
-                format!("{}: {}", roll.purpose.kind.as_str(), roll.purpose.note)
-            },
-            subject: Some(roll.purpose.subject.clone()),
-            source: if umpire { "umpire" } else { "stream" }.to_string(),
-        })
-        .collect()
-}
-
-fn next_seq(rows: &[EventRow]) -> i64 {
-    i64::try_from(rows.len()).unwrap_or(i64::MAX)
-}
-
 /// As [`process_turn`], inside the caller's transaction: the umpire's
 /// `PROCESS` (`umpire::exec`) runs it among his other commands, all in one
 /// transaction. Same code as `adjutant game process` and the daemon.
@@ -615,50 +505,6 @@ fn register_new_units(
     Ok(())
 }
 
-/// Test-only: when this environment variable names a file, the turn
-/// processor writes that file and then sleeps inside the turn's
-/// transaction (just before the next turn is opened), so that
-/// `tests/kill_restart.rs` can SIGKILL it mid-turn. Never set it in
-/// production: a turn would take a minute longer.
-pub const PAUSE_IN_TURN_ENV: &str = "ADJUTANT_TEST_PAUSE_IN_TURN";
-
-fn pause_for_tests() {
-    if let Some(path) = std::env::var_os(PAUSE_IN_TURN_ENV) {
-        tracing::warn!("{PAUSE_IN_TURN_ENV} is set: pausing inside the turn's transaction");
-        if std::fs::write(&path, b"inside the turn transaction\n").is_ok() {
-            std::thread::sleep(std::time::Duration::from_secs(60));
-        }
-    }
-}
-
-/// The deadline for a turn of `game` opening at `opened_at`, from the
-/// game's stored settings. A schedule that cannot be read is logged and
-/// gives no deadline, so a turn is never lost over it (the game then waits
-/// for READY until the umpire sets the schedule again).
-///
-/// Called by the turn processor inside the turn's transaction, as the next
-/// turn is inserted: the place where [`PAUSE_IN_TURN_ENV`] pauses.
-pub fn next_deadline(tx: &Transaction<'_>, game: GameId, opened_at: i64) -> Option<i64> {
-    pause_for_tests();
-    let json: Option<String> = tx
-        .query_row(
-            "SELECT settings_json FROM games WHERE id = ?1",
-            [game.0],
-            |r| r.get(0),
-        )
-        .optional()
-        .ok()
-        .flatten();
-    let result = json
-        .as_deref()
-        .map(DeadlineSettings::from_settings_json)
-        .transpose()
-        .and_then(|s| s.map(|s| s.deadline_for(opened_at)).transpose());
-    match result {
-        Ok(d) => d.flatten(),
-        Err(e) => {
-            tracing::error!(game = game.0, error = %e, "no deadline set for the next turn");
-            None
-        }
-    }
+fn next_seq(rows: &[EventRow]) -> i64 {
+    i64::try_from(rows.len()).unwrap_or(i64::MAX)
 }

@@ -42,6 +42,12 @@ pub enum TurnCycleError {
         turn: u32,
         source: crate::rules::MailEngineError,
     },
+    /// The umpire asked to re-adjudicate (REDO) a game played through its
+    /// ruleset's mail plane, which this path cannot do yet.
+    #[error(
+        "game `{0}` is played through its ruleset's mail plane (SFRM), whose turns cannot be adjudicated again yet; RELEASE the held turn (docs/sfrm-by-mail.md)"
+    )]
+    NotForMailPlane(String),
     #[error("the reports of turn {turn} cannot be made, so the turn was not processed: {source}")]
     Reports { turn: u32, source: ReportsError },
     #[error(
@@ -67,6 +73,7 @@ impl TurnCycleError {
                 | TurnCycleError::NoOpenTurn(_)
                 | TurnCycleError::GameOver { .. }
                 | TurnCycleError::Held { .. }
+                | TurnCycleError::NotForMailPlane(_)
                 | TurnCycleError::Ruleset(_)
         ) || matches!(self, TurnCycleError::Store(e) if e.is_user_error())
     }

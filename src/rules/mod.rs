@@ -36,11 +36,12 @@ pub struct ScenarioCheck {
 ///
 /// The game lifecycle (mail, store, deadlines, umpire control, dice,
 /// replay, the archive) is ruleset-neutral; what knows a ruleset's nouns
-/// lives in its module and is reached through this trait. Today it carries
-/// identity, whether the ruleset is playable by mail, and its standalone
-/// scenario check; the order vocabulary, engine, views and narrative move
-/// behind it as the Iron Brigade code leaves `src/game`, `src/orders` and
-/// `src/report`.
+/// lives in its module and is reached through this trait. It carries
+/// identity, whether the ruleset is playable by mail, its standalone
+/// scenario check, its `calc` tables, and its by-mail plane
+/// ([`MailEngine`], through which SFRM is played); Iron Brigade's order
+/// vocabulary, engine, views and narrative are still reached directly from
+/// `src/game`, `src/orders` and `src/report`, to move behind it.
 ///
 /// How the rulesets still to come fit:
 /// - **Glory Days!** (alternating activation): its turn is a sequence of
@@ -139,8 +140,10 @@ pub struct Resolved {
     pub state_json: String,
     /// The turn's events, every one, in order (the umpire's record).
     pub events: Vec<EngineEvent>,
-    /// All the turn's events as one JSON value, for the reports made from
-    /// it ([`MailEngine::side_report`]).
+    /// All the turn's events as one JSON array, for the reports made from
+    /// it ([`MailEngine::side_report`]): exactly the array of
+    /// [`Self::events`]' `data_json`, in order, so that the archive can
+    /// rebuild it from the stored rows.
     pub events_json: String,
     /// When the turn played was the scenario's last: the verdict in words.
     pub verdict: Option<String>,

@@ -20,7 +20,7 @@
 //! drawn battle.
 
 use super::language::{self, Context, Place, Reading};
-use super::map;
+use super::map::{self, esc};
 use super::nouns::{SfrmBattle, Side, UnitId};
 use super::orders::{SfrmEvent, TurnOrders};
 use super::scenario::{SfrmScenario, from_toml_str};
@@ -187,17 +187,17 @@ pub fn verdict(s: &SfrmScenario, b: &SfrmBattle) -> String {
             Some(h) if o.side.is_none_or(|only| only == h) => {
                 *points.entry(h.name()).or_default() += o.points;
                 lines.push(format!(
-                    "{} ({} point{}): held by the {}",
+                    "{} ({} point{}): held by {}",
                     o.name,
                     o.points,
                     if o.points == 1 { "" } else { "s" },
-                    h.name()
+                    army(h)
                 ));
             }
             Some(h) => lines.push(format!(
-                "{}: held by the {}, but it counts only for the other side",
+                "{}: held by {}, but it counts only for the other side",
                 o.name,
-                h.name()
+                army(h)
             )),
             None => lines.push(format!("{}: held by neither side", o.name)),
         }
@@ -218,6 +218,14 @@ pub fn verdict(s: &SfrmScenario, b: &SfrmBattle) -> String {
     )
 }
 
+/// A side's army in words: "the Union", "the Confederates".
+fn army(s: Side) -> &'static str {
+    match s {
+        Side::Union => "the Union",
+        Side::Confederate => "the Confederates",
+    }
+}
+
 /// SFRM's seat as a [`MailEngine`].
 #[derive(Debug)]
 pub struct SfrmMail;
@@ -233,13 +241,6 @@ fn events_of(json: Option<&str>) -> Result<Vec<SfrmEvent>, MailEngineError> {
             problem: e.to_string(),
         }),
     }
-}
-
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }
 
 /// Text lines to an HTML fragment: each paragraph its own `<p>`, lines
@@ -470,10 +471,14 @@ impl MailEngine for SfrmMail {
                 data_json: v.to_string(),
             });
         }
-        let events_json = serde_json::to_string(&events).map_err(|e| MailEngineError::Stored {
-            what: "SFRM events",
-            problem: e.to_string(),
-        })?;
+        // The array of the rows, byte for byte (the trait's contract).
+        let events_json = format!(
+            "[{}]",
+            rows.iter()
+                .map(|r| r.data_json.as_str())
+                .collect::<Vec<_>>()
+                .join(",")
+        );
         let verdict = (state.battle.turn >= s.last_turn).then(|| verdict(&s, &state.battle));
         Ok(Resolved {
             state_json: state.to_json()?,
@@ -623,6 +628,43 @@ mod tests {
     use crate::dice::StreamDice;
 
     const BULL_RUN: &str = include_str!("../../../../scenarios/first-bull-run.toml");
+
+    /// Our ruling on the verdict (module doc): held alone, contested,
+    /// counted for one side only.
+    #[test]
+    fn sfrm_mail_verdict_counts_objectives_held_alone() {
+        let s = from_toml_str(BULL_RUN, "fbr").unwrap();
+        let mut b = s.battle.clone();
+        let hill = s.objectives[0].pos;
+        // Every unit far off but one Union brigade on Henry House Hill.
+        for u in &mut b.units {
+            u.pos = super::super::nouns::Pos::new(0.0, 0.0);
+        }
+        let union = b.units.iter().position(|u| u.side == Side::Union).unwrap();
+        b.units[union].pos = hill;
+        b.units[union].routed = false;
+        let v = verdict(&s, &b);
+        assert!(v.contains("a Union victory, 3 points to 0"), "{v}");
+        assert!(
+            v.contains("Henry House Hill (3 points): held by the Union"),
+            "{v}"
+        );
+        // An enemy brigade there too: contested, a draw.
+        let reb = b
+            .units
+            .iter()
+            .position(|u| u.side == Side::Confederate)
+            .unwrap();
+        b.units[reb].pos = hill;
+        b.units[reb].routed = false;
+        let v = verdict(&s, &b);
+        assert!(v.contains("a drawn battle, 0 points each"), "{v}");
+        assert!(v.contains("Henry House Hill: held by neither side"), "{v}");
+        // A routed unit holds nothing.
+        b.units[union].routed = true;
+        let v = verdict(&s, &b);
+        assert!(v.contains("a Confederate victory, 3 points to 0"), "{v}");
+    }
 
     #[test]
     fn sfrm_mail_letters_run_past_z() {

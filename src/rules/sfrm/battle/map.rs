@@ -212,7 +212,7 @@ fn general_mark(g: &General, stroke: &'static str, label: Option<String>) -> Mar
 }
 
 /// Escape text for XML content and attribute values.
-fn esc(s: &str) -> String {
+pub(crate) fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {

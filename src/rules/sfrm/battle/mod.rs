@@ -68,6 +68,7 @@ pub mod nouns;
 pub mod orders;
 pub mod organisation;
 pub mod scenario;
+pub mod seat;
 pub mod supply;
 pub mod tables;
 pub mod turn;

@@ -11,7 +11,7 @@
 //! Weather & Daylight" (the date gives Table 8's season; the weather is
 //! written, as a historical scenario knows it).
 //!
-//! [`SfrmRuleset`] is SFRM's seat in [`crate::rulesets::RULESETS`].
+//! SFRM's seat in [`crate::rulesets::RULESETS`] is [`super::seat::SfrmRuleset`].
 
 use super::nouns::{
     Area, Arm, DayRecord, Formation, General, GeneralId, Ground, Gun, Pos, Quality, Rank, Road,
@@ -19,8 +19,8 @@ use super::nouns::{
 };
 use super::organisation::{Breach, check_organisation};
 use super::tables::{SideCost, army_cost, season_of_month};
+use crate::rules::ScenarioCheck;
 use crate::rules::sfrm::StatPenalty;
-use crate::rules::{Ruleset, ScenarioCheck};
 use crate::scenario_text::names::unknown_name_message;
 use crate::scenario_text::spans::{LineStarts, SpanIndex};
 use crate::scenario_text::{Problem, ScenarioError};
@@ -1316,45 +1316,6 @@ pub fn check_report(s: &SfrmScenario) -> ScenarioCheck {
                 "side": word(br.side, SIDES), "text": br.text, "section": br.section
             })).collect::<Vec<_>>(),
         }),
-    }
-}
-
-/// SFRM's seat in the ruleset registry: *ACW Shit For Real Men* at
-/// brigade scale. Its scenarios load and check and its tables work in
-/// `adjutant calc` (`calc sfrm-*`), and it is played by mail through its
-/// mail plane ([`super::mail_engine`], docs/sfrm-by-mail.md).
-pub struct SfrmRuleset;
-
-impl Ruleset for SfrmRuleset {
-    fn id(&self) -> &'static str {
-        SFRM
-    }
-
-    fn name(&self) -> &'static str {
-        "SFRM (ACW Shit For Real Men), brigade scale"
-    }
-
-    fn by_mail(&self) -> bool {
-        true
-    }
-
-    fn check_scenario(&self, text: &str, origin: &str) -> Result<ScenarioCheck, ScenarioError> {
-        from_toml_str(text, origin).map(|s| check_report(&s))
-    }
-
-    fn mail_engine(&self) -> Option<&'static dyn crate::rules::MailEngine> {
-        Some(&super::mail_engine::SFRM_MAIL)
-    }
-
-    fn calc_rules(&self) -> &'static [&'static str] {
-        &[
-            "sfrm-combat",
-            "sfrm-move",
-            "sfrm-command",
-            "sfrm-green",
-            "sfrm-cost",
-            "sfrm-weather",
-        ]
     }
 }
 
