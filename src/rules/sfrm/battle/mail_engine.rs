@@ -163,6 +163,11 @@ pub fn places(s: &SfrmScenario) -> Vec<Place> {
     out
 }
 
+/// The places as the map writes them: name and point.
+fn place_marks(s: &SfrmScenario) -> Vec<(String, super::nouns::Pos)> {
+    places(s).into_iter().map(|p| (p.name, p.pos)).collect()
+}
+
 /// Clock time "h:mm" of a minute after midnight.
 fn clock(minute: u32) -> String {
     let m = minute % (24 * 60);
@@ -537,7 +542,7 @@ impl MailEngine for SfrmMail {
         }
         Ok(ReportContent {
             html: html_of(&t),
-            svg: map::side_map_svg(b, &v),
+            svg: map::side_map_svg_with_places(b, &v, &place_marks(&s)),
             text: t,
         })
     }
@@ -559,7 +564,7 @@ impl MailEngine for SfrmMail {
         }
         Ok(ReportContent {
             html: html_of(&t),
-            svg: map::umpire_map_svg(&state.battle),
+            svg: map::umpire_map_svg_with_places(&state.battle, &place_marks(&s)),
             text: t,
         })
     }

@@ -881,6 +881,7 @@ fn title(b: &SfrmBattle, who: &str, turn: u32) -> String {
 
 /// Everything drawn, in order: ground, grid, north arrow, scale, pieces,
 /// generals, labels, title and legend.
+#[allow(clippy::too_many_arguments)]
 fn document(
     b: &SfrmBattle,
     f: &Frame,
@@ -888,6 +889,7 @@ fn document(
     pieces: &[Piece],
     generals: &[Mark],
     legend: &[(&'static str, String)],
+    places: &[(String, Pos)],
 ) -> String {
     let mut s = f.open();
     s.reserve(32 * 1024);
@@ -899,6 +901,21 @@ fn document(
     );
     draw_ground(&mut s, f, b);
     draw_grid(&mut s, f);
+    // The places orders may name, written on the ground under the troops
+    // (the briefing lists them; the map shows where they are).
+    for (name, at) in places {
+        if at.x < f.min.x || at.x > f.max.x || at.y < f.min.y || at.y > f.max.y {
+            continue;
+        }
+        let _ = writeln!(
+            s,
+            "<text x=\"{:.3}\" y=\"{:.3}\" font-size=\"{:.3}\" font-style=\"italic\" fill=\"#5a4a2a\" fill-opacity=\"0.85\" text-anchor=\"middle\">{}</text>",
+            f.x(at.x),
+            f.y(at.y),
+            f.i(10.0),
+            esc(name)
+        );
+    }
     draw_north(&mut s, f);
     draw_scale_bar(&mut s, f);
     let _ = writeln!(
@@ -970,6 +987,12 @@ fn state_words(name: &str, routed: bool, entrenched: bool) -> String {
 /// [`super::view::side_view`]). Nothing of the enemy is read from `b`:
 /// only its ground, roads and supply sources, the scenario's public map.
 pub fn side_map_svg(b: &SfrmBattle, v: &SideView) -> String {
+    side_map_svg_with_places(b, v, &[])
+}
+
+/// [`side_map_svg`] with the scenario's named places written on the
+/// ground (the names orders may use; none is a secret).
+pub fn side_map_svg_with_places(b: &SfrmBattle, v: &SideView, places: &[(String, Pos)]) -> String {
     let mut pieces: Vec<Piece> = v
         .own_units
         .iter()
@@ -1045,12 +1068,18 @@ pub fn side_map_svg(b: &SfrmBattle, v: &SideView) -> String {
         &pieces,
         &generals,
         &legend,
+        places,
     )
 }
 
 /// Everything, for the umpire: every unit in play with its real name and
 /// elements, every general, both sides' colours.
 pub fn umpire_map_svg(b: &SfrmBattle) -> String {
+    umpire_map_svg_with_places(b, &[])
+}
+
+/// [`umpire_map_svg`] with the scenario's named places.
+pub fn umpire_map_svg_with_places(b: &SfrmBattle, places: &[(String, Pos)]) -> String {
     let pieces: Vec<Piece> = b
         .units
         .iter()
@@ -1099,6 +1128,7 @@ pub fn umpire_map_svg(b: &SfrmBattle) -> String {
         &pieces,
         &generals,
         &legend,
+        places,
     )
 }
 

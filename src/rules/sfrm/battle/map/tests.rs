@@ -178,3 +178,25 @@ fn sfrm_map_labels_do_not_overlap() {
         }
     }
 }
+
+/// The places orders may name are written on the map where they are (the
+/// briefing lists them by name); a place off the drawn field is left out.
+#[test]
+fn sfrm_map_writes_the_named_places() {
+    let b = bull_run();
+    let v = side_view(&b, &[], Side::Union, &EnemyNaming::default());
+    let at = b
+        .units
+        .first()
+        .map(|u| u.pos)
+        .unwrap_or(Pos::new(10.0, 10.0));
+    let places = vec![
+        ("Henry House Hill".to_string(), at),
+        ("Far Away Farm".to_string(), Pos::new(-5_000.0, -5_000.0)),
+    ];
+    let svg = side_map_svg_with_places(&b, &v, &places);
+    assert!(svg.contains(">Henry House Hill</text>"), "no place name");
+    assert!(!svg.contains("Far Away Farm"));
+    let svg = umpire_map_svg_with_places(&b, &places);
+    assert!(svg.contains(">Henry House Hill</text>"));
+}
