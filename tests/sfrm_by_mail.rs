@@ -87,7 +87,7 @@ fn union_orders(turn: u32) -> String {
               Sherman's brigade will cross at the Stone Bridge and attack the enemy's left\n\
               Keyes's brigade: support Sherman's brigade\n\
               Heintzelman's division: march to Chinn Ridge\n\
-              Burnsde's brigade: hold\n\
+              Brnusde's brigade: hold\n\
               Your obedient servant,\n\
               McDowell"
             .to_string(),

@@ -280,13 +280,33 @@ impl Context<'_> {
         } else {
             pick_units(&units).or_else(|| pick_generals(&generals))
         };
-        found.unwrap_or_else(|| {
-            Err(format!(
-                "no brigade or general of yours is called '{}'; {}",
-                written.trim(),
-                self.suggest_own(written)
-            ))
-        })
+        if let Some(found) = found {
+            return found;
+        }
+        // One slip of the pen in a name long enough that it cannot make
+        // another ("Porters brigade", "Burnsides", "Heintzleman"): the one
+        // name it is a letter from. The receipt reads the name back whole.
+        if w.chars().count() >= 5 {
+            let mut near: Vec<Addressee> = self
+                .own_units()
+                .filter(|u| distance(&w, &norm(&u.name)) <= 1)
+                .map(|u| Addressee::Unit(u.id))
+                .collect();
+            near.extend(
+                self.battle
+                    .generals_of(self.side)
+                    .filter(|g| distance(&w, &norm(&g.name)) <= 1)
+                    .map(|g| Addressee::General(g.id)),
+            );
+            if let [one] = near.as_slice() {
+                return Ok(*one);
+            }
+        }
+        Err(format!(
+            "no brigade or general of yours is called '{}'; {}",
+            written.trim(),
+            self.suggest_own(written)
+        ))
     }
 
     /// The units under general `g`: his division's, and those of every
@@ -1264,6 +1284,15 @@ fn column(line: &str, at: usize) -> usize {
 fn split_line(line: &str) -> Option<(&str, usize)> {
     if let Some(i) = line.find(':') {
         return Some((&line[..i], i + 1));
+    }
+    // "Gen Heintzelman - follow Porter's brigade": a spaced dash or an
+    // arrow after the name, as players write it.
+    for sep in [" - ", " – ", " — ", " -> ", " => "] {
+        if let Some(i) = line.find(sep)
+            && line[..i].split_whitespace().count() <= 5
+        {
+            return Some((&line[..i], i + sep.len()));
+        }
     }
     let lower = line.to_ascii_lowercase();
     for sep in [" will ", " is to ", " are to ", " to "] {

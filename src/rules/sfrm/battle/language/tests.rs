@@ -286,7 +286,7 @@ fn sfrm_orders_formations_wheel_rally_and_rout() {
 
 #[test]
 fn sfrm_orders_bad_lines_get_errors_with_suggestions_and_the_rest_counts() {
-    let body = "From McDowell:\nShermann: advance\nKeyes: advance on Henri Hill\nPorter: dance\nKeyes: form wedge\n\nSherman: entrench\n";
+    let body = "From McDowell:\nShremann: advance\nKeyes: advance on Henri Hill\nPorter: dance\nKeyes: form wedge\n\nSherman: entrench\n";
     let (r, receipt) = union(body);
     // The good line still counts.
     assert_eq!(
@@ -790,4 +790,27 @@ fn sfrm_orders_breakthrough_words_reach_the_engine() {
         after.unit(UnitId(2)).unwrap().pos,
         b.unit(UnitId(2)).unwrap().pos
     );
+}
+
+/// As players write: a name with one slip ("Shermans brigade", an
+/// apostrophe left out) is the one name it is a letter from, read back
+/// whole; a spaced dash after the name is the colon (found playing First
+/// Bull Run by mail).
+#[test]
+fn sfrm_orders_a_slip_in_the_name_and_a_dash_after_it() {
+    for body in [
+        "Shermans brigade: advance on the Stone Bridge\n",
+        "Sherman's brigade - advance on the Stone Bridge\n",
+    ] {
+        let (r, receipt) = union(body);
+        assert!(r.errors.is_empty(), "{body}: {:?}", r.errors);
+        assert_eq!(r.orders.union.len(), 1, "{body}");
+        assert!(
+            receipt.contains("Sherman's Brigade: move to Stone Bridge"),
+            "{body}: {receipt}"
+        );
+    }
+    // Two slips, or a short name, are not guessed.
+    let (r, _) = union("Shremans brigade: advance on the Stone Bridge\n");
+    assert_eq!(r.errors.len(), 1);
 }
