@@ -254,6 +254,16 @@ pub struct UmpireView {
     pub narrative: String,
 }
 
+/// "1 element", "3 elements", with a word after ("2 elements lost").
+fn elements_word(n: u32, after: &str) -> String {
+    let noun = if n == 1 { "element" } else { "elements" };
+    if after.is_empty() {
+        format!("{n} {noun}")
+    } else {
+        format!("{n} {noun} {after}")
+    }
+}
+
 /// Clock time "h:mm" of a minute after midnight.
 fn clock(minute: u32) -> String {
     let m = minute % (24 * 60);
@@ -433,11 +443,16 @@ fn full_text(n: &Names, e: &SfrmEvent, enemy_strength: bool) -> String {
             reason,
             section,
             ..
-        } => format!(
-            "Order {} refused: {} ({section}).",
-            index + 1,
-            render_refs(reason, |u| n.unit(u))
-        ),
+        } => {
+            // A reason that already cites its section is not cited twice.
+            let why = render_refs(reason, |u| n.unit(u));
+            let why = why.trim_end_matches('.');
+            if why.ends_with(&format!("({section})")) {
+                format!("Order {} refused: {why}.", index + 1)
+            } else {
+                format!("Order {} refused: {why} ({section}).", index + 1)
+            }
+        }
         Moved {
             unit,
             from,
@@ -536,7 +551,7 @@ fn full_text(n: &Names, e: &SfrmEvent, enemy_strength: bool) -> String {
                     " and a die of {r} against {remainder} for one more"
                 ));
             }
-            s.push_str(&format!(": {casualties} elements lost"));
+            s.push_str(&format!(": {}", elements_word(*casualties, "lost")));
             if enemy_strength {
                 s.push_str(&format!(", {elements_left} left"));
             }
@@ -848,9 +863,10 @@ fn seen_event(
         } if own_u(target) => Some(SeenEvent {
             event: None,
             text: format!(
-                "{} fires on {}: {casualties} elements lost, {elements_left} left ({section}).",
+                "{} fires on {}: {}, {elements_left} left ({section}).",
                 n.unit(*firer),
-                n.unit(*target)
+                n.unit(*target),
+                elements_word(*casualties, "lost")
             ),
         }),
         FiredAtGeneral {
@@ -926,8 +942,102 @@ fn narrate(
     if events.is_empty() {
         s.push_str("- Nothing to report.\n");
     }
-    for e in events {
-        s.push_str(&format!("- {}\n", e.text));
+    // A side's command and supply checks come one per unit each phase:
+    // told as one line each (who is in, who is out), not twenty.
+    let name = |id: UnitId| {
+        b.unit(id)
+            .map_or_else(|| "a unit".to_string(), |u| u.name.clone())
+    };
+    // Only the side's own units are grouped (named by their own names);
+    // anything else keeps the text the view made for it.
+    let own_check = |e: Option<&SfrmEvent>| match e {
+        Some(SfrmEvent::Command { unit, .. }) => {
+            b.unit(*unit).is_some_and(|u| u.side == side).then_some(1)
+        }
+        Some(SfrmEvent::Supply { unit, .. }) => {
+            b.unit(*unit).is_some_and(|u| u.side == side).then_some(2)
+        }
+        _ => None,
+    };
+    let mut i = 0;
+    while let Some(e) = events.get(i) {
+        match own_check(e.event.as_ref()).and(e.event.as_ref()) {
+            Some(SfrmEvent::Command { .. }) => {
+                let mut by_general: Vec<(Option<GeneralId>, Vec<String>)> = Vec::new();
+                let mut out = Vec::new();
+                while let Some(SfrmEvent::Command {
+                    unit,
+                    in_command,
+                    by,
+                    ..
+                }) = events
+                    .get(i)
+                    .and_then(|e| e.event.as_ref())
+                    .filter(|e| own_check(Some(e)) == Some(1))
+                {
+                    if *in_command {
+                        match by_general.iter_mut().find(|(g, _)| g == by) {
+                            Some((_, units)) => units.push(name(*unit)),
+                            None => by_general.push((*by, vec![name(*unit)])),
+                        }
+                    } else {
+                        out.push(name(*unit));
+                    }
+                    i += 1;
+                }
+                let ins: Vec<String> = by_general
+                    .iter()
+                    .map(|(g, units)| match g.and_then(|g| b.general(g)) {
+                        Some(g) => format!("{} (General {})", units.join(", "), g.name),
+                        None => units.join(", "),
+                    })
+                    .collect();
+                s.push_str(&format!(
+                    "- Command (SFRM Command (i)): in command: {}; out of command: {}.\n",
+                    if ins.is_empty() {
+                        "none".to_string()
+                    } else {
+                        ins.join("; ")
+                    },
+                    if out.is_empty() {
+                        "none".to_string()
+                    } else {
+                        out.join(", ")
+                    }
+                ));
+            }
+            Some(SfrmEvent::Supply { .. }) => {
+                let (mut ins, mut out) = (Vec::new(), Vec::new());
+                while let Some(SfrmEvent::Supply {
+                    unit,
+                    in_supply,
+                    markers,
+                    ..
+                }) = events
+                    .get(i)
+                    .and_then(|e| e.event.as_ref())
+                    .filter(|e| own_check(Some(e)) == Some(2))
+                {
+                    if *in_supply {
+                        ins.push(name(*unit));
+                    } else if *markers > 0 {
+                        out.push(format!("{} ({markers} out of supply markers)", name(*unit)));
+                    } else {
+                        out.push(name(*unit));
+                    }
+                    i += 1;
+                }
+                s.push_str(&format!(
+                    "- Supply (SFRM Supply: within 36\" of a supply train in supply by road): in supply: {}; out of supply: {}.\n",
+                    if ins.is_empty() { "none".to_string() } else { ins.join(", ") },
+                    if out.is_empty() { "none".to_string() } else { out.join(", ") }
+                ));
+            }
+            _ => {
+                s.push_str(&format!("- {}\n", e.text));
+                i += 1;
+            }
+        }
     }
     s.push_str("\nOur troops:\n");
     for o in own {
@@ -953,9 +1063,9 @@ fn narrate(
             flags.push(format!("with General {g}"));
         }
         s.push_str(&format!(
-            "- {}: {} elements in {} at {} facing {:.0}°{}\n",
+            "- {}: {} in {} at {} facing {:.0}°{}\n",
             u.name,
-            u.elements,
+            elements_word(u.elements, ""),
             u.formation.name(),
             at(u.pos),
             u.facing,
@@ -1021,10 +1131,10 @@ pub fn umpire_view(b: &SfrmBattle, events: &[SfrmEvent]) -> UmpireView {
     s.push_str("\nUnits:\n");
     for u in &b.units {
         s.push_str(&format!(
-            "- {} ({}): {} elements in {} at {} facing {:.0}°{}{}\n",
+            "- {} ({}): {} in {} at {} facing {:.0}°{}{}\n",
             u.name,
             u.side.name(),
-            u.elements,
+            elements_word(u.elements, ""),
             u.formation.name(),
             at(u.pos),
             u.facing,

@@ -419,7 +419,7 @@ fn sfrm_view_never_names_counts_or_places_a_hidden_enemy() {
     assert!(!v.narrative.contains("4 left"), "{}", v.narrative);
     assert!(
         v.narrative
-            .contains("Evans's Brigade fires on Sherman's Brigade: 1 elements lost, 5 left"),
+            .contains("Evans's Brigade fires on Sherman's Brigade: 1 element lost, 5 left"),
         "{}",
         v.narrative
     );
@@ -645,4 +645,65 @@ fn sfrm_view_engine_refusals_name_the_enemy_by_the_sides_words() {
     );
     let v = side_view(&b, &events, Side::Union, &EnemyNaming::known());
     assert!(v.events[0].text.contains("to Evans's Brigade"));
+}
+
+/// A side's command and supply checks (one event per unit per phase) are
+/// told as one line each, who is in and who is out, not a line per unit
+/// (found playing First Bull Run by mail: forty lines a turn).
+#[test]
+fn sfrm_view_groups_command_and_supply_checks() {
+    let mut b = bull_run();
+    b.turn = 1;
+    let own: Vec<UnitId> = b.units_of(Side::Union).map(|u| u.id).take(3).collect();
+    let mut events = Vec::new();
+    for (k, id) in own.iter().enumerate() {
+        events.push(SfrmEvent::Command {
+            unit: *id,
+            in_command: k == 0,
+            by: None,
+            section: "SFRM Command (i)".into(),
+        });
+    }
+    for (k, id) in own.iter().enumerate() {
+        events.push(SfrmEvent::Supply {
+            unit: *id,
+            in_supply: k != 1,
+            markers: 0,
+            section: "SFRM Supply".into(),
+        });
+    }
+    let v = side_view(&b, &events, Side::Union, &EnemyNaming::known());
+    let name = |id: UnitId| b.unit(id).unwrap().name.clone();
+    assert_eq!(
+        v.narrative.matches("- Command (SFRM Command (i))").count(),
+        1,
+        "{}",
+        v.narrative
+    );
+    assert_eq!(
+        v.narrative.matches("- Supply (SFRM Supply").count(),
+        1,
+        "{}",
+        v.narrative
+    );
+    assert!(
+        v.narrative.contains(&format!(
+            "out of command: {}, {}.",
+            name(own[1]),
+            name(own[2])
+        )),
+        "{}",
+        v.narrative
+    );
+    assert!(
+        v.narrative
+            .contains(&format!("out of supply: {}.", name(own[1]))),
+        "{}",
+        v.narrative
+    );
+    assert!(
+        !v.narrative.contains("is out of command ("),
+        "{}",
+        v.narrative
+    );
 }
