@@ -423,18 +423,19 @@ pub fn game_create(config: &Config, new: &NewGame<'_>, json: bool) -> anyhow::Re
     if let Some(u) = umpire {
         adjutant::umpire::principal::check_address(u)?;
     }
-    let created = adjutant::game::create_from_file_with_roster(
-        &mut store, scenario, name, deadlines, roster,
-    )?;
-    // Every player's briefing (issue #14): queued now, sent by the daemon.
+    // Every player's briefing (issue #14): queued in the same transaction
+    // as the game, sent by the daemon.
     let key = adjutant::daemon::load_or_create_server_key(&config.server_key_file)
         .map_err(adjutant::daemon::DaemonError::into_anyhow)?;
     let mail = adjutant::game::report_mail::ReportMail::from_intake(
         &adjutant::daemon::intake_settings(config, key),
     );
-    let briefed = adjutant::game::brief_players(
+    let (created, briefed) = adjutant::game::create_and_brief_from_file(
         &mut store,
+        scenario,
         name,
+        deadlines,
+        roster,
         &mail,
         time::OffsetDateTime::now_utc().unix_timestamp(),
     )?;

@@ -218,3 +218,57 @@ fn the_training_scenario_briefs_both_players_and_report_n_counts_as_players_do()
         "the receipt names the report as players count"
     );
 }
+
+/// The game and its players' briefings are written in one transaction
+/// ("nothing is lost"): after `create_and_brief_from_file` every player of
+/// each ruleset has his briefing queued; a second game of the same name is
+/// refused and queues nothing.
+#[test]
+fn a_game_and_its_briefings_are_written_together() {
+    use adjutant::game::deadline::DeadlineSettings;
+    use adjutant::game::report_mail::ReportMail;
+    use adjutant::game::roster::Roster;
+    use adjutant::store::Store;
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("a.db")).unwrap();
+    let mail = ReportMail {
+        game_master: "adjutant@example.test".into(),
+        message_id_domain: "example.test".into(),
+        server_key: vec![7; 32],
+    };
+    let queued = |s: &Store| -> i64 {
+        s.conn()
+            .query_row("SELECT count(*) FROM outbound_mail", [], |r| r.get(0))
+            .unwrap()
+    };
+    let mut total = 0;
+    for (scenario, name) in [
+        ("scenarios/brawners-farm.toml", "bf"),
+        ("scenarios/first-bull-run.toml", "fbr"),
+    ] {
+        let (created, briefed) = adjutant::game::create_and_brief_from_file(
+            &mut store,
+            std::path::Path::new(scenario),
+            name,
+            &DeadlineSettings::default(),
+            &Roster::default(),
+            &mail,
+            1_700_000_000,
+        )
+        .unwrap();
+        assert_eq!(briefed, created.players.len(), "{scenario}");
+        total += briefed as i64;
+        assert_eq!(queued(&store), total, "{scenario}");
+    }
+    let again = adjutant::game::create_and_brief_from_file(
+        &mut store,
+        std::path::Path::new("scenarios/brawners-farm.toml"),
+        "bf",
+        &DeadlineSettings::default(),
+        &Roster::default(),
+        &mail,
+        1_700_000_000,
+    );
+    assert!(again.is_err());
+    assert_eq!(queued(&store), total, "a refused game queues nothing");
+}

@@ -201,6 +201,70 @@ pub fn create_from_text_with_roster(
     roster: &roster::Roster,
     now: i64,
 ) -> Result<CreatedGame, GameError> {
+    create_inner(store, text, origin, name, deadlines, roster, now, None).map(|(c, _)| c)
+}
+
+/// A new game from a scenario file with every player's briefing queued in
+/// the same transaction as the game itself (issue #14; "nothing is lost":
+/// a game is never created without its briefings, nor briefings queued
+/// for a game that is not). Returns the game and how many mails were
+/// queued.
+pub fn create_and_brief_from_file(
+    store: &mut Store,
+    scenario_path: &Path,
+    name: &str,
+    deadlines: &DeadlineSettings,
+    roster: &roster::Roster,
+    mail: &report_mail::ReportMail,
+    now: i64,
+) -> Result<(CreatedGame, usize), GameError> {
+    let text = std::fs::read_to_string(scenario_path).map_err(|source| ScenarioError::Read {
+        path: scenario_path.to_path_buf(),
+        source,
+    })?;
+    create_inner(
+        store,
+        &text,
+        &scenario_path.display().to_string(),
+        name,
+        deadlines,
+        roster,
+        now,
+        Some(mail),
+    )
+}
+
+/// Writes the new game, and with `mail` its briefings, in one transaction.
+fn insert_new_game(
+    store: &mut Store,
+    game: &crate::store::NewGame,
+    mail: Option<&report_mail::ReportMail>,
+    now: i64,
+) -> Result<usize, GameError> {
+    let tx = store.transaction()?;
+    let id = crate::store::create_game_in(&tx, game)?;
+    let queued = match mail {
+        None => 0,
+        Some(mail) => match engine_game::engine_of_game(&tx, id).map_err(StoreError::from)? {
+            Some(engine) => engine_game::issue_briefings(&tx, id, engine, mail, now)?,
+            None => briefing::issue_briefings(&tx, id, mail, briefing::Briefed::Everyone, now)?,
+        },
+    };
+    tx.commit().map_err(StoreError::from)?;
+    Ok(queued)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn create_inner(
+    store: &mut Store,
+    text: &str,
+    origin: &str,
+    name: &str,
+    deadlines: &DeadlineSettings,
+    roster: &roster::Roster,
+    now: i64,
+    mail: Option<&report_mail::ReportMail>,
+) -> Result<(CreatedGame, usize), GameError> {
     check_game_name(name)?;
     // The registry first: a scenario of a ruleset not yet playable by mail
     // is told so, rather than refused by the Iron Brigade loader.
@@ -227,11 +291,14 @@ pub fn create_from_text_with_roster(
         game.settings_json = deadlines.into_settings_json(&game.settings_json)?;
         game.first_deadline_at = deadlines.deadline_for(now)?;
         game.grace_secs = deadlines.grace_secs;
-        store.create_game(&game)?;
-        return Ok(CreatedGame {
-            not_in_roster,
-            ..created
-        });
+        let queued = insert_new_game(store, &game, mail, now)?;
+        return Ok((
+            CreatedGame {
+                not_in_roster,
+                ..created
+            },
+            queued,
+        ));
     }
     let mut parsed = scenario::Scenario::from_toml_str(text, origin)?;
     let not_in_roster = if roster.is_empty() {
@@ -249,11 +316,14 @@ pub fn create_from_text_with_roster(
     game.settings_json = deadlines.into_settings_json(&game.settings_json)?;
     game.first_deadline_at = deadlines.deadline_for(now)?;
     game.grace_secs = deadlines.grace_secs;
-    store.create_game(&game)?;
-    Ok(CreatedGame {
-        not_in_roster,
-        ..created
-    })
+    let queued = insert_new_game(store, &game, mail, now)?;
+    Ok((
+        CreatedGame {
+            not_in_roster,
+            ..created
+        },
+        queued,
+    ))
 }
 
 /// Queues every player's briefing of the new game `name` (issue #14; see

@@ -123,6 +123,19 @@ macro_rules! text_enum {
 }
 pub(crate) use text_enum;
 
+/// [`Store::create_game`] inside the caller's transaction, so that what
+/// must be written with the game (its players' briefings, queued as mail)
+/// commits with it or not at all.
+pub fn create_game_in(tx: &Transaction<'_>, g: &NewGame) -> Result<GameId, StoreError> {
+    validate(g)?;
+    if game_id_by_name(tx, &g.name)?.is_some() {
+        return Err(StoreError::GameExists {
+            name: g.name.clone(),
+        });
+    }
+    insert_game(tx, g)
+}
+
 text_enum!(
     /// Lifecycle of a whole game.
     GameStatus { Active => "active", Paused => "paused", Finished => "finished", Abandoned => "abandoned" }
@@ -301,14 +314,8 @@ impl Store {
     /// one transaction. A name already in use gives [`StoreError::GameExists`];
     /// an inconsistent scenario gives [`StoreError::InvalidGame`] naming the problem.
     pub fn create_game(&mut self, g: &NewGame) -> Result<GameId, StoreError> {
-        validate(g)?;
         let tx = self.transaction()?;
-        if game_id_by_name(&tx, &g.name)?.is_some() {
-            return Err(StoreError::GameExists {
-                name: g.name.clone(),
-            });
-        }
-        let id = insert_game(&tx, g)?;
+        let id = create_game_in(&tx, g)?;
         tx.commit()?;
         Ok(id)
     }

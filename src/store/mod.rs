@@ -23,7 +23,8 @@ pub use error::StoreError;
 pub use games::{
     AddressDetail, CurrentTurn, GameDetail, GameId, GameStatus, GameSummary, NewGame, NewOfficer,
     NewPlayer, NewUnit, OfficerDetail, OpenQuery, PlayerAtAddress, PlayerDetail, PlayerStatus,
-    SideUnits, TurnDetail, TurnStatus, game_ruleset, open_queries, open_queries_words,
+    SideUnits, TurnDetail, TurnStatus, create_game_in, game_ruleset, open_queries,
+    open_queries_words,
 };
 pub use inbound::{
     ImapState, InboundInsert, InboundMail, InboundStatus, MailSource, NewInboundMail,
