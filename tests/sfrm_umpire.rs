@@ -6,50 +6,13 @@
 mod common;
 mod fog_support;
 
-use common::{GameDir, adjutant, repo};
+use common::{GameDir, adjutant};
 use fog_support::decode;
 
 const UMP: &str = "ump@example.test";
 
 fn umpired() -> GameDir {
-    let dir = tempfile::tempdir().unwrap();
-    adjutant(dir.path()).arg("init").assert().success();
-    let out = adjutant(dir.path())
-        .args([
-            "game",
-            "create",
-            "--name",
-            "bull",
-            "--umpire",
-            UMP,
-            "--json",
-            "--scenario",
-        ])
-        .arg(repo("scenarios/first-bull-run.toml"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let secrets = json["players"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| {
-            (
-                p["name"].as_str().unwrap().to_string(),
-                p["secret"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect();
-    GameDir {
-        dir,
-        name: "bull".into(),
-        secrets,
-    }
+    GameDir::with_scenario_and("bull", "scenarios/first-bull-run.toml", &["--umpire", UMP])
 }
 
 fn mails_to(g: &GameDir, to: &str) -> Vec<fog_support::Mail> {

@@ -36,10 +36,18 @@ impl GameDir {
     /// A fresh directory with the scenario at `scenario` (a path in the
     /// repository) created as `name`.
     pub fn with_scenario(name: &str, scenario: &str) -> GameDir {
+        GameDir::with_scenario_and(name, scenario, &[])
+    }
+
+    /// [`GameDir::with_scenario`] with more `game create` arguments
+    /// (`--umpire ADDRESS`, `--player ...`).
+    pub fn with_scenario_and(name: &str, scenario: &str, more: &[&str]) -> GameDir {
         let dir = tempfile::tempdir().unwrap();
         adjutant(dir.path()).arg("init").assert().success();
         let out = adjutant(dir.path())
-            .args(["game", "create", "--name", name, "--json", "--scenario"])
+            .args(["game", "create", "--name", name, "--json"])
+            .args(more)
+            .arg("--scenario")
             .arg(repo(scenario))
             .output()
             .unwrap();
