@@ -214,6 +214,31 @@ fn compare_outcome(
     check.replayed_state_hash = Some(h);
 }
 
+impl TurnCheck {
+    /// A check of `turn` not yet replayed: what the store holds (the next
+    /// turn's state hash, the events' and dice's hashes).
+    fn stored(
+        turn: &TurnRecord,
+        next: Option<&TurnRecord>,
+        events: &[EventRow],
+        rolls: &[RollRow],
+    ) -> TurnCheck {
+        TurnCheck {
+            turn: turn.number,
+            attempt: turn.attempt,
+            live: turn.live,
+            ok: false,
+            differences: Vec::new(),
+            stored_state_hash: next.map(|t| t.state_hash.clone()),
+            replayed_state_hash: None,
+            stored_events_hash: events_hash(events),
+            replayed_events_hash: None,
+            stored_rolls_hash: rolls_hash(rolls),
+            replayed_rolls_hash: None,
+        }
+    }
+}
+
 /// [`check_turn`] for a game played through a ruleset's mail plane
 /// (`game::engine_game`): the archived `turn-input` orders and the turn's
 /// dice (its stream, or the umpire's as given) through the same engine call
@@ -229,19 +254,7 @@ pub fn check_engine_turn(
 ) -> TurnCheck {
     let mut diffs = Vec::new();
     let n = turn.number;
-    let mut check = TurnCheck {
-        turn: n,
-        attempt: turn.attempt,
-        live: turn.live,
-        ok: false,
-        differences: Vec::new(),
-        stored_state_hash: next.map(|t| t.state_hash.clone()),
-        replayed_state_hash: None,
-        stored_events_hash: events_hash(events),
-        replayed_events_hash: None,
-        stored_rolls_hash: rolls_hash(rolls),
-        replayed_rolls_hash: None,
-    };
+    let mut check = TurnCheck::stored(turn, next, events, rolls);
     let seed = seed_checks(game_seed, turn, &mut diffs);
     let orders = events
         .first()
@@ -316,19 +329,7 @@ pub fn check_turn(
 ) -> TurnCheck {
     let mut diffs = Vec::new();
     let n = turn.number;
-    let mut check = TurnCheck {
-        turn: n,
-        attempt: turn.attempt,
-        live: turn.live,
-        ok: false,
-        differences: Vec::new(),
-        stored_state_hash: next.map(|t| t.state_hash.clone()),
-        replayed_state_hash: None,
-        stored_events_hash: events_hash(events),
-        replayed_events_hash: None,
-        stored_rolls_hash: rolls_hash(rolls),
-        replayed_rolls_hash: None,
-    };
+    let mut check = TurnCheck::stored(turn, next, events, rolls);
 
     let seed = seed_checks(game_seed, turn, &mut diffs);
 
