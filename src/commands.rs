@@ -425,11 +425,17 @@ pub fn game_create(config: &Config, new: &NewGame<'_>, json: bool) -> anyhow::Re
     }
     // Every player's briefing (issue #14): queued in the same transaction
     // as the game, sent by the daemon.
-    let key = adjutant::daemon::load_or_create_server_key(&config.server_key_file)
-        .map_err(adjutant::daemon::DaemonError::into_anyhow)?;
-    let mail = adjutant::game::report_mail::ReportMail::from_intake(
-        &adjutant::daemon::intake_settings(config, key),
-    );
+    // The reply-token key is read (or made) only once the game is known
+    // good: a refused game writes nothing.
+    let mail = || {
+        adjutant::daemon::load_or_create_server_key(&config.server_key_file)
+            .map(|key| {
+                adjutant::game::report_mail::ReportMail::from_intake(
+                    &adjutant::daemon::intake_settings(config, key),
+                )
+            })
+            .map_err(|e| e.to_string())
+    };
     let (created, briefed) = adjutant::game::create_and_brief_from_file(
         &mut store,
         scenario,

@@ -252,7 +252,7 @@ fn a_game_and_its_briefings_are_written_together() {
             name,
             &DeadlineSettings::default(),
             &Roster::default(),
-            &mail,
+            &|| Ok(mail.clone()),
             1_700_000_000,
         )
         .unwrap();
@@ -266,7 +266,7 @@ fn a_game_and_its_briefings_are_written_together() {
         "bf",
         &DeadlineSettings::default(),
         &Roster::default(),
-        &mail,
+        &|| Ok(mail.clone()),
         1_700_000_000,
     );
     assert!(again.is_err());

@@ -64,6 +64,10 @@ pub enum GameError {
     Briefing(#[from] reports::ReportsError),
     #[error("the game is created, but its briefings could not be made: {0}")]
     EngineBriefing(#[from] turn_error::TurnCycleError),
+    /// The mail settings the briefings need (the reply-token key) could
+    /// not be had; nothing was written.
+    #[error("the game was not created: its briefings' mail settings could not be made: {0}")]
+    MailSettings(String),
     /// The scenario's ruleset is unknown or not yet playable by mail.
     #[error(transparent)]
     Ruleset(#[from] crate::rulesets::RulesetError),
@@ -83,7 +87,8 @@ impl GameError {
             GameError::Secret(_)
             | GameError::State(_)
             | GameError::Briefing(_)
-            | GameError::EngineBriefing(_) => false,
+            | GameError::EngineBriefing(_)
+            | GameError::MailSettings(_) => false,
         }
     }
 }
@@ -209,13 +214,18 @@ pub fn create_from_text_with_roster(
 /// a game is never created without its briefings, nor briefings queued
 /// for a game that is not). Returns the game and how many mails were
 /// queued.
+///
+/// `mail` gives the briefings' mail settings; it is called only once the
+/// scenario, name, roster and deadlines are known good, just before the
+/// transaction, so that a refused game writes nothing at all (not even a
+/// new reply-token key).
 pub fn create_and_brief_from_file(
     store: &mut Store,
     scenario_path: &Path,
     name: &str,
     deadlines: &DeadlineSettings,
     roster: &roster::Roster,
-    mail: &report_mail::ReportMail,
+    mail: &dyn Fn() -> Result<report_mail::ReportMail, String>,
     now: i64,
 ) -> Result<(CreatedGame, usize), GameError> {
     let text = std::fs::read_to_string(scenario_path).map_err(|source| ScenarioError::Read {
@@ -238,12 +248,16 @@ pub fn create_and_brief_from_file(
 fn insert_new_game(
     store: &mut Store,
     game: &crate::store::NewGame,
-    mail: Option<&report_mail::ReportMail>,
+    mail: Option<&dyn Fn() -> Result<report_mail::ReportMail, String>>,
     now: i64,
 ) -> Result<usize, GameError> {
+    let mail = match mail {
+        Some(make) => Some(make().map_err(GameError::MailSettings)?),
+        None => None,
+    };
     let tx = store.transaction()?;
     let id = crate::store::create_game_in(&tx, game)?;
-    let queued = match mail {
+    let queued = match &mail {
         None => 0,
         Some(mail) => match engine_game::engine_of_game(&tx, id).map_err(StoreError::from)? {
             Some(engine) => engine_game::issue_briefings(&tx, id, engine, mail, now)?,
@@ -263,7 +277,7 @@ fn create_inner(
     deadlines: &DeadlineSettings,
     roster: &roster::Roster,
     now: i64,
-    mail: Option<&report_mail::ReportMail>,
+    mail: Option<&dyn Fn() -> Result<report_mail::ReportMail, String>>,
 ) -> Result<(CreatedGame, usize), GameError> {
     check_game_name(name)?;
     // The registry first: a scenario of a ruleset not yet playable by mail
