@@ -304,35 +304,6 @@ proptest! {
     }
 }
 
-/// The text parts of every mail in the outbox sent to `to`, decoded.
-fn mail_to(g: &GameDir, to: &str) -> Vec<String> {
-    g.outbox()
-        .iter()
-        .filter_map(|raw| {
-            let m = mailparse::parse_mail(raw.as_bytes()).ok()?;
-            let addressed = m
-                .headers
-                .iter()
-                .any(|h| h.get_key().eq_ignore_ascii_case("To") && h.get_value().contains(to));
-            if !addressed {
-                return None;
-            }
-            let mut body = String::new();
-            let mut stack = vec![&m];
-            while let Some(p) = stack.pop() {
-                if !p.subparts.is_empty() {
-                    stack.extend(p.subparts.iter());
-                    continue;
-                }
-                if p.ctype.mimetype == "text/plain" {
-                    body.push_str(&p.get_body().ok()?.replace("\r\n", "\n"));
-                }
-            }
-            Some(body)
-        })
-        .collect()
-}
-
 /// Through the binary: Gibbon mails orders as a stranger writes them; his
 /// receipt takes the loosely read ones, says how each was read and what was
 /// left out, and still refuses the condition.
@@ -350,7 +321,7 @@ fn gibbons_receipt_says_what_was_read_loosely() {
          thx, that's it for t1 - G\n",
     );
     g.run_once();
-    let mails = mail_to(&g, "gibbon@example.test");
+    let mails = g.text_to("gibbon@example.test");
     let receipt = mails
         .iter()
         .find(|b| b.contains("Orders as understood"))

@@ -7,35 +7,6 @@ mod common;
 
 use common::GameDir;
 
-/// The text parts of every mail in the outbox sent to `to`, decoded.
-fn mail_to(g: &GameDir, to: &str) -> Vec<String> {
-    g.outbox()
-        .iter()
-        .filter_map(|raw| {
-            let m = mailparse::parse_mail(raw.as_bytes()).ok()?;
-            let addressed = m
-                .headers
-                .iter()
-                .any(|h| h.get_key().eq_ignore_ascii_case("To") && h.get_value().contains(to));
-            if !addressed {
-                return None;
-            }
-            let mut body = String::new();
-            let mut stack = vec![&m];
-            while let Some(p) = stack.pop() {
-                if !p.subparts.is_empty() {
-                    stack.extend(p.subparts.iter());
-                    continue;
-                }
-                if p.ctype.mimetype == "text/plain" {
-                    body.push_str(&p.get_body().ok()?.replace("\r\n", "\n"));
-                }
-            }
-            Some(body)
-        })
-        .collect()
-}
-
 #[test]
 fn gibbons_receipt_reads_his_place_orders_back_with_notes() {
     let g = GameDir::with_scenario("brawner", "scenarios/brawners-farm.toml");
@@ -50,7 +21,7 @@ fn gibbons_receipt_reads_his_place_orders_back_with_notes() {
          Battery B: advance to (-2, 2.9)\n",
     );
     g.run_once();
-    let mails = mail_to(&g, "gibbon@example.test");
+    let mails = g.text_to("gibbon@example.test");
     let receipt = mails
         .iter()
         .find(|b| b.contains("7th Wisconsin: advance to"))

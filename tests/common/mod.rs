@@ -122,6 +122,36 @@ impl GameDir {
             .collect()
     }
 
+    /// The text parts of every mail in the outbox (briefings aside, as
+    /// [`GameDir::outbox`]) sent to `to`, decoded.
+    pub fn text_to(&self, to: &str) -> Vec<String> {
+        self.outbox()
+            .iter()
+            .filter_map(|raw| {
+                let m = mailparse::parse_mail(raw.as_bytes()).ok()?;
+                let addressed = m
+                    .headers
+                    .iter()
+                    .any(|h| h.get_key().eq_ignore_ascii_case("To") && h.get_value().contains(to));
+                if !addressed {
+                    return None;
+                }
+                let mut body = String::new();
+                let mut stack = vec![&m];
+                while let Some(p) = stack.pop() {
+                    if !p.subparts.is_empty() {
+                        stack.extend(p.subparts.iter());
+                        continue;
+                    }
+                    if p.ctype.mimetype == "text/plain" {
+                        body.push_str(&p.get_body().ok()?.replace("\r\n", "\n"));
+                    }
+                }
+                Some(body)
+            })
+            .collect()
+    }
+
     /// Every message in the outbox, oldest file name first.
     pub fn outbox_all(&self) -> Vec<String> {
         let mut names: Vec<PathBuf> = std::fs::read_dir(self.path("var/outbox/new"))
