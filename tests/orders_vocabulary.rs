@@ -1083,6 +1083,19 @@ fn addressed_dispatches_headings_forward_and_a_new_front() {
     // "forward 3 in" and a new front.
     let r = ok(&u, "6th Wis: forward 3 in");
     assert!(r.starts_with("6th Wisconsin: advance to"), "{r}");
+    // A new front written by a formation change counts too (found
+    // playing the addressed letter by mail: "deploy into line facing
+    // north and advance two hundred yards" went along the old front).
+    let formed = ok(
+        &u,
+        "6th Wis: deploy into line facing north and advance two hundred yards",
+    );
+    let x6 = g.state.unit(g.unit("6th Wisconsin")).unwrap().position.x;
+    assert!(
+        formed.contains(&format!("advance to ({x6}, "))
+            || formed.contains(&format!("advance to ({x6:.1}, ")),
+        "{formed} (x {x6})"
+    );
     let ahead = ok(&u, "6th Wis: face north, then adv 4 in");
     let x = g.state.unit(g.unit("6th Wisconsin")).unwrap().position.x;
     assert!(

@@ -565,6 +565,9 @@ pub struct OrderParser<'c, 'a> {
     /// Where the ordered unit or officer stands now.
     at: Pos,
     facing: f64,
+    /// How many of the order's steps have been looked at for a new front
+    /// ([`OrderParser::sync_facing`]).
+    facing_seen: usize,
     /// Places within places ("300 yards north of 5 inches east of ..."),
     /// bounded so no text can exhaust the stack.
     depth: u32,
@@ -610,6 +613,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             unit,
             at,
             facing: unit.map(|u| u.facing).unwrap_or(0.0),
+            facing_seen: 0,
             depth: 0,
             notes: Vec::new(),
             retreating: false,
@@ -1170,6 +1174,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
 
     /// The clause itself, after preambles and colour.
     fn clause_body(&mut self, steps: &mut Vec<Step>) -> PResult<()> {
+        self.sync_facing(steps);
         let Some(tok) = self.peek() else {
             return Err(self.expected("an order"));
         };
@@ -2920,6 +2925,31 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             action: Action::Face(dir),
         });
         Ok(())
+    }
+
+    /// Every step written so far that gives the unit a new front ("face
+    /// 330", "deploy into line facing north") counts for the moves after
+    /// it, whichever verb wrote it.
+    fn sync_facing(&mut self, steps: &[Step]) {
+        if steps.len() < self.facing_seen {
+            self.facing_seen = 0;
+        }
+        let new: Vec<Direction> = steps
+            .get(self.facing_seen..)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|s| match &s.action {
+                Action::Face(d) => Some(*d),
+                Action::Form {
+                    facing: Some(d), ..
+                } => Some(*d),
+                _ => None,
+            })
+            .collect();
+        self.facing_seen = steps.len();
+        if let Some(d) = new.last() {
+            self.track_facing(d);
+        }
     }
 
     /// The unit faces `d` from this step on, so that a later "advance 4
