@@ -276,6 +276,12 @@ impl Maildir {
             .iter()
             .map(|(name, bytes)| {
                 if cur.contains(*name) || self.root.join("new").join(name).exists() {
+                    // A kill between the link into `new/` and the removal
+                    // of `tmp/<name>` leaves the delivered message's twin
+                    // in `tmp/`; it is ours (the name is this message's),
+                    // so the retry that finds the message delivered
+                    // clears it.
+                    let _ = fs::remove_file(self.root.join("tmp").join(name));
                     return Ok(Delivered::AlreadyThere);
                 }
                 self.deliver_as(name, bytes)
@@ -435,6 +441,28 @@ mod tests {
         assert_eq!(again.list_cur().unwrap().len(), 1);
         assert_eq!(fs::read_dir(dir.path().join("out/tmp")).unwrap().count(), 0);
         assert!(a < b, "names sort in queue order");
+    }
+
+    #[test]
+    fn a_kill_after_the_link_leaves_no_twin_in_tmp_after_the_retry() {
+        // Killed between `hard_link(tmp, new)` and `remove_file(tmp)`: the
+        // message is in new/ and its twin in tmp/. The retry (the row is
+        // still queued) finds it delivered and clears the twin; found by
+        // tests/kill_exactly_once.rs in CI.
+        let dir = tempfile::tempdir().unwrap();
+        let md = Maildir::create(dir.path().join("out")).unwrap();
+        let a = outbox_name(7, "<a@x>");
+        fs::write(dir.path().join("out/tmp").join(&a), b"A").unwrap();
+        fs::hard_link(
+            dir.path().join("out/tmp").join(&a),
+            dir.path().join("out/new").join(&a),
+        )
+        .unwrap();
+        let again = Maildir::open(dir.path().join("out")).unwrap();
+        let r = again.deliver_named_many(&[(&a, b"A")]);
+        assert!(matches!(r[..], [Ok(Delivered::AlreadyThere)]));
+        assert_eq!(fs::read_dir(dir.path().join("out/tmp")).unwrap().count(), 0);
+        assert_eq!(again.list_new().unwrap().len(), 1);
     }
 
     #[test]
