@@ -436,6 +436,30 @@ pub fn game_create(config: &Config, new: &NewGame<'_>, json: bool) -> anyhow::Re
             })
             .map_err(|e| e.to_string())
     };
+    // The umpire is named in the game's own transaction, before the
+    // briefings (so an SFRM umpire's briefing goes with the players'):
+    // the game, its umpire and every briefing are written together or
+    // not at all. His secret is made (slowly) before the transaction.
+    let change = adjutant::umpire::principal::UmpireChange {
+        address: umpire,
+        ..Default::default()
+    };
+    let secret = match umpire {
+        Some(_) => adjutant::umpire::principal::new_secret_for(&change)?,
+        None => None,
+    };
+    let now = time::OffsetDateTime::now_utc().unix_timestamp();
+    let actor = cli_actor(None);
+    let mut named = None;
+    let mut secret = secret;
+    let mut name_umpire = |tx: &rusqlite::Connection, id: adjutant::store::GameId| {
+        adjutant::umpire::principal::set_umpire_in(tx, id, &change, secret.take(), &actor, now)
+            .map(|info| named = Some(info))
+            .map_err(|e| adjutant::game::GameError::AtCreation {
+                user_error: e.is_user_error(),
+                message: e.to_string(),
+            })
+    };
     let (created, briefed) = adjutant::game::create_and_brief_from_file(
         &mut store,
         scenario,
@@ -443,21 +467,10 @@ pub fn game_create(config: &Config, new: &NewGame<'_>, json: bool) -> anyhow::Re
         deadlines,
         roster,
         &mail,
-        time::OffsetDateTime::now_utc().unix_timestamp(),
+        umpire.map(|_| &mut name_umpire as adjutant::game::AlsoAtCreation<'_>),
+        now,
     )?;
-    let umpire = match umpire {
-        Some(address) => Some(adjutant::umpire::principal::set_umpire(
-            &mut store,
-            name,
-            &adjutant::umpire::principal::UmpireChange {
-                address: Some(address),
-                ..Default::default()
-            },
-            &cli_actor(None),
-            time::OffsetDateTime::now_utc().unix_timestamp(),
-        )?),
-        None => None,
-    };
+    let umpire = named;
     if json {
         let mut v = serde_json::to_value(&created)?;
         if let (Some(obj), Some(u)) = (v.as_object_mut(), &umpire) {

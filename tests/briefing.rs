@@ -253,6 +253,7 @@ fn a_game_and_its_briefings_are_written_together() {
             &DeadlineSettings::default(),
             &Roster::default(),
             &|| Ok(mail.clone()),
+            None,
             1_700_000_000,
         )
         .unwrap();
@@ -267,6 +268,7 @@ fn a_game_and_its_briefings_are_written_together() {
         &DeadlineSettings::default(),
         &Roster::default(),
         &|| Ok(mail.clone()),
+        None,
         1_700_000_000,
     );
     assert!(again.is_err());

@@ -1086,3 +1086,66 @@ fn a_replaced_players_secret_is_kept_only_until_its_mail_has_left() {
     assert!(briefing[0].contains("YOUR UNITS"), "{}", briefing[0]);
     assert_eq!(one::<i64>(&g, "SELECT COUNT(*) FROM outbound_secrets"), 0);
 }
+
+/// `game create --umpire` names the umpire in the game's own transaction:
+/// an address that is a player's refuses the whole game (nothing written,
+/// exit code 2), and in an SFRM game the umpire's briefing is queued with
+/// the players' at creation (it was lost when the umpire was named in a
+/// second transaction, after the briefings).
+#[test]
+fn the_umpire_is_named_in_the_games_own_transaction() {
+    let dir = tempfile::tempdir().unwrap();
+    adjutant(dir.path()).arg("init").assert().success();
+    let out = adjutant(dir.path())
+        .args([
+            "game",
+            "create",
+            "--name",
+            "mill",
+            "--umpire",
+            "Blue@Example.test",
+            "--scenario",
+        ])
+        .arg(repo("scenarios/training.toml"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("not created"), "{said}");
+    assert!(said.contains("address of his own"), "{said}");
+    let db = rusqlite::Connection::open(dir.path().join("var/adjutant.db")).unwrap();
+    let count = |sql: &str| -> i64 { db.query_row(sql, [], |r| r.get(0)).unwrap() };
+    assert_eq!(count("SELECT count(*) FROM games"), 0);
+    assert_eq!(count("SELECT count(*) FROM outbound_mail"), 0);
+    assert_eq!(count("SELECT count(*) FROM audit_log"), 0);
+
+    let out = adjutant(dir.path())
+        .args([
+            "game",
+            "create",
+            "--name",
+            "bull",
+            "--umpire",
+            UMP,
+            "--scenario",
+        ])
+        .arg(repo("scenarios/first-bull-run.toml"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let umpire_briefings = count(&format!(
+        "SELECT count(*) FROM outbound_mail WHERE recipients_json LIKE '%{UMP}%'"
+    ));
+    assert_eq!(
+        umpire_briefings, 1,
+        "the umpire's briefing, queued at creation"
+    );
+    assert_eq!(
+        count("SELECT count(*) FROM audit_log WHERE action = 'umpire-set'"),
+        1
+    );
+}

@@ -34,7 +34,7 @@ pub use setup::{CreatedGame, PlayerSecret, battle_state_from_scenario, new_game}
 
 use crate::scenario::{self, ScenarioError};
 use crate::secret::{self, SecretError};
-use crate::store::{GameDetail, Store, StoreError};
+use crate::store::{GameDetail, GameId, Store, StoreError};
 use deadline::{DeadlineError, DeadlineSettings};
 use std::fmt::Write as _;
 use std::path::Path;
@@ -71,6 +71,10 @@ pub enum GameError {
     /// The scenario's ruleset is unknown or not yet playable by mail.
     #[error(transparent)]
     Ruleset(#[from] crate::rulesets::RulesetError),
+    /// The caller's own writes in the new game's transaction ([`AlsoAtCreation`])
+    /// were refused; nothing was written.
+    #[error("the game was not created: {message}")]
+    AtCreation { message: String, user_error: bool },
 }
 
 impl GameError {
@@ -83,6 +87,7 @@ impl GameError {
             | GameError::Roster(_)
             | GameError::Ruleset(_)
             | GameError::Deadline(_) => true,
+            GameError::AtCreation { user_error, .. } => *user_error,
             GameError::Store(e) => e.is_user_error(),
             GameError::Secret(_)
             | GameError::State(_)
@@ -206,8 +211,18 @@ pub fn create_from_text_with_roster(
     roster: &roster::Roster,
     now: i64,
 ) -> Result<CreatedGame, GameError> {
-    create_inner(store, text, origin, name, deadlines, roster, now, None).map(|(c, _)| c)
+    create_inner(
+        store, text, origin, name, deadlines, roster, now, None, None,
+    )
+    .map(|(c, _)| c)
 }
+
+/// A caller's own writes made in a new game's transaction, after the game
+/// and before its briefings (so a briefing can see them): `game create
+/// --umpire` names the umpire there, and the umpire's briefing goes with
+/// the players'. An error rolls the whole game back.
+pub type AlsoAtCreation<'a> =
+    &'a mut dyn FnMut(&rusqlite::Connection, GameId) -> Result<(), GameError>;
 
 /// A new game from a scenario file with every player's briefing queued in
 /// the same transaction as the game itself (issue #14; "nothing is lost":
@@ -218,7 +233,9 @@ pub fn create_from_text_with_roster(
 /// `mail` gives the briefings' mail settings; it is called only once the
 /// scenario, name, roster and deadlines are known good, just before the
 /// transaction, so that a refused game writes nothing at all (not even a
-/// new reply-token key).
+/// new reply-token key). `also` writes more in the same transaction
+/// ([`AlsoAtCreation`]).
+#[allow(clippy::too_many_arguments)]
 pub fn create_and_brief_from_file(
     store: &mut Store,
     scenario_path: &Path,
@@ -226,6 +243,7 @@ pub fn create_and_brief_from_file(
     deadlines: &DeadlineSettings,
     roster: &roster::Roster,
     mail: &dyn Fn() -> Result<report_mail::ReportMail, String>,
+    also: Option<AlsoAtCreation<'_>>,
     now: i64,
 ) -> Result<(CreatedGame, usize), GameError> {
     let text = std::fs::read_to_string(scenario_path).map_err(|source| ScenarioError::Read {
@@ -241,6 +259,7 @@ pub fn create_and_brief_from_file(
         roster,
         now,
         Some(mail),
+        also,
     )
 }
 
@@ -249,6 +268,7 @@ fn insert_new_game(
     store: &mut Store,
     game: &crate::store::NewGame,
     mail: Option<&dyn Fn() -> Result<report_mail::ReportMail, String>>,
+    also: Option<AlsoAtCreation<'_>>,
     now: i64,
 ) -> Result<usize, GameError> {
     let mail = match mail {
@@ -257,6 +277,9 @@ fn insert_new_game(
     };
     let tx = store.transaction()?;
     let id = crate::store::create_game_in(&tx, game)?;
+    if let Some(also) = also {
+        also(&tx, id)?;
+    }
     let queued = match &mail {
         None => 0,
         Some(mail) => match engine_game::engine_of_game(&tx, id).map_err(StoreError::from)? {
@@ -278,6 +301,7 @@ fn create_inner(
     roster: &roster::Roster,
     now: i64,
     mail: Option<&dyn Fn() -> Result<report_mail::ReportMail, String>>,
+    also: Option<AlsoAtCreation<'_>>,
 ) -> Result<(CreatedGame, usize), GameError> {
     check_game_name(name)?;
     // The registry first: a scenario of a ruleset not yet playable by mail
@@ -305,7 +329,7 @@ fn create_inner(
         game.settings_json = deadlines.into_settings_json(&game.settings_json)?;
         game.first_deadline_at = deadlines.deadline_for(now)?;
         game.grace_secs = deadlines.grace_secs;
-        let queued = insert_new_game(store, &game, mail, now)?;
+        let queued = insert_new_game(store, &game, mail, also, now)?;
         return Ok((
             CreatedGame {
                 not_in_roster,
@@ -330,7 +354,7 @@ fn create_inner(
     game.settings_json = deadlines.into_settings_json(&game.settings_json)?;
     game.first_deadline_at = deadlines.deadline_for(now)?;
     game.grace_secs = deadlines.grace_secs;
-    let queued = insert_new_game(store, &game, mail, now)?;
+    let queued = insert_new_game(store, &game, mail, also, now)?;
     Ok((
         CreatedGame {
             not_in_roster,

@@ -166,28 +166,53 @@ pub fn set_umpire(
     let id = store
         .game_id(game)?
         .ok_or_else(|| PrincipalError::NoSuchGame(game.to_string()))?;
+    // The slow part (Argon2) before the write lock is taken.
+    let secret = new_secret_for(change)?;
+    let tx = store.transaction()?;
+    let info = set_umpire_in(&tx, id, change, secret, actor, now)?;
+    tx.commit().map_err(StoreError::from)?;
+    Ok(info)
+}
+
+/// The secret (and its hash) a [`UmpireChange`] needs, if any: made before
+/// a transaction is opened, since hashing is slow (Argon2).
+pub fn new_secret_for(
+    change: &UmpireChange<'_>,
+) -> Result<Option<(String, String)>, PrincipalError> {
+    if change.address.is_some() || change.new_secret {
+        let s = secret::generate_secret()?;
+        let h = secret::hash_secret(&s)?;
+        Ok(Some((s, h)))
+    } else {
+        Ok(None)
+    }
+}
+
+/// [`set_umpire`] inside the caller's transaction `tx`, with the secret
+/// from [`new_secret_for`]: `game create --umpire` names the umpire in the
+/// new game's own transaction, so the game, its umpire and the umpire's
+/// briefing are written together or not at all.
+pub fn set_umpire_in(
+    tx: &Connection,
+    id: GameId,
+    change: &UmpireChange<'_>,
+    secret: Option<(String, String)>,
+    actor: &str,
+    now: i64,
+) -> Result<UmpireInfo, PrincipalError> {
     let address = change.address.map(check_address).transpose()?;
     if let Some(max) = change.pause_max_secs
         && !(3_600..=90 * 86_400).contains(&max)
     {
         return Err(PrincipalError::BadPauseMax(max));
     }
-    // The slow part (Argon2) before the write lock is taken.
-    let secret = if address.is_some() || change.new_secret {
-        let s = secret::generate_secret()?;
-        let h = secret::hash_secret(&s)?;
-        Some((s, h))
-    } else {
-        None
-    };
-    let tx = store.transaction()?;
     let (name, current, settings): (String, Option<String>, String) = tx.query_row(
         "SELECT name, umpire_address, settings_json FROM games WHERE id = ?1",
         [id.0],
         |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
     )?;
     if let Some(a) = &address
-        && let Some(player) = player_at(&tx, id, a)?
+        && let Some(player) = player_at(tx, id, a)?
     {
         return Err(PrincipalError::PlayersAddress {
             address: a.clone(),
@@ -222,7 +247,7 @@ pub fn set_umpire(
     }
     if !actions.is_empty() {
         Store::append_audit(
-            &tx,
+            tx,
             &NewAudit {
                 game: Some(id),
                 actor: actor.to_string(),
@@ -241,7 +266,6 @@ pub fn set_umpire(
         )
         .optional()?
         .flatten();
-    tx.commit().map_err(StoreError::from)?;
     Ok(UmpireInfo {
         game: name,
         address: address_now,
