@@ -1104,3 +1104,39 @@ fn addressed_dispatches_headings_forward_and_a_new_front() {
         "{ahead} (x {x})"
     );
 }
+
+/// A unit named after a word that relates to it ("behind the 2nd
+/// Wisconsin", "support the 6th") is what the order is about, never who
+/// is ordered: "Thanks. 7th Wisconsin: move up behind the 2nd Wisconsin
+/// and fire at A" was read as "2nd Wisconsin: fire at enemy A" with no
+/// error (found by blind round 12). The unit at the head is ordered; a
+/// paragraph with no unit of his at its head is refused, not given to the
+/// unit it mentions.
+#[test]
+fn a_unit_after_a_relating_word_is_never_taken_as_the_one_ordered() {
+    let g = game("brawners-farm.toml");
+    let u = gibbon(&g);
+    let m = parse(
+        &u,
+        "Thanks. 7th Wisconsin: move up behind the 2nd Wisconsin and fire at A.",
+    );
+    let read: Vec<String> = m.items.iter().map(|i| normalise(i, &u)).collect();
+    assert!(
+        read.iter().all(|r| r.starts_with("7th Wisconsin:")),
+        "{read:?}"
+    );
+    for text in [
+        "Dear sir: move up behind the 2nd Wisconsin and fire at A.",
+        "Right then: support the 6th Wisconsin and fire at will.",
+    ] {
+        let m = parse(&u, text);
+        let read: Vec<String> = m.items.iter().map(|i| normalise(i, &u)).collect();
+        assert!(read.is_empty(), "{text}: {read:?}");
+        assert!(!m.errors.is_empty(), "{text}");
+    }
+    // The apposition still names the unit ordered.
+    ok(
+        &u,
+        "Colonel, you will advance your regiment, the 6th Wisconsin, in line of battle upon the orchard.",
+    );
+}

@@ -1600,6 +1600,51 @@ fn prose_unit(
         .cloned()
         .collect();
     for start in first..toks.len().min(10) {
+        // "move up behind the 2nd Wisconsin and fire at A": a unit after
+        // a word that relates to it (a place beside it, a unit to follow
+        // or support) is what the order is about, not who is ordered.
+        const RELATES: &[&str] = &[
+            "behind",
+            "to",
+            "with",
+            "of",
+            "on",
+            "near",
+            "beside",
+            "besides",
+            "toward",
+            "towards",
+            "from",
+            "at",
+            "upon",
+            "into",
+            "past",
+            "by",
+            "between",
+            "before",
+            "support",
+            "supporting",
+            "follow",
+            "following",
+            "conform",
+            "join",
+            "cover",
+            "relieve",
+            "reinforce",
+            "alongside",
+            "abreast",
+            "around",
+            "round",
+        ];
+        let before = toks
+            .get(..start)
+            .unwrap_or_default()
+            .iter()
+            .rev()
+            .find(|t| !t.is_word("the"));
+        if before.is_some_and(|t| RELATES.iter().any(|w| t.is_word(w))) {
+            continue;
+        }
         // "The 5th, 27th and 33rd Virginia will ...": several numbers
         // sharing one name, read together (never only the last of them).
         let numbered = toks
