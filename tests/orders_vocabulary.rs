@@ -1116,15 +1116,17 @@ fn addressed_dispatches_headings_forward_and_a_new_front() {
 fn a_unit_after_a_relating_word_is_never_taken_as_the_one_ordered() {
     let g = game("brawners-farm.toml");
     let u = gibbon(&g);
-    let m = parse(
-        &u,
+    for text in [
         "Thanks. 7th Wisconsin: move up behind the 2nd Wisconsin and fire at A.",
-    );
-    let read: Vec<String> = m.items.iter().map(|i| normalise(i, &u)).collect();
-    assert!(
-        read.iter().all(|r| r.starts_with("7th Wisconsin:")),
-        "{read:?}"
-    );
+        "Thanks. 7th Wisconsin: move up on the right of the 2nd Wisconsin and fire on the regiment by the farm.",
+    ] {
+        let m = parse(&u, text);
+        let read: Vec<String> = m.items.iter().map(|i| normalise(i, &u)).collect();
+        assert!(
+            !read.is_empty() && read.iter().all(|r| r.starts_with("7th Wisconsin:")),
+            "{text}: {read:?}"
+        );
+    }
     for text in [
         "Dear sir: move up behind the 2nd Wisconsin and fire at A.",
         "Right then: support the 6th Wisconsin and fire at will.",

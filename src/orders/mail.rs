@@ -1642,7 +1642,8 @@ fn prose_unit(
             .iter()
             .rev()
             .find(|t| !t.is_word("the"));
-        if before.is_some_and(|t| RELATES.iter().any(|w| t.is_word(w))) {
+        let relates = |t: &Token| RELATES.iter().any(|w| t.is_word(w));
+        if before.is_some_and(relates) || toks.get(start).is_some_and(relates) {
             continue;
         }
         // "The 5th, 27th and 33rd Virginia will ...": several numbers
