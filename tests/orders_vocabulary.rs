@@ -1142,3 +1142,22 @@ fn a_unit_after_a_relating_word_is_never_taken_as_the_one_ordered() {
         "Colonel, you will advance your regiment, the 6th Wisconsin, in line of battle upon the orchard.",
     );
 }
+
+/// A pleasantry opening a paragraph ("Thanks.", "Fair enough.", "Thanks
+/// for the report.") is no failed order: the order after it is read with
+/// no error, so READY still counts.
+#[test]
+fn a_pleasantry_before_an_order_is_no_error() {
+    let g = game("brawners-farm.toml");
+    let u = gibbon(&g);
+    for text in [
+        "Thanks. 7th Wisconsin: hold.",
+        "Thanks for the report. 7th Wisconsin: hold.",
+        "Fair enough. 7th Wisconsin: hold.",
+    ] {
+        assert_eq!(ok(&u, text), "7th Wisconsin: hold", "{text}");
+    }
+    // Anything more than a pleasantry is still answered.
+    let m = parse(&u, "Thanks, now fall back. 7th Wisconsin: hold.");
+    assert!(!m.errors.is_empty());
+}

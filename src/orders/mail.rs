@@ -2120,10 +2120,70 @@ fn sentences(
         };
         match read_paragraph(text, ctx, part, s, e, issuer) {
             Ok(read) => items.extend(read),
+            // "Thanks. 7th Wisconsin: ...", "Fair enough. Trimble rides
+            // forward ...": a pleasantry is no failed order.
+            Err(_) if pleasantry(part) => {}
             Err(err) => errs.push((err, s, e)),
         }
     }
     Some((items, errs))
+}
+
+/// A sentence that is only a pleasantry: "Thanks", "Thank you", "Fair
+/// enough", "Right", "Understood", "Very well, sir" (at most four words,
+/// each of them one of these).
+fn pleasantry(toks: &[Token]) -> bool {
+    const WORDS: &[&str] = &[
+        "thanks",
+        "thank",
+        "you",
+        "thx",
+        "ta",
+        "cheers",
+        "fair",
+        "enough",
+        "right",
+        "ok",
+        "okay",
+        "understood",
+        "noted",
+        "good",
+        "very",
+        "well",
+        "fine",
+        "sir",
+        "all",
+        "hello",
+        "hi",
+        "hey",
+        "evening",
+        "morning",
+        "afternoon",
+        "great",
+        "excellent",
+        "splendid",
+        "alright",
+        "so",
+        "then",
+        "gents",
+        "gentlemen",
+        "folks",
+        "ump",
+        "umpire",
+        "adjutant",
+        "much",
+        "for",
+        "the",
+        "report",
+        "again",
+    ];
+    let words: Vec<&str> = toks.iter().filter_map(Token::word).collect();
+    !words.is_empty()
+        && words.len() <= 5
+        && toks
+            .iter()
+            .all(|t| t.word().is_some() || matches!(t.tok, Tok::Punct(',' | '.' | '!')))
+        && words.iter().all(|w| WORDS.contains(w))
 }
 
 fn read_paragraph(
