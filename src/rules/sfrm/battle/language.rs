@@ -1814,8 +1814,9 @@ pub fn parse_orders(cx: &Context, body: &str) -> Reading {
                             a = *inner;
                         }
                         // The table's edge (our ruling: no unit leaves the
-                        // table; the engine stops it there too).
-                        if let Action::Move { to, .. } = &mut a
+                        // table): the engine stops it there and its report
+                        // says so; the receipt tells it now.
+                        if let Action::Move { to, .. } = &a
                             && let Some(tb) = cx.battle.table
                             && tb.contains(u.pos)
                             && !tb.contains(*to)
@@ -1831,7 +1832,6 @@ pub fn parse_orders(cx: &Context, body: &str) -> Reading {
                                 tb.edge_of(*to),
                                 super::view::xy(edge)
                             ));
-                            *to = edge;
                         }
                         if a.is_breakthrough() && !advanced.insert(u.id) {
                             first_err.get_or_insert(format!(
