@@ -95,7 +95,7 @@ use super::nouns::{Formation, GeneralId, Pos, SfrmBattle, Side, Unit, UnitId};
 use super::orders::{Order, TurnOrders};
 use super::tables::{YARDS_PER_INCH, move_allowance};
 use super::view::{EnemyNaming, seen_enemy_generals, seen_enemy_units};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// A named place of the scenario, in SFRM inches.
 #[derive(Debug, Clone, PartialEq)]
@@ -631,7 +631,9 @@ fn facing_toward(cx: &Context, u: &Unit, w: &str) -> Option<f64> {
 /// A distance in SFRM inches from "3 inches", "3\"", "400 yards" (Table 1:
 /// 1" = 100 yd).
 fn distance_in(words: &[&str]) -> Option<(f64, usize)> {
-    let first = words.first()?;
+    // "1,000 yards": the comma of thousands.
+    let first = words.first()?.replace(',', "");
+    let first = &first.as_str();
     let (num, unit_attached) = match first.find(|c: char| !(c.is_ascii_digit() || c == '.')) {
         Some(0) => return None,
         Some(i) => (&first[..i], Some(&first[i..])),
@@ -1658,6 +1660,47 @@ fn split_line(line: &str) -> Option<(&str, usize)> {
     None
 }
 
+/// The forms of a letter that are not orders, as the lifecycle's own list
+/// does not know them: a closing ("I remain, Sir, your obedient servant,",
+/// "Yours respectfully") and a signature, one of the side's generals signing
+/// with his initials or first name ("Irvin McDowell", "J. E. Johnston").
+fn letter_form(cx: &Context, line: &str) -> bool {
+    let t = line.trim().trim_end_matches([',', '.', '!']).to_lowercase();
+    const CLOSING: &[&str] = &[
+        "i remain",
+        "i am, sir",
+        "i am, general",
+        "yours",
+        "your obedient",
+        "your most obedient",
+        "respectfully",
+        "very respectfully",
+        "most respectfully",
+        "with respect",
+        "i have the honor",
+        "i have the honour",
+    ];
+    if CLOSING.iter().any(|c| t.starts_with(c)) && !t.contains(':') {
+        return true;
+    }
+    let words: Vec<&str> = t.split_whitespace().collect();
+    if words.is_empty() || words.len() > 4 || t.contains(':') {
+        return false;
+    }
+    let last = norm(words[words.len() - 1]);
+    // Before the surname, only initials or one first name.
+    let fore_ok = words[..words.len() - 1]
+        .iter()
+        .all(|w| w.trim_end_matches('.').len() <= 2 || words.len() == 2);
+    fore_ok
+        && !last.is_empty()
+        && cx
+            .battle
+            .generals_of(cx.side)
+            .any(|g| norm(&g.name) == last)
+        && !VERBS.contains(&words[0])
+}
+
 /// Read a mail body's orders for `cx.side`. Never fails: every line it
 /// understands counts, every other gets an error with a suggestion.
 pub fn parse_orders(cx: &Context, body: &str) -> Reading {
@@ -1665,6 +1708,10 @@ pub fn parse_orders(cx: &Context, body: &str) -> Reading {
     // One movement order per unit a turn (SFRM Movement & Manoeuvre): the
     // first line that moves a unit wins; later lines are errors.
     let mut moved: BTreeSet<UnitId> = BTreeSet::new();
+    // Whose move it is: an order written to the brigade itself comes
+    // before one through its general, whichever line is first.
+    let mut direct: BTreeMap<UnitId, usize> = BTreeMap::new();
+    let mut by_general: BTreeMap<UnitId, (usize, String)> = BTreeMap::new();
     // And one breakthrough advance ("Breakthrough Advances & Combat").
     let mut advanced: BTreeSet<UnitId> = BTreeSet::new();
     for (n, raw) in body.lines().enumerate() {
@@ -1717,6 +1764,9 @@ pub fn parse_orders(cx: &Context, body: &str) -> Reading {
                         .into(),
                 ),
             }
+            continue;
+        }
+        if letter_form(cx, trimmed) {
             continue;
         }
         let Some((who, text_at)) = split_line(trimmed) else {
@@ -1833,6 +1883,35 @@ pub fn parse_orders(cx: &Context, body: &str) -> Reading {
                                 super::view::xy(edge)
                             ));
                         }
+                        if through.is_some()
+                            && a.is_movement()
+                            && let Some(l) = direct.get(&u.id)
+                        {
+                            let note =
+                                format!("{} keeps the order written to it on line {l}", u.name);
+                            if !notes.contains(&note) {
+                                notes.push(note);
+                            }
+                            continue;
+                        }
+                        if through.is_none()
+                            && a.is_movement()
+                            && let Some((l, by)) = by_general.remove(&u.id)
+                        {
+                            drop_unit_orders(
+                                &mut r.orders,
+                                &mut r.lines,
+                                &mut r.understood,
+                                cx.side,
+                                l,
+                                u.id,
+                            );
+                            moved.remove(&u.id);
+                            notes.push(format!(
+                                "{} takes this order instead of {by}'s on line {l}: an order written to the brigade itself comes first",
+                                u.name
+                            ));
+                        }
                         if a.is_breakthrough() && !advanced.insert(u.id) {
                             first_err.get_or_insert(format!(
                                 "{} already has its breakthrough order; a unit that breaks the enemy advances once (SFRM Breakthrough Advances & Combat)",
@@ -1903,6 +1982,13 @@ pub fn parse_orders(cx: &Context, body: &str) -> Reading {
                 err(at, m);
             }
         }
+        for u in &line_moved {
+            if through.is_some() {
+                by_general.insert(*u, (line_no, to_name.clone()));
+            } else {
+                direct.insert(*u, line_no);
+            }
+        }
         moved.extend(line_moved);
         for o in &made {
             push(&mut r.orders, cx.side, o.clone());
@@ -1934,6 +2020,45 @@ pub fn parse_orders(cx: &Context, body: &str) -> Reading {
         });
     }
     r
+}
+
+/// The unit an order is for (whom it moves, or who fires or advances).
+fn unit_of(o: &Order) -> Option<UnitId> {
+    match o {
+        Order::Target { unit, .. }
+        | Order::TargetGeneral { unit, .. }
+        | Order::BreakthroughMove { unit, .. }
+        | Order::BreakthroughCharge { unit, .. } => Some(*unit),
+        o => o.moving_unit(),
+    }
+}
+
+/// Takes unit `u`'s orders made by mail line `line` out of the reading
+/// (an order to the brigade itself replaces its general's).
+fn drop_unit_orders(
+    orders: &mut TurnOrders,
+    lines: &mut Vec<usize>,
+    understood: &mut [Understood],
+    side: Side,
+    line: usize,
+    u: UnitId,
+) {
+    let list = match side {
+        Side::Union => &mut orders.union,
+        Side::Confederate => &mut orders.confederate,
+    };
+    let mut i = 0;
+    while i < list.len() && i < lines.len() {
+        if lines[i] == line && unit_of(&list[i]) == Some(u) {
+            list.remove(i);
+            lines.remove(i);
+        } else {
+            i += 1;
+        }
+    }
+    for x in understood.iter_mut().filter(|x| x.line == line) {
+        x.orders.retain(|o| unit_of(o) != Some(u));
+    }
 }
 
 fn centre(units: &[&Unit]) -> Pos {
@@ -2079,13 +2204,7 @@ pub fn receipt(cx: &Context, r: &Reading) -> String {
         if let Some(g) = u.through {
             let mut reached: Vec<String> = Vec::new();
             for o in &u.orders {
-                let id = match o {
-                    Order::Target { unit, .. }
-                    | Order::TargetGeneral { unit, .. }
-                    | Order::BreakthroughMove { unit, .. }
-                    | Order::BreakthroughCharge { unit, .. } => Some(*unit),
-                    o => o.moving_unit(),
-                };
+                let id = unit_of(o);
                 if let Some(name) = id.and_then(|id| cx.battle.unit(id)).map(|x| x.name.clone())
                     && !reached.contains(&name)
                 {
