@@ -512,7 +512,7 @@ fn sfrm_by_mail_orders_in_strangers_words() {
     let r = &receipt.body;
     assert!(!r.contains("column"), "every line understood: {r}");
     assert!(
-        r.contains("Porter's brigade: support Burnside's brigade: a move to stand behind it as it stands now; SFRM has no support order"),
+        r.contains("Porter's brigade: support Burnside's brigade: a move to stand behind it, where this mail orders it to go or else where it stands; SFRM has no support order"),
         "{r}"
     );
     assert!(

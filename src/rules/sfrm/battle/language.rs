@@ -42,7 +42,8 @@
 //! - `support`/`follow`/`reinforce` one of the side's own brigades or
 //!   generals, or a move `in support of` one: SFRM has no support order,
 //!   so it is a move to stand straight behind them (their depth back, by
-//!   Table 1's bases), which the receipt says;
+//!   Table 1's bases), behind where the same mail sends them if it moves
+//!   them, which the receipt says;
 //! - `attack PLACE`: a move on the place (the engine keeps the stand-off
 //!   and the unit fires at the enemy in its arc).
 //!
@@ -734,6 +735,15 @@ enum Action {
     BreakAttack(UnitId),
     /// An action with what the receipt says of how it was read.
     Noted(Box<Action>, String),
+    /// A move to stand behind units `of` (support, follow), `offset` from
+    /// the point behind them; taken again behind where the mail orders
+    /// them to go once the whole mail is read.
+    Support {
+        to: Pos,
+        of: Vec<UnitId>,
+        offset: Pos,
+        note: String,
+    },
 }
 
 impl Action {
@@ -846,6 +856,7 @@ fn breakthrough_action(
 fn as_breakthrough(a: Action) -> Result<Action, String> {
     match a {
         Action::Noted(a, _) => as_breakthrough(*a),
+        Action::Support { to, .. } => Ok(Action::BreakMove(to)),
         Action::Move { to, .. } => Ok(Action::BreakMove(to)),
         Action::Charge(t) => Ok(Action::BreakCharge(t)),
         Action::Attack(t) => Ok(Action::BreakAttack(t)),
@@ -1056,7 +1067,7 @@ fn action_lower(cx: &Context, u: &Unit, anchor: Pos, clause: &str) -> Result<Act
     if let Some((before, of)) = lower.split_once(" in support of ") {
         let before = before.trim();
         if before.split_whitespace().count() > 1 {
-            let of_name = support_target(cx, u, of)?.1;
+            let (_, of_name, _) = support_target(cx, u, of)?;
             let a = action_lower(cx, u, anchor, before)?;
             return Ok(Action::Noted(
                 Box::new(a),
@@ -1424,7 +1435,7 @@ fn depth(u: &Unit) -> f64 {
 /// brigades, or a general and the brigades under him): straight behind
 /// it as it faces now, its depth back (Table 1's bases), so its front
 /// touches their rear. With the supported one's name as the side knows it.
-fn support_target(cx: &Context, u: &Unit, of: &str) -> Result<(Pos, String), String> {
+fn support_target(cx: &Context, u: &Unit, of: &str) -> Result<(Pos, String, Vec<UnitId>), String> {
     let of = of.trim();
     let group: Vec<&Unit> = match cx.addressee(of) {
         Ok(Addressee::Unit(id)) => cx.battle.unit(id).into_iter().collect(),
@@ -1454,14 +1465,25 @@ fn support_target(cx: &Context, u: &Unit, of: &str) -> Result<(Pos, String), Str
         Ok(Addressee::General(g)) => format!("{}'s command", cx.general_name(g)),
         _ => group.first().map(|x| x.name.clone()).unwrap_or_default(),
     };
-    let c = centre(&group);
-    let (sx, sy) = group.iter().fold((0.0, 0.0), |(x, y), g| {
-        let r = g.facing.to_radians();
+    let at: Vec<(Pos, f64, f64)> = group.iter().map(|g| (g.pos, g.facing, depth(g))).collect();
+    Ok((behind(&at), name, group.iter().map(|g| g.id).collect()))
+}
+
+/// The point straight behind a group of units (point, facing, depth):
+/// their centre, stepped back along their mean facing by the deepest.
+fn behind(at: &[(Pos, f64, f64)]) -> Pos {
+    let n = at.len().max(1) as f64;
+    let (cx_, cy) = at
+        .iter()
+        .fold((0.0, 0.0), |(x, y), (p, _, _)| (x + p.x, y + p.y));
+    let c = Pos::new(cx_ / n, cy / n);
+    let (sx, sy) = at.iter().fold((0.0, 0.0), |(x, y), (_, f, _)| {
+        let r = f.to_radians();
         (x + r.sin(), y + r.cos())
     });
     let facing = sx.atan2(sy).to_degrees();
-    let back = group.iter().map(|g| depth(g)).fold(0.0, f64::max);
-    Ok((c.step(facing + 180.0, back), name))
+    let back = at.iter().map(|(_, _, d)| *d).fold(0.0, f64::max);
+    c.step(facing + 180.0, back)
 }
 
 /// "support Burnside's brigade", "follow Franklin's brigade", "move up in
@@ -1470,14 +1492,16 @@ fn support_target(cx: &Context, u: &Unit, of: &str) -> Result<(Pos, String), Str
 /// mail is read ("Movement & Manoeuvre"). A group keeps its places about
 /// that point, as for a move to a place.
 fn support(cx: &Context, u: &Unit, anchor: Pos, of: &str, verb: &str) -> Result<Action, String> {
-    let (p, name) = support_target(cx, u, of)?;
-    let to = Pos::new(p.x + u.pos.x - anchor.x, p.y + u.pos.y - anchor.y);
-    Ok(Action::Noted(
-        Box::new(Action::Move { to, road: false }),
-        format!(
-            "{verb} {name}: a move to stand behind it as it stands now; SFRM has no support order (Movement & Manoeuvre)"
+    let (p, name, of) = support_target(cx, u, of)?;
+    let offset = Pos::new(u.pos.x - anchor.x, u.pos.y - anchor.y);
+    Ok(Action::Support {
+        to: Pos::new(p.x + offset.x, p.y + offset.y),
+        of,
+        offset,
+        note: format!(
+            "{verb} {name}: a move to stand behind it, where this mail orders it to go or else where it stands; SFRM has no support order (Movement & Manoeuvre)"
         ),
-    ))
+    })
 }
 
 /// The orders an action makes for unit `u`.
@@ -1485,6 +1509,12 @@ fn orders_of(cx: &Context, u: &Unit, a: &Action) -> Vec<Order> {
     let id = u.id;
     match *a {
         Action::Noted(ref a, _) => orders_of(cx, u, a),
+        Action::Support { to, .. } => vec![Order::Move {
+            unit: id,
+            to,
+            front_rank: None,
+            road: false,
+        }],
         Action::Move { to, road } => vec![Order::Move {
             unit: id,
             to,
@@ -1712,6 +1742,9 @@ pub fn parse_orders(cx: &Context, body: &str) -> Reading {
     // before one through its general, whichever line is first.
     let mut direct: BTreeMap<UnitId, usize> = BTreeMap::new();
     let mut by_general: BTreeMap<UnitId, (usize, String)> = BTreeMap::new();
+    // Support and follow moves (line, unit, supported, offset), placed
+    // again behind where the mail sends the supported.
+    let mut supports: Vec<(usize, UnitId, Vec<UnitId>, Pos)> = Vec::new();
     // And one breakthrough advance ("Breakthrough Advances & Combat").
     let mut advanced: BTreeSet<UnitId> = BTreeSet::new();
     for (n, raw) in body.lines().enumerate() {
@@ -1855,6 +1888,7 @@ pub fn parse_orders(cx: &Context, body: &str) -> Reading {
             let anchor = centre(&group);
             let mut first_err: Option<String> = None;
             for u in &group {
+                let mut support_of: Option<(Vec<UnitId>, Pos)> = None;
                 match action(cx, u, anchor, &clause) {
                     Ok(mut a) => {
                         if let Action::Noted(inner, note) = a {
@@ -1862,6 +1896,19 @@ pub fn parse_orders(cx: &Context, body: &str) -> Reading {
                                 notes.push(note);
                             }
                             a = *inner;
+                        }
+                        if let Action::Support {
+                            to,
+                            of,
+                            offset,
+                            note,
+                        } = a
+                        {
+                            if !notes.contains(&note) {
+                                notes.push(note);
+                            }
+                            support_of = Some((of, offset));
+                            a = Action::Move { to, road: false };
                         }
                         // The table's edge (our ruling: no unit leaves the
                         // table): the engine stops it there and its report
@@ -1971,6 +2018,9 @@ pub fn parse_orders(cx: &Context, body: &str) -> Reading {
                         if a.is_movement() {
                             line_moved.insert(u.id);
                         }
+                        if let Some((of, offset)) = support_of.take() {
+                            supports.push((line_no, u.id, of, offset));
+                        }
                         made.extend(orders_of(cx, u, &a));
                     }
                     Err(m) => {
@@ -2018,6 +2068,50 @@ pub fn parse_orders(cx: &Context, body: &str) -> Reading {
             orders: made,
             notes,
         });
+    }
+    // A brigade supporting or following one this mail also moves stands
+    // behind where that one is sent (its facing kept: a move keeps it).
+    let mut planned: BTreeMap<UnitId, Pos> = BTreeMap::new();
+    for o in r.orders.of(cx.side) {
+        if let Order::Move { unit, to, .. } = o {
+            planned.insert(*unit, *to);
+        }
+    }
+    for (line, uid, of, offset) in &supports {
+        if !of.iter().any(|id| planned.contains_key(id)) {
+            continue;
+        }
+        let at: Vec<(Pos, f64, f64)> = of
+            .iter()
+            .filter_map(|id| cx.battle.unit(*id))
+            .map(|g| {
+                (
+                    planned.get(&g.id).copied().unwrap_or(g.pos),
+                    g.facing,
+                    depth(g),
+                )
+            })
+            .collect();
+        let p = behind(&at);
+        let new_to = Pos::new(p.x + offset.x, p.y + offset.y);
+        let list = match cx.side {
+            Side::Union => &mut r.orders.union,
+            Side::Confederate => &mut r.orders.confederate,
+        };
+        let understood = r.understood.iter_mut().filter(|x| x.line == *line);
+        let in_list = list
+            .iter_mut()
+            .zip(r.lines.iter())
+            .filter(|(_, l)| *l == line)
+            .map(|(o, _)| o);
+        for o in in_list.chain(understood.flat_map(|x| x.orders.iter_mut())) {
+            if let Order::Move { unit, to, .. } = o
+                && unit == uid
+            {
+                *to = new_to;
+            }
+        }
+        planned.insert(*uid, new_to);
     }
     r
 }
@@ -2226,7 +2320,12 @@ pub fn receipt(cx: &Context, r: &Reading) -> String {
             ));
         }
         for note in &u.notes {
-            out.push((u.line, format!("line {}: {}: {note}", u.line, u.to)));
+            let text = if note.starts_with(&u.to) {
+                format!("line {}: {note}", u.line)
+            } else {
+                format!("line {}: {}: {note}", u.line, u.to)
+            };
+            out.push((u.line, text));
         }
         for o in &u.orders {
             out.push((u.line, format!("line {}: {}", u.line, describe(cx, o))));

@@ -1054,3 +1054,51 @@ fn sfrm_orders_a_brigades_own_order_comes_before_its_generals() {
         );
     }
 }
+
+/// Found playing First Bull Run by mail: Stuart's cavalry told to support
+/// Jackson's brigade rode to where Jackson stood as Jackson marched off to
+/// Henry House Hill. A brigade supporting one the same mail moves stands
+/// behind where that one is sent, whichever line comes first.
+#[test]
+fn sfrm_orders_support_goes_behind_where_the_supported_is_sent() {
+    let (state, places) = first_bull_run();
+    let naming = state.naming(Side::Confederate);
+    let cx = Context {
+        battle: &state.battle,
+        side: Side::Confederate,
+        places: &places,
+        naming: &naming,
+    };
+    let unit = |n: &str| state.battle.units.iter().find(|u| u.name == n).unwrap();
+    let jackson = unit("Jackson's brigade");
+    let stuart = unit("Stuart's cavalry");
+    for body in [
+        "Jackson's brigade: advance to Henry House Hill\nStuart's cavalry: support Jackson\n",
+        "Stuart's cavalry: support Jackson\nJackson's brigade: advance to Henry House Hill\n",
+    ] {
+        let r = parse_orders(&cx, body);
+        let rc = receipt(&cx, &r);
+        assert!(r.errors.is_empty(), "{rc}");
+        let to = r
+            .orders
+            .confederate
+            .iter()
+            .find_map(|o| match o {
+                Order::Move { unit, to, .. } if *unit == stuart.id => Some(*to),
+                _ => None,
+            })
+            .unwrap();
+        // Jackson's column (9 elements, 3/4" deep each) facing 320°, sent
+        // to Henry House Hill (45, 34): Stuart's point is 6.75" behind it.
+        let hill = Pos::new(45.0, 34.0);
+        assert!((to.distance(hill) - 6.75).abs() < 1e-6, "{to:?} {rc}");
+        assert!(close(to, hill.step(jackson.facing + 180.0, 6.75)), "{rc}");
+        assert!(
+            rc.contains(&format!(
+                "Stuart's cavalry: move to {}",
+                super::super::view::xy(to)
+            )),
+            "{rc}"
+        );
+    }
+}
