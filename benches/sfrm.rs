@@ -242,6 +242,7 @@ pub fn army_battle() -> SfrmBattle {
                 pos: Pos::new(155.0, 44.0),
             },
         ],
+        table: None,
     }
 }
 

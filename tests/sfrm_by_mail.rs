@@ -316,7 +316,9 @@ fn sfrm_first_bull_run_is_played_by_mail_to_its_verdict() {
                 first.body
             );
             assert!(
-                first.body.contains("'support' is not an order"),
+                first.body.contains(
+                    "Keyes's brigade: support Sherman's brigade: a move to stand behind it"
+                ),
                 "{}",
                 first.body
             );
@@ -441,4 +443,100 @@ fn sfrm_first_bull_run_is_played_by_mail_to_its_verdict() {
         .unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stdout).contains("MISMATCH"));
+}
+
+/// Issue #19's order language through the binary: orders as a stranger
+/// writes them for First Bull Run ("support", a superior's order to a
+/// division, a march toward the table's edge) are read back plainly in the
+/// receipt, which lists the brigades an order through a general goes to;
+/// the turn (umpire's dice: every command roll passes) carries them out,
+/// the cavalry stops at the table's north edge and the report says so.
+/// Every mail is checked for fog.
+#[test]
+fn sfrm_by_mail_orders_in_strangers_words() {
+    let g = GameDir::with_scenario("bull", "scenarios/first-bull-run.toml");
+    let mut game = Game {
+        g,
+        written: 0,
+        checked: BTreeSet::new(),
+    };
+    game.g.run_once();
+    let start = game.state(1);
+    game.new_mails();
+    game.send(
+        UNION,
+        "Sir,\n\
+         Porter's brigade will move up in support of Burnside\n\
+         McDowell: Heintzelman's division will advance to Henry Hill\n\
+         Palmer's cavalry: march 1000 yards north\n\
+         Your obedient servant,\n\
+         McDowell",
+    );
+    game.send(UNION, "READY");
+    game.send(CONFEDERATE, "READY");
+    game.g.umpire("DICE MODE UMPIRE");
+    game.g.run_once();
+    let asked = game.g.answer_dice(|_| "1".into());
+    assert!(!asked.is_empty());
+    game.g.umpire("DICE MODE STREAM");
+    game.g.run_once();
+    assert_eq!(game.open_turn(), 2);
+    let after = game.state(2);
+    // What each side has seen, at the start or after the turn.
+    let seen: BTreeMap<Side, BTreeSet<u32>> = [Side::Union, Side::Confederate]
+        .into_iter()
+        .map(|s| {
+            let ids = seen_enemy_units(&start.battle, s)
+                .into_iter()
+                .chain(seen_enemy_units(&after.battle, s))
+                .map(|u| u.0)
+                .collect();
+            (s, ids)
+        })
+        .collect();
+    let mails = game.new_mails();
+    for m in &mails {
+        if let Some(side) = side_of_mail(m) {
+            let state = if m.subject.starts_with("Orders received") {
+                &start
+            } else {
+                &after
+            };
+            assert_fog(m, side, state, &seen[&side]);
+        }
+    }
+    let receipt = mails
+        .iter()
+        .find(|m| m.to.contains("mcdowell") && m.subject.starts_with("Orders received"))
+        .unwrap();
+    let r = &receipt.body;
+    assert!(!r.contains("column"), "every line understood: {r}");
+    assert!(
+        r.contains("Porter's brigade: support Burnside's brigade: a move to stand behind it, where this mail orders it to go or else where it stands; SFRM has no support order"),
+        "{r}"
+    );
+    assert!(
+        r.contains("through General Heintzelman (by General McDowell's order) to Franklin's brigade, Willcox's brigade, Howard's brigade, Heintzelman's artillery: each moves if in command this turn"),
+        "{r}"
+    );
+    assert!(
+        r.contains("Palmer's cavalry would pass the north edge of the table at (39.0, 80.0)"),
+        "{r}"
+    );
+    let report = mails
+        .iter()
+        .find(|m| m.to.contains("mcdowell") && m.subject.contains("turn 1 results"))
+        .unwrap();
+    assert!(
+        report.body.contains("stopped: the north edge of the table"),
+        "{}",
+        report.body
+    );
+    let palmer = after
+        .battle
+        .units
+        .iter()
+        .find(|u| u.name == "Palmer's cavalry")
+        .unwrap();
+    assert!((palmer.pos.y - 80.0).abs() < 1e-6, "{:?}", palmer.pos);
 }

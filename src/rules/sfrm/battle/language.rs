@@ -38,7 +38,24 @@
 //!   only for a unit that charged and routed every enemy it met;
 //! - to a general himself: `ride to PLACE`, `join`/`ride with`/`attach to
 //!   BRIGADE`, `detach`; and, from any general or on its own line, `attach
-//!   Gen. Jackson to the 33rd Virginia brigade` ("Command" ii).
+//!   Gen. Jackson to the 33rd Virginia brigade` ("Command" ii);
+//! - `support`/`follow`/`reinforce` one of the side's own brigades or
+//!   generals, or a move `in support of` one: SFRM has no support order,
+//!   so it is a move to stand straight behind them (their depth back, by
+//!   Table 1's bases), behind where the same mail sends them if it moves
+//!   them, which the receipt says;
+//! - `attack PLACE`: a move on the place (the engine keeps the stand-off
+//!   and the unit fires at the enemy in its arc).
+//!
+//! The writer's own words for these are read as them ([`tidy`]): `occupy`,
+//! `take up a position on` (hold), `scout toward` (a move), `move up to`,
+//! `open fire on`, `unlimber`/`limber up` (formations); urgency ("at all
+//! costs", "with all speed") is dropped; a verb, name or place with one
+//! slip of the pen (five letters or more) is the one it is a letter from.
+//! A general's order to a general under him ("McDowell: Heintzelman's
+//! division will attack Henry Hill") is the second general's order. A move
+//! whose point is past the table's edge goes to the edge, and the receipt
+//! says so (our ruling: no unit leaves the table; the engine holds it too).
 //!
 //! ENEMY is `the enemy`/`the nearest enemy`, `the enemy's left|right|
 //! centre`, `the enemy on PLACE`, or a seen enemy unit by what the side
@@ -79,7 +96,7 @@ use super::nouns::{Formation, GeneralId, Pos, SfrmBattle, Side, Unit, UnitId};
 use super::orders::{Order, TurnOrders};
 use super::tables::{YARDS_PER_INCH, move_allowance};
 use super::view::{EnemyNaming, seen_enemy_generals, seen_enemy_units};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// A named place of the scenario, in SFRM inches.
 #[derive(Debug, Clone, PartialEq)]
@@ -108,6 +125,10 @@ pub struct Understood {
     /// Through a general to his brigades (their command rolls follow).
     pub through: Option<GeneralId>,
     pub orders: Vec<Order>,
+    /// What the receipt adds to the orders read back: how a phrase the
+    /// rules have no order for was carried out ("support Burnside's
+    /// brigade": a move to stand behind it).
+    pub notes: Vec<String>,
 }
 
 /// What a mail body said.
@@ -170,9 +191,20 @@ fn norm(s: &str) -> String {
         "army",
         "s",
     ];
+    // A slip of the pen in a long noun of command ("brigde", "divison")
+    // is still that noun.
+    const LONG: &[&str] = &[
+        "brigade",
+        "division",
+        "battalion",
+        "battery",
+        "general",
+        "colonel",
+    ];
     cleaned
         .split_whitespace()
         .filter(|w| !DROP.contains(w))
+        .filter(|w| w.len() < 5 || !LONG.iter().any(|d| distance(w, d) <= 1))
         .collect::<Vec<_>>()
         .join(" ")
 }
@@ -207,6 +239,12 @@ fn closest<'n>(written: &str, names: impl Iterator<Item = &'n str>) -> Option<&'
 fn names(w: &str, name: &str) -> bool {
     let n = norm(name);
     !w.is_empty() && (n == w || n.starts_with(&format!("{w} ")) || n.ends_with(&format!(" {w}")))
+}
+
+/// Whether every word of `w` is a word of `name`, in the same order.
+fn words_in_order(w: &str, name: &str) -> bool {
+    let mut words = name.split_whitespace();
+    w.split_whitespace().all(|x| words.any(|y| y == x))
 }
 
 /// Who an order line is written to.
@@ -275,6 +313,27 @@ impl Context<'_> {
                     .join(" or ")
             ))),
         };
+        // A name written whole wins over one it begins: "Heintzelman" is
+        // the general, not Heintzelman's artillery.
+        let exact_units: Vec<UnitId> = units
+            .iter()
+            .copied()
+            .filter(|id| self.battle.unit(*id).is_some_and(|u| norm(&u.name) == w))
+            .collect();
+        let exact_generals: Vec<GeneralId> = generals
+            .iter()
+            .copied()
+            .filter(|id| self.battle.general(*id).is_some_and(|g| norm(&g.name) == w))
+            .collect();
+        match (exact_units.as_slice(), exact_generals.as_slice()) {
+            ([u], []) if units.len() > 1 || !generals.is_empty() => {
+                return Ok(Addressee::Unit(*u));
+            }
+            ([], [g]) if generals.len() > 1 || !units.is_empty() => {
+                return Ok(Addressee::General(*g));
+            }
+            _ => {}
+        }
         let found = if generals_first {
             pick_generals(&generals).or_else(|| pick_units(&units))
         } else {
@@ -347,16 +406,49 @@ impl Context<'_> {
             return Ok((p, format!("({:.1}, {:.1})", p.x, p.y)));
         }
         let w = norm(t);
-        let places: Vec<&Place> = self
-            .places
-            .iter()
-            .filter(|p| names(&w, &p.name) || norm(&p.name).contains(&w) && !w.is_empty())
-            .collect();
-        if let [p] = places.as_slice() {
+        if let Some(p) = self.places.iter().find(|p| norm(&p.name) == w) {
             return Ok((p.pos, p.name.clone()));
         }
-        if let Some(p) = places.iter().find(|p| norm(&p.name) == w) {
-            return Ok((p.pos, p.name.clone()));
+        // Every written word in the name, in order ("Henry Hill" in
+        // "Henry House Hill" and in "woods east of Henry Hill"): the name
+        // with the fewest other words is meant; a tie is asked about.
+        let mut places: Vec<(usize, &Place)> = self
+            .places
+            .iter()
+            .filter_map(|p| {
+                let n = norm(&p.name);
+                let ok = !w.is_empty()
+                    && (names(&w, &p.name) || n.contains(&w) || words_in_order(&w, &n));
+                ok.then(|| (n.split_whitespace().count(), p))
+            })
+            .collect();
+        places.sort_by_key(|(n, _)| *n);
+        match places.as_slice() {
+            [(_, p)] => return Ok((p.pos, p.name.clone())),
+            [(a, p), (b, _), ..] if a < b => return Ok((p.pos, p.name.clone())),
+            [(a, _), ..] => {
+                let tied: Vec<&str> = places
+                    .iter()
+                    .filter(|(n, _)| n == a)
+                    .map(|(_, p)| p.name.as_str())
+                    .collect();
+                return Err(format!(
+                    "'{t}' could be {}; write the whole name",
+                    tied.join(" or ")
+                ));
+            }
+            [] => {}
+        }
+        // One slip of the pen in a long name ("Mathews Hill").
+        if w.chars().count() >= 5 {
+            let near: Vec<&Place> = self
+                .places
+                .iter()
+                .filter(|p| distance(&w, &norm(&p.name)) <= 1)
+                .collect();
+            if let [p] = near.as_slice() {
+                return Ok((p.pos, p.name.clone()));
+            }
         }
         if let Some(u) = self.own_units().find(|u| names(&w, &u.name)) {
             return Ok((u.pos, u.name.clone()));
@@ -540,7 +632,9 @@ fn facing_toward(cx: &Context, u: &Unit, w: &str) -> Option<f64> {
 /// A distance in SFRM inches from "3 inches", "3\"", "400 yards" (Table 1:
 /// 1" = 100 yd).
 fn distance_in(words: &[&str]) -> Option<(f64, usize)> {
-    let first = words.first()?;
+    // "1,000 yards": the comma of thousands.
+    let first = words.first()?.replace(',', "");
+    let first = &first.as_str();
     let (num, unit_attached) = match first.find(|c: char| !(c.is_ascii_digit() || c == '.')) {
         Some(0) => return None,
         Some(i) => (&first[..i], Some(&first[i..])),
@@ -639,12 +733,26 @@ enum Action {
     /// the brigade, else the advance toward him (the engine stops it 1"
     /// short, as the rule says).
     BreakAttack(UnitId),
+    /// An action with what the receipt says of how it was read.
+    Noted(Box<Action>, String),
+    /// A move to stand behind units `of` (support, follow), `offset` from
+    /// the point behind them; taken again behind where the mail orders
+    /// them to go once the whole mail is read.
+    Support {
+        to: Pos,
+        of: Vec<UnitId>,
+        offset: Pos,
+        note: String,
+    },
 }
 
 impl Action {
     /// A movement order of the movement & manoeuvre subphase (one a
     /// turn). Breakthrough advances are not: they come after combat.
     fn is_movement(&self) -> bool {
+        if let Action::Noted(a, _) = self {
+            return a.is_movement();
+        }
         !matches!(
             self,
             Action::Target(_)
@@ -657,6 +765,9 @@ impl Action {
     }
 
     fn is_breakthrough(&self) -> bool {
+        if let Action::Noted(a, _) = self {
+            return a.is_breakthrough();
+        }
         matches!(
             self,
             Action::BreakMove(_) | Action::BreakCharge(_) | Action::BreakAttack(_)
@@ -744,6 +855,8 @@ fn breakthrough_action(
 /// a move is the advance, a charge or attack the breakthrough charge.
 fn as_breakthrough(a: Action) -> Result<Action, String> {
     match a {
+        Action::Noted(a, _) => as_breakthrough(*a),
+        Action::Support { to, .. } => Ok(Action::BreakMove(to)),
         Action::Move { to, .. } => Ok(Action::BreakMove(to)),
         Action::Charge(t) => Ok(Action::BreakCharge(t)),
         Action::Attack(t) => Ok(Action::BreakAttack(t)),
@@ -797,9 +910,172 @@ fn restore_case(msg: &str, orig: &str) -> String {
     }
 }
 
+/// Verbs [`action_lower`] knows, for a slip of the pen ("advence").
+const VERBS: &[&str] = &[
+    "advance", "move", "march", "proceed", "cross", "retire", "withdraw", "retreat", "charge",
+    "attack", "assault", "entrench", "support", "follow", "wheel", "deploy", "dismount", "mount",
+    "rally", "reform", "hold", "remain", "halt", "occupy", "seize", "fire", "shoot", "target",
+    "form", "face", "change", "press", "push", "stand", "stay",
+];
+
+/// Words a writer adds that change nothing the rules can do: the urgency
+/// ("at all costs", "with all speed"), where the men already stand.
+const FILLER: &[&str] = &[
+    " at all costs",
+    " at all hazards",
+    " to the last",
+    " to the last man",
+    " with all speed",
+    " with all haste",
+    " at once",
+    " immediately",
+    " at the double",
+    " at the double quick",
+    " without delay",
+    " in good order",
+    " as quickly as possible",
+    " as fast as possible",
+    " where they stand",
+    " where it stands",
+    " where he stands",
+    " in their present position",
+    " in its present position",
+];
+
+/// The men the general's order is for, written after the verb ("advance
+/// his division to Matthews Hill"): the order goes to them whatever these
+/// words say, so they are dropped.
+const OBJECTS: &[&str] = &[
+    "his division",
+    "his brigades",
+    "his brigade",
+    "his command",
+    "his corps",
+    "his men",
+    "his troops",
+    "his guns",
+    "their brigades",
+    "the division",
+    "the brigades",
+    "the brigade",
+    "the men",
+    "the guns",
+    "its guns",
+    "your brigade",
+    "your division",
+    "your men",
+    "the command",
+];
+
+/// The clause in the words [`action_lower`] reads: filler and the men
+/// the order is for dropped, "move up to" as "move to", period verbs
+/// ("occupy", "take up a position on", "scout toward", "unlimber") as the
+/// order the rules have for them, a verb with one slip of the pen as
+/// that verb.
+fn tidy(lower: &str) -> String {
+    let mut t = lower.trim().trim_end_matches(['.', '!']).trim().to_string();
+    loop {
+        let before = t.len();
+        for f in FILLER {
+            if let Some(x) = t.strip_suffix(f) {
+                t = x.trim_end_matches(',').trim().to_string();
+            }
+        }
+        if t.len() == before {
+            break;
+        }
+    }
+    t = t.replace(" in reserve", "");
+    let mut words: Vec<String> = t.split_whitespace().map(str::to_string).collect();
+    let Some(first) = words.first().cloned() else {
+        return t;
+    };
+    // A verb with one slip of the pen.
+    if first.len() >= 5 && !VERBS.contains(&first.as_str()) {
+        let near: Vec<&&str> = VERBS.iter().filter(|v| distance(&first, v) <= 1).collect();
+        if let [v] = near.as_slice() {
+            words[0] = (**v).to_string();
+        }
+    }
+    let rest = words[1..].join(" ");
+    let rest = OBJECTS
+        .iter()
+        .find_map(|o| {
+            (rest == *o)
+                .then_some(String::new())
+                .or_else(|| rest.strip_prefix(&format!("{o} ")).map(str::to_string))
+        })
+        .unwrap_or(rest);
+    // "move up to", "advance forward on", "push on to" ("follow up" is
+    // the breakthrough).
+    let rest = ["up ", "forward ", "out ", "on "]
+        .iter()
+        .filter(|_| words[0] != "follow")
+        .find_map(|w| {
+            let r = rest.strip_prefix(w)?;
+            ["to ", "toward", "on ", "in support", "upon "]
+                .iter()
+                .any(|x| r.starts_with(x))
+                .then(|| r.to_string())
+        })
+        .unwrap_or(rest);
+    let verb = words[0].as_str();
+    let (verb, rest) = match verb {
+        "occupy" | "seize" | "secure" => ("hold", rest),
+        "take" => {
+            let r = [
+                "up a position ",
+                "up position ",
+                "a position ",
+                "position ",
+                "post ",
+            ]
+            .iter()
+            .find_map(|p| rest.strip_prefix(p))
+            .unwrap_or(&rest);
+            ("hold", r.to_string())
+        }
+        "scout" | "reconnoitre" | "reconnoiter" | "probe" | "head" | "hurry" | "hasten" => {
+            ("advance", rest)
+        }
+        "open" if rest == "fire" || rest.starts_with("fire ") => {
+            ("fire", rest.trim_start_matches("fire").trim().to_string())
+        }
+        "unlimber" => (
+            "form",
+            "line".to_string()
+                + &rest
+                    .strip_prefix("facing")
+                    .map(|f| format!(" facing{f}"))
+                    .unwrap_or_default(),
+        ),
+        "limber" if rest.is_empty() || rest == "up" => ("form", "march column".to_string()),
+        v => (v, rest),
+    };
+    if rest.is_empty() {
+        verb.to_string()
+    } else {
+        format!("{verb} {rest}")
+    }
+}
+
 fn action_lower(cx: &Context, u: &Unit, anchor: Pos, clause: &str) -> Result<Action, String> {
-    let lower = clause.to_lowercase();
-    let lower = lower.trim();
+    let tidied = tidy(&clause.to_lowercase());
+    let lower = tidied.as_str();
+    // "in support of X" after a move: the move, and the receipt says whom
+    // it supports; alone ("move up in support of X"), the support order.
+    if let Some((before, of)) = lower.split_once(" in support of ") {
+        let before = before.trim();
+        if before.split_whitespace().count() > 1 {
+            let (_, of_name, _) = support_target(cx, u, of)?;
+            let a = action_lower(cx, u, anchor, before)?;
+            return Ok(Action::Noted(
+                Box::new(a),
+                format!("in support of {of_name}"),
+            ));
+        }
+        return support(cx, u, anchor, of, "support");
+    }
     let words: Vec<&str> = lower.split_whitespace().collect();
     let Some(first) = words.first().copied() else {
         return Err("an empty order".into());
@@ -811,6 +1087,14 @@ fn action_lower(cx: &Context, u: &Unit, anchor: Pos, clause: &str) -> Result<Act
         return r;
     }
     match first {
+        "support" | "follow" | "reinforce" if !rest.is_empty() && rest != "up" => {
+            let verb = if first == "follow" {
+                "follow"
+            } else {
+                "support"
+            };
+            support(cx, u, anchor, rest, verb)
+        }
         "stand" if rest == "up" => Ok(Action::Form {
             formation: None,
             facing: None,
@@ -855,6 +1139,23 @@ fn action_lower(cx: &Context, u: &Unit, anchor: Pos, clause: &str) -> Result<Act
         }
         "attack" | "assault" => {
             let target = if rest.is_empty() { "the enemy" } else { rest };
+            let target = target.trim_start_matches("on ").trim();
+            // "attack Henry Hill": a move on the place; its fire goes at
+            // the enemy in its arc (SFRM Firing Arc & Target Availability).
+            if !target.starts_with("the enemy")
+                && !target.starts_with("enemy")
+                && let Ok((p, name)) = cx.place(target)
+            {
+                return Ok(Action::Noted(
+                    Box::new(Action::Move {
+                        to: shifted(p),
+                        road: false,
+                    }),
+                    format!(
+                        "attack {name}: a move on it, stopped at the stand-off from any enemy there; it fires at the enemy in its arc (SFRM Movement, Firing Arc & Target Availability)"
+                    ),
+                ));
+            }
             Ok(Action::Attack(cx.enemy(target, u.pos)?))
         }
         "fire" | "target" | "shoot" => {
@@ -1124,10 +1425,96 @@ fn movement(
     }
 }
 
+/// SFRM Table 1, "Basing Scales": how deep a unit stands behind its
+/// point, in inches (its ranks of element bases).
+fn depth(u: &Unit) -> f64 {
+    super::map::ranks(u.elements, u.front_elements()) * super::map::base_depth(u)
+}
+
+/// Where a unit stands to support or follow `of` (one of the side's own
+/// brigades, or a general and the brigades under him): straight behind
+/// it as it faces now, its depth back (Table 1's bases), so its front
+/// touches their rear. With the supported one's name as the side knows it.
+fn support_target(cx: &Context, u: &Unit, of: &str) -> Result<(Pos, String, Vec<UnitId>), String> {
+    let of = of.trim();
+    let group: Vec<&Unit> = match cx.addressee(of) {
+        Ok(Addressee::Unit(id)) => cx.battle.unit(id).into_iter().collect(),
+        Ok(Addressee::General(g)) => cx
+            .command_of(g)
+            .into_iter()
+            .filter_map(|id| cx.battle.unit(id))
+            .collect(),
+        Err(_) => {
+            return Err(format!(
+                "no brigade or general of yours is called '{of}'; a brigade supports or follows one of your own: {}",
+                cx.suggest_own(of)
+            ));
+        }
+    };
+    let group: Vec<&Unit> = group.into_iter().filter(|x| !x.gone()).collect();
+    if group.iter().any(|x| x.id == u.id) {
+        return Err(format!(
+            "{} cannot support or follow itself; name another of your brigades",
+            u.name
+        ));
+    }
+    if group.is_empty() {
+        return Err(format!("no brigade of yours in play is '{of}'"));
+    }
+    let name = match cx.addressee(of) {
+        Ok(Addressee::General(g)) => format!("{}'s command", cx.general_name(g)),
+        _ => group.first().map(|x| x.name.clone()).unwrap_or_default(),
+    };
+    let at: Vec<(Pos, f64, f64)> = group.iter().map(|g| (g.pos, g.facing, depth(g))).collect();
+    Ok((behind(&at), name, group.iter().map(|g| g.id).collect()))
+}
+
+/// The point straight behind a group of units (point, facing, depth):
+/// their centre, stepped back along their mean facing by the deepest.
+fn behind(at: &[(Pos, f64, f64)]) -> Pos {
+    let n = at.len().max(1) as f64;
+    let (cx_, cy) = at
+        .iter()
+        .fold((0.0, 0.0), |(x, y), (p, _, _)| (x + p.x, y + p.y));
+    let c = Pos::new(cx_ / n, cy / n);
+    let (sx, sy) = at.iter().fold((0.0, 0.0), |(x, y), (_, f, _)| {
+        let r = f.to_radians();
+        (x + r.sin(), y + r.cos())
+    });
+    let facing = sx.atan2(sy).to_degrees();
+    let back = at.iter().map(|(_, _, d)| *d).fold(0.0, f64::max);
+    c.step(facing + 180.0, back)
+}
+
+/// "support Burnside's brigade", "follow Franklin's brigade", "move up in
+/// support of Burnside": SFRM has no support order, so it is the move the
+/// writer means, to stand behind the supported as they stand when the
+/// mail is read ("Movement & Manoeuvre"). A group keeps its places about
+/// that point, as for a move to a place.
+fn support(cx: &Context, u: &Unit, anchor: Pos, of: &str, verb: &str) -> Result<Action, String> {
+    let (p, name, of) = support_target(cx, u, of)?;
+    let offset = Pos::new(u.pos.x - anchor.x, u.pos.y - anchor.y);
+    Ok(Action::Support {
+        to: Pos::new(p.x + offset.x, p.y + offset.y),
+        of,
+        offset,
+        note: format!(
+            "{verb} {name}: a move to stand behind it, where this mail orders it to go or else where it stands; SFRM has no support order (Movement & Manoeuvre)"
+        ),
+    })
+}
+
 /// The orders an action makes for unit `u`.
 fn orders_of(cx: &Context, u: &Unit, a: &Action) -> Vec<Order> {
     let id = u.id;
     match *a {
+        Action::Noted(ref a, _) => orders_of(cx, u, a),
+        Action::Support { to, .. } => vec![Order::Move {
+            unit: id,
+            to,
+            front_rank: None,
+            road: false,
+        }],
         Action::Move { to, road } => vec![Order::Move {
             unit: id,
             to,
@@ -1303,6 +1690,47 @@ fn split_line(line: &str) -> Option<(&str, usize)> {
     None
 }
 
+/// The forms of a letter that are not orders, as the lifecycle's own list
+/// does not know them: a closing ("I remain, Sir, your obedient servant,",
+/// "Yours respectfully") and a signature, one of the side's generals signing
+/// with his initials or first name ("Irvin McDowell", "J. E. Johnston").
+fn letter_form(cx: &Context, line: &str) -> bool {
+    let t = line.trim().trim_end_matches([',', '.', '!']).to_lowercase();
+    const CLOSING: &[&str] = &[
+        "i remain",
+        "i am, sir",
+        "i am, general",
+        "yours",
+        "your obedient",
+        "your most obedient",
+        "respectfully",
+        "very respectfully",
+        "most respectfully",
+        "with respect",
+        "i have the honor",
+        "i have the honour",
+    ];
+    if CLOSING.iter().any(|c| t.starts_with(c)) && !t.contains(':') {
+        return true;
+    }
+    let words: Vec<&str> = t.split_whitespace().collect();
+    if words.is_empty() || words.len() > 4 || t.contains(':') {
+        return false;
+    }
+    let last = norm(words[words.len() - 1]);
+    // Before the surname, only initials or one first name.
+    let fore_ok = words[..words.len() - 1]
+        .iter()
+        .all(|w| w.trim_end_matches('.').len() <= 2 || words.len() == 2);
+    fore_ok
+        && !last.is_empty()
+        && cx
+            .battle
+            .generals_of(cx.side)
+            .any(|g| norm(&g.name) == last)
+        && !VERBS.contains(&words[0])
+}
+
 /// Read a mail body's orders for `cx.side`. Never fails: every line it
 /// understands counts, every other gets an error with a suggestion.
 pub fn parse_orders(cx: &Context, body: &str) -> Reading {
@@ -1310,6 +1738,13 @@ pub fn parse_orders(cx: &Context, body: &str) -> Reading {
     // One movement order per unit a turn (SFRM Movement & Manoeuvre): the
     // first line that moves a unit wins; later lines are errors.
     let mut moved: BTreeSet<UnitId> = BTreeSet::new();
+    // Whose move it is: an order written to the brigade itself comes
+    // before one through its general, whichever line is first.
+    let mut direct: BTreeMap<UnitId, usize> = BTreeMap::new();
+    let mut by_general: BTreeMap<UnitId, (usize, String)> = BTreeMap::new();
+    // Support and follow moves (line, unit, supported, offset), placed
+    // again behind where the mail sends the supported.
+    let mut supports: Vec<(usize, UnitId, Vec<UnitId>, Pos)> = Vec::new();
     // And one breakthrough advance ("Breakthrough Advances & Combat").
     let mut advanced: BTreeSet<UnitId> = BTreeSet::new();
     for (n, raw) in body.lines().enumerate() {
@@ -1350,6 +1785,7 @@ pub fn parse_orders(cx: &Context, body: &str) -> Reading {
                         to: "attachment".into(),
                         through: None,
                         orders: vec![o.clone()],
+                        notes: Vec::new(),
                     });
                     push(&mut r.orders, cx.side, o);
                     r.lines.push(line_no);
@@ -1361,6 +1797,9 @@ pub fn parse_orders(cx: &Context, body: &str) -> Reading {
                         .into(),
                 ),
             }
+            continue;
+        }
+        if letter_form(cx, trimmed) {
             continue;
         }
         let Some((who, text_at)) = split_line(trimmed) else {
@@ -1376,15 +1815,28 @@ pub fn parse_orders(cx: &Context, body: &str) -> Reading {
             );
             continue;
         };
-        let to = match cx.addressee(who) {
+        let mut to = match cx.addressee(who) {
             Ok(a) => a,
             Err(m) => {
                 err(lead, m);
                 continue;
             }
         };
-        let text = &trimmed[text_at..];
-        let text_lead = lead + text_at;
+        let mut text = &trimmed[text_at..];
+        let mut text_lead = lead + text_at;
+        // A general passing the order down: "McDowell: Heintzelman's
+        // division will attack Henry Hill" is Heintzelman's order.
+        let mut by: Option<String> = None;
+        if let Addressee::General(g) = to
+            && let Some((who2, at2)) = split_line(text.trim_start())
+            && let Ok(a2) = cx.addressee(who2)
+        {
+            let skip = text.len() - text.trim_start().len();
+            by = Some(cx.general_name(g));
+            to = a2;
+            text_lead += skip + at2;
+            text = &text.trim_start()[at2..];
+        }
         let (units, through, to_name) = match to {
             Addressee::Unit(u) => (
                 vec![u],
@@ -1396,7 +1848,12 @@ pub fn parse_orders(cx: &Context, body: &str) -> Reading {
             ),
             Addressee::General(g) => (cx.command_of(g), Some(g), cx.general_name(g)),
         };
+        let to_name = match &by {
+            Some(b) => format!("{to_name} (by {b}'s order)"),
+            None => to_name,
+        };
         let mut made: Vec<Order> = Vec::new();
+        let mut notes: Vec<String> = Vec::new();
         let mut line_moved: BTreeSet<UnitId> = BTreeSet::new();
         for (off, clause) in clauses(text) {
             let at = text_lead + off;
@@ -1431,8 +1888,77 @@ pub fn parse_orders(cx: &Context, body: &str) -> Reading {
             let anchor = centre(&group);
             let mut first_err: Option<String> = None;
             for u in &group {
+                let mut support_of: Option<(Vec<UnitId>, Pos)> = None;
                 match action(cx, u, anchor, &clause) {
                     Ok(mut a) => {
+                        if let Action::Noted(inner, note) = a {
+                            if !notes.contains(&note) {
+                                notes.push(note);
+                            }
+                            a = *inner;
+                        }
+                        if let Action::Support {
+                            to,
+                            of,
+                            offset,
+                            note,
+                        } = a
+                        {
+                            if !notes.contains(&note) {
+                                notes.push(note);
+                            }
+                            support_of = Some((of, offset));
+                            a = Action::Move { to, road: false };
+                        }
+                        // The table's edge (our ruling: no unit leaves the
+                        // table): the engine stops it there and its report
+                        // says so; the receipt tells it now.
+                        if let Action::Move { to, .. } = &a
+                            && let Some(tb) = cx.battle.table
+                            && tb.contains(u.pos)
+                            && !tb.contains(*to)
+                        {
+                            let t = tb.reach(u.pos, *to);
+                            let edge = Pos::new(
+                                u.pos.x + (to.x - u.pos.x) * t,
+                                u.pos.y + (to.y - u.pos.y) * t,
+                            );
+                            notes.push(format!(
+                                "{} would pass the {} edge of the table at {}; it goes no farther than the edge (a unit does not march off the table: our ruling)",
+                                u.name,
+                                tb.edge_of(*to),
+                                super::view::xy(edge)
+                            ));
+                        }
+                        if through.is_some()
+                            && a.is_movement()
+                            && let Some(l) = direct.get(&u.id)
+                        {
+                            let note =
+                                format!("{} keeps the order written to it on line {l}", u.name);
+                            if !notes.contains(&note) {
+                                notes.push(note);
+                            }
+                            continue;
+                        }
+                        if through.is_none()
+                            && a.is_movement()
+                            && let Some((l, by)) = by_general.remove(&u.id)
+                        {
+                            drop_unit_orders(
+                                &mut r.orders,
+                                &mut r.lines,
+                                &mut r.understood,
+                                cx.side,
+                                l,
+                                u.id,
+                            );
+                            moved.remove(&u.id);
+                            notes.push(format!(
+                                "{} takes this order instead of {by}'s on line {l}: an order written to the brigade itself comes first",
+                                u.name
+                            ));
+                        }
                         if a.is_breakthrough() && !advanced.insert(u.id) {
                             first_err.get_or_insert(format!(
                                 "{} already has its breakthrough order; a unit that breaks the enemy advances once (SFRM Breakthrough Advances & Combat)",
@@ -1440,11 +1966,46 @@ pub fn parse_orders(cx: &Context, body: &str) -> Reading {
                             ));
                             continue;
                         }
+                        // "dismount and form skirmish line", "form line and
+                        // face south": one formation change (SFRM Formation
+                        // Changes), merged into the line's first.
+                        if let Action::Form {
+                            formation: f2,
+                            facing: d2,
+                            prone: p2,
+                            mounted: m2,
+                        } = &a
+                            && let Some(Order::Formation {
+                                formation,
+                                facing,
+                                prone,
+                                mounted,
+                                ..
+                            }) = made.iter_mut().find(
+                                |o| matches!(o, Order::Formation { unit, .. } if *unit == u.id),
+                            )
+                        {
+                            if let Some(f) = f2 {
+                                *formation = *f;
+                            }
+                            *facing = d2.or(*facing);
+                            *prone = p2.or(*prone);
+                            *mounted = m2.or(*mounted);
+                            continue;
+                        }
                         if a.is_movement() && (line_moved.contains(&u.id) || moved.contains(&u.id))
                         {
                             // A second move: an attack after a move is whom to fire at.
                             match a {
-                                Action::Attack(t) | Action::Charge(t) => a = Action::Target(t),
+                                Action::Attack(t) | Action::Charge(t) => {
+                                    let note = format!(
+                                        "'{clause}': its one move this turn is already given, so it fires at that enemy instead; write the charge next turn (SFRM Movement & Manoeuvre)"
+                                    );
+                                    if !notes.contains(&note) {
+                                        notes.push(note);
+                                    }
+                                    a = Action::Target(t)
+                                }
                                 _ => {
                                     first_err.get_or_insert(format!(
                                         "{} already has its move this turn; a unit takes one movement order a turn (SFRM Movement & Manoeuvre): write '{clause}' next turn",
@@ -1457,6 +2018,9 @@ pub fn parse_orders(cx: &Context, body: &str) -> Reading {
                         if a.is_movement() {
                             line_moved.insert(u.id);
                         }
+                        if let Some((of, offset)) = support_of.take() {
+                            supports.push((line_no, u.id, of, offset));
+                        }
                         made.extend(orders_of(cx, u, &a));
                     }
                     Err(m) => {
@@ -1466,6 +2030,13 @@ pub fn parse_orders(cx: &Context, body: &str) -> Reading {
             }
             if let Some(m) = first_err {
                 err(at, m);
+            }
+        }
+        for u in &line_moved {
+            if through.is_some() {
+                by_general.insert(*u, (line_no, to_name.clone()));
+            } else {
+                direct.insert(*u, line_no);
             }
         }
         moved.extend(line_moved);
@@ -1495,9 +2066,93 @@ pub fn parse_orders(cx: &Context, body: &str) -> Reading {
             to: to_name,
             through,
             orders: made,
+            notes,
         });
     }
+    // A brigade supporting or following one this mail also moves stands
+    // behind where that one is sent (its facing kept: a move keeps it).
+    let mut planned: BTreeMap<UnitId, Pos> = BTreeMap::new();
+    for o in r.orders.of(cx.side) {
+        if let Order::Move { unit, to, .. } = o {
+            planned.insert(*unit, *to);
+        }
+    }
+    for (line, uid, of, offset) in &supports {
+        if !of.iter().any(|id| planned.contains_key(id)) {
+            continue;
+        }
+        let at: Vec<(Pos, f64, f64)> = of
+            .iter()
+            .filter_map(|id| cx.battle.unit(*id))
+            .map(|g| {
+                (
+                    planned.get(&g.id).copied().unwrap_or(g.pos),
+                    g.facing,
+                    depth(g),
+                )
+            })
+            .collect();
+        let p = behind(&at);
+        let new_to = Pos::new(p.x + offset.x, p.y + offset.y);
+        let list = match cx.side {
+            Side::Union => &mut r.orders.union,
+            Side::Confederate => &mut r.orders.confederate,
+        };
+        let understood = r.understood.iter_mut().filter(|x| x.line == *line);
+        let in_list = list
+            .iter_mut()
+            .zip(r.lines.iter())
+            .filter(|(_, l)| *l == line)
+            .map(|(o, _)| o);
+        for o in in_list.chain(understood.flat_map(|x| x.orders.iter_mut())) {
+            if let Order::Move { unit, to, .. } = o
+                && unit == uid
+            {
+                *to = new_to;
+            }
+        }
+        planned.insert(*uid, new_to);
+    }
     r
+}
+
+/// The unit an order is for (whom it moves, or who fires or advances).
+fn unit_of(o: &Order) -> Option<UnitId> {
+    match o {
+        Order::Target { unit, .. }
+        | Order::TargetGeneral { unit, .. }
+        | Order::BreakthroughMove { unit, .. }
+        | Order::BreakthroughCharge { unit, .. } => Some(*unit),
+        o => o.moving_unit(),
+    }
+}
+
+/// Takes unit `u`'s orders made by mail line `line` out of the reading
+/// (an order to the brigade itself replaces its general's).
+fn drop_unit_orders(
+    orders: &mut TurnOrders,
+    lines: &mut Vec<usize>,
+    understood: &mut [Understood],
+    side: Side,
+    line: usize,
+    u: UnitId,
+) {
+    let list = match side {
+        Side::Union => &mut orders.union,
+        Side::Confederate => &mut orders.confederate,
+    };
+    let mut i = 0;
+    while i < list.len() && i < lines.len() {
+        if lines[i] == line && unit_of(&list[i]) == Some(u) {
+            list.remove(i);
+            lines.remove(i);
+        } else {
+            i += 1;
+        }
+    }
+    for x in understood.iter_mut().filter(|x| x.line == line) {
+        x.orders.retain(|o| unit_of(o) != Some(u));
+    }
 }
 
 fn centre(units: &[&Unit]) -> Pos {
@@ -1641,14 +2296,36 @@ pub fn receipt(cx: &Context, r: &Reading) -> String {
             continue;
         }
         if let Some(g) = u.through {
+            let mut reached: Vec<String> = Vec::new();
+            for o in &u.orders {
+                let id = unit_of(o);
+                if let Some(name) = id.and_then(|id| cx.battle.unit(id)).map(|x| x.name.clone())
+                    && !reached.contains(&name)
+                {
+                    reached.push(name);
+                }
+            }
             out.push((
                 u.line,
                 format!(
-                    "line {}: through {}: each brigade moves if in command this turn (SFRM Command: the generals' d6 against their command ability, and command range)",
+                    "line {}: through {} to {}: each moves if in command this turn (SFRM Command i: in the phase each general rolls a d6 against his command ability, Table 2; a brigade partly within the command range of one who passes is in command; your report names any that were not)",
                     u.line,
-                    cx.general_name(g)
+                    if u.to.starts_with(&cx.general_name(g)) {
+                        u.to.clone()
+                    } else {
+                        cx.general_name(g)
+                    },
+                    reached.join(", ")
                 ),
             ));
+        }
+        for note in &u.notes {
+            let text = if note.starts_with(&u.to) {
+                format!("line {}: {note}", u.line)
+            } else {
+                format!("line {}: {}: {note}", u.line, u.to)
+            };
+            out.push((u.line, text));
         }
         for o in &u.orders {
             out.push((u.line, format!("line {}: {}", u.line, describe(cx, o))));

@@ -55,7 +55,7 @@ const WORKS: &str = "#6d4c2a";
 /// SFRM Table 1, "Basing Scales": the depth of one of the unit's element
 /// bases, in inches (infantry and dismounted cavalry ¾", mounted cavalry
 /// 1½", artillery 1½", supply 3").
-fn base_depth(unit: &Unit) -> f64 {
+pub(super) fn base_depth(unit: &Unit) -> f64 {
     match unit.arm {
         Arm::Infantry { .. } => 0.75,
         Arm::Cavalry { .. } if unit.mounted => 1.5,
@@ -129,7 +129,7 @@ fn footprint(front_centre: Pos, facing: f64, front: f64, depth: f64) -> [Pos; 4]
 /// Elements across and ranks deep of a formation of `n` elements with
 /// `front` in the front rank ("Formation Changes"; our reading in
 /// [`Unit::front_elements`]).
-fn ranks(n: u32, front: u32) -> f64 {
+pub(super) fn ranks(n: u32, front: u32) -> f64 {
     f64::from(n.max(1).div_ceil(front.max(1)))
 }
 

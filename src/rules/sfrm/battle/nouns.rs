@@ -605,6 +605,59 @@ pub struct SfrmBattle {
     /// does not track supply (our ruling).
     #[serde(default)]
     pub supply_sources: Vec<SupplySource>,
+    /// The table (the scenario's `[table]`), if the battle knows it: no
+    /// unit or general moves off it (our ruling; SFRM plays on a table and
+    /// has no rule for leaving it, docs/rulings-sfrm.md "Movement and
+    /// manoeuvre"). A battle stored without one has no edge, as before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub table: Option<Table>,
+}
+
+/// The table's extent in SFRM inches, from the south-west corner (0, 0)
+/// to (`width`, `height`); north is +y.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Table {
+    pub width: f64,
+    pub height: f64,
+}
+
+impl Table {
+    pub fn contains(&self, p: Pos) -> bool {
+        (-1e-9..=self.width + 1e-9).contains(&p.x) && (-1e-9..=self.height + 1e-9).contains(&p.y)
+    }
+
+    /// How far along the straight line `from` -> `to` (0..=1) a piece may
+    /// go and stay on the table; 1 when `to` is on it. A piece already off
+    /// the table (an old battle's) is not held.
+    pub fn reach(&self, from: Pos, to: Pos) -> f64 {
+        if !self.contains(from) || self.contains(to) {
+            return 1.0;
+        }
+        let mut t: f64 = 1.0;
+        for (a, b, hi) in [(from.x, to.x, self.width), (from.y, to.y, self.height)] {
+            let d = b - a;
+            if b < 0.0 && d != 0.0 {
+                t = t.min((0.0 - a) / d);
+            }
+            if b > hi && d != 0.0 {
+                t = t.min((hi - a) / d);
+            }
+        }
+        t.clamp(0.0, 1.0)
+    }
+
+    /// Which edge a point beyond the table is past, in words.
+    pub fn edge_of(&self, p: Pos) -> &'static str {
+        if p.y > self.height {
+            "north"
+        } else if p.y < 0.0 {
+            "south"
+        } else if p.x > self.width {
+            "east"
+        } else {
+            "west"
+        }
+    }
 }
 
 /// A supply source and the side it supplies.

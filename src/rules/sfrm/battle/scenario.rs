@@ -1200,6 +1200,10 @@ fn validate(raw: &RawFile) -> Result<SfrmScenario, Vec<Problem>> {
                 contacts: Vec::new(),
                 roads,
                 supply_sources,
+                table: (c.width > 0.0 && c.height > 0.0).then_some(super::nouns::Table {
+                    width: c.width,
+                    height: c.height,
+                }),
             },
         }),
         _ => {

@@ -96,6 +96,7 @@ fn two_brigades_a_side() -> SfrmBattle {
         contacts: vec![],
         roads: vec![],
         supply_sources: vec![],
+        table: None,
     }
 }
 
@@ -1522,7 +1523,11 @@ fn sfrm_time_weather_daylight_the_day_ends_at_dawn() {
         }],
         confederate: vec![],
     };
-    let (_, ev) = play(&b, &north, &[1, 6]);
+    // Toward an enemy it sees (Baylor's brigade 15" north, within the
+    // night's 18" sight) it cannot go at all.
+    let mut seen = b.clone();
+    seen.units[2].pos = Pos::new(0.0, 15.0);
+    let (_, ev) = play(&seen, &north, &[1, 6]);
     assert!(ev.iter().any(
         |e| matches!(e, SfrmEvent::OrderRefused { reason, .. } if reason.contains("at night"))
     ));
@@ -1657,4 +1662,104 @@ fn sfrm_combat_double_canister_smoothbore_and_rifled() {
     assert!(Gun::SixPounder.smoothbore() && Gun::TwelvePounder.smoothbore());
     assert!(!Gun::TenPounderRifled.smoothbore() && !Gun::TwentyPounderSiege.smoothbore());
     assert!(!Gun::Gatling.smoothbore());
+}
+
+/// SFRM "Time, Weather & Daylight": by night "movement cannot go closer to
+/// known enemy". Known is what the side sees: Baylor's brigade 30" north
+/// is beyond the night's sight (36" halved), so 1st Brigade marches 4"
+/// north toward him (night halves its 8"); 15" north he is seen and it
+/// cannot go at all. His own stand-off (1" for a line) holds either way.
+#[test]
+fn sfrm_night_movement_is_held_only_by_known_enemy() {
+    let mut b = quiet();
+    b.start_minute = 3 * 60 + 30;
+    b.units[2].pos = Pos::new(0.0, 30.0);
+    let north = TurnOrders {
+        union: vec![Order::Move {
+            unit: UnitId(1),
+            to: Pos::new(0.0, 6.0),
+            front_rank: None,
+            road: false,
+        }],
+        confederate: vec![],
+    };
+    let (after, ev) = play(&b, &north, &[1, 6]);
+    assert!(
+        close(after.unit(UnitId(1)).unwrap().pos, 0.0, 4.0),
+        "{ev:?}"
+    );
+    assert!(
+        !ev.iter()
+            .any(|e| matches!(e, SfrmEvent::OrderRefused { .. })),
+        "{ev:?}"
+    );
+    b.units[2].pos = Pos::new(0.0, 15.0);
+    let (after, ev) = play(&b, &north, &[1, 6]);
+    assert!(close(after.unit(UnitId(1)).unwrap().pos, 0.0, 0.0));
+    assert!(ev.iter().any(
+        |e| matches!(e, SfrmEvent::OrderRefused { reason, .. } if reason.contains("at night"))
+    ));
+}
+
+/// Our ruling on the table's edge: 1st Brigade, 2" from the south edge,
+/// ordered 6" south, stops on the edge and its report says why; a rout
+/// move that would leave the table cannot be made, so the routing unit is
+/// dispersed (SFRM "Rout Moves": "Routing units that cannot move are
+/// dispersed"); a general does not ride off it.
+#[test]
+fn sfrm_movement_stops_at_the_table_edge() {
+    let mut b = quiet();
+    b.table = Some(crate::rules::sfrm::battle::nouns::Table {
+        width: 100.0,
+        height: 100.0,
+    });
+    b.units[0].pos = Pos::new(0.0, 2.0);
+    b.units[0].facing = 180.0;
+    b.generals[0].pos = Pos::new(1.0, 1.0);
+    let south = TurnOrders {
+        union: vec![
+            Order::Move {
+                unit: UnitId(1),
+                to: Pos::new(0.0, -4.0),
+                front_rank: None,
+                road: false,
+            },
+            Order::GeneralMove {
+                general: GeneralId(1),
+                to: Pos::new(1.0, -5.0),
+            },
+        ],
+        confederate: vec![],
+    };
+    let (after, ev) = play(&b, &south, &[1, 6]);
+    assert!(
+        close(after.unit(UnitId(1)).unwrap().pos, 0.0, 0.0),
+        "{ev:?}"
+    );
+    assert!(
+        ev.iter()
+            .any(|e| matches!(e, SfrmEvent::Moved { stopped: Some(why), .. }
+        if why.contains("south edge of the table"))),
+        "{ev:?}"
+    );
+    assert!(
+        ev.iter()
+            .any(|e| matches!(e, SfrmEvent::OrderRefused { reason, .. }
+        if reason.contains("Doubleday would ride past the south edge"))),
+        "{ev:?}"
+    );
+    assert_eq!(after.general(GeneralId(1)).unwrap().pos, Pos::new(1.0, 1.0));
+    // A voluntary rout move from the corner, with no friend to go to and
+    // the enemy to the north: off the table, so dispersed.
+    let mut corner = b.clone();
+    corner.units[0].pos = Pos::new(0.5, 0.5);
+    corner.units[0].facing = 0.0;
+    corner.units.retain(|u| u.id != UnitId(2));
+    corner.units[1].pos = Pos::new(0.5, 20.0);
+    let rout = TurnOrders {
+        union: vec![Order::RoutMove { unit: UnitId(1) }],
+        confederate: vec![],
+    };
+    let (after, ev) = play(&corner, &rout, &[1, 6]);
+    assert!(after.unit(UnitId(1)).unwrap().dispersed, "{ev:?}");
 }

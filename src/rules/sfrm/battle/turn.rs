@@ -630,6 +630,18 @@ fn movement(
             },
             (None, _) => (from, None),
         };
+        if b.table
+            .is_some_and(|t| t.contains(from) && !t.contains(dest))
+        {
+            refuse(
+                ev,
+                side,
+                i,
+                format!("{} would ride past {}", g.name, edge_words(b, dest)),
+                S_MOVEMENT,
+            );
+            continue;
+        }
         let d = from.distance(dest);
         if d > reach + 1e-9 {
             refuse(
@@ -931,6 +943,39 @@ fn movement(
     Ok(())
 }
 
+/// SFRM "Time, Weather & Daylight": "during night-time ... movement cannot
+/// go closer to known enemy". Known is what the moving side sees when it
+/// moves ([`super::view::seen_enemy_units`], the sight every report uses):
+/// by night such an enemy holds it where it stands; one it does not see
+/// holds it only at the day's stand-off ("Movement": no closer than 4" in
+/// march column, 1" otherwise). By day every enemy holds it at the
+/// stand-off. Empty by day (nothing to compute).
+fn known_enemy(b: &SfrmBattle, ph: &Phase, side: Side) -> BTreeSet<UnitId> {
+    if ph.light == Light::Night {
+        super::view::seen_enemy_units(b, side)
+    } else {
+        BTreeSet::new()
+    }
+}
+
+/// How close a move may come to enemy `e`, `start` inches off when it
+/// began: [`known_enemy`]'s rule. `true` when it is the night's "no closer".
+fn standoff(known: &BTreeSet<UnitId>, e: UnitId, start: f64, limit: f64) -> (f64, bool) {
+    if known.contains(&e) {
+        (start, true)
+    } else {
+        (limit.min(start), false)
+    }
+}
+
+/// Why a move stops at the table's edge (our ruling: SFRM plays on a
+/// table and has no rule for marching off it, so no piece leaves it;
+/// docs/rulings-sfrm.md "Movement and manoeuvre").
+fn edge_words(b: &SfrmBattle, to: Pos) -> String {
+    let edge = b.table.map(|t| t.edge_of(to)).unwrap_or("table's");
+    format!("the {edge} edge of the table (a unit does not march off the table: our ruling)")
+}
+
 /// SFRM "Movement", Table 4 and "Manoeuvre": a straight move toward `to`
 /// on `factor` of Table 4's allowance, stopping where the allowance is
 /// spent or the stand-off (4" in march column, 1" in line; at night no
@@ -977,21 +1022,26 @@ fn move_unit(
     } else {
         LINE_STANDOFF
     };
+    let known = known_enemy(b, ph, u.side);
     let mut t_close: f64 = 1.0;
+    let mut by_night = false;
     for e in b.units_of(u.side.other()) {
         let start = from.distance(e.pos);
-        let l = if ph.light == Light::Night {
-            start
-        } else {
-            limit.min(start)
-        };
-        t_close = t_close.min(first_too_close(from, to, e.pos, l));
+        let (l, night) = standoff(&known, e.id, start, limit);
+        let t = first_too_close(from, to, e.pos, l);
+        if t < t_close {
+            t_close = t;
+            by_night = night;
+        }
     }
-    let t = t_allow.min(t_close);
+    let t_edge = b.table.map_or(1.0, |tb| tb.reach(from, to));
+    let t = t_allow.min(t_close).min(t_edge);
     let stopped = if t >= 1.0 {
         None
+    } else if t_edge < t_close.min(t_allow) {
+        Some(edge_words(b, to))
     } else if t_close <= t_allow {
-        Some(if ph.light == Light::Night {
+        Some(if by_night {
             format!("no closer to the enemy at night ({S_TIME})")
         } else {
             format!(
@@ -1167,25 +1217,33 @@ fn road_move(
     }
     marks.push(goal);
     let start = u.pos;
-    let enemies: Vec<Pos> = b.units_of(u.side.other()).map(|e| e.pos).collect();
+    let known = known_enemy(b, ph, u.side);
+    let enemies: Vec<(UnitId, Pos)> = b.units_of(u.side.other()).map(|e| (e.id, e.pos)).collect();
     let mut cur = s0;
     let mut end = goal;
     for next in marks {
         let (a, _) = road.at(cur);
         let (c, _) = road.at(next);
         let mut t: f64 = 1.0;
-        for e in &enemies {
+        let mut by_night = false;
+        for (id, e) in &enemies {
             let d = start.distance(*e);
-            let l = if ph.light == Light::Night {
-                d
-            } else {
-                COLUMN_STANDOFF.min(d)
-            };
-            t = t.min(first_too_close(a, c, *e, l));
+            let (l, night) = standoff(&known, *id, d, COLUMN_STANDOFF);
+            let te = first_too_close(a, c, *e, l);
+            if te < t {
+                t = te;
+                by_night = night;
+            }
+        }
+        let t_edge = b.table.map_or(1.0, |tb| tb.reach(a, c));
+        if t_edge < t {
+            end = cur + (next - cur) * t_edge;
+            stopped = Some(edge_words(b, c));
+            break;
         }
         if t < 1.0 {
             end = cur + (next - cur) * t;
-            stopped = Some(if ph.light == Light::Night {
+            stopped = Some(if by_night {
                 format!("no closer to the enemy at night ({S_TIME})")
             } else {
                 format!(
@@ -1272,13 +1330,19 @@ fn wheel(
     } else {
         LINE_STANDOFF
     };
+    if b.table
+        .is_some_and(|t| t.contains(u.pos) && !t.contains(dest))
+    {
+        return Err(format!(
+            "{} wheeling {degrees}° would end past {}",
+            u.name,
+            edge_words(b, dest)
+        ));
+    }
+    let known = known_enemy(b, ph, u.side);
     for e in b.units_of(u.side.other()) {
         let start = u.pos.distance(e.pos);
-        let l = if ph.light == Light::Night {
-            start
-        } else {
-            limit.min(start)
-        };
+        let (l, _) = standoff(&known, e.id, start, limit);
         if dest.distance(e.pos) < l - 1e-9 {
             return Err(format!(
                 "{} would end closer than {l:.1}\" to {} ({S_MOVEMENT})",
@@ -1500,9 +1564,13 @@ fn rout_move(
                 .then(a.id.cmp(&c.id))
         })
         .map(|f| f.pos);
+    // The table's edge: a rout move that would leave the table cannot be
+    // made, and a routing unit that cannot move is dispersed ("Rout
+    // Moves"; our ruling that no piece leaves the table).
+    let on_table = |p: Pos| b.table.is_none_or(|t| !t.contains(from) || t.contains(p));
     let toward_friend = friend
         .map(|f| from.step(from.bearing_to(f), ROUT_MOVE_INCHES))
-        .filter(|p| no_closer(*p));
+        .filter(|p| no_closer(*p) && on_table(*p));
     // Away from the enemy: from one in contact, back from the side the
     // charge came (a charger back the way it came); else from the nearest
     // enemy; with none in sight of the point model, to its rear.
@@ -1529,13 +1597,14 @@ fn rout_move(
     let away_bearing = contact_bearing
         .or_else(|| nearest_enemy.map(|e| e.bearing_to(from)))
         .unwrap_or(u.facing + 180.0);
-    let away = Some(from.step(away_bearing, ROUT_MOVE_INCHES)).filter(|p| no_closer(*p));
+    let away =
+        Some(from.step(away_bearing, ROUT_MOVE_INCHES)).filter(|p| no_closer(*p) && on_table(*p));
     b.contacts.retain(|c| !c.involves(uid));
     let Some(dest) = toward_friend.or(away) else {
         disperse(
             b,
             uid,
-            "cannot make its rout move without going closer to the enemy".into(),
+            "cannot make its rout move without going closer to the enemy or off the table".into(),
             ev,
         );
         return Ok(());

@@ -205,6 +205,7 @@ pub(crate) fn bull_run() -> SfrmBattle {
             points: vec![Pos::new(-30.0, 5.0), Pos::new(60.0, 5.0)],
         }],
         supply_sources: vec![],
+        table: None,
     }
 }
 
