@@ -1,7 +1,11 @@
 //! Issue #19: an umpired SFRM game through the binary. A processed turn is
 //! held: the umpire gets his report (every unit by name), the players get
 //! nothing until his RELEASE, which queues their reports unchanged; REPORT
-//! asks a player's stored report again.
+//! asks a player's stored report again. The umpire's review works as for
+//! Iron Brigade (docs/umpire-turns.md): REDO reproduces the held turn bit
+//! for bit, SET corrects a unit's start state (the ruleset's own fields,
+//! refused helpfully otherwise) and REDO takes it, ROLLBACK and
+//! ROLLFORWARD move the timeline; replay verifies every attempt after.
 
 mod common;
 mod fog_support;
@@ -63,19 +67,6 @@ fn sfrm_held_turn_waits_for_release() {
             .any(|m| m.subject.contains("turn 1 results"))
     );
     assert_eq!(g.count("SELECT count(*) FROM held_mail"), 2);
-    // REDO is not available for an SFRM game yet: refused, with what to do.
-    let out = adjutant(g.dir.path())
-        .args(["umpire", "bull", "REDO"])
-        .env("USER", "alice")
-        .output()
-        .unwrap();
-    let said = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(said.contains("RELEASE the held turn"), "{said}");
-    assert_eq!(g.count("SELECT count(*) FROM held_mail"), 2);
     // RELEASE queues them as composed.
     let said = g.umpire("RELEASE");
     assert!(said.contains("turn 1 released"), "{said}");
@@ -99,4 +90,275 @@ fn sfrm_held_turn_waits_for_release() {
         .filter(|m| m.subject.to_lowercase().contains("turn 1 results"))
         .count();
     assert_eq!(again, 2, "REPORT 1 resent the turn 1 report");
+}
+
+/// What an umpire command printed, and whether it succeeded.
+fn umpire_says(g: &GameDir, command: &str) -> (bool, String) {
+    let out = adjutant(g.dir.path())
+        .args(["umpire", "bull", command])
+        .env("USER", "alice")
+        .output()
+        .unwrap();
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.success() && !said.contains("refused"), said)
+}
+
+/// The live attempt of turn `n`: row id, attempt, state hash, state.
+fn live(g: &GameDir, n: u32) -> (i64, u32, String, String) {
+    g.db()
+        .query_row(
+            "SELECT id, attempt, state_hash, state_json FROM turns
+             WHERE number = ?1 AND superseded_at IS NULL",
+            [n],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
+        .unwrap()
+}
+
+/// A unit's field in a stored SFRM state.
+fn unit_field(state: &str, unit: &str, field: &str) -> serde_json::Value {
+    let v: serde_json::Value = serde_json::from_str(state).unwrap();
+    v["battle"]["units"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|u| u["name"] == unit)
+        .unwrap()[field]
+        .clone()
+}
+
+fn assert_replays(g: &GameDir) {
+    let out = adjutant(g.dir.path())
+        .args(["replay", "bull"])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{said}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn play_turn_one(g: &GameDir) {
+    g.order_mail(
+        "u1",
+        "mcdowell@example.test",
+        "McDowell",
+        "Burnside's brigade: advance to Matthews Hill\nREADY",
+    );
+    g.order_mail(
+        "c1",
+        "johnston@example.test",
+        "Johnston",
+        "Evans's brigade: hold Matthews Hill\nREADY",
+    );
+    g.run_once();
+}
+
+#[test]
+fn sfrm_redo_is_bit_for_bit_and_set_then_redo_takes_the_correction() {
+    let g = umpired();
+    play_turn_one(&g);
+    let (_, _, hash_before, next_before) = live(&g, 2);
+    let events_before = g.count(
+        "SELECT count(*) FROM events WHERE turn_id = (SELECT min(id) FROM turns WHERE number = 1)",
+    );
+    // REDO without corrections: the same outcome, bit for bit.
+    let said = g.umpire("REDO");
+    assert!(said.contains("attempt 2"), "{said}");
+    assert!(said.contains("the outcome is the same as before"), "{said}");
+    let (_, attempt, hash, next) = live(&g, 2);
+    assert_eq!(attempt, 1, "turn 2 opened afresh by the REDO");
+    assert_eq!((hash, next), (hash_before.clone(), next_before.clone()));
+    let (redo_id, redo_attempt, _, _) = live(&g, 1);
+    assert_eq!(redo_attempt, 2);
+    assert_eq!(
+        g.count(&format!(
+            "SELECT count(*) FROM events WHERE turn_id = {redo_id}"
+        )),
+        events_before
+    );
+    // The umpire has fresh previews of the held attempt; players nothing.
+    assert!(
+        !mails_to(&g, "mcdowell@")
+            .iter()
+            .any(|m| m.subject.contains("turn 1 results"))
+    );
+
+    // SET refuses what an SFRM unit does not have, listing what it has...
+    let (ok, said) = umpire_says(&g, "SET Burnside's brigade castings 3 BECAUSE \"a test\"");
+    assert!(!ok, "{said}");
+    assert!(
+        said.contains("position, formation, facing, elements"),
+        "{said}"
+    );
+    // ...a unit the battle does not have, with the nearest name...
+    let (ok, said) = umpire_says(&g, "SET Burnsides brigade routed yes BECAUSE \"a test\"");
+    assert!(!ok, "{said}");
+    assert!(said.contains("did you mean `Burnside's brigade`"), "{said}");
+    // ...and values outside the rules' bounds, with the rule.
+    let (ok, said) = umpire_says(&g, "SET Burnside's brigade elements 99 BECAUSE \"a test\"");
+    assert!(!ok, "{said}");
+    assert!(said.contains("took the field with"), "{said}");
+    let (ok, said) = umpire_says(
+        &g,
+        "SET Burnside's brigade entrenchment 4 BECAUSE \"a test\"",
+    );
+    assert!(!ok, "{said}");
+    assert!(said.contains("SFRM Entrenching"), "{said}");
+    let (ok, said) = umpire_says(
+        &g,
+        "SET Burnside's brigade position 140,20 BECAUSE \"a test\"",
+    );
+    assert!(!ok, "{said}");
+    assert!(said.contains("off the table"), "{said}");
+    assert_eq!(g.count("SELECT count(*) FROM engine_corrections"), 0);
+
+    // A correction the rules allow is recorded on the held turn, with its reason...
+    let said = g.umpire("SET Burnside's brigade elements 1 BECAUSE \"lost on the march\"");
+    assert!(
+        said.contains("Burnside's brigade: elements set to 1"),
+        "{said}"
+    );
+    assert!(said.contains("REDO"), "{said}");
+    let (reason, field): (String, String) = g
+        .db()
+        .query_row("SELECT reason, field FROM engine_corrections", [], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .unwrap();
+    assert_eq!(
+        (reason.as_str(), field.as_str()),
+        ("lost on the march", "elements")
+    );
+    // ...and REDO adjudicates from it: a new outcome.
+    let said = g.umpire("REDO");
+    assert!(said.contains("a new outcome"), "{said}");
+    let (_, _, hash, next) = live(&g, 2);
+    assert_ne!(hash, hash_before);
+    assert_eq!(unit_field(&next, "Burnside's brigade", "elements"), 1);
+    assert_ne!(
+        unit_field(&next_before, "Burnside's brigade", "elements"),
+        1
+    );
+    // The stored start state is never edited: the correction is an input.
+    let (_, _, _, start) = live(&g, 1);
+    assert_ne!(unit_field(&start, "Burnside's brigade", "elements"), 1);
+    // Every attempt, set aside or live, replays against its own inputs.
+    assert_replays(&g);
+    let said = g.umpire("RELEASE");
+    assert!(said.contains("turn 1 released (attempt 3)"), "{said}");
+    // A correction on the open turn applies when it is processed.
+    let said = g.umpire("SET Evans's brigade routed yes BECAUSE \"panic in the night\"");
+    assert!(said.contains("when the turn is processed"), "{said}");
+    g.order_mail("u2", "mcdowell@example.test", "McDowell", "READY");
+    g.order_mail("c2", "johnston@example.test", "Johnston", "READY");
+    g.run_once();
+    let held: String = g
+        .db()
+        .query_row(
+            "SELECT status FROM turns WHERE number = 2 AND superseded_at IS NULL",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(held, "held");
+    assert_replays(&g);
+}
+
+#[test]
+fn sfrm_rollback_reproduces_and_rollforward_restores() {
+    let g = umpired();
+    play_turn_one(&g);
+    g.umpire("RELEASE");
+    g.order_mail(
+        "u2",
+        "mcdowell@example.test",
+        "McDowell",
+        "Burnside's brigade: advance to Matthews Hill\nREADY",
+    );
+    g.order_mail("c2", "johnston@example.test", "Johnston", "READY");
+    g.run_once();
+    g.umpire("RELEASE");
+    let (_, _, hash3, _) = live(&g, 3);
+    // Orders already written for turn 3 belong to the timeline set aside.
+    g.order_mail(
+        "u3",
+        "mcdowell@example.test",
+        "McDowell",
+        "Burnside's brigade: form line facing north",
+    );
+    g.run_once();
+    assert_eq!(g.open_turn(), 3);
+
+    let said = g.umpire("ROLLBACK 2");
+    assert!(said.contains("rolled back to turn 2"), "{said}");
+    assert!(
+        said.contains("1 written for later turns set aside"),
+        "{said} {:?} {}",
+        g.statuses(),
+        g.count("SELECT count(*) FROM engine_orders")
+    );
+    assert_eq!(g.open_turn(), 2);
+    assert_eq!(g.count("SELECT count(*) FROM engine_orders_set_aside"), 1);
+    // Turn 2 again, with the orders written for it and the same dice: the
+    // same outcome as before.
+    let out = adjutant(g.dir.path())
+        .args(["game", "process", "bull"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    g.umpire("RELEASE");
+    let (_, _, again, _) = live(&g, 3);
+    assert_eq!(again, hash3, "turn 2 reprocessed gives the same turn 3");
+    assert_replays(&g);
+
+    // ROLLFORWARD: the timeline the rollback set aside comes back, with
+    // the turn 3 orders that were written in it.
+    let said = g.umpire("ROLLFORWARD");
+    assert!(said.contains("rolled forward"), "{said}");
+    assert_eq!(g.open_turn(), 3);
+    assert_eq!(g.count("SELECT count(*) FROM engine_orders_set_aside"), 0);
+    let (id3, _, restored, _) = live(&g, 3);
+    assert_eq!(restored, hash3);
+    assert!(id3 > 0);
+    assert_replays(&g);
+}
+
+#[test]
+fn game_show_lists_an_sfrm_games_units_per_side() {
+    let g = umpired();
+    let out = adjutant(g.dir.path())
+        .args(["game", "show", "bull"])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{said}");
+    assert!(!said.contains(" 0 units"), "{said}");
+    assert!(said.contains("union units:"), "{said}");
+    assert!(said.contains("Burnside's brigade: infantry"), "{said}");
+    assert!(said.contains("confederate units:"), "{said}");
+    assert!(said.contains("Evans's brigade"), "{said}");
+    let out = adjutant(g.dir.path())
+        .args(["game", "show", "bull", "--json"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        v["units"]["union"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|u| u.as_str().unwrap().starts_with("Burnside's brigade"))
+    );
+    assert!(v["units_per_side"][0]["units"].as_u64().unwrap() > 0);
 }

@@ -51,6 +51,13 @@ pub enum Command {
         value: SetValue,
         reason: String,
     },
+    /// `SET` in a game played through its ruleset's mail plane (SFRM):
+    /// `<unit> <field> <value>` as written, read and checked by the ruleset
+    /// (`rules::MailEngine::correct`).
+    SetFree {
+        written: String,
+        reason: String,
+    },
     /// Read a player's free-text paragraph as this order.
     Interpret {
         id: String,
@@ -325,6 +332,12 @@ impl<'a> Lines<'a> {
 
 /// Reads every command in `text`.
 pub fn parse(text: &str) -> Parsed {
+    parse_with(text, false)
+}
+
+/// [`parse`] for a game whose ruleset reads its own corrections
+/// (`free_set`: `SET` lines become [`Command::SetFree`]).
+pub fn parse_with(text: &str, free_set: bool) -> Parsed {
     let mut out = Parsed::default();
     let mut lines = Lines {
         lines: text.lines().collect(),
@@ -341,7 +354,7 @@ pub fn parse(text: &str) -> Parsed {
         if is(ws.first(), "password") {
             continue;
         }
-        match command(line, &ws, &mut lines) {
+        match command(line, &ws, &mut lines, free_set) {
             Ok(command) => out.commands.push(Located {
                 line: number,
                 command,
@@ -373,7 +386,7 @@ fn end_column(line: &str) -> usize {
     line.trim_end().chars().count() + 1
 }
 
-fn command(line: &str, ws: &[Word<'_>], lines: &mut Lines<'_>) -> CResult {
+fn command(line: &str, ws: &[Word<'_>], lines: &mut Lines<'_>, free_set: bool) -> CResult {
     let Some(first) = ws.first() else {
         return Err((1, "empty line".into()));
     };
@@ -390,6 +403,7 @@ fn command(line: &str, ws: &[Word<'_>], lines: &mut Lines<'_>) -> CResult {
         }
         "roll" if is(ws.get(1), "back") => rollback(line, ws, 2),
         "rollback" => rollback(line, ws, 1),
+        "set" if free_set => set_free(line, ws),
         "set" => set(line, ws),
         "interpret" => {
             let (id, first_part) = id_and_text(line, ws, "INTERPRET <id>: <order>")?;
@@ -670,6 +684,39 @@ fn deadline(line: &str, ws: &[Word<'_>]) -> CResult {
         Err(e @ ClockError::UnknownZone(_)) => Err((zone.column, e.to_string())),
         Err(e) => Err((date.column, e.to_string())),
     }
+}
+
+/// `SET <unit> <field> <value> BECAUSE "<reason>"` for a ruleset that reads
+/// its own fields: the words before BECAUSE are kept as written.
+fn set_free(line: &str, ws: &[Word<'_>]) -> CResult {
+    let form = "write `SET <unit> <field> <value> BECAUSE \"<reason>\"`";
+    let Some(because) = ws
+        .iter()
+        .position(|w| w.text.eq_ignore_ascii_case("because"))
+    else {
+        return Err((
+            end_column(line),
+            format!("every correction needs its reason: {form}"),
+        ));
+    };
+    let reason = unquote(rest_after(line, ws, because + 1)).to_string();
+    if reason.is_empty() {
+        return Err((
+            end_column(line),
+            format!("the reason after BECAUSE is empty: {form}"),
+        ));
+    }
+    if because < 4 {
+        let col = ws.get(1).map_or(end_column(line), |w| w.column);
+        return Err((
+            col,
+            format!("say which unit, what to set and to what: {form}"),
+        ));
+    }
+    Ok(Command::SetFree {
+        written: names_between(ws, 1, because),
+        reason,
+    })
 }
 
 fn set(line: &str, ws: &[Word<'_>]) -> CResult {

@@ -154,11 +154,39 @@ pub fn release(ctx: &UmpireCtx<'_, '_>) -> Result<String, TurnPlaneError> {
 pub fn redo(ctx: &UmpireCtx<'_, '_>) -> Result<String, TurnPlaneError> {
     let held = live_with_status(ctx, "held")?
         .ok_or_else(|| TurnPlaneError::NothingHeld(ctx.game.to_string()))?;
+    if let Some(engine) = crate::game::engine_seat::engine_of_game(ctx.tx, ctx.game_id)? {
+        return super::engine::redo(ctx, engine, held);
+    }
     let tx = ctx.tx;
     let orders = turn_input(tx, held.id)?.ok_or(TurnPlaneError::Stored {
         what: "turn-input event",
         problem: format!("turn {} has none to adjudicate again", held.number),
     })?;
+    let (new_id, old_outcome) = set_aside_for_redo(ctx, held)?;
+    let seed = game_seed(tx, ctx.game_id.0)?;
+    let done = run_attempt(
+        tx,
+        ctx.game,
+        ctx.game_id,
+        &seed,
+        ctx.mail,
+        ctx.now,
+        new_id,
+        &orders,
+    )?;
+    Ok(redo_summary(held, &done, old_outcome))
+}
+
+/// REDO's bookkeeping, whatever the ruleset: sets the held attempt and the
+/// turn it opened aside (a `turn_changes` row), inserts the new open
+/// attempt (same start state, seed commitment and deadline; `redo_of` the
+/// held one) with the same umpire dice, and returns its id and the old
+/// outcome (the next turn's row id and state hash), if there was one.
+pub(crate) fn set_aside_for_redo(
+    ctx: &UmpireCtx<'_, '_>,
+    held: Attempt,
+) -> Result<(i64, Option<(i64, String)>), TurnPlaneError> {
+    let tx = ctx.tx;
     let old_outcome: Option<(i64, String)> = tx
         .query_row(
             "SELECT id, state_hash FROM turns WHERE prev_turn_id = ?1 AND superseded_at IS NULL",
@@ -166,7 +194,6 @@ pub fn redo(ctx: &UmpireCtx<'_, '_>) -> Result<String, TurnPlaneError> {
             |r| Ok((r.get(0)?, r.get(1)?)),
         )
         .optional()?;
-
     tx.execute(
         "INSERT INTO turn_changes (game_id, kind, actor, at, turn_number) VALUES (?1, 'redo', ?2, ?3, ?4)",
         params![ctx.game_id.0, ctx.actor, ctx.now, held.number],
@@ -198,28 +225,26 @@ pub fn redo(ctx: &UmpireCtx<'_, '_>) -> Result<String, TurnPlaneError> {
          WHERE turn_id = ?1 AND discarded_at IS NULL",
         params![held.id, new_id],
     )?;
-    let seed = game_seed(tx, ctx.game_id.0)?;
-    let done = run_attempt(
-        tx,
-        ctx.game,
-        ctx.game_id,
-        &seed,
-        ctx.mail,
-        ctx.now,
-        new_id,
-        &orders,
-    )?;
+    Ok((new_id, old_outcome))
+}
+
+/// The umpire's line after a REDO.
+pub(crate) fn redo_summary(
+    held: Attempt,
+    done: &crate::game::turn::TurnProcessed,
+    old_outcome: Option<(i64, String)>,
+) -> String {
     if !done.dice_wanted.is_empty() {
-        return Ok(format!(
+        return format!(
             "turn {} set aside for a REDO (attempt {}); with the corrections it needs {} more dice: {}",
             held.number,
             held.attempt + 1,
             done.dice_wanted.len(),
             done.dice_wanted.join("; ")
-        ));
+        );
     }
     let same = old_outcome.is_some_and(|(_, h)| h == done.state_hash);
-    Ok(format!(
+    format!(
         "turn {} adjudicated again (attempt {}): {} events, {} dice; {}; held for review, previews sent",
         held.number,
         held.attempt + 1,
@@ -228,9 +253,12 @@ pub fn redo(ctx: &UmpireCtx<'_, '_>) -> Result<String, TurnPlaneError> {
         if same {
             "the outcome is the same as before".to_string()
         } else {
-            format!("a new outcome (state {})", &done.state_hash[..12])
+            format!(
+                "a new outcome (state {})",
+                done.state_hash.get(..12).unwrap_or(&done.state_hash)
+            )
         }
-    ))
+    )
 }
 
 /// `SET`: records a correction to the start state of the held turn (to

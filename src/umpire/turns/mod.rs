@@ -15,10 +15,13 @@
 //!
 //! - [`held`]: `RELEASE` and `REDO`;
 //! - [`correct`]: `SET` corrections, applied to a start state;
-//! - [`timeline`]: `ROLLBACK` and `ROLLFORWARD`.
+//! - [`timeline`]: `ROLLBACK` and `ROLLFORWARD`;
+//! - [`engine`]: `REDO` and `SET` for a game played through its ruleset's
+//!   mail plane (SFRM), over the ruleset's serialised state.
 
 pub use crate::game::corrections as correct;
 pub mod dice;
+pub mod engine;
 pub mod free_text;
 pub mod held;
 pub mod timeline;
@@ -107,6 +110,16 @@ pub fn set(
     reason: &str,
 ) -> Result<String, TurnPlaneError> {
     held::set(ctx, unit, value, reason)
+}
+
+/// `SET <unit> <field> <value> BECAUSE "<reason>"` in a game played
+/// through its ruleset's mail plane (the ruleset reads the fields).
+pub fn set_free(
+    ctx: &UmpireCtx<'_, '_>,
+    written: &str,
+    reason: &str,
+) -> Result<String, TurnPlaneError> {
+    engine::set_free(ctx, written, reason)
 }
 
 /// `INTERPRET <id>: <order>`.
