@@ -362,3 +362,118 @@ fn game_show_lists_an_sfrm_games_units_per_side() {
     );
     assert!(v["units_per_side"][0]["units"].as_u64().unwrap() > 0);
 }
+
+/// The Confederate brigades' real names (the Union never learns them).
+const CONFEDERATE: &[&str] = &[
+    "Evans's brigade",
+    "Bee's brigade",
+    "Bartow's brigade",
+    "Jackson's brigade",
+    "Elzey's brigade",
+    "Cocke's brigade",
+    "Bonham's brigade",
+];
+
+#[test]
+fn sfrm_unreadable_line_goes_to_the_umpire_and_his_interpret_counts() {
+    let g = umpired();
+    g.order_mail(
+        "u1",
+        "mcdowell@example.test",
+        "McDowell",
+        "Burnside's brigade: advance to Matthews Hill\n\
+         Have the boys fill their canteens at the spring and sing\n\
+         READY",
+    );
+    g.run_once();
+    // The receipt: the line went to the umpire, with its id; the rest
+    // counts, READY too; nothing of the enemy he has not seen.
+    let receipt = g
+        .text_to("mcdowell@")
+        .into_iter()
+        .find(|t| t.contains("Your mail"))
+        .expect("a receipt");
+    assert!(
+        receipt.contains("Sent to the umpire to interpret"),
+        "{receipt}"
+    );
+    assert!(receipt.contains("[F1-1]"), "{receipt}");
+    assert!(receipt.contains("fill their canteens"), "{receipt}");
+    assert!(receipt.contains("READY: counted"), "{receipt}");
+    assert!(!receipt.contains("NOT understood"), "{receipt}");
+    for name in CONFEDERATE {
+        assert!(!receipt.contains(name), "{name} in {receipt}");
+    }
+    // The umpire is asked, with the player's words.
+    let asked = g
+        .text_to(UMP)
+        .into_iter()
+        .find(|t| t.contains("needs your interpretation"))
+        .expect("the umpire's query");
+    assert!(asked.contains("F1-1"), "{asked}");
+    assert!(asked.contains("fill their canteens"), "{asked}");
+    // A text that does not read as an order is refused, and nothing changes.
+    let (ok, said) = umpire_says(&g, "INTERPRET F1-1: the boys drink");
+    assert!(!ok, "{said}");
+    assert!(said.contains("does not read as McDowell's order"), "{said}");
+    // INTERPRET: read as his order and counted after his mail's.
+    let said = g.umpire("INTERPRET F1-1: Burnside's brigade: form line facing south");
+    assert!(
+        said.contains("entered as McDowell's order for turn 1"),
+        "{said}"
+    );
+    g.run_once();
+    let told = g
+        .text_to("mcdowell@")
+        .into_iter()
+        .find(|t| t.contains("so the umpire read it"))
+        .expect("the player told how it was taken");
+    assert!(told.contains("Burnside's brigade"), "{told}");
+    for name in CONFEDERATE {
+        assert!(!told.contains(name), "{name} in {told}");
+    }
+    // A second answer to the same id is refused.
+    let (ok, said) = umpire_says(&g, "REJECT F1-1: \"no\"");
+    assert!(!ok, "{said}");
+    g.order_mail("c1", "johnston@example.test", "Johnston", "READY");
+    g.run_once();
+    // The turn was given his mail's orders and the umpire's, in that order.
+    let input: String = g
+        .db()
+        .query_row(
+            "SELECT data_json FROM events WHERE seq = 0 AND kind = 'turn-input'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_str(&input).unwrap();
+    let union: Vec<&serde_json::Value> = v["orders"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p[0] == "union")
+        .collect();
+    assert_eq!(union.len(), 2, "{input}");
+    assert_replays(&g);
+}
+
+#[test]
+fn sfrm_unreadable_line_without_an_umpire_is_answered_in_the_receipt() {
+    let g = GameDir::with_scenario("bull", "scenarios/first-bull-run.toml");
+    g.order_mail(
+        "u1",
+        "mcdowell@example.test",
+        "McDowell",
+        "Burnside's brigade: advance to Matthews Hill\n\
+         Have the boys fill their canteens at the spring and sing",
+    );
+    g.run_once();
+    let receipt = g
+        .text_to("mcdowell@")
+        .into_iter()
+        .find(|t| t.contains("Your mail"))
+        .expect("a receipt");
+    assert!(receipt.contains("NOT understood"), "{receipt}");
+    assert!(!receipt.contains("umpire"), "{receipt}");
+    assert_eq!(g.count("SELECT count(*) FROM interpretations"), 0);
+}

@@ -548,13 +548,12 @@ pub fn handle_mail(
     // Umpired game: each line the ruleset could not read goes to the umpire
     // to interpret (as Iron Brigade's paragraphs, `game::interpretation`);
     // without an umpire the receipt's error is the answer.
-    let forwarded = if !read.errors.is_empty()
-        && super::interpretation::umpired(tx, ctx.game).map_err(sql)?
-    {
-        forward(tx, ctx, engine, &text, &state, &body, &read.errors, mail)?
-    } else {
-        Vec::new()
-    };
+    let forwarded =
+        if !read.errors.is_empty() && super::interpretation::umpired(tx, ctx.game).map_err(sql)? {
+            forward(tx, ctx, engine, &text, &state, &body, &read.errors, mail)?
+        } else {
+            Vec::new()
+        };
     let refused = !read.errors.is_empty() && forwarded.is_empty();
     let ready_counts = control.ready && !refused;
     if ready_counts {
@@ -832,20 +831,27 @@ pub fn interpret(
             "it holds no order; write it in the order language, as the player would".into(),
         ));
     }
-    let (submission_id, _) =
-        super::book::record_direct_submission(tx, game_id, player_id, turn_id, now)
-            .map_err(|e| match e {
-                super::book::BookError::Sql(e) => TurnCycleError::from(e),
-                // Only units and officers can be unknown, and none is named.
-                other => TurnCycleError::MailEngine {
-                    turn: number,
-                    source: crate::rules::MailEngineError::Turn(other.to_string()),
-                },
-            })?;
+    let (submission_id, _) = super::book::record_direct_submission(
+        tx, game_id, player_id, turn_id, now,
+    )
+    .map_err(|e| match e {
+        super::book::BookError::Sql(e) => TurnCycleError::from(e),
+        // Only units and officers can be unknown, and none is named.
+        other => TurnCycleError::MailEngine {
+            turn: number,
+            source: crate::rules::MailEngineError::Turn(other.to_string()),
+        },
+    })?;
     tx.execute(
         "INSERT INTO engine_orders (game_id, submission_id, player_id, turn, orders_json)
          VALUES (?1, ?2, ?3, ?4, ?5)",
-        params![game_id.0, submission_id, player_id, number, read.orders_json],
+        params![
+            game_id.0,
+            submission_id,
+            player_id,
+            number,
+            read.orders_json
+        ],
     )?;
     Ok(Ok(Interpreted {
         read_back: read.read_back,
