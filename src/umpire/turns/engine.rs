@@ -5,7 +5,7 @@
 //! ruleset's own serialised form. `ROLLBACK`/`ROLLFORWARD` are
 //! ruleset-neutral already ([`super::timeline`]).
 
-use super::held::{Attempt, game_seed, live_with_status, redo_summary, set_aside_for_redo};
+use super::held::{game_seed, live_with_status, redo_summary, set_aside_for_redo};
 use super::{TurnPlaneError, UmpireCtx};
 use crate::game::engine_game::{self, NewCorrection};
 use crate::game::turn::TurnCycleError;
@@ -18,16 +18,14 @@ fn engine_err(turn: u32, source: MailEngineError) -> TurnPlaneError {
     }
 }
 
-/// `REDO` of held attempt `held`: set aside with the turn it opened, and
+/// `REDO` of the held attempt: set aside with the turn it opened, and
 /// adjudicated again from the same stored start state with every
 /// correction made to it, the same orders (its `turn-input`), the same
 /// dice (the turn's stream, or the umpire's dice again in order). Without
 /// corrections the outcome is the same, bit for bit.
-pub(crate) fn redo(
-    ctx: &UmpireCtx<'_, '_>,
-    engine: &dyn MailEngine,
-    held: Attempt,
-) -> Result<String, TurnPlaneError> {
+pub fn redo(ctx: &UmpireCtx<'_, '_>, engine: &dyn MailEngine) -> Result<String, TurnPlaneError> {
+    let held = live_with_status(ctx, "held")?
+        .ok_or_else(|| TurnPlaneError::NothingHeld(ctx.game.to_string()))?;
     let orders = engine_game::attempt_input(ctx.tx, held.id)?.ok_or(TurnPlaneError::Stored {
         what: "turn-input event",
         problem: format!("turn {} has none to adjudicate again", held.number),

@@ -154,9 +154,6 @@ pub fn release(ctx: &UmpireCtx<'_, '_>) -> Result<String, TurnPlaneError> {
 pub fn redo(ctx: &UmpireCtx<'_, '_>) -> Result<String, TurnPlaneError> {
     let held = live_with_status(ctx, "held")?
         .ok_or_else(|| TurnPlaneError::NothingHeld(ctx.game.to_string()))?;
-    if let Some(engine) = crate::game::engine_seat::engine_of_game(ctx.tx, ctx.game_id)? {
-        return super::engine::redo(ctx, engine, held);
-    }
     let tx = ctx.tx;
     let orders = turn_input(tx, held.id)?.ok_or(TurnPlaneError::Stored {
         what: "turn-input event",

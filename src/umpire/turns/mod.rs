@@ -99,7 +99,10 @@ pub fn release(ctx: &UmpireCtx<'_, '_>) -> Result<String, TurnPlaneError> {
 /// `REDO`: re-adjudicate the held turn from its start state (with any
 /// corrections) and the same dice.
 pub fn redo(ctx: &UmpireCtx<'_, '_>) -> Result<String, TurnPlaneError> {
-    held::redo(ctx)
+    match crate::game::engine_seat::engine_of_game(ctx.tx, ctx.game_id)? {
+        Some(engine) => engine::redo(ctx, engine),
+        None => held::redo(ctx),
+    }
 }
 
 /// `SET <unit> ... BECAUSE "<reason>"`.

@@ -24,7 +24,6 @@
 //!   ("Entrenching"), not for a mounted unit ("providing they are not
 //!   mounted").
 
-use super::mail_engine::MailState;
 use super::nouns::{Arm, Formation, Pos, SfrmBattle, UnitId};
 use super::scenario::SfrmScenario;
 use super::view::xy;
@@ -73,7 +72,7 @@ const FORM: &str = "write `SET <unit> position|formation|facing|elements|routed|
 /// it (module doc). The state is not changed.
 pub fn read(
     scenario: &SfrmScenario,
-    state: &MailState,
+    b: &SfrmBattle,
     written: &str,
 ) -> Result<(StoredFix, EngineCorrection), MailEngineError> {
     let words: Vec<&str> = written.split_whitespace().collect();
@@ -102,7 +101,6 @@ pub fn read(
     if value_text.is_empty() {
         return Err(refused(format!("the new {field} is missing; {FORM}")));
     }
-    let b = &state.battle;
     let unit = b
         .units
         .iter()
@@ -300,8 +298,7 @@ pub fn apply_fix(b: &mut SfrmBattle, c: &StoredFix) -> Result<String, MailEngine
 }
 
 /// Every side's units, one line each, for `game show`.
-pub fn summary(state: &MailState) -> Vec<SideUnits> {
-    let b = &state.battle;
+pub fn summary(b: &SfrmBattle) -> Vec<SideUnits> {
     [super::nouns::Side::Union, super::nouns::Side::Confederate]
         .into_iter()
         .map(|side| SideUnits {

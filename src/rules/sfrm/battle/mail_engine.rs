@@ -630,7 +630,7 @@ impl MailEngine for SfrmMail {
     ) -> Result<EngineCorrection, MailEngineError> {
         let s = scenario(text)?;
         let state = MailState::from_json(state_json)?;
-        super::corrections::read(&s, &state, written).map(|(_, c)| c)
+        super::corrections::read(&s, &state.battle, written).map(|(_, c)| c)
     }
 
     fn apply_correction(
@@ -650,9 +650,9 @@ impl MailEngine for SfrmMail {
     }
 
     fn units(&self, _text: &str, state_json: &str) -> Result<Vec<SideUnits>, MailEngineError> {
-        Ok(super::corrections::summary(&MailState::from_json(
-            state_json,
-        )?))
+        Ok(super::corrections::summary(
+            &MailState::from_json(state_json)?.battle,
+        ))
     }
 }
 
