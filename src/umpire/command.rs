@@ -172,7 +172,9 @@ Umpire commands, one a line (capitals or not; # starts a comment):
   SET <unit> <field> <value> BECAUSE \"<why>\"
                                    correct a unit before a REDO: morale, castings, position x,y,
                                    formation, facing; or for one turn: perilous yes|no,
-                                   protection <row> (APSoF V.G.2, V.B)
+                                   protection <row> (APSoF V.G.2, V.B); in an SFRM game:
+                                   position x,y, formation, facing, elements, routed yes|no,
+                                   entrenchment 0-3
   INTERPRET <id>: <order>          enter a player's unreadable paragraph as this order
   REJECT <id>: \"<why>\"             refuse a player's unreadable paragraph, telling him why
   DICE <n> <n> ...                 your real dice for the rolls asked for, in order
@@ -859,6 +861,38 @@ fn set(line: &str, ws: &[Word<'_>]) -> CResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn set_in_a_mail_plane_game_keeps_the_words_for_the_ruleset() {
+        let p = parse_with(
+            "SET Burnside's brigade strength 3 BECAUSE \"lost on the march\"",
+            true,
+        );
+        assert!(p.errors.is_empty(), "{:?}", p.errors);
+        assert_eq!(
+            p.commands[0].command,
+            Command::SetFree {
+                written: "Burnside's brigade strength 3".into(),
+                reason: "lost on the march".into(),
+            }
+        );
+        // The reason is still wanted, and a unit, a field and a value.
+        let p = parse_with("SET Burnside's brigade strength 3", true);
+        assert!(
+            p.errors[0].message.contains("needs its reason"),
+            "{:?}",
+            p.errors
+        );
+        let p = parse_with("SET strength 3 BECAUSE \"x\"", true);
+        assert!(
+            p.errors[0].message.contains("say which unit"),
+            "{:?}",
+            p.errors
+        );
+        // An Iron Brigade game reads its own fields, as before.
+        let p = parse("SET Burnside's brigade strength 3 BECAUSE \"x\"");
+        assert!(!p.errors.is_empty());
+    }
 
     fn one(text: &str) -> Command {
         let p = parse(text);
