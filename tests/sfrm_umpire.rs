@@ -477,3 +477,53 @@ fn sfrm_unreadable_line_without_an_umpire_is_answered_in_the_receipt() {
     assert!(!receipt.contains("umpire"), "{receipt}");
     assert_eq!(g.count("SELECT count(*) FROM interpretations"), 0);
 }
+
+/// SFRM Table 2 and Command (i), pinned with the umpire's dice: each
+/// general rolls a d6 and commands when it is no more than his command
+/// ability: army regular (4), divisional regular (2), divisional inferior
+/// (1). First Bull Run's Union generals in scenario order: McDowell (army
+/// regular), Tyler (divisional inferior), Hunter (divisional regular),
+/// Heintzelman (divisional regular), Miles (divisional inferior).
+#[test]
+fn sfrm_table_2_command_rolls_with_the_umpires_dice() {
+    let g = umpired();
+    g.umpire("DICE MODE UMPIRE");
+    play_turn_one(&g);
+    let rolls = [
+        ("McDowell", 4, 4, true),
+        ("Tyler", 1, 1, true),
+        ("Hunter", 3, 2, false),
+        ("Heintzelman", 2, 2, true),
+        ("Miles", 2, 1, false),
+    ];
+    let asked = g.answer_dice(|want| {
+        let subject = want["subject"].as_str().unwrap_or_default();
+        let command = want["kind"].as_str() == Some("sfrm-command");
+        match rolls.iter().find(|(name, ..)| command && *name == subject) {
+            Some((_, roll, ..)) => roll.to_string(),
+            None => "3".into(),
+        }
+    });
+    assert!(!asked.is_empty(), "the turn asked for the umpire's dice");
+    let events: Vec<serde_json::Value> = {
+        let db = g.db();
+        let mut st = db
+            .prepare("SELECT data_json FROM events WHERE kind = 'command-roll' ORDER BY seq")
+            .unwrap();
+        st.query_map([], |r| r.get::<_, String>(0))
+            .unwrap()
+            .map(|j| serde_json::from_str(&j.unwrap()).unwrap())
+            .collect()
+    };
+    for (i, (name, roll, ability, commands)) in rolls.iter().enumerate() {
+        let e = events
+            .iter()
+            .find(|e| e["general"] == i + 1)
+            .unwrap_or_else(|| panic!("{name}'s command roll in {events:?}"));
+        assert_eq!(e["roll"], *roll, "{name}: {e}");
+        assert_eq!(e["ability"], *ability, "{name}: Table 2 ({e})");
+        assert_eq!(e["commands"], *commands, "{name}: Command (i) ({e})");
+        assert!(e["section"].as_str().unwrap().contains("Table 2"), "{e}");
+    }
+    assert_replays(&g);
+}
