@@ -339,3 +339,82 @@ pub fn summary(b: &SfrmBattle) -> Vec<SideUnits> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::sfrm::battle::scenario::from_toml_str;
+
+    const BULL_RUN: &str = include_str!("../../../../scenarios/first-bull-run.toml");
+
+    fn refused_with(s: &SfrmScenario, written: &str) -> String {
+        match read(s, &s.battle, written) {
+            Err(MailEngineError::Refused(why)) => why,
+            other => panic!("{written}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn reads_checks_and_applies_each_field() {
+        let s = from_toml_str(BULL_RUN, "test").unwrap();
+        let (fix, c) = read(&s, &s.battle, "burnside's brigade position 40, 28").unwrap();
+        assert_eq!(c.unit, "Burnside's brigade");
+        assert_eq!(c.field, "position");
+        let mut b = s.battle.clone();
+        let was = apply_fix(&mut b, &fix).unwrap();
+        assert_eq!(c.previous, was);
+        let u = b
+            .units
+            .iter()
+            .find(|u| u.name == "Burnside's brigade")
+            .unwrap();
+        assert_eq!((u.pos.x, u.pos.y), (40.0, 28.0));
+        // Stored and read back, it applies the same.
+        let again: StoredFix = serde_json::from_str(&c.correction_json).unwrap();
+        assert_eq!(again, fix);
+        for ok in [
+            "Burnside's brigade formation line",
+            "Burnside's brigade facing south-west",
+            "Burnside's brigade strength 2",
+            "Burnside's brigade routed yes",
+            "Burnside's brigade entrenchment 3",
+        ] {
+            read(&s, &s.battle, ok).unwrap_or_else(|e| panic!("{ok}: {e}"));
+        }
+    }
+
+    #[test]
+    fn refuses_what_the_rules_do_not_allow_and_says_what_would_do() {
+        let s = from_toml_str(BULL_RUN, "test").unwrap();
+        assert!(refused_with(&s, "Burnside's brigade morale 3").contains("position, formation"));
+        assert!(refused_with(&s, "Burnsides brigade routed yes").contains("Burnside's brigade"));
+        assert!(refused_with(&s, "Burnside's brigade elements 0").contains("took the field with"));
+        assert!(refused_with(&s, "Burnside's brigade entrenchment 4").contains("Entrenching"));
+        assert!(refused_with(&s, "Burnside's brigade formation wedge").contains("formation"));
+        // Special line formations need an attached general (SFRM Movement).
+        assert!(refused_with(&s, "Burnside's brigade formation square").contains("general"));
+        // Artillery is limbered or unlimbered only.
+        assert!(refused_with(&s, "Hunter's artillery formation skirmish").contains("artillery"));
+        assert!(refused_with(&s, "Burnside's brigade position 101,5").contains("off the table"));
+    }
+
+    #[test]
+    fn the_summary_lists_every_unit_by_side() {
+        let s = from_toml_str(BULL_RUN, "test").unwrap();
+        let sides = summary(&s.battle);
+        assert_eq!(sides.len(), 2);
+        assert_eq!(sides[0].side, "union");
+        assert!(
+            sides[0]
+                .units
+                .iter()
+                .any(|u| u.starts_with("Burnside's brigade: infantry"))
+        );
+        assert!(
+            sides[1]
+                .units
+                .iter()
+                .any(|u| u.starts_with("Evans's brigade"))
+        );
+    }
+}
