@@ -527,3 +527,94 @@ fn sfrm_table_2_command_rolls_with_the_umpires_dice() {
     }
     assert_replays(&g);
 }
+
+/// The events of `kind` of the live turn 1, as JSON.
+fn turn_one_events(g: &GameDir, kind: &str) -> Vec<serde_json::Value> {
+    let db = g.db();
+    let mut st = db
+        .prepare(
+            "SELECT e.data_json FROM events e JOIN turns t ON t.id = e.turn_id
+             WHERE t.number = 1 AND t.superseded_at IS NULL AND e.kind = ?1 ORDER BY e.seq",
+        )
+        .unwrap();
+    st.query_map([kind], |r| r.get::<_, String>(0))
+        .unwrap()
+        .map(|j| serde_json::from_str(&j.unwrap()).unwrap())
+        .collect()
+}
+
+/// SFRM Table 5, Table 6 and "Combat" pinned with the umpire's dice on
+/// First Bull Run's first turn, where a Confederate 12-pound smoothbore
+/// battery shells Richardson's brigade (a green Union brigade in line) at
+/// about 9": Table 6 gives a 12-pound smoothbore 2 ("Shell") up to 9", no
+/// Table 7 modifier applies, so the total is 2: 2 / 6 = 0 definite
+/// casualties, remainder 2, and a die of 2 ("equal to or less than the
+/// remainder") gives the further casualty. Fired upon for the first time,
+/// the brigade rolls on Table 5: 5 + 5 = 10, "Union Regular".
+#[test]
+fn sfrm_tables_5_and_6_and_combat_with_the_umpires_dice() {
+    let g = umpired();
+    g.umpire("DICE MODE UMPIRE");
+    play_turn_one(&g);
+    g.answer_dice(|want| {
+        match want["kind"].as_str().unwrap_or_default() {
+            "sfrm-green" => "5",
+            "sfrm-combat" => "2",
+            _ => "3",
+        }
+        .into()
+    });
+    let state: String = g
+        .db()
+        .query_row(
+            "SELECT state_json FROM turns WHERE number = 1 AND superseded_at IS NULL",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let richardson = unit_field(&state, "Richardson's brigade", "id");
+    let start = unit_field(&state, "Richardson's brigade", "elements")
+        .as_u64()
+        .unwrap();
+    let green: Vec<_> = turn_one_events(&g, "green-tested")
+        .into_iter()
+        .filter(|e| e["unit"] == richardson)
+        .collect();
+    assert_eq!(green.len(), 1, "{green:?}");
+    assert_eq!(
+        green[0]["dice"],
+        serde_json::json!([5, 5]),
+        "{:?}",
+        green[0]
+    );
+    assert_eq!(green[0]["result"]["quality"], "regular", "Table 5: 10");
+    let fired: Vec<_> = turn_one_events(&g, "fired")
+        .into_iter()
+        .filter(|e| e["target"] == richardson)
+        .collect();
+    assert!(!fired.is_empty(), "Richardson's brigade is fired upon");
+    let mut left = start;
+    for f in &fired {
+        assert_eq!(f["total"], 2, "Table 6: {f}");
+        assert_eq!(
+            f["terms"].as_array().unwrap().len(),
+            1,
+            "no Table 7 term: {f}"
+        );
+        assert!(f["range"].as_f64().unwrap() <= 9.0, "{f}");
+        assert!(
+            f["terms"][0]["text"]
+                .as_str()
+                .unwrap()
+                .contains("12-pound smoothbore"),
+            "{f}"
+        );
+        assert_eq!(f["definite"], 0, "{f}");
+        assert_eq!(f["remainder"], 2, "{f}");
+        assert_eq!(f["roll"], 2, "{f}");
+        assert_eq!(f["casualties"], 1, "Combat: a die <= the remainder: {f}");
+        left -= 1;
+        assert_eq!(f["elements_left"], left, "{f}");
+    }
+    assert_replays(&g);
+}
