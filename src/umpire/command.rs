@@ -688,11 +688,10 @@ fn deadline(line: &str, ws: &[Word<'_>]) -> CResult {
     }
 }
 
-/// `SET <unit> <field> <value> BECAUSE "<reason>"` for a ruleset that reads
-/// its own fields: the words before BECAUSE are kept as written.
-fn set_free(line: &str, ws: &[Word<'_>]) -> CResult {
-    let form = "write `SET <unit> <field> <value> BECAUSE \"<reason>\"`";
-    let Some(because) = ws
+/// A correction's `BECAUSE "<reason>"`: where BECAUSE stands, and the
+/// reason (never empty).
+fn because(line: &str, ws: &[Word<'_>], form: &str) -> Result<(usize, String), (usize, String)> {
+    let Some(at) = ws
         .iter()
         .position(|w| w.text.eq_ignore_ascii_case("because"))
     else {
@@ -701,13 +700,21 @@ fn set_free(line: &str, ws: &[Word<'_>]) -> CResult {
             format!("every correction needs its reason: {form}"),
         ));
     };
-    let reason = unquote(rest_after(line, ws, because + 1)).to_string();
+    let reason = unquote(rest_after(line, ws, at + 1)).to_string();
     if reason.is_empty() {
         return Err((
             end_column(line),
             format!("the reason after BECAUSE is empty: {form}"),
         ));
     }
+    Ok((at, reason))
+}
+
+/// `SET <unit> <field> <value> BECAUSE "<reason>"` for a ruleset that reads
+/// its own fields: the words before BECAUSE are kept as written.
+fn set_free(line: &str, ws: &[Word<'_>]) -> CResult {
+    let form = "write `SET <unit> <field> <value> BECAUSE \"<reason>\"`";
+    let (because, reason) = because(line, ws, form)?;
     if because < 4 {
         let col = ws.get(1).map_or(end_column(line), |w| w.column);
         return Err((
@@ -723,22 +730,7 @@ fn set_free(line: &str, ws: &[Word<'_>]) -> CResult {
 
 fn set(line: &str, ws: &[Word<'_>]) -> CResult {
     let form = "write `SET <unit> morale|castings|position|formation|facing|perilous|protection <value> BECAUSE \"<reason>\"`";
-    let Some(because) = ws
-        .iter()
-        .position(|w| w.text.eq_ignore_ascii_case("because"))
-    else {
-        return Err((
-            end_column(line),
-            format!("every correction needs its reason: {form}"),
-        ));
-    };
-    let reason = unquote(rest_after(line, ws, because + 1)).to_string();
-    if reason.is_empty() {
-        return Err((
-            end_column(line),
-            format!("the reason after BECAUSE is empty: {form}"),
-        ));
-    }
+    let (because, reason) = because(line, ws, form)?;
     const FIELDS: &[&str] = &[
         "morale",
         "castings",

@@ -5,7 +5,9 @@
 //! ruleset's own serialised form. `ROLLBACK`/`ROLLFORWARD` are
 //! ruleset-neutral already ([`super::timeline`]).
 
-use super::held::{game_seed, live_with_status, redo_summary, set_aside_for_redo};
+use super::held::{
+    correction_target, game_seed, live_with_status, redo_summary, set_aside_for_redo,
+};
 use super::{TurnPlaneError, UmpireCtx};
 use crate::game::engine_game::{self, NewCorrection};
 use crate::game::turn::TurnCycleError;
@@ -64,14 +66,7 @@ pub fn set_free(
             "write `SET <unit> morale|castings|position|formation|facing|perilous|protection <value> BECAUSE \"<reason>\"`".into(),
         ));
     };
-    let (target, held) = match live_with_status(ctx, "held")? {
-        Some(h) => (h, true),
-        None => (
-            live_with_status(ctx, "open")?
-                .ok_or_else(|| TurnPlaneError::NoTurnToCorrect(ctx.game.to_string()))?,
-            false,
-        ),
-    };
+    let (target, held) = correction_target(ctx)?;
     let (text, stored): (String, String) = ctx.tx.query_row(
         "SELECT g.scenario_toml, t.state_json FROM turns t JOIN games g ON g.id = t.game_id
          WHERE t.id = ?1",

@@ -265,11 +265,7 @@ pub fn interpret(ctx: &UmpireCtx<'_, '_>, id: &str, order: &str) -> Result<Strin
             }
         }
     }
-    ctx.tx.execute(
-        "UPDATE interpretations SET status = 'interpreted', answer = ?2, answered_by = ?3,
-                answered_at = ?4, answer_submission_id = ?5 WHERE id = ?1",
-        params![p.row, order.trim(), ctx.actor, ctx.now, submission],
-    )?;
+    mark_interpreted(ctx, &p, order, submission)?;
     let mut text = format!(
         "Adjutant could not read this paragraph of your orders ({}), so the umpire read it:\n\n{}\n\n\
          He took it as:\n",
@@ -279,17 +275,7 @@ pub fn interpret(ctx: &UmpireCtx<'_, '_>, id: &str, order: &str) -> Result<Strin
     for l in &lines {
         let _ = writeln!(text, "  * {l}");
     }
-    // A query answered after its turn was processed cannot change that
-    // turn: it is entered for the open one, and both sides are told so.
-    let late = (p.turn < view.turn).then(|| {
-        format!(
-            "it was written for turn {}, which has been processed without it, so it is entered for turn {}",
-            p.turn, view.turn
-        )
-    });
-    if let Some(l) = &late {
-        let _ = writeln!(text, "\nNote: {l}.");
-    }
+    let late = late_note(&p, view.turn, &mut text);
     let _ = writeln!(
         text,
         "\nIt counts for turn {} like any order of yours: the latest order to each unit wins.",
@@ -343,11 +329,7 @@ fn interpret_engine(
             p.player
         ))
     })?;
-    ctx.tx.execute(
-        "UPDATE interpretations SET status = 'interpreted', answer = ?2, answered_by = ?3,
-                answered_at = ?4, answer_submission_id = ?5 WHERE id = ?1",
-        params![p.row, order.trim(), ctx.actor, ctx.now, done.submission_id],
-    )?;
+    mark_interpreted(ctx, p, order, done.submission_id)?;
     let mut text = format!(
         "Adjutant could not read this line of your orders ({}), so the umpire read it:\n\n{}\n\n\
          He took it as:\n{}\n",
@@ -355,15 +337,7 @@ fn interpret_engine(
         indent(&p.paragraph),
         done.read_back.trim_end()
     );
-    let late = (p.turn < done.turn).then(|| {
-        format!(
-            "it was written for turn {}, which has been processed without it, so it is entered for turn {}",
-            p.turn, done.turn
-        )
-    });
-    if let Some(l) = &late {
-        let _ = writeln!(text, "\nNote: {l}.");
-    }
+    let late = late_note(p, done.turn, &mut text);
     let _ = writeln!(
         text,
         "\nIt counts for turn {} after the orders of your latest mail for it: the latest order to each unit wins.",
@@ -389,6 +363,38 @@ fn interpret_engine(
             .join("; "),
         late.map(|l| format!(" (NOTE: {l})")).unwrap_or_default()
     ))
+}
+
+/// The query answered by INTERPRET, with the umpire-entered submission
+/// that holds the order.
+fn mark_interpreted(
+    ctx: &UmpireCtx<'_, '_>,
+    p: &Pending,
+    order: &str,
+    submission: i64,
+) -> Result<(), rusqlite::Error> {
+    ctx.tx.execute(
+        "UPDATE interpretations SET status = 'interpreted', answer = ?2, answered_by = ?3,
+                answered_at = ?4, answer_submission_id = ?5 WHERE id = ?1",
+        params![p.row, order.trim(), ctx.actor, ctx.now, submission],
+    )?;
+    Ok(())
+}
+
+/// A query answered after its turn was processed cannot change that turn:
+/// it is entered for the open one (`open`), and both sides are told so.
+/// Adds the note to the player's `text`; returns it for the umpire's line.
+fn late_note(p: &Pending, open: u32, text: &mut String) -> Option<String> {
+    let late = (p.turn < open).then(|| {
+        format!(
+            "it was written for turn {}, which has been processed without it, so it is entered for turn {}",
+            p.turn, open
+        )
+    });
+    if let Some(l) = &late {
+        let _ = writeln!(text, "\nNote: {l}.");
+    }
+    late
 }
 
 /// `REJECT <id>: "<reason>"`.

@@ -258,6 +258,21 @@ pub(crate) fn redo_summary(
     )
 }
 
+/// What a SET corrects: the held attempt (for its REDO; `true`) or, when
+/// none is held, the open one.
+pub(crate) fn correction_target(
+    ctx: &UmpireCtx<'_, '_>,
+) -> Result<(Attempt, bool), TurnPlaneError> {
+    Ok(match live_with_status(ctx, "held")? {
+        Some(h) => (h, true),
+        None => (
+            live_with_status(ctx, "open")?
+                .ok_or_else(|| TurnPlaneError::NoTurnToCorrect(ctx.game.to_string()))?,
+            false,
+        ),
+    })
+}
+
 /// `SET`: records a correction to the start state of the held turn (to
 /// take effect at REDO) or, when none is held, of the open turn (to take
 /// effect when it is processed), after checking it against the rules'
@@ -272,14 +287,7 @@ pub fn set(
         return Err(TurnPlaneError::NoReason);
     }
     let tx = ctx.tx;
-    let (target, held) = match live_with_status(ctx, "held")? {
-        Some(h) => (h, true),
-        None => (
-            live_with_status(ctx, "open")?
-                .ok_or_else(|| TurnPlaneError::NoTurnToCorrect(ctx.game.to_string()))?,
-            false,
-        ),
-    };
+    let (target, held) = correction_target(ctx)?;
     let found: Option<(i64, Option<u32>, String)> = tx
         .query_row(
             "SELECT id, rules_id, name FROM units WHERE game_id = ?1
