@@ -31,19 +31,7 @@ fn mails_to(g: &GameDir, to: &str) -> Vec<fog_support::Mail> {
 #[test]
 fn sfrm_held_turn_waits_for_release() {
     let g = umpired();
-    g.order_mail(
-        "u1",
-        "mcdowell@example.test",
-        "McDowell",
-        "Burnside's brigade: advance to Matthews Hill\nREADY",
-    );
-    g.order_mail(
-        "c1",
-        "johnston@example.test",
-        "Johnston",
-        "Evans's brigade: hold Matthews Hill\nREADY",
-    );
-    g.run_once();
+    play_turn_one(&g);
     assert_eq!(g.open_turn(), 2);
     let held: String = g
         .db()
