@@ -668,20 +668,48 @@ pub fn game_list(config: &Config, json: bool) -> anyhow::Result<()> {
 /// `adjutant game show NAME`.
 pub fn game_show(config: &Config, name: &str, json: bool) -> anyhow::Result<()> {
     let store = Store::open_existing(&config.database)?;
-    let Some(detail) = store.game_detail(name)? else {
+    let Some(mut detail) = store.game_detail(name)? else {
         return Err(UsageError(format!(
             "no game named `{name}` in {}; `adjutant game list` shows the games",
             config.database.display()
         ))
         .into());
     };
+    // A game played through its ruleset's mail plane keeps its units in
+    // the ruleset's state: the ruleset summarises them.
+    let engine_units = adjutant::game::engine_game::units_now(store.conn(), detail.id)?;
+    if let Some(sides) = &engine_units {
+        for s in &mut detail.units_per_side {
+            s.units = sides
+                .iter()
+                .find(|e| e.side.eq_ignore_ascii_case(&s.side))
+                .map_or(0, |e| u32::try_from(e.units.len()).unwrap_or(u32::MAX));
+        }
+    }
     if json {
-        print_json(&detail)?;
+        let mut v = serde_json::to_value(&detail)?;
+        if let (Some(sides), Some(obj)) = (&engine_units, v.as_object_mut()) {
+            obj.insert(
+                "units".into(),
+                sides
+                    .iter()
+                    .map(|s| (s.side.clone(), serde_json::json!(s.units)))
+                    .collect::<serde_json::Map<_, _>>()
+                    .into(),
+            );
+        }
+        print_json(&v)?;
     } else {
         say!(
             "{}",
             adjutant::game::describe(&detail).trim_end_matches('\n')
         );
+        for s in engine_units.iter().flatten() {
+            say!("\n{} units:", s.side);
+            for u in &s.units {
+                say!("  {u}");
+            }
+        }
         let until: Option<i64> = store
             .conn()
             .query_row(

@@ -1194,8 +1194,9 @@ fn concurrent_first_opens_migrate_exactly_once() {
     // 0001–0002: 17 tables; 0004 (umpire turn plane): turn_changes, corrections, held_mail,
     // dice_requests, umpire_dice, interpretations; 0005: outbound_secrets;
     // 0006: enemy_designations; 0008: reply_tokens, due_checks, last_known;
-    // 0010: map_bases; 0012: engine_orders.
-    assert_eq!(tables, 30);
+    // 0010: map_bases; 0012: engine_orders; 0013: engine_corrections,
+    // engine_orders_set_aside.
+    assert_eq!(tables, 32);
 }
 
 #[test]

@@ -243,6 +243,7 @@ impl TurnCheck {
 /// (`game::engine_game`): the archived `turn-input` orders and the turn's
 /// dice (its stream, or the umpire's as given) through the same engine call
 /// processing made, compared row for row and hash for hash.
+#[allow(clippy::too_many_arguments)]
 pub fn check_engine_turn(
     engine: &dyn crate::rules::MailEngine,
     scenario: &str,
@@ -251,11 +252,28 @@ pub fn check_engine_turn(
     next: Option<&TurnRecord>,
     events: &[EventRow],
     rolls: &[RollRow],
+    corrections: &[String],
 ) -> TurnCheck {
     let mut diffs = Vec::new();
     let n = turn.number;
     let mut check = TurnCheck::stored(turn, next, events, rolls);
     let seed = seed_checks(game_seed, turn, &mut diffs);
+    // The umpire's corrections are inputs: the stored start state with
+    // them applied in the order made, as processing and REDO did.
+    let start = match crate::game::engine_game::corrected_state(
+        engine,
+        scenario,
+        &turn.state_json,
+        corrections,
+    ) {
+        Ok(s) => s,
+        Err(e) => {
+            diffs.push(format!("a stored correction cannot be applied ({e})"));
+            check.ok = false;
+            check.differences = diffs;
+            return check;
+        }
+    };
     let orders = events
         .first()
         .filter(|e| e.seq == 0 && e.kind == "turn-input")
@@ -267,13 +285,7 @@ pub fn check_engine_turn(
             let result = if umpire_dice {
                 match ScriptedDice::new(rolls.iter().map(|r| r.value)) {
                     Ok(mut dice) => crate::game::engine_game::adjudicate(
-                        engine,
-                        scenario,
-                        n,
-                        &turn.state_json,
-                        &orders,
-                        &mut dice,
-                        true,
+                        engine, scenario, n, &start, &orders, &mut dice, true,
                     ),
                     Err(e) => Err(TurnCycleError::Engine {
                         turn: n,
@@ -285,7 +297,7 @@ pub fn check_engine_turn(
                     engine,
                     scenario,
                     n,
-                    &turn.state_json,
+                    &start,
                     &orders,
                     &mut crate::dice::StreamDice::new(seed),
                     false,
@@ -449,6 +461,7 @@ pub fn replay_game(
                 next,
                 events.get(&turn.id).map_or(&[], Vec::as_slice),
                 rolls.get(&turn.id).map_or(&[], Vec::as_slice),
+                &crate::game::engine_game::corrections_for(conn, turn.id)?,
             ));
             progress(i + 1, total);
             continue;

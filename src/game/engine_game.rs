@@ -330,6 +330,7 @@ pub fn issue_briefings(
             to: u,
             title: &title,
             turn: number,
+            suffix: "",
             now,
         };
         mail_umpire(tx, mail, &head, &l, report_id).map_err(|e| report_err(number, e))?;
@@ -347,6 +348,9 @@ struct UmpireLetter<'a> {
     title: &'a str,
     /// The turn his reply token is for (and the Message-ID's last part).
     turn: u32,
+    /// After the turn in the Message-ID: `.<row id>` for a turn number
+    /// adjudicated more than once (REDO, ROLLBACK), else empty.
+    suffix: &'a str,
     now: i64,
 }
 
@@ -359,7 +363,7 @@ fn mail_umpire(
     report_id: i64,
 ) -> Result<(), super::reports::ReportsError> {
     let to = vec![h.to.to_string()];
-    let id = h.turn.to_string();
+    let id = format!("{}{}", h.turn, h.suffix);
     let outbound = queue_umpire_letter(
         tx,
         mail,
@@ -541,7 +545,16 @@ pub fn handle_mail(
         })
         .map_err(sql)?;
     }
-    let refused = !read.errors.is_empty();
+    // Umpired game: each line the ruleset could not read goes to the umpire
+    // to interpret (as Iron Brigade's paragraphs, `game::interpretation`);
+    // without an umpire the receipt's error is the answer.
+    let forwarded =
+        if !read.errors.is_empty() && super::interpretation::umpired(tx, ctx.game).map_err(sql)? {
+            forward(tx, ctx, engine, &text, &state, &body, &read.errors, mail)?
+        } else {
+            Vec::new()
+        };
+    let refused = !read.errors.is_empty() && forwarded.is_empty();
     let ready_counts = control.ready && !refused;
     if ready_counts {
         tx.prepare_cached("UPDATE submissions SET ready = 1 WHERE id = ?1")
@@ -592,7 +605,19 @@ pub fn handle_mail(
             ctx.counts_for_turn
         );
     }
-    if !read.errors.is_empty() {
+    if !forwarded.is_empty() {
+        r.push_str(
+            "\nSent to the umpire to interpret (Adjutant could not read them as orders;\n\
+             you will be told what he makes of each):\n",
+        );
+        for f in &forwarded {
+            let _ = writeln!(
+                r,
+                "  ? [{}] line {}: {}\n    in: {}",
+                f.id, f.error.line, f.error.message, f.line
+            );
+        }
+    } else if !read.errors.is_empty() {
         r.push_str("\nNOT understood (these lines do not count; everything above does):\n");
         for e in &read.errors {
             let _ = writeln!(r, "  - line {}, column {}: {}", e.line, e.column, e.message);
@@ -623,6 +648,218 @@ pub fn handle_mail(
     })
 }
 
+/// A line of an order mail sent to the umpire to interpret.
+struct ForwardedLine {
+    id: String,
+    line: String,
+    error: crate::rules::MailLineError,
+}
+
+/// Stores each line the ruleset could not read in `interpretations` (with
+/// the player's units it names, as his side knows them) and mails it to
+/// the umpire, in the mail's transaction. What the umpire gets may name
+/// anything; what goes back to the player is only his id and his words.
+#[allow(clippy::too_many_arguments)]
+fn forward(
+    tx: &Transaction<'_>,
+    ctx: &SubmissionContext<'_>,
+    engine: &dyn MailEngine,
+    text: &str,
+    state: &str,
+    body: &str,
+    errors: &[crate::rules::MailLineError],
+    mail: Option<&ReportMail>,
+) -> Result<Vec<ForwardedLine>, IntakeError> {
+    let sql = IntakeError::Sqlite;
+    let lines: Vec<&str> = body.lines().collect();
+    // His side's units, in the ruleset's summary, to show the umpire those
+    // the line names.
+    let own: Vec<String> = engine
+        .units(text, state)
+        .map_err(|e| IntakeError::Handler(e.to_string()))?
+        .into_iter()
+        .filter(|s| s.side.eq_ignore_ascii_case(ctx.side))
+        .flat_map(|s| s.units)
+        .collect();
+    let umpire: Option<String> = tx
+        .query_row(
+            "SELECT umpire_address FROM games WHERE id = ?1",
+            [ctx.game.0],
+            |r| r.get(0),
+        )
+        .map_err(sql)?;
+    let umpire = umpire
+        .map(|u| u.trim().to_string())
+        .filter(|u| !u.is_empty());
+    let mut out = Vec::new();
+    for e in errors {
+        let line = lines
+            .get(e.line.saturating_sub(1))
+            .map_or("", |l| l.trim())
+            .to_string();
+        let n: i64 = tx
+            .query_row(
+                "SELECT count(*) + 1 FROM interpretations WHERE game_id = ?1",
+                [ctx.game.0],
+                |r| r.get(0),
+            )
+            .map_err(sql)?;
+        let id = format!("F{}-{n}", ctx.game.0);
+        let lower = line.to_lowercase();
+        let named: Vec<&String> = own
+            .iter()
+            .filter(|u| {
+                u.split(':')
+                    .next()
+                    .is_some_and(|name| lower.contains(&name.trim().to_lowercase()))
+            })
+            .collect();
+        let situation = if named.is_empty() {
+            "Unit: none of his units could be recognised in it\n".to_string()
+        } else {
+            named.iter().map(|u| format!("Unit: {u}\n")).collect()
+        };
+        tx.execute(
+            "INSERT INTO interpretations (public_id, game_id, submission_id, player_id, turn,
+                                          paragraph, parser_message, situation, created_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            params![
+                id,
+                ctx.game.0,
+                ctx.submission_id,
+                ctx.player_id,
+                ctx.counts_for_turn,
+                line,
+                e.message,
+                situation,
+                ctx.received_at
+            ],
+        )
+        .map_err(sql)?;
+        if let (Some(mail), Some(to)) = (mail, &umpire) {
+            let body = format!(
+                "{player} wrote a line for turn {turn} of {game} that Adjutant could not read as an order.\n\
+                 It needs your interpretation.\n\n\
+                 Id: {id}\n\n\
+                 His words:\n{words}\n\n\
+                 What the parser said: line {l}, column {c}: {m}\n\n\
+                 His units it names, as his side knows them:\n{situation}\n\
+                 Answer with one of:\n  INTERPRET {id}: <the order in the order language, as he would write it>\n  REJECT {id}: \"<why>\"\n",
+                player = ctx.player_name,
+                turn = ctx.counts_for_turn,
+                game = ctx.game_name,
+                words = super::interpretation::indent(&line),
+                l = e.line,
+                c = e.column,
+                m = e.message,
+            );
+            super::interpretation::letter(
+                tx,
+                ctx.game,
+                ctx.game_name,
+                "needs-interpretation",
+                &id,
+                std::slice::from_ref(to),
+                &format!(
+                    "{}: {}'s order {id} needs interpretation",
+                    ctx.game_name, ctx.player_name
+                ),
+                &body,
+                mail,
+                ctx.received_at,
+            )
+            .map_err(|e| IntakeError::Handler(e.to_string()))?;
+        }
+        out.push(ForwardedLine {
+            id,
+            line,
+            error: e.clone(),
+        });
+    }
+    Ok(out)
+}
+
+/// The umpire's INTERPRET of a line of a game played through a mail plane,
+/// read by the ruleset as the player's own order against the open turn.
+pub struct Interpreted {
+    /// The orders as read back to the player, in his side's words.
+    pub read_back: String,
+    /// The open turn the order counts for.
+    pub turn: u32,
+    pub submission_id: i64,
+}
+
+/// Reads `order` (the umpire's words) as an order of `player_id`'s `side`
+/// against the open turn and records it in `engine_orders` through an
+/// umpire-entered submission: it counts after the orders of his latest mail
+/// for that turn ([`turn_orders`]). `Err(Ok(message))`: the text does not
+/// read as an order (the umpire's to put right).
+pub fn interpret(
+    tx: &Transaction<'_>,
+    engine: &dyn MailEngine,
+    game_id: GameId,
+    player_id: i64,
+    side: &str,
+    order: &str,
+    now: i64,
+) -> Result<Result<Interpreted, String>, TurnCycleError> {
+    let (turn_id, number, state): (i64, u32, String) = tx
+        .query_row(
+            "SELECT id, number, state_json FROM turns
+             WHERE game_id = ?1 AND status IN ('open', 'held') AND superseded_at IS NULL
+             ORDER BY number DESC LIMIT 1",
+            [game_id.0],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .optional()?
+        .ok_or_else(|| TurnCycleError::NoOpenTurn(game_id.0.to_string()))?;
+    let text = scenario_toml(tx, game_id)?;
+    let read = engine
+        .read_orders(&text, &state, side, order)
+        .map_err(|source| TurnCycleError::MailEngine {
+            turn: number,
+            source,
+        })?;
+    if let Some(e) = read.errors.first() {
+        return Ok(Err(format!(
+            "line {}, column {}: {}",
+            e.line, e.column, e.message
+        )));
+    }
+    if read.orders == 0 {
+        return Ok(Err(
+            "it holds no order; write it in the order language, as the player would".into(),
+        ));
+    }
+    let (submission_id, _) = super::book::record_direct_submission(
+        tx, game_id, player_id, turn_id, now,
+    )
+    .map_err(|e| match e {
+        super::book::BookError::Sql(e) => TurnCycleError::from(e),
+        // Only units and officers can be unknown, and none is named.
+        other => TurnCycleError::MailEngine {
+            turn: number,
+            source: crate::rules::MailEngineError::Turn(other.to_string()),
+        },
+    })?;
+    tx.execute(
+        "INSERT INTO engine_orders (game_id, submission_id, player_id, turn, orders_json)
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![
+            game_id.0,
+            submission_id,
+            player_id,
+            number,
+            read.orders_json
+        ],
+    )?;
+    Ok(Ok(Interpreted {
+        read_back: read.read_back,
+        turn: number,
+        submission_id,
+    }))
+}
+
 // ----- the turn -----
 
 /// Each player's latest orders for turn `number`, as `(side, orders_json)`
@@ -633,12 +870,26 @@ pub fn turn_orders(
     game_id: GameId,
     number: u32,
 ) -> Result<Vec<(String, String)>, rusqlite::Error> {
+    // Each player's latest mail with orders for the turn, then every order
+    // the umpire entered for him by INTERPRET after it (the latest order to
+    // a unit wins in the engine).
     let mut st = tx.prepare_cached(
-        "SELECT s.name, e.orders_json FROM engine_orders e
+        "WITH live AS (
+             SELECT * FROM engine_orders
+             WHERE game_id = ?1 AND turn = ?2
+               AND id NOT IN (SELECT order_id FROM engine_orders_set_aside)),
+         umpired AS (
+             SELECT answer_submission_id AS sid FROM interpretations
+             WHERE game_id = ?1 AND answer_submission_id IS NOT NULL),
+         latest AS (
+             SELECT player_id, max(id) AS id FROM live
+             WHERE submission_id NOT IN (SELECT sid FROM umpired) GROUP BY player_id)
+         SELECT s.name, e.orders_json FROM live e
          JOIN players p ON p.id = e.player_id JOIN sides s ON s.id = p.side_id
-         WHERE e.id IN (SELECT max(id) FROM engine_orders
-                        WHERE game_id = ?1 AND turn = ?2 GROUP BY player_id)
-         ORDER BY e.player_id",
+         WHERE e.id = (SELECT id FROM latest l WHERE l.player_id = e.player_id)
+            OR (e.submission_id IN (SELECT sid FROM umpired)
+                AND e.id > coalesce((SELECT id FROM latest l WHERE l.player_id = e.player_id), 0))
+         ORDER BY e.player_id, e.id",
     )?;
     st.query_map(params![game_id.0, number], |r| Ok((r.get(0)?, r.get(1)?)))?
         .collect()
@@ -708,6 +959,109 @@ pub fn input_orders(data_json: &str) -> Option<Vec<(String, String)>> {
         .collect()
 }
 
+/// The corrections (`correction_json`, oldest first) that apply to attempt
+/// `turn_id` of a game played through a mail plane: those made on it while
+/// it was open, and every one made on the attempts it re-adjudicates
+/// (`redo_of`, transitively; made while open or held). Shared by
+/// processing, REDO and replay.
+pub fn corrections_for(
+    c: &rusqlite::Connection,
+    turn_id: i64,
+) -> Result<Vec<String>, rusqlite::Error> {
+    let mut st = c.prepare_cached(
+        "WITH RECURSIVE lineage(id) AS (
+             SELECT ?1
+             UNION ALL
+             SELECT t.redo_of FROM turns t JOIN lineage l ON t.id = l.id
+             WHERE t.redo_of IS NOT NULL)
+         SELECT correction_json FROM engine_corrections
+         WHERE turn_id IN (SELECT id FROM lineage)
+           AND (turn_id <> ?1 OR made_while = 'open')
+         ORDER BY id",
+    )?;
+    st.query_map([turn_id], |r| r.get(0))?.collect()
+}
+
+/// The corrections made on held attempt `turn_id`, for its REDO.
+pub fn made_while_held(
+    c: &rusqlite::Connection,
+    turn_id: i64,
+) -> Result<Vec<String>, rusqlite::Error> {
+    let mut st = c.prepare_cached(
+        "SELECT correction_json FROM engine_corrections
+         WHERE turn_id = ?1 AND made_while = 'held' ORDER BY id",
+    )?;
+    st.query_map([turn_id], |r| r.get(0))?.collect()
+}
+
+/// `state_json` with `corrections` applied in order. Pure.
+pub fn corrected_state(
+    engine: &dyn MailEngine,
+    scenario: &str,
+    state_json: &str,
+    corrections: &[String],
+) -> Result<String, crate::rules::MailEngineError> {
+    let mut state = state_json.to_string();
+    for c in corrections {
+        state = engine.apply_correction(scenario, &state, c)?;
+    }
+    Ok(state)
+}
+
+/// An umpire's correction as the store keeps it.
+pub struct NewCorrection<'a> {
+    pub game_id: GameId,
+    pub turn_id: i64,
+    /// Made on a held attempt (takes effect at REDO) or on the open one.
+    pub held: bool,
+    pub correction: &'a crate::rules::EngineCorrection,
+    pub reason: &'a str,
+    pub actor: &'a str,
+    pub now: i64,
+}
+
+/// Records a correction the ruleset has read and checked.
+pub fn record_correction(
+    tx: &Transaction<'_>,
+    c: &NewCorrection<'_>,
+) -> Result<(), rusqlite::Error> {
+    tx.execute(
+        "INSERT INTO engine_corrections (game_id, turn_id, made_while, unit, field, correction_json,
+                                         value, previous, reason, actor, at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+        params![
+            c.game_id.0,
+            c.turn_id,
+            if c.held { "held" } else { "open" },
+            c.correction.unit,
+            c.correction.field,
+            c.correction.correction_json,
+            c.correction.value,
+            c.correction.previous,
+            c.reason.trim(),
+            c.actor,
+            c.now
+        ],
+    )?;
+    Ok(())
+}
+
+/// The orders attempt `turn_id` was given (its `turn-input` event), for a
+/// REDO of it.
+pub fn attempt_input(
+    c: &rusqlite::Connection,
+    turn_id: i64,
+) -> Result<Option<Vec<(String, String)>>, rusqlite::Error> {
+    let json: Option<String> = c
+        .query_row(
+            "SELECT data_json FROM events WHERE turn_id = ?1 AND seq = 0 AND kind = 'turn-input'",
+            [turn_id],
+            |r| r.get(0),
+        )
+        .optional()?;
+    Ok(json.as_deref().and_then(input_orders))
+}
+
 /// Processes the open turn of a game played through `engine`, inside the
 /// caller's transaction (see [`super::turn::process_turn`]).
 #[allow(clippy::too_many_arguments)]
@@ -726,22 +1080,59 @@ pub fn process(
             turn: held,
         });
     }
-    let row: Option<(i64, u32, String, i64)> = tx
+    let row: Option<(i64, u32, Option<i64>)> = tx
         .query_row(
-            "SELECT id, number, state_json, grace_secs FROM turns
+            "SELECT id, number, redo_of FROM turns
              WHERE game_id = ?1 AND status = 'open' AND superseded_at IS NULL",
             [game_id.0],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
         )
         .optional()?;
-    let (turn_id, number, state_json, grace_secs) =
+    let (turn_id, number, redo_of) =
         row.ok_or_else(|| TurnCycleError::NoOpenTurn(game.to_string()))?;
+    // A REDO waiting for umpire dice re-adjudicates with the orders its
+    // original was given; otherwise each player's latest orders.
+    let orders = match redo_of {
+        Some(original) => attempt_input(tx, original)?.unwrap_or_default(),
+        None => turn_orders(tx, game_id, number)?,
+    };
+    run_attempt(
+        tx, engine, game, game_id, game_seed, mail, now, turn_id, &orders,
+    )
+}
+
+/// Adjudicates the open attempt `turn_id` with `orders` from its stored
+/// start state with the umpire's corrections applied, and writes it all:
+/// events and dice, the attempt closed (released, or held in an umpired
+/// game), the next turn opened, the reports made (and queued, or held).
+/// Shared by processing and the umpire's REDO.
+#[allow(clippy::too_many_arguments)]
+pub fn run_attempt(
+    tx: &Transaction<'_>,
+    engine: &dyn MailEngine,
+    game: &str,
+    game_id: GameId,
+    game_seed: &[u8; 32],
+    mail: &ReportMail,
+    now: i64,
+    turn_id: i64,
+    orders: &[(String, String)],
+) -> Result<TurnProcessed, TurnCycleError> {
+    let (number, stored_json, grace_secs): (u32, String, i64) = tx.query_row(
+        "SELECT number, state_json, grace_secs FROM turns WHERE id = ?1",
+        [turn_id],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+    )?;
     let text = scenario_toml(tx, game_id)?;
-    let orders = turn_orders(tx, game_id, number)?;
+    let state_json = corrected_state(engine, &text, &stored_json, &corrections_for(tx, turn_id)?)
+        .map_err(|source| TurnCycleError::MailEngine {
+        turn: number,
+        source,
+    })?;
     let seed = turn_seed(game_seed, number);
     let adj = if umpire_dice::umpire_mode(tx, game_id.0)? {
         let mut dice = UmpireDice::new(umpire_dice::given_dice(tx, turn_id)?);
-        let result = adjudicate(engine, &text, number, &state_json, &orders, &mut dice, true);
+        let result = adjudicate(engine, &text, number, &state_json, orders, &mut dice, true);
         if dice.needs_more() {
             let wanted =
                 umpire_dice::request(tx, game, game_id.0, turn_id, number, &dice, mail, now)?;
@@ -763,7 +1154,7 @@ pub fn process(
             &text,
             number,
             &state_json,
-            &orders,
+            orders,
             &mut StreamDice::new(seed),
             false,
         )?
@@ -841,6 +1232,19 @@ fn issue_reports(
         |r| Ok((r.get(0)?, r.get(1)?)),
     )?;
     let over = resolved.verdict.is_some();
+    // A turn number adjudicated more than once (REDO, or again after a
+    // ROLLBACK) gets Message-IDs of its own, so that no attempt's mail can
+    // be taken for another's; the first keeps the plain, stable ids.
+    let attempts: i64 = tx.query_row(
+        "SELECT count(*) FROM turns WHERE game_id = ?1 AND number = ?2",
+        params![game_id.0, new_turn],
+        |r| r.get(0),
+    )?;
+    let suffix = if attempts > 1 {
+        format!(".{new_turn_id}")
+    } else {
+        String::new()
+    };
     for reader in readers(tx, game_id)? {
         let content = engine
             .side_report(
@@ -872,7 +1276,7 @@ fn issue_reports(
         if to.is_empty() {
             continue;
         }
-        let id = format!("{new_turn}-{}", reader.name);
+        let id = format!("{new_turn}-{}{suffix}", reader.name);
         let png_name = format!("{game}-turn{played}-{}.png", reader.side.to_lowercase());
         let letter = ReportLetter {
             game,
@@ -934,11 +1338,38 @@ fn issue_reports(
             to: u,
             title: &title,
             turn: new_turn,
+            suffix: &suffix,
             now,
         };
         mail_umpire(tx, mail, &head, &l, report_id).map_err(|e| report_err(played, e))?;
     }
     Ok(())
+}
+
+/// Every side's units as the ruleset summarises them, from the state the
+/// game stands at (its latest live turn's start state), for `game show`;
+/// `None` for a game not played through a mail plane.
+pub fn units_now(
+    c: &rusqlite::Connection,
+    game_id: GameId,
+) -> Result<Option<Vec<crate::rules::SideUnits>>, TurnCycleError> {
+    let Some(engine) = super::engine_seat::engine_of_game(c, game_id)? else {
+        return Ok(None);
+    };
+    let (number, state): (u32, String) = c.query_row(
+        "SELECT number, state_json FROM turns
+         WHERE game_id = ?1 AND superseded_at IS NULL ORDER BY number DESC LIMIT 1",
+        [game_id.0],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
+    let text = scenario_toml(c, game_id)?;
+    engine
+        .units(&text, &state)
+        .map(Some)
+        .map_err(|source| TurnCycleError::MailEngine {
+            turn: number,
+            source,
+        })
 }
 
 /// `brief_players` for a game played through a mail plane, in `store`.

@@ -172,6 +172,37 @@ pub enum MailEngineError {
     NoSide(String),
     #[error("the turn cannot be resolved: {0}")]
     Turn(String),
+    /// An umpire's correction the ruleset will not take: why, and what
+    /// would do (the unit names or fields it knows).
+    #[error("{0}")]
+    Refused(String),
+}
+
+/// An umpire's correction (`SET <unit> <field> <value>`) of one unit at the
+/// start of a turn, read and checked by the ruleset
+/// ([`MailEngine::correct`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct EngineCorrection {
+    /// The unit's name as the ruleset knows it.
+    pub unit: String,
+    /// The field corrected, in the ruleset's word for it.
+    pub field: String,
+    /// The new value and the value it replaces, in words.
+    pub value: String,
+    pub previous: String,
+    /// The correction as [`MailEngine::apply_correction`] takes it back
+    /// (what the store keeps, for processing, REDO and replay).
+    pub correction_json: String,
+}
+
+/// One side's units in play, in the ruleset's own summary, for `adjutant
+/// game show`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SideUnits {
+    /// The side as the store keeps it.
+    pub side: String,
+    /// One line per unit (name, arm, strength, formation, where, state).
+    pub units: Vec<String>,
 }
 
 /// A ruleset's by-mail plane: pure functions over its serialised state, so
@@ -235,6 +266,42 @@ pub trait MailEngine: Sync + std::fmt::Debug {
         state_json: &str,
         side: &str,
     ) -> Result<String, MailEngineError>;
+
+    /// Reads and checks an umpire's correction `written` as `<unit> <field>
+    /// <value>` against `state_json` (a turn's start state, already
+    /// corrected): [`MailEngineError::Refused`] with the names and fields
+    /// that would do when it is not one the ruleset takes. Pure; the state
+    /// is not changed (the lifecycle keeps the correction as an input).
+    fn correct(
+        &self,
+        scenario: &str,
+        state_json: &str,
+        written: &str,
+    ) -> Result<EngineCorrection, MailEngineError> {
+        let _ = (scenario, state_json, written);
+        Err(MailEngineError::Refused(
+            "this ruleset takes no corrections".into(),
+        ))
+    }
+
+    /// `state_json` with one correction applied
+    /// ([`EngineCorrection::correction_json`]). Pure; processing, REDO and
+    /// replay apply a turn's corrections in the order they were made.
+    fn apply_correction(
+        &self,
+        scenario: &str,
+        state_json: &str,
+        correction_json: &str,
+    ) -> Result<String, MailEngineError> {
+        let _ = (scenario, correction_json);
+        Ok(state_json.to_string())
+    }
+
+    /// Every side's units in play, for the organiser's `game show`.
+    fn units(&self, scenario: &str, state_json: &str) -> Result<Vec<SideUnits>, MailEngineError> {
+        let _ = (scenario, state_json);
+        Ok(Vec::new())
+    }
 }
 
 /// The id of the default ruleset (a scenario without `ruleset`).

@@ -57,6 +57,10 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
         "0012_engine_orders",
         include_str!("../../migrations/0012_engine_orders.sql"),
     ),
+    (
+        "0013_engine_corrections",
+        include_str!("../../migrations/0013_engine_corrections.sql"),
+    ),
 ];
 
 /// The schema version this build writes and understands.
@@ -201,7 +205,7 @@ mod tests {
 
     #[test]
     fn the_real_schema_is_current_and_well_formed() {
-        assert_eq!(SCHEMA_VERSION, 12);
+        assert_eq!(SCHEMA_VERSION, 13);
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("db");
         let mut c = Connection::open(&path).unwrap();

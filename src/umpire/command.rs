@@ -51,6 +51,13 @@ pub enum Command {
         value: SetValue,
         reason: String,
     },
+    /// `SET` in a game played through its ruleset's mail plane (SFRM):
+    /// `<unit> <field> <value>` as written, read and checked by the ruleset
+    /// (`rules::MailEngine::correct`).
+    SetFree {
+        written: String,
+        reason: String,
+    },
     /// Read a player's free-text paragraph as this order.
     Interpret {
         id: String,
@@ -165,7 +172,9 @@ Umpire commands, one a line (capitals or not; # starts a comment):
   SET <unit> <field> <value> BECAUSE \"<why>\"
                                    correct a unit before a REDO: morale, castings, position x,y,
                                    formation, facing; or for one turn: perilous yes|no,
-                                   protection <row> (APSoF V.G.2, V.B)
+                                   protection <row> (APSoF V.G.2, V.B); in an SFRM game:
+                                   position x,y, formation, facing, elements, routed yes|no,
+                                   entrenchment 0-3
   INTERPRET <id>: <order>          enter a player's unreadable paragraph as this order
   REJECT <id>: \"<why>\"             refuse a player's unreadable paragraph, telling him why
   DICE <n> <n> ...                 your real dice for the rolls asked for, in order
@@ -325,6 +334,12 @@ impl<'a> Lines<'a> {
 
 /// Reads every command in `text`.
 pub fn parse(text: &str) -> Parsed {
+    parse_with(text, false)
+}
+
+/// [`parse`] for a game whose ruleset reads its own corrections
+/// (`free_set`: `SET` lines become [`Command::SetFree`]).
+pub fn parse_with(text: &str, free_set: bool) -> Parsed {
     let mut out = Parsed::default();
     let mut lines = Lines {
         lines: text.lines().collect(),
@@ -341,7 +356,7 @@ pub fn parse(text: &str) -> Parsed {
         if is(ws.first(), "password") {
             continue;
         }
-        match command(line, &ws, &mut lines) {
+        match command(line, &ws, &mut lines, free_set) {
             Ok(command) => out.commands.push(Located {
                 line: number,
                 command,
@@ -373,7 +388,7 @@ fn end_column(line: &str) -> usize {
     line.trim_end().chars().count() + 1
 }
 
-fn command(line: &str, ws: &[Word<'_>], lines: &mut Lines<'_>) -> CResult {
+fn command(line: &str, ws: &[Word<'_>], lines: &mut Lines<'_>, free_set: bool) -> CResult {
     let Some(first) = ws.first() else {
         return Err((1, "empty line".into()));
     };
@@ -390,6 +405,7 @@ fn command(line: &str, ws: &[Word<'_>], lines: &mut Lines<'_>) -> CResult {
         }
         "roll" if is(ws.get(1), "back") => rollback(line, ws, 2),
         "rollback" => rollback(line, ws, 1),
+        "set" if free_set => set_free(line, ws),
         "set" => set(line, ws),
         "interpret" => {
             let (id, first_part) = id_and_text(line, ws, "INTERPRET <id>: <order>")?;
@@ -672,9 +688,10 @@ fn deadline(line: &str, ws: &[Word<'_>]) -> CResult {
     }
 }
 
-fn set(line: &str, ws: &[Word<'_>]) -> CResult {
-    let form = "write `SET <unit> morale|castings|position|formation|facing|perilous|protection <value> BECAUSE \"<reason>\"`";
-    let Some(because) = ws
+/// A correction's `BECAUSE "<reason>"`: where BECAUSE stands, and the
+/// reason (never empty).
+fn because(line: &str, ws: &[Word<'_>], form: &str) -> Result<(usize, String), (usize, String)> {
+    let Some(at) = ws
         .iter()
         .position(|w| w.text.eq_ignore_ascii_case("because"))
     else {
@@ -683,13 +700,37 @@ fn set(line: &str, ws: &[Word<'_>]) -> CResult {
             format!("every correction needs its reason: {form}"),
         ));
     };
-    let reason = unquote(rest_after(line, ws, because + 1)).to_string();
+    let reason = unquote(rest_after(line, ws, at + 1)).to_string();
     if reason.is_empty() {
         return Err((
             end_column(line),
             format!("the reason after BECAUSE is empty: {form}"),
         ));
     }
+    Ok((at, reason))
+}
+
+/// `SET <unit> <field> <value> BECAUSE "<reason>"` for a ruleset that reads
+/// its own fields: the words before BECAUSE are kept as written.
+fn set_free(line: &str, ws: &[Word<'_>]) -> CResult {
+    let form = "write `SET <unit> <field> <value> BECAUSE \"<reason>\"`";
+    let (because, reason) = because(line, ws, form)?;
+    if because < 4 {
+        let col = ws.get(1).map_or(end_column(line), |w| w.column);
+        return Err((
+            col,
+            format!("say which unit, what to set and to what: {form}"),
+        ));
+    }
+    Ok(Command::SetFree {
+        written: names_between(ws, 1, because),
+        reason,
+    })
+}
+
+fn set(line: &str, ws: &[Word<'_>]) -> CResult {
+    let form = "write `SET <unit> morale|castings|position|formation|facing|perilous|protection <value> BECAUSE \"<reason>\"`";
+    let (because, reason) = because(line, ws, form)?;
     const FIELDS: &[&str] = &[
         "morale",
         "castings",
@@ -812,6 +853,38 @@ fn set(line: &str, ws: &[Word<'_>]) -> CResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn set_in_a_mail_plane_game_keeps_the_words_for_the_ruleset() {
+        let p = parse_with(
+            "SET Burnside's brigade strength 3 BECAUSE \"lost on the march\"",
+            true,
+        );
+        assert!(p.errors.is_empty(), "{:?}", p.errors);
+        assert_eq!(
+            p.commands[0].command,
+            Command::SetFree {
+                written: "Burnside's brigade strength 3".into(),
+                reason: "lost on the march".into(),
+            }
+        );
+        // The reason is still wanted, and a unit, a field and a value.
+        let p = parse_with("SET Burnside's brigade strength 3", true);
+        assert!(
+            p.errors[0].message.contains("needs its reason"),
+            "{:?}",
+            p.errors
+        );
+        let p = parse_with("SET strength 3 BECAUSE \"x\"", true);
+        assert!(
+            p.errors[0].message.contains("say which unit"),
+            "{:?}",
+            p.errors
+        );
+        // An Iron Brigade game reads its own fields, as before.
+        let p = parse("SET Burnside's brigade strength 3 BECAUSE \"x\"");
+        assert!(!p.errors.is_empty());
+    }
 
     fn one(text: &str) -> Command {
         let p = parse(text);

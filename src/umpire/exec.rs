@@ -243,7 +243,9 @@ pub fn execute(
     mail: &ReportMail,
     text: &str,
 ) -> Result<ExecReport, ExecError> {
-    let parsed = command::parse(text);
+    // A ruleset played through its mail plane reads its own SET fields.
+    let free_set = crate::game::engine_seat::engine_of_game(tx, game_id)?.is_some();
+    let parsed = command::parse_with(text, free_set);
     let lines: Vec<&str> = text.lines().collect();
     let mut starts: Vec<usize> = parsed
         .commands
@@ -425,7 +427,7 @@ fn verb(c: &Command) -> &'static str {
     match c {
         Command::Release => "release",
         Command::Redo => "redo",
-        Command::Set { .. } => "set",
+        Command::Set { .. } | Command::SetFree { .. } => "set",
         Command::Interpret { .. } => "interpret",
         Command::Reject { .. } => "reject",
         Command::Dice(_) => "dice",
@@ -493,6 +495,11 @@ fn run(ctx: &Ctx<'_, '_>, located: &Located) -> Result<Done, Fail> {
             reason,
         } => {
             let mut d = turn_plane(ctx, |u| turns::set(u, unit, value, reason))?;
+            d.reason = Some(reason.clone());
+            Ok(d)
+        }
+        Command::SetFree { written, reason } => {
+            let mut d = turn_plane(ctx, |u| turns::set_free(u, written, reason))?;
             d.reason = Some(reason.clone());
             Ok(d)
         }

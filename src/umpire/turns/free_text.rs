@@ -188,6 +188,9 @@ fn player_view(ctx: &UmpireCtx<'_, '_>, p: &Pending) -> Result<PlayerView, TurnP
 /// `INTERPRET <id>: <order>`.
 pub fn interpret(ctx: &UmpireCtx<'_, '_>, id: &str, order: &str) -> Result<String, TurnPlaneError> {
     let p = pending(ctx, id)?;
+    if let Some(engine) = crate::game::engine_seat::engine_of_game(ctx.tx, ctx.game_id)? {
+        return interpret_engine(ctx, engine, &p, order);
+    }
     let view = player_view(ctx, &p)?;
     // The umpire may write the enemy's real names (he knows them) as well
     // as the player's designations; what the player is told back is in
@@ -262,11 +265,7 @@ pub fn interpret(ctx: &UmpireCtx<'_, '_>, id: &str, order: &str) -> Result<Strin
             }
         }
     }
-    ctx.tx.execute(
-        "UPDATE interpretations SET status = 'interpreted', answer = ?2, answered_by = ?3,
-                answered_at = ?4, answer_submission_id = ?5 WHERE id = ?1",
-        params![p.row, order.trim(), ctx.actor, ctx.now, submission],
-    )?;
+    mark_interpreted(ctx, &p, order, submission)?;
     let mut text = format!(
         "Adjutant could not read this paragraph of your orders ({}), so the umpire read it:\n\n{}\n\n\
          He took it as:\n",
@@ -276,17 +275,7 @@ pub fn interpret(ctx: &UmpireCtx<'_, '_>, id: &str, order: &str) -> Result<Strin
     for l in &lines {
         let _ = writeln!(text, "  * {l}");
     }
-    // A query answered after its turn was processed cannot change that
-    // turn: it is entered for the open one, and both sides are told so.
-    let late = (p.turn < view.turn).then(|| {
-        format!(
-            "it was written for turn {}, which has been processed without it, so it is entered for turn {}",
-            p.turn, view.turn
-        )
-    });
-    if let Some(l) = &late {
-        let _ = writeln!(text, "\nNote: {l}.");
-    }
+    let late = late_note(&p, view.turn, &mut text);
     let _ = writeln!(
         text,
         "\nIt counts for turn {} like any order of yours: the latest order to each unit wins.",
@@ -311,6 +300,101 @@ pub fn interpret(ctx: &UmpireCtx<'_, '_>, id: &str, order: &str) -> Result<Strin
             .join("; "),
         late.map(|l| format!(" (NOTE: {l})")).unwrap_or_default()
     ))
+}
+
+/// `INTERPRET` in a game played through its ruleset's mail plane (SFRM):
+/// the umpire's words read by the ruleset as the player's own order against
+/// the open turn (in his side's terms: enemy units by the letters his side
+/// gives them), entered after the orders of his latest mail for it
+/// (`game::engine_game::interpret`), and read back to him.
+fn interpret_engine(
+    ctx: &UmpireCtx<'_, '_>,
+    engine: &dyn crate::rules::MailEngine,
+    p: &Pending,
+    order: &str,
+) -> Result<String, TurnPlaneError> {
+    let done = crate::game::engine_game::interpret(
+        ctx.tx,
+        engine,
+        ctx.game_id,
+        p.player_id,
+        &p.side,
+        order,
+        ctx.now,
+    )?
+    .map_err(|why| {
+        TurnPlaneError::Interpretation(format!(
+            "`{}` does not read as {}'s order: {why}",
+            order.trim(),
+            p.player
+        ))
+    })?;
+    mark_interpreted(ctx, p, order, done.submission_id)?;
+    let mut text = format!(
+        "Adjutant could not read this line of your orders ({}), so the umpire read it:\n\n{}\n\n\
+         He took it as:\n{}\n",
+        p.public_id,
+        indent(&p.paragraph),
+        done.read_back.trim_end()
+    );
+    let late = late_note(p, done.turn, &mut text);
+    let _ = writeln!(
+        text,
+        "\nIt counts for turn {} after the orders of your latest mail for it: the latest order to each unit wins.",
+        done.turn
+    );
+    tell_player(
+        ctx,
+        p,
+        "interpretation",
+        &format!("{}: the umpire read your order {}", ctx.game, p.public_id),
+        &text,
+    )?;
+    Ok(format!(
+        "{} entered as {}'s order for turn {}: {}; a notice to him is queued{}",
+        p.public_id,
+        p.player,
+        done.turn,
+        done.read_back
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect::<Vec<_>>()
+            .join("; "),
+        late.map(|l| format!(" (NOTE: {l})")).unwrap_or_default()
+    ))
+}
+
+/// The query answered by INTERPRET, with the umpire-entered submission
+/// that holds the order.
+fn mark_interpreted(
+    ctx: &UmpireCtx<'_, '_>,
+    p: &Pending,
+    order: &str,
+    submission: i64,
+) -> Result<(), rusqlite::Error> {
+    ctx.tx.execute(
+        "UPDATE interpretations SET status = 'interpreted', answer = ?2, answered_by = ?3,
+                answered_at = ?4, answer_submission_id = ?5 WHERE id = ?1",
+        params![p.row, order.trim(), ctx.actor, ctx.now, submission],
+    )?;
+    Ok(())
+}
+
+/// A query answered after its turn was processed cannot change that turn:
+/// it is entered for the open one (`open`), and both sides are told so.
+/// Adds the note to the player's `text`; returns it for the umpire's line.
+fn late_note(p: &Pending, open: u32, text: &mut String) -> Option<String> {
+    let late = (p.turn < open).then(|| {
+        format!(
+            "it was written for turn {}, which has been processed without it, so it is entered for turn {}",
+            p.turn, open
+        )
+    });
+    if let Some(l) = &late {
+        let _ = writeln!(text, "\nNote: {l}.");
+    }
+    late
 }
 
 /// `REJECT <id>: "<reason>"`.

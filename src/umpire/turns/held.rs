@@ -159,6 +159,31 @@ pub fn redo(ctx: &UmpireCtx<'_, '_>) -> Result<String, TurnPlaneError> {
         what: "turn-input event",
         problem: format!("turn {} has none to adjudicate again", held.number),
     })?;
+    let (new_id, old_outcome) = set_aside_for_redo(ctx, held)?;
+    let seed = game_seed(tx, ctx.game_id.0)?;
+    let done = run_attempt(
+        tx,
+        ctx.game,
+        ctx.game_id,
+        &seed,
+        ctx.mail,
+        ctx.now,
+        new_id,
+        &orders,
+    )?;
+    Ok(redo_summary(held, &done, old_outcome))
+}
+
+/// REDO's bookkeeping, whatever the ruleset: sets the held attempt and the
+/// turn it opened aside (a `turn_changes` row), inserts the new open
+/// attempt (same start state, seed commitment and deadline; `redo_of` the
+/// held one) with the same umpire dice, and returns its id and the old
+/// outcome (the next turn's row id and state hash), if there was one.
+pub(crate) fn set_aside_for_redo(
+    ctx: &UmpireCtx<'_, '_>,
+    held: Attempt,
+) -> Result<(i64, Option<(i64, String)>), TurnPlaneError> {
+    let tx = ctx.tx;
     let old_outcome: Option<(i64, String)> = tx
         .query_row(
             "SELECT id, state_hash FROM turns WHERE prev_turn_id = ?1 AND superseded_at IS NULL",
@@ -166,7 +191,6 @@ pub fn redo(ctx: &UmpireCtx<'_, '_>) -> Result<String, TurnPlaneError> {
             |r| Ok((r.get(0)?, r.get(1)?)),
         )
         .optional()?;
-
     tx.execute(
         "INSERT INTO turn_changes (game_id, kind, actor, at, turn_number) VALUES (?1, 'redo', ?2, ?3, ?4)",
         params![ctx.game_id.0, ctx.actor, ctx.now, held.number],
@@ -198,28 +222,26 @@ pub fn redo(ctx: &UmpireCtx<'_, '_>) -> Result<String, TurnPlaneError> {
          WHERE turn_id = ?1 AND discarded_at IS NULL",
         params![held.id, new_id],
     )?;
-    let seed = game_seed(tx, ctx.game_id.0)?;
-    let done = run_attempt(
-        tx,
-        ctx.game,
-        ctx.game_id,
-        &seed,
-        ctx.mail,
-        ctx.now,
-        new_id,
-        &orders,
-    )?;
+    Ok((new_id, old_outcome))
+}
+
+/// The umpire's line after a REDO.
+pub(crate) fn redo_summary(
+    held: Attempt,
+    done: &crate::game::turn::TurnProcessed,
+    old_outcome: Option<(i64, String)>,
+) -> String {
     if !done.dice_wanted.is_empty() {
-        return Ok(format!(
+        return format!(
             "turn {} set aside for a REDO (attempt {}); with the corrections it needs {} more dice: {}",
             held.number,
             held.attempt + 1,
             done.dice_wanted.len(),
             done.dice_wanted.join("; ")
-        ));
+        );
     }
     let same = old_outcome.is_some_and(|(_, h)| h == done.state_hash);
-    Ok(format!(
+    format!(
         "turn {} adjudicated again (attempt {}): {} events, {} dice; {}; held for review, previews sent",
         held.number,
         held.attempt + 1,
@@ -228,9 +250,27 @@ pub fn redo(ctx: &UmpireCtx<'_, '_>) -> Result<String, TurnPlaneError> {
         if same {
             "the outcome is the same as before".to_string()
         } else {
-            format!("a new outcome (state {})", &done.state_hash[..12])
+            format!(
+                "a new outcome (state {})",
+                done.state_hash.get(..12).unwrap_or(&done.state_hash)
+            )
         }
-    ))
+    )
+}
+
+/// What a SET corrects: the held attempt (for its REDO; `true`) or, when
+/// none is held, the open one.
+pub(crate) fn correction_target(
+    ctx: &UmpireCtx<'_, '_>,
+) -> Result<(Attempt, bool), TurnPlaneError> {
+    Ok(match live_with_status(ctx, "held")? {
+        Some(h) => (h, true),
+        None => (
+            live_with_status(ctx, "open")?
+                .ok_or_else(|| TurnPlaneError::NoTurnToCorrect(ctx.game.to_string()))?,
+            false,
+        ),
+    })
 }
 
 /// `SET`: records a correction to the start state of the held turn (to
@@ -247,14 +287,7 @@ pub fn set(
         return Err(TurnPlaneError::NoReason);
     }
     let tx = ctx.tx;
-    let (target, held) = match live_with_status(ctx, "held")? {
-        Some(h) => (h, true),
-        None => (
-            live_with_status(ctx, "open")?
-                .ok_or_else(|| TurnPlaneError::NoTurnToCorrect(ctx.game.to_string()))?,
-            false,
-        ),
-    };
+    let (target, held) = correction_target(ctx)?;
     let found: Option<(i64, Option<u32>, String)> = tx
         .query_row(
             "SELECT id, rules_id, name FROM units WHERE game_id = ?1

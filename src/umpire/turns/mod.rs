@@ -15,10 +15,13 @@
 //!
 //! - [`held`]: `RELEASE` and `REDO`;
 //! - [`correct`]: `SET` corrections, applied to a start state;
-//! - [`timeline`]: `ROLLBACK` and `ROLLFORWARD`.
+//! - [`timeline`]: `ROLLBACK` and `ROLLFORWARD`;
+//! - [`engine`]: `REDO` and `SET` for a game played through its ruleset's
+//!   mail plane (SFRM), over the ruleset's serialised state.
 
 pub use crate::game::corrections as correct;
 pub mod dice;
+pub mod engine;
 pub mod free_text;
 pub mod held;
 pub mod timeline;
@@ -96,7 +99,10 @@ pub fn release(ctx: &UmpireCtx<'_, '_>) -> Result<String, TurnPlaneError> {
 /// `REDO`: re-adjudicate the held turn from its start state (with any
 /// corrections) and the same dice.
 pub fn redo(ctx: &UmpireCtx<'_, '_>) -> Result<String, TurnPlaneError> {
-    held::redo(ctx)
+    match crate::game::engine_seat::engine_of_game(ctx.tx, ctx.game_id)? {
+        Some(engine) => engine::redo(ctx, engine),
+        None => held::redo(ctx),
+    }
 }
 
 /// `SET <unit> ... BECAUSE "<reason>"`.
@@ -107,6 +113,16 @@ pub fn set(
     reason: &str,
 ) -> Result<String, TurnPlaneError> {
     held::set(ctx, unit, value, reason)
+}
+
+/// `SET <unit> <field> <value> BECAUSE "<reason>"` in a game played
+/// through its ruleset's mail plane (the ruleset reads the fields).
+pub fn set_free(
+    ctx: &UmpireCtx<'_, '_>,
+    written: &str,
+    reason: &str,
+) -> Result<String, TurnPlaneError> {
+    engine::set_free(ctx, written, reason)
 }
 
 /// `INTERPRET <id>: <order>`.

@@ -70,8 +70,17 @@ pub fn rollback(ctx: &UmpireCtx<'_, '_>, turn: u32) -> Result<String, TurnPlaneE
         "issued_turn > ?2 AND status IN ('pending', 'active')",
         turn,
     )?;
+    // A game played through a mail plane keeps its orders by turn number
+    // (`engine_orders`): those for later turns are set aside, and the
+    // highest order id now marks what ROLLFORWARD will find written since.
+    let engine_max: i64 = tx.query_row(
+        "SELECT coalesce(max(id), 0) FROM engine_orders WHERE game_id = ?1",
+        [ctx.game_id.0],
+        |r| r.get(0),
+    )?;
     let detail = serde_json::json!({
         "orders": reopened.iter().chain(&abandoned).collect::<Vec<_>>(),
+        "engine_orders_max": engine_max,
     });
     tx.execute(
         "INSERT INTO turn_changes (game_id, kind, actor, at, turn_number, detail_json)
@@ -85,6 +94,7 @@ pub fn rollback(ctx: &UmpireCtx<'_, '_>, turn: u32) -> Result<String, TurnPlaneE
     for (id, _) in &abandoned {
         set_status(ctx, *id, "ignored")?;
     }
+    let engine_abandoned = set_engine_orders_aside(ctx, change, "turn > ?2", turn, 0)?;
     let set_aside = tx.execute(
         "UPDATE turns SET superseded_at = ?3, superseded_by = ?4
          WHERE game_id = ?1 AND number >= ?2 AND superseded_at IS NULL",
@@ -104,8 +114,27 @@ pub fn rollback(ctx: &UmpireCtx<'_, '_>, turn: u32) -> Result<String, TurnPlaneE
          turn {turn} is open again with its state and order book as it opened, {} order(s) written for it pending again, \
          {} written for later turns set aside; ROLLFORWARD undoes this",
         reopened.len(),
-        abandoned.len()
+        abandoned.len() + engine_abandoned
     ))
+}
+
+/// Sets aside the live `engine_orders` of the game matching `condition`
+/// (over `turn` = ?2 and `id` > ?3), for turn change `change`; how many.
+fn set_engine_orders_aside(
+    ctx: &UmpireCtx<'_, '_>,
+    change: i64,
+    condition: &str,
+    turn: u32,
+    after_id: i64,
+) -> Result<usize, rusqlite::Error> {
+    let sql = format!(
+        "INSERT INTO engine_orders_set_aside (order_id, game_id, change_id)
+         SELECT id, game_id, ?4 FROM engine_orders
+         WHERE game_id = ?1 AND {condition} AND id > ?3
+           AND id NOT IN (SELECT order_id FROM engine_orders_set_aside)"
+    );
+    ctx.tx
+        .execute(&sql, params![ctx.game_id.0, turn, after_id, change])
 }
 
 /// `ROLLFORWARD`: undoes the latest ROLLBACK not yet undone.
@@ -126,6 +155,8 @@ pub fn rollforward(ctx: &UmpireCtx<'_, '_>) -> Result<String, TurnPlaneError> {
     #[derive(serde::Deserialize)]
     struct Detail {
         orders: OrderStatuses,
+        #[serde(default)]
+        engine_orders_max: i64,
     }
     let before: Detail = serde_json::from_str(&detail).map_err(|e| TurnPlaneError::Stored {
         what: "rollback record",
@@ -161,6 +192,14 @@ pub fn rollforward(ctx: &UmpireCtx<'_, '_>) -> Result<String, TurnPlaneError> {
     for (id, status) in &before.orders {
         set_status(ctx, *id, status)?;
     }
+    // A mail-plane game's orders: those written since the rollback are set
+    // aside, those it set aside count again.
+    let engine_since =
+        set_engine_orders_aside(ctx, change, "turn >= ?2", turn, before.engine_orders_max)?;
+    tx.execute(
+        "DELETE FROM engine_orders_set_aside WHERE change_id = ?1",
+        [rollback_id],
+    )?;
     let set_aside = tx.execute(
         "UPDATE turns SET superseded_at = ?3, superseded_by = ?4
          WHERE game_id = ?1 AND number >= ?2 AND superseded_at IS NULL",
@@ -177,6 +216,6 @@ pub fn rollforward(ctx: &UmpireCtx<'_, '_>) -> Result<String, TurnPlaneError> {
     Ok(format!(
         "rolled forward: the rollback to turn {turn} is undone; {restored} turn attempt(s) up to turn {restored_to} restored, \
          {set_aside} made since set aside (kept in the archive), {} order(s) written since set aside",
-        since.len()
+        since.len() + engine_since
     ))
 }

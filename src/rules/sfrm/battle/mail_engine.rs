@@ -28,8 +28,8 @@ use super::turn::resolve_turn;
 use super::view::{EnemyNaming, SideView, seen_enemy_units, side_view, umpire_view, xy};
 use crate::dice::DiceSource;
 use crate::rules::{
-    EngineEvent, MailEngine, MailEngineError, MailLineError, MailPlayer, OpenedGame, OrdersRead,
-    ReportContent, Resolved,
+    EngineCorrection, EngineEvent, MailEngine, MailEngineError, MailLineError, MailPlayer,
+    OpenedGame, OrdersRead, ReportContent, Resolved, SideUnits,
 };
 use crate::scenario_text::ScenarioError;
 use serde::{Deserialize, Serialize};
@@ -620,6 +620,39 @@ impl MailEngine for SfrmMail {
                 .join(", ")
         );
         Ok(h)
+    }
+
+    fn correct(
+        &self,
+        text: &str,
+        state_json: &str,
+        written: &str,
+    ) -> Result<EngineCorrection, MailEngineError> {
+        let s = scenario(text)?;
+        let state = MailState::from_json(state_json)?;
+        super::corrections::read(&s, &state.battle, written).map(|(_, c)| c)
+    }
+
+    fn apply_correction(
+        &self,
+        _text: &str,
+        state_json: &str,
+        correction_json: &str,
+    ) -> Result<String, MailEngineError> {
+        let mut state = MailState::from_json(state_json)?;
+        let fix: super::corrections::StoredFix =
+            serde_json::from_str(correction_json).map_err(|e| MailEngineError::Stored {
+                what: "correction",
+                problem: e.to_string(),
+            })?;
+        super::corrections::apply_fix(&mut state.battle, &fix)?;
+        state.to_json()
+    }
+
+    fn units(&self, _text: &str, state_json: &str) -> Result<Vec<SideUnits>, MailEngineError> {
+        Ok(super::corrections::summary(
+            &MailState::from_json(state_json)?.battle,
+        ))
     }
 }
 

@@ -61,6 +61,7 @@
 //!   deployment zones; the artillery reserve division and its siege guns
 //!   (army costing).
 
+pub mod corrections;
 pub mod language;
 pub mod mail_engine;
 pub mod map;
