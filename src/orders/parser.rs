@@ -448,6 +448,8 @@ fn verb_alias(w: &str) -> Option<&'static str> {
         "bear" | "bears" | "repair" | "repairs" => "move",
         "bring" => "move",
         "fir" | "fre" => "fire",
+        // "26th ga dq 200 yds S": double quick.
+        "dq" | "d.q" => "double",
         "hld" | "hol" => "hold",
         // "dislodge the enemy", "drive the rebels": an attack (a charge on
         // an enemy, APSoF VI.D.3; an advance on a place).
@@ -955,6 +957,12 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     /// steps.
     pub fn unit_order(&mut self) -> PResult<(bool, Vec<Step>)> {
         let body_start = self.here();
+        if self.keeps_previous() {
+            // No new order: nothing is booked, the unit carries on with
+            // the orders it has (APSoF I.B.1.i: only a new order replaces
+            // them). An empty order written to follow the present ones.
+            return Ok((true, Vec::new()));
+        }
         let follows = self.follow_prefix();
         let mut steps: Vec<Step> = Vec::new();
         let mut trigger = Trigger::Then;
@@ -1050,6 +1058,52 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         self.settle_edges(&mut steps);
         self.keep_notes();
         Ok((follows, steps))
+    }
+
+    /// "no change", "as before", "carry on", "as you were", "unchanged":
+    /// the whole order says the unit keeps the orders it has. Said in the
+    /// receipt ("no new order: keeps its present orders").
+    fn keeps_previous(&mut self) -> bool {
+        const KEEP: &[&[&str]] = &[
+            &["no", "change", "of", "orders"],
+            &["no", "change", "in", "orders"],
+            &["no", "change"],
+            &["no", "changes"],
+            &["no", "new", "orders"],
+            &["no", "new", "order"],
+            &["no", "orders"],
+            &["same", "as", "before"],
+            &["same", "as", "last", "turn"],
+            &["same", "orders"],
+            &["as", "before"],
+            &["as", "you", "were"],
+            &["as", "ordered"],
+            &["as", "last", "turn"],
+            &["carry", "on", "as", "before"],
+            &["carry", "on"],
+            &["continue", "as", "before"],
+            &["continue", "present", "orders"],
+            &["keep", "present", "orders"],
+            &["keep", "current", "orders"],
+            &["unchanged"],
+            &["ditto"],
+        ];
+        let save = self.pos;
+        let Some(k) = KEEP.iter().find(|ws| self.at_words(ws)) else {
+            return false;
+        };
+        self.pos += k.len();
+        self.eat_any(&["otherwise", "please", "pls"]);
+        self.eat_words(&["for", "now"]);
+        self.eat_words(&["this", "turn"]);
+        while self.at_punct('.') || self.at_punct('!') || self.at_punct(',') {
+            self.pos += 1;
+        }
+        if self.at_end() {
+            return true;
+        }
+        self.pos = save;
+        false
     }
 
     /// "afterwards, ...", "when done, ...", "after your present orders, ...":
@@ -1180,7 +1234,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         };
         // "19th Ind 4 in. north": a distance and a way with no verb is a
         // move; the receipt reads it back as 'advance'.
-        if matches!(tok.tok, Tok::Number(_))
+        if (matches!(tok.tok, Tok::Number(_)) || self.at_compass_distance())
             && !steps.iter().any(|s| matches!(s.action, Action::Move(_)))
         {
             let save = self.pos;
@@ -2267,10 +2321,24 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         // the place; the place is the destination.
         if m.dests.is_empty() && m.vias.is_empty() {
             let save = self.pos;
-            if self.compass().is_some()
-                && self.at_any(0, &["to", "toward", "towards", "into", "onto"])
-            {
+            let way = self.compass();
+            if way.is_some() && self.at_any(0, &["to", "toward", "towards", "into", "onto"]) {
                 return Ok(true);
+            }
+            // "move east on the pike 200 yds": the way, by the road, that
+            // far.
+            if let Some(b) = way
+                && self.at_any(0, &["on", "along", "by", "up", "down"])
+            {
+                self.pos += 1;
+                let roads = self.ctx.roads();
+                if matches!(self.name(&roads), Lookup::Found(_)) && self.at_number() {
+                    let d = self.distance()?;
+                    let (dx, dy) = geometry::facing_vector(b);
+                    m.dests.push(Pos::new(from.x + dx * d, from.y + dy * d));
+                    m.by_road = true;
+                    return Ok(true);
+                }
             }
             self.pos = save;
         }
@@ -2316,7 +2384,12 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     /// coordinate, a compass point and a distance ("NE 200 yds"), or a
     /// position relative to a unit or place.
     fn starts_place(&self) -> bool {
-        self.at_number() || self.at_punct('(') || self.at_relative() || self.at_compass_distance()
+        self.at_number()
+            || self.at_punct('(')
+            || self.at_relative()
+            || self.at_compass_distance()
+            // "go between the farm and the orchard": midway.
+            || self.at_word("between")
     }
 
     /// "at the double (quick)", "double quick", "in double time", ...
@@ -3040,8 +3113,13 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         Ok(Direction::Toward(p))
     }
 
-    /// One to three compass words ("north west", "NW", "north-north-east").
+    /// One to three compass words ("north west", "NW", "north-north-east"),
+    /// or an umpire's bearing or clock hour ([`Self::bearing_at`]).
     fn compass(&mut self) -> Option<f64> {
+        if let Some((n, d)) = self.bearing_at(0) {
+            self.pos += n;
+            return Some(d);
+        }
         let mut letters = String::new();
         // "due south": the same as "south".
         let due =
@@ -3766,6 +3844,21 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         if verb == "stay" {
             // "stay put": hold.
             self.eat_word("put");
+        }
+        // "rally, stay lying down", "keep down": lie down (APSoF III.J).
+        if matches!(verb, "stay" | "remain" | "keep")
+            && (self.at_words(&["lying", "down"])
+                || self.at_words(&["laying", "down"])
+                || self.at_words(&["down"])
+                || self.at_words(&["prone"]))
+        {
+            let start = self.here();
+            self.eat_any(&["lying", "laying"]);
+            self.eat_any(&["down", "prone"]);
+            Self::push(steps, Trigger::Then, Action::LieDown);
+            let said = self.written(start, self.last_end());
+            self.note(format!("'{verb} {said}' read as: lie down (APSoF III.J)"));
+            return Ok(());
         }
         // "halt in the edge of the woods", "halt at the fence": go there
         // and hold (as "hold the fence").
@@ -5168,6 +5261,26 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             ahead = ahead.min(-d);
             gap_said = Some(d);
         }
+        // "follow the 56th in column, 100 yds behind": the gap said after
+        // a comma, with 'behind' (or 'in rear') after it.
+        if !conform && gap_said.is_none() {
+            let save = self.pos;
+            self.eat_punct(',');
+            if self.at_number() {
+                let d = self.distance()?;
+                if self.eat_any(&["behind", "back", "rear"]).is_some()
+                    || self.eat_words(&["in", "rear"])
+                    || self.eat_words(&["to", "the", "rear"])
+                {
+                    ahead = ahead.min(-d);
+                    gap_said = Some(d);
+                } else {
+                    self.pos = save;
+                }
+            } else {
+                self.pos = save;
+            }
+        }
         Self::push(
             steps,
             Trigger::Then,
@@ -5358,6 +5471,17 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     /// on its nearer flank).
     fn close_up(&mut self, steps: &mut Vec<Step>) -> PResult<()> {
         self.pos += 2;
+        // "close up behind the 21st NC": to its station behind it.
+        if self.at_word("behind") {
+            self.pos += 1;
+            let (id, name) = self.own_unit_for("close up behind")?;
+            let p = self.station_on(id, Station::Behind)?;
+            Self::push(steps, Trigger::Then, Self::move_to(p));
+            self.note(format!(
+                "'close up behind {name}' read as: advance to its station 2\" behind it"
+            ));
+            return Ok(());
+        }
         if self.eat_any(&["on", "to", "with", "upon"]).is_some() {
             let (id, name) = self.own_unit_for("close up on")?;
             let (p, side) = self.nearer_flank_of(id)?;
@@ -5467,9 +5591,23 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         };
         self.eat_any(&["line", "position"]);
         let written = self.written(start, self.last_end());
+        // "hold the edge of the north woods facing S": faced that way there.
+        let facing = if self.at_word("facing") {
+            self.optional_facing()?
+        } else {
+            None
+        };
+        if let Some(d) = &facing {
+            self.track_facing(d);
+        }
         if p.distance(self.at) > 0.5 {
             Self::push(steps, Trigger::Then, Self::move_to(p));
-            Self::push(steps, Trigger::OnArrival, Action::Hold);
+            if let Some(d) = facing {
+                Self::push(steps, Trigger::OnArrival, Action::Face(d));
+                Self::push(steps, Trigger::Then, Action::Hold);
+            } else {
+                Self::push(steps, Trigger::OnArrival, Action::Hold);
+            }
             // The reading says "on arrival hold"; the note says only where
             // the place was read, so the hold is not said twice.
             let verb_at = self
@@ -5487,6 +5625,9 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 self.note(format!("'{said}' read as: advance to {}", show_pos(p)));
             }
         } else {
+            if let Some(d) = facing {
+                Self::push(steps, Trigger::Then, Action::Face(d));
+            }
             Self::push(steps, Trigger::Then, Action::Hold);
         }
         Ok(true)
@@ -5913,6 +6054,12 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         if self.at_punct('(') {
             return self.coordinates();
         }
+        // "1 o'clock, 200 yds": a clock hour, not a distance.
+        if self.bearing_at(0).is_some()
+            && let Some(p) = self.compass_first_offset(from)?
+        {
+            return Ok(p);
+        }
         if self.at_number() {
             if self.toks.get(self.pos + 1).is_some_and(|t| t.is_punct(','))
                 && matches!(
@@ -6242,6 +6389,39 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             return place;
         };
         let lines = &self.ctx.state.terrain.lines;
+        // "double quick forward to the fence": a unit advancing on a fence
+        // its own line of advance meets goes to where it meets it, not
+        // sideways to the landmark's spot (b11-67). Elsewhere the spot.
+        if self.unit.is_some() && !self.retreating {
+            for l in lines {
+                if !matches!(l.kind, crate::rules::iron_brigade::kinds::LineKind::Fence)
+                    || super::context::nearest_on_path(&l.path, false, p).distance(p) > 0.5
+                {
+                    continue;
+                }
+                let Some(q) = ray_meets_path(from, self.facing, &l.path) else {
+                    continue;
+                };
+                if q.distance(p) < 0.05 {
+                    break;
+                }
+                let name = l.name.clone();
+                let written = words
+                    .iter()
+                    .filter(|w| w.as_str() != "the")
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                self.place_note(
+                    at,
+                    format!(
+                        "'{written}' read as where the unit's line of advance meets {name}, {}",
+                        show_pos(q)
+                    ),
+                );
+                return PlaceRef::Point(q);
+            }
+        }
         for (i, l) in lines.iter().enumerate() {
             // Fences keep their landmark's spot; roads and railroads are
             // reached at their nearest point.
@@ -6358,6 +6538,16 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             if hits.iter().any(|c| matches!(c.target, PlaceRef::Unit(_))) {
                 return None;
             }
+            // "the farm": the places whose name ends in a farm (the Brawner
+            // farm, the Douglass farm), not the Brawner farm lane the unit
+            // stands on nor its buildings, when there are such.
+            let head = words.last().map(|w| w.trim_end_matches('s').to_string());
+            let headed: Vec<&Candidate<PlaceRef>> = hits
+                .iter()
+                .copied()
+                .filter(|c| c.words.last().map(|w| w.trim_end_matches('s')) == head.as_deref())
+                .collect();
+            let hits = if headed.is_empty() { hits } else { headed };
             let mut seen: Vec<(PlaceRef, String, Pos)> = Vec::new();
             for c in &hits {
                 let key = self.place_key(c.target);
@@ -6673,8 +6863,61 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 .is_none_or(|c| c.is_whitespace() || c == '(' || c == ',')
     }
 
-    /// Whether a compass point and a distance start here ("NE 200 yds").
+    /// A bearing or a clock hour `k` tokens ahead, as umpires write them:
+    /// "brg 200" (also "bearing", "bg"; degrees clockwise from north) or
+    /// "1 o'clock" (hours clockwise from the unit's own front, 12 straight
+    /// ahead, as a soldier uses them). The tokens it takes and its
+    /// direction in degrees. The receipt gives the place it leads to.
+    fn bearing_at(&self, k: usize) -> Option<(usize, f64)> {
+        let num = |i: usize| match self.toks.get(self.pos + i).map(|t| &t.tok) {
+            Some(Tok::Number(n)) => Some(*n),
+            _ => None,
+        };
+        if self.at_any(k, &["brg", "bearing", "bg", "brng", "bearings"]) {
+            let n = num(k + 1)?;
+            if !(0.0..=360.0).contains(&n) {
+                return None;
+            }
+            let mut used = 2;
+            if self.at_any(k + 2, &["degrees", "degree", "deg", "degs"])
+                || self
+                    .toks
+                    .get(self.pos + k + 2)
+                    .is_some_and(|t| t.is_punct('\u{b0}'))
+            {
+                used += 1;
+            }
+            return Some((used, normalize_deg(n)));
+        }
+        let h = num(k)?;
+        if h.fract() != 0.0 || !(1.0..=12.0).contains(&h) {
+            return None;
+        }
+        let used = if self.at_any(k + 1, &["o'clock", "oclock"]) {
+            2
+        } else if self.at_word_k(k + 1, "o") && self.at_word_k(k + 2, "clock") {
+            3
+        } else {
+            return None;
+        };
+        Some((used, normalize_deg(self.facing + 30.0 * h)))
+    }
+
+    /// Whether a compass point and a distance start here ("NE 200 yds"),
+    /// or a bearing or clock hour and a distance ("brg 190, 6 in",
+    /// "towards 1 o'clock, 200 yds").
     fn at_compass_distance(&self) -> bool {
+        let lead = usize::from(self.at_any(0, &["the", "towards", "toward"]));
+        if let Some((n, _)) = self.bearing_at(lead) {
+            let mut k = lead + n;
+            if self.toks.get(self.pos + k).is_some_and(|t| t.is_punct(',')) {
+                k += 1;
+            }
+            return matches!(
+                self.toks.get(self.pos + k).map(|t| &t.tok),
+                Some(Tok::Number(_))
+            );
+        }
         // "to the north-east some four hundred paces".
         let mut k = usize::from(self.at_word("the"));
         while k < 3 && self.word_at(k).and_then(compass_letters).is_some() {
@@ -6694,11 +6937,20 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             return Ok(None);
         }
         let save = self.pos;
-        self.eat_word("the");
+        self.eat_any(&["the", "towards", "toward"]);
         let Some(bearing) = self.compass() else {
             self.pos = save;
             return Ok(None);
         };
+        // "brg 190, 6 in": the umpire's comma between way and distance.
+        if self.at_punct(',')
+            && matches!(
+                self.toks.get(self.pos + 1).map(|t| &t.tok),
+                Some(Tok::Number(_))
+            )
+        {
+            self.pos += 1;
+        }
         if !self.at_number() {
             self.pos = save;
             return Ok(None);
@@ -7182,7 +7434,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     /// every place whose name has `stem` as a word, with where it is.
     fn places_like(&self, stem: &str, from: Pos) -> Vec<(PlaceRef, String, Pos)> {
         // (the thing, the place as named, its name, where).
-        let mut out: Vec<(PlaceRef, PlaceRef, String, Pos)> = Vec::new();
+        let mut out: Vec<(PlaceRef, PlaceRef, String, Pos, bool)> = Vec::new();
         for c in self.ctx.places() {
             if matches!(c.target, PlaceRef::Unit(_)) {
                 continue;
@@ -7191,13 +7443,23 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 continue;
             }
             let key = self.place_key(c.target);
-            if out.iter().any(|(k, _, _, _)| *k == key) {
+            if out.iter().any(|o| o.0 == key) {
                 continue;
             }
             let p = self.ctx.locate(c.target, from, false);
-            out.push((key, c.target, c.display.clone(), p));
+            let headed = c
+                .words
+                .last()
+                .is_some_and(|w| w.trim_end_matches('s') == stem);
+            out.push((key, c.target, c.display.clone(), p, headed));
         }
-        out.into_iter().map(|(_, t, n, p)| (t, n, p)).collect()
+        // "the farm": the places whose name ends in the word (the Brawner
+        // farm, the Douglass farm), not the Brawner farm lane, when any do.
+        let any_headed = out.iter().any(|o| o.4);
+        out.into_iter()
+            .filter(|o| o.4 || !any_headed)
+            .map(|(_, t, n, p, _)| (t, n, p))
+            .collect()
     }
 
     /// A place as the thing it names: a landmark in an area is the area.
@@ -7553,6 +7815,30 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 // "Lawton to 60th Ga, rally same": an officer "to" a place
                 // rides there.
                 _ if self.at_word("to") || self.at_word("toward") => {}
+                // "Trimble -> 21st Ga": the arrow is 'ride to'.
+                _ if first && (self.at_punct('>') || self.at_punct('\u{2192}')) => {
+                    self.pos += 1;
+                    self.note("'->' read as: ride to");
+                }
+                // "ride to 26th ga, rally them, theyre shaken": why he goes,
+                // kept as colour and said so.
+                _ if !first
+                    && self.at_any(
+                        0,
+                        &[
+                            "theyre", "they're", "they", "its", "it's", "he's", "hes", "men",
+                            "boys", "too", "badly", "much", "shaken", "wavering", "hard",
+                        ],
+                    ) =>
+                {
+                    let start = self.here();
+                    while !self.at_end() && !self.at_separator() {
+                        self.pos += 1;
+                    }
+                    let end = self.last_end();
+                    self.note_colour(start, end);
+                    continue;
+                }
                 _ => {
                     let example = self
                         .ctx
@@ -7854,8 +8140,35 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     fn officer_move_end(&mut self) -> PResult<()> {
         self.skip_tail();
         while self.colour() {}
+        // "Gibbon to 30,20 behind 2nd Wis": where the place is, said by
+        // the unit beside it; kept as colour, the place given stands.
+        if self.at_relative() {
+            let start = self.here();
+            while !self.at_end() && !self.at_separator() {
+                self.pos += 1;
+            }
+            let end = self.last_end();
+            self.note_colour(start, end);
+        }
         if !(self.at_end() || self.at_separator()) {
-            return Err(self.expected("';', 'then' or the end of the order"));
+            let start = self.here();
+            let mut k = self.pos;
+            let mut end = start;
+            while let Some(t) = self.toks.get(k) {
+                if matches!(t.tok, Tok::Punct(';' | '.' | ',' | '!')) {
+                    break;
+                }
+                end = t.end;
+                k += 1;
+            }
+            let rest = self.written(start, end);
+            let example = self
+                .ctx
+                .example_place()
+                .unwrap_or_else(|| "(34, 12)".to_string());
+            return Err(self.err(format!(
+                "'{rest}' after the officer's move is not understood, so the move is not taken; an officer only rides (officers move without orders): end his move there, as in 'ride to {example}', and give a unit its order on a line of its own"
+            )));
         }
         Ok(())
     }
@@ -7930,6 +8243,30 @@ struct EdgeChoice {
     from: Pos,
     at: usize,
     name: String,
+}
+
+/// Where a ray from `from` toward `bearing` (degrees clockwise from north)
+/// first meets a polyline, if it does.
+fn ray_meets_path(from: Pos, bearing: f64, path: &[Pos]) -> Option<Pos> {
+    let (dx, dy) = geometry::facing_vector(bearing);
+    let mut best: Option<(f64, Pos)> = None;
+    for w in path.windows(2) {
+        let (Some(a), Some(b)) = (w.first(), w.get(1)) else {
+            continue;
+        };
+        let (ex, ey) = (b.x - a.x, b.y - a.y);
+        let den = dx * ey - dy * ex;
+        if den.abs() < 1e-9 {
+            continue;
+        }
+        let (ax, ay) = (a.x - from.x, a.y - from.y);
+        let t = (ax * ey - ay * ex) / den;
+        let u = (ax * dy - ay * dx) / den;
+        if t >= 0.0 && (0.0..=1.0).contains(&u) && best.is_none_or(|(bt, _)| t < bt) {
+            best = Some((t, Pos::new(from.x + dx * t, from.y + dy * t)));
+        }
+    }
+    best.map(|(_, p)| p)
 }
 
 /// "(34, 12)".
