@@ -20,7 +20,7 @@
 mod orders_support;
 
 use adjutant::identity::{EnemyNames, IdentityPolicy};
-use adjutant::orders::{ParseContext, normalise, parse_mail, receipt_notes};
+use adjutant::orders::{DispatchTo, ParseContext, normalise, parse_mail, receipt_notes};
 use adjutant::rules::iron_brigade::state::{SideId, UnitId};
 use orders_support::{Game, game};
 use std::collections::{BTreeMap, BTreeSet};
@@ -237,7 +237,20 @@ fn measure(path: &str, floor: Option<f64>) -> Result<(), String> {
             .iter()
             .flat_map(|i| receipt_notes(i, &ctx))
             .collect();
-        let everything = format!("{readings:?} {receipt:?} {errors:?} {parsed:?}");
+        // Dispatches as the receipt names them ("Dispatch to Taliaferro").
+        let dispatched: Vec<String> = parsed
+            .dispatches
+            .iter()
+            .map(|d| match &d.to {
+                DispatchTo::Officer(o) => g
+                    .state
+                    .officer(*o)
+                    .map(|x| format!("dispatch to {}", x.name))
+                    .unwrap_or_default(),
+                DispatchTo::Name(n) => format!("dispatch to {n}"),
+            })
+            .collect();
+        let everything = format!("{readings:?} {receipt:?} {errors:?} {dispatched:?} {parsed:?}");
 
         // Fog: no hidden real name the player did not write himself.
         for (side, name) in &all_enemy_names {

@@ -964,6 +964,11 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             return Ok((true, Vec::new()));
         }
         let follows = self.follow_prefix();
+        // "26th ga n 60th ga both dq 200 yds S": 'both', 'each', 'all'
+        // after the names of the units the order is for.
+        if self.at_any(0, &["both", "each", "all"]) && self.word_at(1).is_some_and(is_verb_word) {
+            self.pos += 1;
+        }
         let mut steps: Vec<Step> = Vec::new();
         let mut trigger = Trigger::Then;
         loop {
