@@ -222,6 +222,11 @@ struct EnemyDescription {
 /// Colour after a complete order, kept as colour and shown as such in the
 /// receipt: it does not change what the unit does.
 const COLOUR: &[&[&str]] = &[
+    // "fire C next turn": the steps before it take the turn.
+    &["next", "turn"],
+    &["as", "support"],
+    &["as", "a", "support"],
+    &["as", "supports"],
     &["on", "the", "colours"],
     &["on", "the", "colors"],
     &["on", "the", "colour"],
@@ -1199,16 +1204,17 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         if !steps.is_empty() && (self.aside() || self.colour_sentence()) {
             return Ok(());
         }
-        // "advance 12 inches SW, keep in column": the move's formation.
+        // "advance 12 inches SW, keep in column", "keep line": the move's
+        // formation.
         if matches!(steps.last().map(|s| &s.action), Some(Action::Move(_)))
             && self.at_any(
                 0,
                 &["keep", "keeping", "stay", "staying", "remain", "remaining"],
             )
-            && self.at_word_k(1, "in")
+            && (self.at_word_k(1, "in") || self.formation_word_at(1))
         {
             let save = self.pos;
-            self.pos += 2;
+            self.pos += if self.at_word_k(1, "in") { 2 } else { 1 };
             if self.trailing_formation(steps)? {
                 return Ok(());
             }
@@ -1222,6 +1228,25 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         }
         if !steps.is_empty() && self.colour() {
             // "hold, at all costs".
+            return Ok(());
+        }
+        // "pull back 100 yds N, too hot there", "theyre shaken": why,
+        // kept as colour and said so.
+        if !steps.is_empty()
+            && self.at_any(
+                0,
+                &[
+                    "too", "theyre", "they're", "its", "it's", "getting", "taking",
+                ],
+            )
+            && !self.word_at(1).is_some_and(is_verb_word)
+        {
+            let start = self.here();
+            while !self.at_end() && !self.at_separator() {
+                self.pos += 1;
+            }
+            let end = self.last_end();
+            self.note_colour(start, end);
             return Ok(());
         }
 
@@ -2181,6 +2206,32 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     /// One modifier of a move; `false` when the next words are not one.
     fn move_modifier(&mut self, m: &mut MoveBuild) -> PResult<bool> {
         let from = self.at;
+        // "150 yds N (28,18)": the umpire's coordinates for the place just
+        // given are the place; the receipt says so when they differ.
+        if self.at_punct('(')
+            && !m.dests.is_empty()
+            && matches!(
+                self.toks.get(self.pos + 1).map(|t| &t.tok),
+                Some(Tok::Number(_))
+            )
+        {
+            let save = self.pos;
+            if let Ok(p) = self.coordinates() {
+                if let Some(last) = m.dests.last_mut() {
+                    let was = *last;
+                    *last = p;
+                    if was.distance(p) > 0.5 {
+                        self.note(format!(
+                            "the place written as {} taken; the words before it give {}",
+                            show_pos(p),
+                            show_pos(was)
+                        ));
+                    }
+                }
+                return Ok(true);
+            }
+            self.pos = save;
+        }
         // "at once", "at all costs": colour, not a place.
         if self.at_any(
             0,
@@ -2337,12 +2388,23 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             {
                 self.pos += 1;
                 let roads = self.ctx.roads();
-                if matches!(self.name(&roads), Lookup::Found(_)) && self.at_number() {
-                    let d = self.distance()?;
-                    let (dx, dy) = geometry::facing_vector(b);
-                    m.dests.push(Pos::new(from.x + dx * d, from.y + dy * d));
-                    m.by_road = true;
-                    return Ok(true);
+                if matches!(self.name(&roads), Lookup::Found(_)) {
+                    if self.at_number() {
+                        let d = self.distance()?;
+                        let (dx, dy) = geometry::facing_vector(b);
+                        m.dests.push(Pos::new(from.x + dx * d, from.y + dy * d));
+                        m.by_road = true;
+                        return Ok(true);
+                    }
+                    // "move east on the pike to the farm lane".
+                    if self.at_any(0, &["to", "as", "till", "until"]) {
+                        self.eat_words(&["as", "far", "as"]);
+                        self.eat_any(&["to", "till", "until"]);
+                        let p = self.place(from, false)?;
+                        m.dests.push(p);
+                        m.by_road = true;
+                        return Ok(true);
+                    }
                 }
             }
             self.pos = save;
@@ -6056,6 +6118,17 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     /// `quiet` is for look-ahead: the caller discards the error.
     pub fn place(&mut self, from: Pos, quiet: bool) -> PResult<Pos> {
         let _ = quiet;
+        // "advance to the Douglass house and occupy it": the place just
+        // named.
+        if self.at_any(0, &["it", "them"])
+            && self.toks.get(self.pos + 1).is_none_or(|t| {
+                !matches!(t.tok, Tok::Word(_)) || t.is_word("and") || t.is_word("then")
+            })
+            && let Some(last) = self.last_place
+        {
+            self.pos += 1;
+            return Ok(self.ctx.locate(last, from, false));
+        }
         if self.at_punct('(') {
             return self.coordinates();
         }
@@ -7820,6 +7893,33 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 // "Lawton to 60th Ga, rally same": an officer "to" a place
                 // rides there.
                 _ if self.at_word("to") || self.at_word("toward") => {}
+                // "Gibbon to 30,20. No change of orders otherwise.": the
+                // units keep theirs.
+                _ if !first && self.keeps_previous() => {
+                    self.note("'no change of orders' read as: no other order is changed");
+                    continue;
+                }
+                // "Trimble -> 21st Ga, attach": attach himself to it, ride
+                // with it (APSoF IV.D).
+                _ if !first
+                    && self.at_any(0, &["attach", "attaches"])
+                    && matches!(self.last_place, Some(PlaceRef::Unit(_))) =>
+                {
+                    self.pos += 1;
+                    self.eat_any(&["himself", "yourself", "self"]);
+                    if let Some(PlaceRef::Unit(id)) = self.last_place {
+                        if waypoints.last().is_some_and(|last| {
+                            self.ctx
+                                .state
+                                .unit(id)
+                                .is_some_and(|u| last.distance(u.position) < 0.01)
+                        }) {
+                            waypoints.pop();
+                        }
+                        with_unit = Some(id);
+                    }
+                    continue;
+                }
                 // "Trimble -> 21st Ga": the arrow is 'ride to'.
                 _ if first && (self.at_punct('>') || self.at_punct('\u{2192}')) => {
                     self.pos += 1;
@@ -7863,6 +7963,11 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             {
                 self.pos += 1;
             }
+            // "go in with them", "go forward with it".
+            if self.at_any(0, &["in", "forward", "up", "on", "along"]) && self.at_word_k(1, "with")
+            {
+                self.pos += 1;
+            }
             if self.at_word("with")
                 || self.at_word("alongside")
                 || self.at_words(&["along", "with"])
@@ -7872,7 +7977,15 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 // now.
                 self.eat_word("along");
                 self.pos += 1;
-                with_unit = Some(self.accompanied_unit()?);
+                let id = self.accompanied_unit()?;
+                // "ride over to the 15th ala n go in with them": riding
+                // to it is riding with it.
+                if let (Some(last), Some(u)) = (waypoints.last(), self.ctx.state.unit(id))
+                    && last.distance(u.position) < 0.01
+                {
+                    waypoints.pop();
+                }
+                with_unit = Some(id);
                 while self.gait_words()
                     || self.eat_words(&["at", "the", "gallop"])
                     || self.eat_words(&["at", "a", "gallop"])
@@ -7955,10 +8068,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 }
             }
             waypoints.extend(m.waypoints());
-            self.skip_tail();
-            if !(self.at_end() || self.at_separator()) {
-                return Err(self.expected("';', 'then' or the end of the order"));
-            }
+            self.officer_move_end()?;
         }
         if with_unit.is_some() && !waypoints.is_empty() {
             return Err(self.err(
