@@ -1388,6 +1388,19 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         {
             return self.throw_out_skirmishers(steps);
         }
+        // "skirmishers into the orchard", "skirmishers out front": the
+        // verb left out; skirmishers go out (and the rules want their
+        // number, APSoF VII.E).
+        if matches!(raw, "skirmishers" | "skirmisher")
+            && self.at_any(
+                1,
+                &[
+                    "out", "into", "to", "forward", "ahead", "in", "front", "towards",
+                ],
+            )
+        {
+            return self.throw_out_skirmishers(steps);
+        }
         // "change front to the north": a change of facing.
         if raw == "change" && self.at_any(1, &["front", "face", "facing", "direction"]) {
             self.pos += 2;
@@ -5289,6 +5302,21 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         let _ = self.eat_words(&["the", "movements", "of"])
             || self.eat_words(&["the", "movement", "of"])
             || self.eat_words(&["the", "moves", "of"]);
+        // "15th Ala: follow in column": which unit is not said.
+        if self.at_end() || self.at_separator() || self.formation_words_ahead() {
+            let example = self
+                .ctx
+                .own_units()
+                .iter()
+                .find(|c| Some(c.target) != self.unit.map(|u| u.id) && self.ctx.commands(c.target))
+                .map(|c| c.display.clone())
+                .unwrap_or_else(|| "the 2nd Wisconsin".to_string());
+            return Err(self.err(format!(
+                "say which of your units to {}, as in '{} {example} in column'",
+                if conform { "conform to" } else { "follow" },
+                if conform { "conform to" } else { "follow" }
+            )));
+        }
         let (id, name) = self.own_unit_for(if conform { "conform to" } else { "follow" })?;
         self.eat_any(&["movements", "movement", "moves", "lead"]);
         // "follow the 7th in column": the formation first.
@@ -5505,6 +5533,11 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     }
 
     /// Whether the word `k` ahead names a formation ("line", "column").
+    /// "in column", "in line" here.
+    fn formation_words_ahead(&self) -> bool {
+        self.at_word("in") && self.formation_word_at(1)
+    }
+
     fn formation_word_at(&self, k: usize) -> bool {
         self.at_any(
             k,
