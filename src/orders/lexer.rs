@@ -205,7 +205,8 @@ fn phone_words(mut toks: Vec<Token>, text: &str) -> Vec<Token> {
     ];
     const NOT_AFTER_AND: &[&str] = &[
         "of", "side", "edge", "end", "then", "and", "to", "bank", "flank", "face", "facing", "by",
-        "e", "w", "s", "ne", "nw", "se", "sw",
+        "e", "w", "s", "ne", "nw", "se", "sw", "along", "past", "through", "across", "toward",
+        "towards", "into", "via", "over", "until", "till", "as",
     ];
     for k in 0..toks.len() {
         let word = toks.get(k).and_then(Token::word).map(str::to_string);
