@@ -20,7 +20,7 @@
 mod orders_support;
 
 use adjutant::identity::{EnemyNames, IdentityPolicy};
-use adjutant::orders::{ParseContext, normalise, parse_mail, receipt_notes};
+use adjutant::orders::{DispatchTo, ParseContext, normalise, parse_mail, receipt_notes};
 use adjutant::rules::iron_brigade::state::{SideId, UnitId};
 use orders_support::{Game, game};
 use std::collections::{BTreeMap, BTreeSet};
@@ -63,6 +63,9 @@ const CORPUS: &[(&str, f64)] = &[
     ("orders-brawners-farm.txt", MIN_PERCENT),
     ("orders-brawners-farm-round10.txt", 87.5),
     ("orders-brawners-farm-round11-own.txt", 100.0),
+    // Session 10 (terse15): phone, umpire shorthand and bullet lists,
+    // written before the language grew for them (first sight 6 of 30).
+    ("orders-brawners-farm-round12-terse.txt", 96.0),
 ];
 
 /// The corpus files, or another of the same format named by
@@ -234,7 +237,20 @@ fn measure(path: &str, floor: Option<f64>) -> Result<(), String> {
             .iter()
             .flat_map(|i| receipt_notes(i, &ctx))
             .collect();
-        let everything = format!("{readings:?} {receipt:?} {errors:?} {parsed:?}");
+        // Dispatches as the receipt names them ("Dispatch to Taliaferro").
+        let dispatched: Vec<String> = parsed
+            .dispatches
+            .iter()
+            .map(|d| match &d.to {
+                DispatchTo::Officer(o) => g
+                    .state
+                    .officer(*o)
+                    .map(|x| format!("dispatch to {}", x.name))
+                    .unwrap_or_default(),
+                DispatchTo::Name(n) => format!("dispatch to {n}"),
+            })
+            .collect();
+        let everything = format!("{readings:?} {receipt:?} {errors:?} {dispatched:?} {parsed:?}");
 
         // Fog: no hidden real name the player did not write himself.
         for (side, name) in &all_enemy_names {

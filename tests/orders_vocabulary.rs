@@ -662,7 +662,8 @@ fn a_corpus_of_player_orders_is_understood_as_meant() {
         (
             &c,
             "4th Virginia: hold the fence line",
-            "4th Virginia: advance to the Brawner fence (22, 27.5); on arrival hold",
+            // Its line of advance meets the fence 1" ahead (b11-67).
+            "4th Virginia: advance to (20, 27.4); on arrival hold — 'hold the fence line' read as: advance there, then hold",
         ),
         (
             &c,

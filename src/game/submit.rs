@@ -457,6 +457,11 @@ fn record(
     for item in &parsed.items {
         let understood = orders::normalise(item, pctx);
         let line = match item {
+            Item::Unit { steps, .. } if steps.is_empty() => {
+                // "no change", "as before": nothing to book; the unit
+                // keeps the orders it has.
+                Ok(understood)
+            }
             Item::Unit {
                 unit,
                 issued_by,

@@ -183,7 +183,70 @@ pub fn lex(text: &str, from: usize, to: usize) -> Vec<Token> {
         });
         i += 1;
     }
-    number_words(out)
+    number_words(phone_words(out, text))
+}
+
+/// Phone shorthand that needs its neighbours to be read (#15, round 12):
+/// a lower-case "n" between two words is "and" ("halt n fire", "26th ga n
+/// 60th ga"), unless it is the compass point (after a distance or "face",
+/// "facing", "to", "due", "towards", before a number or a full stop);
+/// "thro" is "throw" before "out" or "forward" ("thro out skirmishers")
+/// and "through" elsewhere, as "thru" is. The receipt reads the order
+/// back in full words, so the reading is plain.
+fn phone_words(mut toks: Vec<Token>, text: &str) -> Vec<Token> {
+    const NOT_BEFORE_AND: &[&str] = &[
+        "yards", "yard", "yds", "yd", "paces", "pace", "steps", "rods", "inches", "inch", "in",
+        "ins", "feet", "ft", "face", "facing", "faces", "to", "due", "toward", "towards", "the",
+        "and", "then",
+    ];
+    const LENGTH_WORDS: &[&str] = &[
+        "yards", "yard", "yds", "yd", "paces", "pace", "steps", "rods", "inches", "inch", "in",
+        "ins", "feet", "ft",
+    ];
+    const NOT_AFTER_AND: &[&str] = &[
+        "of", "side", "edge", "end", "then", "and", "to", "bank", "flank", "face", "facing", "by",
+        "e", "w", "s", "ne", "nw", "se", "sw", "along", "past", "through", "across", "toward",
+        "towards", "into", "via", "over", "until", "till", "as",
+    ];
+    for k in 0..toks.len() {
+        let word = toks.get(k).and_then(Token::word).map(str::to_string);
+        let next = toks.get(k + 1).and_then(Token::word).map(str::to_string);
+        let new = match word.as_deref() {
+            Some("n") => {
+                let lower = toks
+                    .get(k)
+                    .and_then(|t| text.get(t.start..t.end))
+                    .is_some_and(|w| w == "n");
+                // "100 yds n halt": after a distance only before a verb.
+                let prev = k.checked_sub(1).and_then(|j| toks.get(j));
+                let prev_ok = prev.and_then(Token::word).is_some_and(|w| {
+                    !NOT_BEFORE_AND.contains(&w)
+                        || (LENGTH_WORDS.contains(&w)
+                            && next.as_deref().is_some_and(super::parser::is_verb_word))
+                });
+                let next_ok = next
+                    .as_deref()
+                    .is_some_and(|w| w.len() >= 2 && !NOT_AFTER_AND.contains(&w));
+                (lower && prev_ok && next_ok).then_some("and")
+            }
+            Some("thro") => Some(
+                if matches!(
+                    next.as_deref(),
+                    Some("out" | "forward" | "forwards" | "fwd")
+                ) {
+                    "throw"
+                } else {
+                    "through"
+                },
+            ),
+            Some("thru") => Some("through"),
+            _ => None,
+        };
+        if let (Some(w), Some(t)) = (new, toks.get_mut(k)) {
+            t.tok = Tok::Word(w.to_string());
+        }
+    }
+    toks
 }
 
 /// Shorthand and the commonest slips of the keyboard in the words orders
@@ -201,6 +264,7 @@ fn shorthand(w: &str) -> Option<&'static str> {
         "yr" | "yor" | "ur" => "your",
         "thier" | "ther" => "their",
         "hse" => "house",
+        "frnt" | "fnt" | "frt" => "front",
         "frm" => "from",
         "rigth" | "rihgt" | "rght" | "rgt." => "right",
         "lfet" | "lft" => "left",

@@ -160,7 +160,7 @@ pub fn parse_mail(text: &str, ctx: &ParseContext) -> ParsedMail {
                 .push((line_col(text, ls).0, trimmed.to_string()));
             break;
         }
-        if trimmed.starts_with('>') {
+        if trimmed.starts_with('>') || reply_attribution(trimmed) {
             r.flush();
             continue;
         }
@@ -222,7 +222,13 @@ pub fn parse_mail(text: &str, ctx: &ParseContext) -> ParsedMail {
                 prev.ends_with(['.', '!']) || !prev.ends_with([',', ';', ':', '-', '&'])
             })
         });
+        // "Artillery", "Staff", "Right wing" on a line of its own between
+        // bulleted orders: the writer's heading, never the end of the
+        // order above it.
+        let arm_heading =
+            !bulleted && trimmed.starts_with(|c: char| c.is_uppercase()) && is_heading(&toks);
         let has_head = head_colon(&toks).is_some()
+            || arm_heading
             || (!bulleted
                 && (first_person(ctx, &toks).is_some()
                     || opens_unit_sentence(ctx, &toks)
@@ -238,6 +244,27 @@ pub fn parse_mail(text: &str, ctx: &ParseContext) -> ParsedMail {
     }
     r.flush();
     r.out
+}
+
+/// A mail program's line over the quoted mail of a reply: "On Tue, 24
+/// Nov 2026 at 19:40, Adjutant <adjutant@example.test> wrote:", "Am ...
+/// schrieb ...:", "Le ... a écrit :". Skipped like the quoted lines.
+fn reply_attribution(line: &str) -> bool {
+    let lower = line.to_lowercase();
+    let opens = ["on ", "am ", "le ", "el ", "op "]
+        .iter()
+        .any(|p| lower.starts_with(p));
+    let closes = [
+        "wrote:",
+        "schrieb:",
+        "a écrit :",
+        "a écrit:",
+        "escribió:",
+        "schreef:",
+    ]
+    .iter()
+    .any(|c| lower.trim_end().ends_with(c));
+    opens && closes && line.len() <= 200
 }
 
 /// Index of the colon ending a paragraph head, if the line has one early.
@@ -1874,6 +1901,8 @@ fn is_heading(toks: &[Token]) -> bool {
         "batteries",
         "guns",
         "skirmishers",
+        "staff",
+        "officers",
         "for",
         "p",
         "m",
@@ -1894,7 +1923,9 @@ fn is_heading(toks: &[Token]) -> bool {
     // "Gibbon turn 4", "Doubleday - turn 4 moves": a name over the turn.
     let turn_n = toks
         .windows(2)
-        .any(|w| w[0].is_word("turn") && matches!(w[1].tok, Tok::Number(_)));
+        .any(|w| w[0].is_word("turn") && matches!(w[1].tok, Tok::Number(_)))
+        // "GIBBON t6": a name over the turn, nothing else.
+        || (words.len() <= 3 && words.iter().any(|w| turn_short(w)));
     if turn_n && !verb && words.len() <= 6 {
         return true;
     }
@@ -1909,6 +1940,12 @@ fn is_heading(toks: &[Token]) -> bool {
         && words
             .iter()
             .any(|w| HEADING.contains(w) && !matches!(*w, "the" | "of" | "and" | "for" | "a"))
+}
+
+/// "t6", "T3": a turn, as a phone writes it ("GIBBON t6").
+fn turn_short(w: &str) -> bool {
+    w.strip_prefix('t')
+        .is_some_and(|n| !n.is_empty() && n.len() <= 3 && n.chars().all(|c| c.is_ascii_digit()))
 }
 
 fn is_title_words(toks: &[Token]) -> bool {
@@ -2065,6 +2102,21 @@ fn sentences(
             cuts.push((k, k + 2));
             continue;
         }
+        // "56th pa fall back 100 yds and rally, doubleday go w/ them": a
+        // comma before another of his units or officers and its verb.
+        // Not after a condition ("Should the enemy's guns open upon us,
+        // the 56th Pennsylvania will ..."): that is refused whole.
+        let sentence_start = cuts.last().map(|&(_, n)| n).unwrap_or(0);
+        if t.is_punct(',')
+            && toks
+                .get(sentence_start..=k)
+                .is_none_or(|s| condition_first(s).is_none())
+            && let Some(rest) = toks.get(k + 1..)
+            && headless(ctx, rest, &cands).is_some()
+        {
+            cuts.push((k, k + 1));
+            continue;
+        }
         let stop = t.is_punct('.') || t.is_punct(';');
         let line_break = !stop
             && toks
@@ -2099,7 +2151,7 @@ fn sentences(
     if cuts.is_empty() {
         return None;
     }
-    let mut items = Vec::new();
+    let mut items: Vec<Item> = Vec::new();
     let mut errs = Vec::new();
     let mut from = 0;
     for (end, next) in cuts
@@ -2112,6 +2164,21 @@ fn sentences(
         if part.is_empty() {
             continue;
         }
+        // "..., doubleday go w/ them": 'them' is the unit of the sentence
+        // before; its name stands in for the pronoun, so the receipt says
+        // which unit he goes with.
+        let last_unit = items.iter().rev().find_map(|i| match i {
+            Item::Unit { unit, .. } => Some(*unit),
+            Item::Officer { .. } => None,
+        });
+        let named;
+        let part = match last_unit.and_then(|u| ctx.state.unit(u)) {
+            Some(u) => {
+                named = with_antecedent(part, &u.name);
+                named.as_slice()
+            }
+            None => part,
+        };
         // Each sentence its own span, so that what the receipt notes of
         // one (a place chosen, a route) is not repeated under the others.
         let (s, e) = match (part.first(), part.last()) {
@@ -2184,6 +2251,33 @@ fn pleasantry(toks: &[Token]) -> bool {
             .iter()
             .all(|t| t.word().is_some() || matches!(t.tok, Tok::Punct(',' | '.' | '!')))
         && words.iter().all(|w| WORDS.contains(w))
+}
+
+/// `part` with "them" or "it" after "with", "w/" or "join" replaced by the
+/// words of `name` (each spanning the pronoun).
+fn with_antecedent(part: &[Token], name: &str) -> Vec<Token> {
+    let mut out: Vec<Token> = Vec::with_capacity(part.len() + 4);
+    for (k, t) in part.iter().enumerate() {
+        let pronoun = matches!(t.word(), Some("them" | "it"))
+            && k.checked_sub(1)
+                .and_then(|j| part.get(j))
+                .is_some_and(|p| matches!(p.word(), Some("with" | "join" | "accompany")));
+        if pronoun {
+            for w in name
+                .split(|c: char| c.is_whitespace() || c == ',')
+                .filter(|w| !w.is_empty())
+            {
+                out.push(Token {
+                    tok: Tok::Word(w.to_lowercase()),
+                    start: t.start,
+                    end: t.end,
+                });
+            }
+        } else {
+            out.push(t.clone());
+        }
+    }
+    out
 }
 
 fn read_paragraph(
@@ -2301,6 +2395,7 @@ fn read_paragraph(
             && headless(ctx, toks, &cands).is_none_or(|(_, rest)| {
                 rest.first().and_then(Token::word).is_some_and(|w| {
                     matches!(norm_word(w).as_str(), "orders" | "order" | "dispositions")
+                        || turn_short(w)
                 })
             }) =>
         {

@@ -222,6 +222,11 @@ struct EnemyDescription {
 /// Colour after a complete order, kept as colour and shown as such in the
 /// receipt: it does not change what the unit does.
 const COLOUR: &[&[&str]] = &[
+    // "fire C next turn": the steps before it take the turn.
+    &["next", "turn"],
+    &["as", "support"],
+    &["as", "a", "support"],
+    &["as", "supports"],
     &["on", "the", "colours"],
     &["on", "the", "colors"],
     &["on", "the", "colour"],
@@ -448,6 +453,8 @@ fn verb_alias(w: &str) -> Option<&'static str> {
         "bear" | "bears" | "repair" | "repairs" => "move",
         "bring" => "move",
         "fir" | "fre" => "fire",
+        // "26th ga dq 200 yds S": double quick.
+        "dq" | "d.q" => "double",
         "hld" | "hol" => "hold",
         // "dislodge the enemy", "drive the rebels": an attack (a charge on
         // an enemy, APSoF VI.D.3; an advance on a place).
@@ -955,7 +962,18 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     /// steps.
     pub fn unit_order(&mut self) -> PResult<(bool, Vec<Step>)> {
         let body_start = self.here();
+        if self.keeps_previous() {
+            // No new order: nothing is booked, the unit carries on with
+            // the orders it has (APSoF I.B.1.i: only a new order replaces
+            // them). An empty order written to follow the present ones.
+            return Ok((true, Vec::new()));
+        }
         let follows = self.follow_prefix();
+        // "26th ga n 60th ga both dq 200 yds S": 'both', 'each', 'all'
+        // after the names of the units the order is for.
+        if self.at_any(0, &["both", "each", "all"]) && self.word_at(1).is_some_and(is_verb_word) {
+            self.pos += 1;
+        }
         let mut steps: Vec<Step> = Vec::new();
         let mut trigger = Trigger::Then;
         loop {
@@ -1052,6 +1070,52 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         Ok((follows, steps))
     }
 
+    /// "no change", "as before", "carry on", "as you were", "unchanged":
+    /// the whole order says the unit keeps the orders it has. Said in the
+    /// receipt ("no new order: keeps its present orders").
+    fn keeps_previous(&mut self) -> bool {
+        const KEEP: &[&[&str]] = &[
+            &["no", "change", "of", "orders"],
+            &["no", "change", "in", "orders"],
+            &["no", "change"],
+            &["no", "changes"],
+            &["no", "new", "orders"],
+            &["no", "new", "order"],
+            &["no", "orders"],
+            &["same", "as", "before"],
+            &["same", "as", "last", "turn"],
+            &["same", "orders"],
+            &["as", "before"],
+            &["as", "you", "were"],
+            &["as", "ordered"],
+            &["as", "last", "turn"],
+            &["carry", "on", "as", "before"],
+            &["carry", "on"],
+            &["continue", "as", "before"],
+            &["continue", "present", "orders"],
+            &["keep", "present", "orders"],
+            &["keep", "current", "orders"],
+            &["unchanged"],
+            &["ditto"],
+        ];
+        let save = self.pos;
+        let Some(k) = KEEP.iter().find(|ws| self.at_words(ws)) else {
+            return false;
+        };
+        self.pos += k.len();
+        self.eat_any(&["otherwise", "please", "pls"]);
+        self.eat_words(&["for", "now"]);
+        self.eat_words(&["this", "turn"]);
+        while self.at_punct('.') || self.at_punct('!') || self.at_punct(',') {
+            self.pos += 1;
+        }
+        if self.at_end() {
+            return true;
+        }
+        self.pos = save;
+        false
+    }
+
     /// "afterwards, ...", "when done, ...", "after your present orders, ...":
     /// the order is to follow the pending ones (APSoF I.B.1.i).
     fn follow_prefix(&mut self) -> bool {
@@ -1140,16 +1204,17 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         if !steps.is_empty() && (self.aside() || self.colour_sentence()) {
             return Ok(());
         }
-        // "advance 12 inches SW, keep in column": the move's formation.
+        // "advance 12 inches SW, keep in column", "keep line": the move's
+        // formation.
         if matches!(steps.last().map(|s| &s.action), Some(Action::Move(_)))
             && self.at_any(
                 0,
                 &["keep", "keeping", "stay", "staying", "remain", "remaining"],
             )
-            && self.at_word_k(1, "in")
+            && (self.at_word_k(1, "in") || self.formation_word_at(1))
         {
             let save = self.pos;
-            self.pos += 2;
+            self.pos += if self.at_word_k(1, "in") { 2 } else { 1 };
             if self.trailing_formation(steps)? {
                 return Ok(());
             }
@@ -1163,6 +1228,25 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         }
         if !steps.is_empty() && self.colour() {
             // "hold, at all costs".
+            return Ok(());
+        }
+        // "pull back 100 yds N, too hot there", "theyre shaken": why,
+        // kept as colour and said so.
+        if !steps.is_empty()
+            && self.at_any(
+                0,
+                &[
+                    "too", "theyre", "they're", "its", "it's", "getting", "taking",
+                ],
+            )
+            && !self.word_at(1).is_some_and(is_verb_word)
+        {
+            let start = self.here();
+            while !self.at_end() && !self.at_separator() {
+                self.pos += 1;
+            }
+            let end = self.last_end();
+            self.note_colour(start, end);
             return Ok(());
         }
 
@@ -1180,7 +1264,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         };
         // "19th Ind 4 in. north": a distance and a way with no verb is a
         // move; the receipt reads it back as 'advance'.
-        if matches!(tok.tok, Tok::Number(_))
+        if (matches!(tok.tok, Tok::Number(_)) || self.at_compass_distance())
             && !steps.iter().any(|s| matches!(s.action, Action::Move(_)))
         {
             let save = self.pos;
@@ -1301,6 +1385,19 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 || (self.at_any(1, &["a", "some", "the", "its", "our", "your"])
                     && self.at_any(2, &["skirmishers", "skirmisher", "company"])
                     && self.skirmishers_ahead()))
+        {
+            return self.throw_out_skirmishers(steps);
+        }
+        // "skirmishers into the orchard", "skirmishers out front": the
+        // verb left out; skirmishers go out (and the rules want their
+        // number, APSoF VII.E).
+        if matches!(raw, "skirmishers" | "skirmisher")
+            && self.at_any(
+                1,
+                &[
+                    "out", "into", "to", "forward", "ahead", "in", "front", "towards",
+                ],
+            )
         {
             return self.throw_out_skirmishers(steps);
         }
@@ -2122,6 +2219,32 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     /// One modifier of a move; `false` when the next words are not one.
     fn move_modifier(&mut self, m: &mut MoveBuild) -> PResult<bool> {
         let from = self.at;
+        // "150 yds N (28,18)": the umpire's coordinates for the place just
+        // given are the place; the receipt says so when they differ.
+        if self.at_punct('(')
+            && !m.dests.is_empty()
+            && matches!(
+                self.toks.get(self.pos + 1).map(|t| &t.tok),
+                Some(Tok::Number(_))
+            )
+        {
+            let save = self.pos;
+            if let Ok(p) = self.coordinates() {
+                if let Some(last) = m.dests.last_mut() {
+                    let was = *last;
+                    *last = p;
+                    if was.distance(p) > 0.5 {
+                        self.note(format!(
+                            "the place written as {} taken; the words before it give {}",
+                            show_pos(p),
+                            show_pos(was)
+                        ));
+                    }
+                }
+                return Ok(true);
+            }
+            self.pos = save;
+        }
         // "at once", "at all costs": colour, not a place.
         if self.at_any(
             0,
@@ -2267,10 +2390,35 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         // the place; the place is the destination.
         if m.dests.is_empty() && m.vias.is_empty() {
             let save = self.pos;
-            if self.compass().is_some()
-                && self.at_any(0, &["to", "toward", "towards", "into", "onto"])
-            {
+            let way = self.compass();
+            if way.is_some() && self.at_any(0, &["to", "toward", "towards", "into", "onto"]) {
                 return Ok(true);
+            }
+            // "move east on the pike 200 yds": the way, by the road, that
+            // far.
+            if let Some(b) = way
+                && self.at_any(0, &["on", "along", "by", "up", "down"])
+            {
+                self.pos += 1;
+                let roads = self.ctx.roads();
+                if matches!(self.name(&roads), Lookup::Found(_)) {
+                    if self.at_number() {
+                        let d = self.distance()?;
+                        let (dx, dy) = geometry::facing_vector(b);
+                        m.dests.push(Pos::new(from.x + dx * d, from.y + dy * d));
+                        m.by_road = true;
+                        return Ok(true);
+                    }
+                    // "move east on the pike to the farm lane".
+                    if self.at_any(0, &["to", "as", "till", "until"]) {
+                        self.eat_words(&["as", "far", "as"]);
+                        self.eat_any(&["to", "till", "until"]);
+                        let p = self.place(from, false)?;
+                        m.dests.push(p);
+                        m.by_road = true;
+                        return Ok(true);
+                    }
+                }
             }
             self.pos = save;
         }
@@ -2316,7 +2464,12 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     /// coordinate, a compass point and a distance ("NE 200 yds"), or a
     /// position relative to a unit or place.
     fn starts_place(&self) -> bool {
-        self.at_number() || self.at_punct('(') || self.at_relative() || self.at_compass_distance()
+        self.at_number()
+            || self.at_punct('(')
+            || self.at_relative()
+            || self.at_compass_distance()
+            // "go between the farm and the orchard": midway.
+            || self.at_word("between")
     }
 
     /// "at the double (quick)", "double quick", "in double time", ...
@@ -3040,8 +3193,13 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         Ok(Direction::Toward(p))
     }
 
-    /// One to three compass words ("north west", "NW", "north-north-east").
+    /// One to three compass words ("north west", "NW", "north-north-east"),
+    /// or an umpire's bearing or clock hour ([`Self::bearing_at`]).
     fn compass(&mut self) -> Option<f64> {
+        if let Some((n, d)) = self.bearing_at(0) {
+            self.pos += n;
+            return Some(d);
+        }
         let mut letters = String::new();
         // "due south": the same as "south".
         let due =
@@ -3766,6 +3924,21 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         if verb == "stay" {
             // "stay put": hold.
             self.eat_word("put");
+        }
+        // "rally, stay lying down", "keep down": lie down (APSoF III.J).
+        if matches!(verb, "stay" | "remain" | "keep")
+            && (self.at_words(&["lying", "down"])
+                || self.at_words(&["laying", "down"])
+                || self.at_words(&["down"])
+                || self.at_words(&["prone"]))
+        {
+            let start = self.here();
+            self.eat_any(&["lying", "laying"]);
+            self.eat_any(&["down", "prone"]);
+            Self::push(steps, Trigger::Then, Action::LieDown);
+            let said = self.written(start, self.last_end());
+            self.note(format!("'{verb} {said}' read as: lie down (APSoF III.J)"));
+            return Ok(());
         }
         // "halt in the edge of the woods", "halt at the fence": go there
         // and hold (as "hold the fence").
@@ -5129,6 +5302,21 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         let _ = self.eat_words(&["the", "movements", "of"])
             || self.eat_words(&["the", "movement", "of"])
             || self.eat_words(&["the", "moves", "of"]);
+        // "15th Ala: follow in column": which unit is not said.
+        if self.at_end() || self.at_separator() || self.formation_words_ahead() {
+            let example = self
+                .ctx
+                .own_units()
+                .iter()
+                .find(|c| Some(c.target) != self.unit.map(|u| u.id) && self.ctx.commands(c.target))
+                .map(|c| c.display.clone())
+                .unwrap_or_else(|| "the 2nd Wisconsin".to_string());
+            return Err(self.err(format!(
+                "say which of your units to {}, as in '{} {example} in column'",
+                if conform { "conform to" } else { "follow" },
+                if conform { "conform to" } else { "follow" }
+            )));
+        }
         let (id, name) = self.own_unit_for(if conform { "conform to" } else { "follow" })?;
         self.eat_any(&["movements", "movement", "moves", "lead"]);
         // "follow the 7th in column": the formation first.
@@ -5167,6 +5355,26 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             let d = self.distance()?;
             ahead = ahead.min(-d);
             gap_said = Some(d);
+        }
+        // "follow the 56th in column, 100 yds behind": the gap said after
+        // a comma, with 'behind' (or 'in rear') after it.
+        if !conform && gap_said.is_none() {
+            let save = self.pos;
+            self.eat_punct(',');
+            if self.at_number() {
+                let d = self.distance()?;
+                if self.eat_any(&["behind", "back", "rear"]).is_some()
+                    || self.eat_words(&["in", "rear"])
+                    || self.eat_words(&["to", "the", "rear"])
+                {
+                    ahead = ahead.min(-d);
+                    gap_said = Some(d);
+                } else {
+                    self.pos = save;
+                }
+            } else {
+                self.pos = save;
+            }
         }
         Self::push(
             steps,
@@ -5325,6 +5533,11 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     }
 
     /// Whether the word `k` ahead names a formation ("line", "column").
+    /// "in column", "in line" here.
+    fn formation_words_ahead(&self) -> bool {
+        self.at_word("in") && self.formation_word_at(1)
+    }
+
     fn formation_word_at(&self, k: usize) -> bool {
         self.at_any(
             k,
@@ -5358,6 +5571,17 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     /// on its nearer flank).
     fn close_up(&mut self, steps: &mut Vec<Step>) -> PResult<()> {
         self.pos += 2;
+        // "close up behind the 21st NC": to its station behind it.
+        if self.at_word("behind") {
+            self.pos += 1;
+            let (id, name) = self.own_unit_for("close up behind")?;
+            let p = self.station_on(id, Station::Behind)?;
+            Self::push(steps, Trigger::Then, Self::move_to(p));
+            self.note(format!(
+                "'close up behind {name}' read as: advance to its station 2\" behind it"
+            ));
+            return Ok(());
+        }
         if self.eat_any(&["on", "to", "with", "upon"]).is_some() {
             let (id, name) = self.own_unit_for("close up on")?;
             let (p, side) = self.nearer_flank_of(id)?;
@@ -5467,9 +5691,23 @@ impl<'c, 'a> OrderParser<'c, 'a> {
         };
         self.eat_any(&["line", "position"]);
         let written = self.written(start, self.last_end());
+        // "hold the edge of the north woods facing S": faced that way there.
+        let facing = if self.at_word("facing") {
+            self.optional_facing()?
+        } else {
+            None
+        };
+        if let Some(d) = &facing {
+            self.track_facing(d);
+        }
         if p.distance(self.at) > 0.5 {
             Self::push(steps, Trigger::Then, Self::move_to(p));
-            Self::push(steps, Trigger::OnArrival, Action::Hold);
+            if let Some(d) = facing {
+                Self::push(steps, Trigger::OnArrival, Action::Face(d));
+                Self::push(steps, Trigger::Then, Action::Hold);
+            } else {
+                Self::push(steps, Trigger::OnArrival, Action::Hold);
+            }
             // The reading says "on arrival hold"; the note says only where
             // the place was read, so the hold is not said twice.
             let verb_at = self
@@ -5487,6 +5725,9 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 self.note(format!("'{said}' read as: advance to {}", show_pos(p)));
             }
         } else {
+            if let Some(d) = facing {
+                Self::push(steps, Trigger::Then, Action::Face(d));
+            }
             Self::push(steps, Trigger::Then, Action::Hold);
         }
         Ok(true)
@@ -5910,8 +6151,25 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     /// `quiet` is for look-ahead: the caller discards the error.
     pub fn place(&mut self, from: Pos, quiet: bool) -> PResult<Pos> {
         let _ = quiet;
+        // "advance to the Douglass house and occupy it": the place just
+        // named.
+        if self.at_any(0, &["it", "them"])
+            && self.toks.get(self.pos + 1).is_none_or(|t| {
+                !matches!(t.tok, Tok::Word(_)) || t.is_word("and") || t.is_word("then")
+            })
+            && let Some(last) = self.last_place
+        {
+            self.pos += 1;
+            return Ok(self.ctx.locate(last, from, false));
+        }
         if self.at_punct('(') {
             return self.coordinates();
+        }
+        // "1 o'clock, 200 yds": a clock hour, not a distance.
+        if self.bearing_at(0).is_some()
+            && let Some(p) = self.compass_first_offset(from)?
+        {
+            return Ok(p);
         }
         if self.at_number() {
             if self.toks.get(self.pos + 1).is_some_and(|t| t.is_punct(','))
@@ -6242,6 +6500,39 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             return place;
         };
         let lines = &self.ctx.state.terrain.lines;
+        // "double quick forward to the fence": a unit advancing on a fence
+        // its own line of advance meets goes to where it meets it, not
+        // sideways to the landmark's spot (b11-67). Elsewhere the spot.
+        if self.unit.is_some() && !self.retreating {
+            for l in lines {
+                if !matches!(l.kind, crate::rules::iron_brigade::kinds::LineKind::Fence)
+                    || super::context::nearest_on_path(&l.path, false, p).distance(p) > 0.5
+                {
+                    continue;
+                }
+                let Some(q) = ray_meets_path(from, self.facing, &l.path) else {
+                    continue;
+                };
+                if q.distance(p) < 0.05 {
+                    break;
+                }
+                let name = l.name.clone();
+                let written = words
+                    .iter()
+                    .filter(|w| w.as_str() != "the")
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                self.place_note(
+                    at,
+                    format!(
+                        "'{written}' read as where the unit's line of advance meets {name}, {}",
+                        show_pos(q)
+                    ),
+                );
+                return PlaceRef::Point(q);
+            }
+        }
         for (i, l) in lines.iter().enumerate() {
             // Fences keep their landmark's spot; roads and railroads are
             // reached at their nearest point.
@@ -6358,6 +6649,16 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             if hits.iter().any(|c| matches!(c.target, PlaceRef::Unit(_))) {
                 return None;
             }
+            // "the farm": the places whose name ends in a farm (the Brawner
+            // farm, the Douglass farm), not the Brawner farm lane the unit
+            // stands on nor its buildings, when there are such.
+            let head = words.last().map(|w| w.trim_end_matches('s').to_string());
+            let headed: Vec<&Candidate<PlaceRef>> = hits
+                .iter()
+                .copied()
+                .filter(|c| c.words.last().map(|w| w.trim_end_matches('s')) == head.as_deref())
+                .collect();
+            let hits = if headed.is_empty() { hits } else { headed };
             let mut seen: Vec<(PlaceRef, String, Pos)> = Vec::new();
             for c in &hits {
                 let key = self.place_key(c.target);
@@ -6673,8 +6974,61 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 .is_none_or(|c| c.is_whitespace() || c == '(' || c == ',')
     }
 
-    /// Whether a compass point and a distance start here ("NE 200 yds").
+    /// A bearing or a clock hour `k` tokens ahead, as umpires write them:
+    /// "brg 200" (also "bearing", "bg"; degrees clockwise from north) or
+    /// "1 o'clock" (hours clockwise from the unit's own front, 12 straight
+    /// ahead, as a soldier uses them). The tokens it takes and its
+    /// direction in degrees. The receipt gives the place it leads to.
+    fn bearing_at(&self, k: usize) -> Option<(usize, f64)> {
+        let num = |i: usize| match self.toks.get(self.pos + i).map(|t| &t.tok) {
+            Some(Tok::Number(n)) => Some(*n),
+            _ => None,
+        };
+        if self.at_any(k, &["brg", "bearing", "bg", "brng", "bearings"]) {
+            let n = num(k + 1)?;
+            if !(0.0..=360.0).contains(&n) {
+                return None;
+            }
+            let mut used = 2;
+            if self.at_any(k + 2, &["degrees", "degree", "deg", "degs"])
+                || self
+                    .toks
+                    .get(self.pos + k + 2)
+                    .is_some_and(|t| t.is_punct('\u{b0}'))
+            {
+                used += 1;
+            }
+            return Some((used, normalize_deg(n)));
+        }
+        let h = num(k)?;
+        if h.fract() != 0.0 || !(1.0..=12.0).contains(&h) {
+            return None;
+        }
+        let used = if self.at_any(k + 1, &["o'clock", "oclock"]) {
+            2
+        } else if self.at_word_k(k + 1, "o") && self.at_word_k(k + 2, "clock") {
+            3
+        } else {
+            return None;
+        };
+        Some((used, normalize_deg(self.facing + 30.0 * h)))
+    }
+
+    /// Whether a compass point and a distance start here ("NE 200 yds"),
+    /// or a bearing or clock hour and a distance ("brg 190, 6 in",
+    /// "towards 1 o'clock, 200 yds").
     fn at_compass_distance(&self) -> bool {
+        let lead = usize::from(self.at_any(0, &["the", "towards", "toward"]));
+        if let Some((n, _)) = self.bearing_at(lead) {
+            let mut k = lead + n;
+            if self.toks.get(self.pos + k).is_some_and(|t| t.is_punct(',')) {
+                k += 1;
+            }
+            return matches!(
+                self.toks.get(self.pos + k).map(|t| &t.tok),
+                Some(Tok::Number(_))
+            );
+        }
         // "to the north-east some four hundred paces".
         let mut k = usize::from(self.at_word("the"));
         while k < 3 && self.word_at(k).and_then(compass_letters).is_some() {
@@ -6694,11 +7048,20 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             return Ok(None);
         }
         let save = self.pos;
-        self.eat_word("the");
+        self.eat_any(&["the", "towards", "toward"]);
         let Some(bearing) = self.compass() else {
             self.pos = save;
             return Ok(None);
         };
+        // "brg 190, 6 in": the umpire's comma between way and distance.
+        if self.at_punct(',')
+            && matches!(
+                self.toks.get(self.pos + 1).map(|t| &t.tok),
+                Some(Tok::Number(_))
+            )
+        {
+            self.pos += 1;
+        }
         if !self.at_number() {
             self.pos = save;
             return Ok(None);
@@ -7182,7 +7545,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     /// every place whose name has `stem` as a word, with where it is.
     fn places_like(&self, stem: &str, from: Pos) -> Vec<(PlaceRef, String, Pos)> {
         // (the thing, the place as named, its name, where).
-        let mut out: Vec<(PlaceRef, PlaceRef, String, Pos)> = Vec::new();
+        let mut out: Vec<(PlaceRef, PlaceRef, String, Pos, bool)> = Vec::new();
         for c in self.ctx.places() {
             if matches!(c.target, PlaceRef::Unit(_)) {
                 continue;
@@ -7191,13 +7554,23 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 continue;
             }
             let key = self.place_key(c.target);
-            if out.iter().any(|(k, _, _, _)| *k == key) {
+            if out.iter().any(|o| o.0 == key) {
                 continue;
             }
             let p = self.ctx.locate(c.target, from, false);
-            out.push((key, c.target, c.display.clone(), p));
+            let headed = c
+                .words
+                .last()
+                .is_some_and(|w| w.trim_end_matches('s') == stem);
+            out.push((key, c.target, c.display.clone(), p, headed));
         }
-        out.into_iter().map(|(_, t, n, p)| (t, n, p)).collect()
+        // "the farm": the places whose name ends in the word (the Brawner
+        // farm, the Douglass farm), not the Brawner farm lane, when any do.
+        let any_headed = out.iter().any(|o| o.4);
+        out.into_iter()
+            .filter(|o| o.4 || !any_headed)
+            .map(|(_, t, n, p, _)| (t, n, p))
+            .collect()
     }
 
     /// A place as the thing it names: a landmark in an area is the area.
@@ -7553,6 +7926,57 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 // "Lawton to 60th Ga, rally same": an officer "to" a place
                 // rides there.
                 _ if self.at_word("to") || self.at_word("toward") => {}
+                // "Gibbon to 30,20. No change of orders otherwise.": the
+                // units keep theirs.
+                _ if !first && self.keeps_previous() => {
+                    self.note("'no change of orders' read as: no other order is changed");
+                    continue;
+                }
+                // "Trimble -> 21st Ga, attach": attach himself to it, ride
+                // with it (APSoF IV.D).
+                _ if !first
+                    && self.at_any(0, &["attach", "attaches"])
+                    && matches!(self.last_place, Some(PlaceRef::Unit(_))) =>
+                {
+                    self.pos += 1;
+                    self.eat_any(&["himself", "yourself", "self"]);
+                    if let Some(PlaceRef::Unit(id)) = self.last_place {
+                        if waypoints.last().is_some_and(|last| {
+                            self.ctx
+                                .state
+                                .unit(id)
+                                .is_some_and(|u| last.distance(u.position) < 0.01)
+                        }) {
+                            waypoints.pop();
+                        }
+                        with_unit = Some(id);
+                    }
+                    continue;
+                }
+                // "Trimble -> 21st Ga": the arrow is 'ride to'.
+                _ if first && (self.at_punct('>') || self.at_punct('\u{2192}')) => {
+                    self.pos += 1;
+                    self.note("'->' read as: ride to");
+                }
+                // "ride to 26th ga, rally them, theyre shaken": why he goes,
+                // kept as colour and said so.
+                _ if !first
+                    && self.at_any(
+                        0,
+                        &[
+                            "theyre", "they're", "they", "its", "it's", "he's", "hes", "men",
+                            "boys", "too", "badly", "much", "shaken", "wavering", "hard",
+                        ],
+                    ) =>
+                {
+                    let start = self.here();
+                    while !self.at_end() && !self.at_separator() {
+                        self.pos += 1;
+                    }
+                    let end = self.last_end();
+                    self.note_colour(start, end);
+                    continue;
+                }
                 _ => {
                     let example = self
                         .ctx
@@ -7572,6 +7996,11 @@ impl<'c, 'a> OrderParser<'c, 'a> {
             {
                 self.pos += 1;
             }
+            // "go in with them", "go forward with it".
+            if self.at_any(0, &["in", "forward", "up", "on", "along"]) && self.at_word_k(1, "with")
+            {
+                self.pos += 1;
+            }
             if self.at_word("with")
                 || self.at_word("alongside")
                 || self.at_words(&["along", "with"])
@@ -7581,7 +8010,15 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 // now.
                 self.eat_word("along");
                 self.pos += 1;
-                with_unit = Some(self.accompanied_unit()?);
+                let id = self.accompanied_unit()?;
+                // "ride over to the 15th ala n go in with them": riding
+                // to it is riding with it.
+                if let (Some(last), Some(u)) = (waypoints.last(), self.ctx.state.unit(id))
+                    && last.distance(u.position) < 0.01
+                {
+                    waypoints.pop();
+                }
+                with_unit = Some(id);
                 while self.gait_words()
                     || self.eat_words(&["at", "the", "gallop"])
                     || self.eat_words(&["at", "a", "gallop"])
@@ -7664,10 +8101,7 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 }
             }
             waypoints.extend(m.waypoints());
-            self.skip_tail();
-            if !(self.at_end() || self.at_separator()) {
-                return Err(self.expected("';', 'then' or the end of the order"));
-            }
+            self.officer_move_end()?;
         }
         if with_unit.is_some() && !waypoints.is_empty() {
             return Err(self.err(
@@ -7854,8 +8288,35 @@ impl<'c, 'a> OrderParser<'c, 'a> {
     fn officer_move_end(&mut self) -> PResult<()> {
         self.skip_tail();
         while self.colour() {}
+        // "Gibbon to 30,20 behind 2nd Wis": where the place is, said by
+        // the unit beside it; kept as colour, the place given stands.
+        if self.at_relative() {
+            let start = self.here();
+            while !self.at_end() && !self.at_separator() {
+                self.pos += 1;
+            }
+            let end = self.last_end();
+            self.note_colour(start, end);
+        }
         if !(self.at_end() || self.at_separator()) {
-            return Err(self.expected("';', 'then' or the end of the order"));
+            let start = self.here();
+            let mut k = self.pos;
+            let mut end = start;
+            while let Some(t) = self.toks.get(k) {
+                if matches!(t.tok, Tok::Punct(';' | '.' | ',' | '!')) {
+                    break;
+                }
+                end = t.end;
+                k += 1;
+            }
+            let rest = self.written(start, end);
+            let example = self
+                .ctx
+                .example_place()
+                .unwrap_or_else(|| "(34, 12)".to_string());
+            return Err(self.err(format!(
+                "'{rest}' after the officer's move is not understood, so the move is not taken; an officer only rides (officers move without orders): end his move there, as in 'ride to {example}', and give a unit its order on a line of its own"
+            )));
         }
         Ok(())
     }
@@ -7930,6 +8391,30 @@ struct EdgeChoice {
     from: Pos,
     at: usize,
     name: String,
+}
+
+/// Where a ray from `from` toward `bearing` (degrees clockwise from north)
+/// first meets a polyline, if it does.
+fn ray_meets_path(from: Pos, bearing: f64, path: &[Pos]) -> Option<Pos> {
+    let (dx, dy) = geometry::facing_vector(bearing);
+    let mut best: Option<(f64, Pos)> = None;
+    for w in path.windows(2) {
+        let (Some(a), Some(b)) = (w.first(), w.get(1)) else {
+            continue;
+        };
+        let (ex, ey) = (b.x - a.x, b.y - a.y);
+        let den = dx * ey - dy * ex;
+        if den.abs() < 1e-9 {
+            continue;
+        }
+        let (ax, ay) = (a.x - from.x, a.y - from.y);
+        let t = (ax * ey - ay * ex) / den;
+        let u = (ax * dy - ay * dx) / den;
+        if t >= 0.0 && (0.0..=1.0).contains(&u) && best.is_none_or(|(bt, _)| t < bt) {
+            best = Some((t, Pos::new(from.x + dx * t, from.y + dy * t)));
+        }
+    }
+    best.map(|(_, p)| p)
 }
 
 /// "(34, 12)".

@@ -233,6 +233,13 @@ pub fn normalise(item: &Item, ctx: &ParseContext) -> String {
             notes,
             ..
         } => {
+            // "no change", "as before": nothing new is booked.
+            if st.is_empty() {
+                return format!(
+                    "{}: no new order; it keeps its previous orders",
+                    unit_name(*unit, ctx)
+                );
+            }
             let after = if *follows_previous {
                 "after present orders, "
             } else {
