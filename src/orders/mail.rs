@@ -631,7 +631,7 @@ impl Reader<'_, '_, '_> {
                 // at the ordinal's full stop): the paragraph as a whole,
                 // loosely or as prose, before each piece on its own.
                 if items.is_empty()
-                    && errs.len() > 1
+                    && !errs.is_empty()
                     && let Some(read) = self.loose(ps, pe, para.segments.len() == 1)
                 {
                     self.out.items.extend(read);
