@@ -90,6 +90,7 @@ const THIRD: &[(&str, &str)] = &[
     ("makes", "make"),
     ("stays", "stay"),
     ("shoots", "shoot"),
+    ("rides", "ride"),
 ];
 
 /// Verbs after which "there" starts the next step ("and there again make
@@ -402,7 +403,16 @@ pub(super) fn rewrite(sentence: &str) -> Vec<Prose> {
         if let Some(m) = modal.filter(|&m| clean(m)) {
             body[m] = ":".to_string();
         } else if let Some(m) = third.filter(|&m| {
-            clean(m) && (body[0] == "the" || body[0].starts_with(|c: char| c.is_ascii_digit()))
+            clean(m)
+                && (body[0] == "the"
+                    || body[0].starts_with(|c: char| c.is_ascii_digit())
+                    || one_of(
+                        &body,
+                        0,
+                        &[
+                            "general", "gen", "colonel", "col", "captain", "capt", "major",
+                        ],
+                    ))
         }) {
             let plain = THIRD
                 .iter()
@@ -413,6 +423,24 @@ pub(super) fn rewrite(sentence: &str) -> Vec<Prose> {
         }
         if body.iter().any(|w| w == ":") && body.first().is_some_and(|w| w == "the") {
             body.remove(0);
+        }
+    }
+    // "The 56th Pennsylvania will form line, and the 76th New York will
+    // follow it": "it" is the unit the sentence opened with.
+    if let Some(colon) = body.iter().position(|w| w == ":") {
+        let subject: Vec<String> = body[..colon].to_vec();
+        let mut k = colon + 1;
+        while k + 1 < body.len() {
+            if one_of(&body, k, &["follow", "support", "join"])
+                && body[k + 1] == "it"
+                && body[colon + 1..k]
+                    .iter()
+                    .any(|w| MODALS.contains(&w.as_str()))
+                && !subject.is_empty()
+            {
+                body.splice(k + 1..k + 2, subject.iter().cloned());
+            }
+            k += 1;
         }
     }
     let b = &mut body;
@@ -481,6 +509,25 @@ pub(super) fn rewrite(sentence: &str) -> Vec<Prose> {
     replace(
         b,
         &[&["turn"], &["upon", "onto", "against"]],
+        &["fire", "at"],
+    );
+    replace(
+        b,
+        &[
+            &["turn", "direct", "shift", "switch"],
+            &["your", "its", "their", "the"],
+            &["fire"],
+            &["upon", "on", "onto", "against", "to", "at"],
+        ],
+        &["fire", "at"],
+    );
+    replace(
+        b,
+        &[
+            &["turn", "direct"],
+            &["fire"],
+            &["upon", "on", "onto", "against", "to", "at"],
+        ],
         &["fire", "at"],
     );
     replace(b, &[&["open"], &["fire"], &["upon", "on"]], &["fire", "at"]);
