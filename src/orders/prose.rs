@@ -749,8 +749,14 @@ pub(super) fn rewrite(sentence: &str) -> Vec<Prose> {
         }
         k += 1;
     }
-    // ", but it stays behind the fence": colour after a complete step.
-    if let Some(k) = (1..b.len()).find(|&k| b[k] == "but" && b[k - 1] == ",") {
+    // ", but it stays behind the fence": colour after a complete step
+    // (", but fire at will" is an order, and stays one).
+    if let Some(k) = (1..b.len()).find(|&k| {
+        b[k] == "but"
+            && b[k - 1] == ","
+            && b.get(k + 1)
+                .is_some_and(|w| !super::parser::is_verb_word(w))
+    }) {
         let end = clause_end(b, k + 1);
         drop_colour(b, k - 1, end, &mut colour);
     }
@@ -1231,5 +1237,11 @@ mod tests {
             "33rd virginia: charge the enemy in your front."
         );
         assert!(rw("If the enemy comes, fall back.").is_empty());
+        // An order after "but" is no colour.
+        assert!(
+            rw("2nd Wisconsin: hold your ground, but fire at will.")
+                .iter()
+                .all(|t| t.contains("but fire at will"))
+        );
     }
 }
