@@ -856,6 +856,19 @@ pub(super) fn rewrite(sentence: &str) -> Vec<Prose> {
         }
         k += 1;
     }
+    // "Keep skirmishers well out upon your left": skirmishers thrown out
+    // (how many castings, the rules do not say: the parser asks).
+    if let Some(k) = (0..b.len()).find(|&k| {
+        one_of(b, k, &["keep", "push", "send"])
+            && b.get(k + 1).is_some_and(|w| w == "skirmishers")
+            && (one_of(b, k + 2, &["out", "forward"])
+                || (one_of(b, k + 2, &["well"]) && one_of(b, k + 3, &["out", "forward"])))
+    }) {
+        let end = clause_end(b, k);
+        let tail: Vec<String> = b.get(k + 2..end).unwrap_or_default().to_vec();
+        b.splice(k..end, ["throw", "out", "skirmishers"].map(str::to_string));
+        colour.push(join(&tail));
+    }
     // "go in the Douglass house", "make limber", "shoot now on".
     replace(b, &[&["move"], &["in", "inside"]], &["move", "into"]);
     replace(b, &[&["make", "makes"], &["limber"]], &["limber"]);
@@ -1237,6 +1250,10 @@ mod tests {
             "33rd virginia: charge the enemy in your front."
         );
         assert!(rw("If the enemy comes, fall back.").is_empty());
+        assert_eq!(
+            rw("15th Alabama: Keep skirmishers well out upon your left.")[0],
+            "15th alabama: throw out skirmishers."
+        );
         // An order after "but" is no colour.
         assert!(
             rw("2nd Wisconsin: hold your ground, but fire at will.")
