@@ -57,8 +57,9 @@ struct Case {
 /// the figure measured when the language was last grown to meet it (so a
 /// change that loses readings fails here). Rounds 10 (blind, five
 /// players' styles) and 11 (the session's own styles) joined in session 9
-/// once grown to meet them; their first-sight figures are in
-/// docs/orders.md.
+/// once grown to meet them; round 12 (letters, reports to a superior and
+/// second-language prose, session 10) likewise; their first-sight figures
+/// are in docs/orders.md.
 const CORPUS: &[(&str, f64)] = &[
     ("orders-brawners-farm.txt", MIN_PERCENT),
     ("orders-brawners-farm-round10.txt", 87.5),
@@ -66,6 +67,10 @@ const CORPUS: &[(&str, f64)] = &[
     // Session 10 (terse15): phone, umpire shorthand and bullet lists,
     // written before the language grew for them (first sight 6 of 30).
     ("orders-brawners-farm-round12-terse.txt", 96.0),
+    // Session 10 (letters15): letters, reports to a superior and
+    // second-language prose, written before the language grew for them
+    // (first sight 19 of 30).
+    ("orders-brawners-farm-round12-letters.txt", 96.0),
 ];
 
 /// The corpus files, or another of the same format named by

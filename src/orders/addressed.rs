@@ -59,6 +59,14 @@ const ADDRESS_WORDS: &[&str] = &[
     "o",
 ];
 
+/// Colour a letter ends its "hold your ground" with.
+const COLOUR_TAILS: &[&str] = &[
+    "at all hazards",
+    "at all costs",
+    "at any cost",
+    "to the last man",
+];
+
 /// Salutations that open the letter's body.
 const SALUTATIONS: &[&str] = &[
     "sir",
@@ -68,6 +76,7 @@ const SALUTATIONS: &[&str] = &[
     "captain",
     "gentlemen",
     "lieutenant",
+    "general",
 ];
 
 /// The own unit an address line ("Colonel Cutler, 6th Wisconsin,",
@@ -139,6 +148,59 @@ pub(super) fn addressee(line: &str, ctx: &ParseContext) -> Option<UnitId> {
     }
 }
 
+/// Ranks a letter to another general opens with ("General King,",
+/// "Major-General Ewell,", "Brig. Gen. Gibbon").
+const GENERAL_RANKS: &[&[&str]] = &[
+    &["major", "general"],
+    &["maj", "gen"],
+    &["maj", "general"],
+    &["lieutenant", "general"],
+    &["lt", "gen"],
+    &["lt", "general"],
+    &["brigadier", "general"],
+    &["brig", "gen"],
+    &["brig", "general"],
+    &["general"],
+    &["gen"],
+    &["to", "general"],
+    &["to", "major", "general"],
+    &["to", "gen"],
+];
+
+/// A letter's address line to a general who is none of the writer's own
+/// officers ("General King,", "Major-General Ewell,"): the letter is a
+/// report to him, not orders to a unit. His name as written.
+pub(super) fn superior(line: &str, ctx: &ParseContext) -> Option<String> {
+    let l = line.trim().trim_end_matches([',', ':', '.', ';']).trim();
+    if l.is_empty() || l.len() > 60 || l.contains(':') {
+        return None;
+    }
+    let words: Vec<String> = l
+        .split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    let rank = GENERAL_RANKS
+        .iter()
+        .filter(|r| words.len() > r.len() && words.iter().zip(r.iter()).all(|(a, b)| a == b))
+        .map(|r| r.len())
+        .max()?;
+    let name = words.get(rank..)?;
+    if name.is_empty() || name.len() > 3 {
+        return None;
+    }
+    // One of his own officers ("General Gibbon" to Gibbon's player) is
+    // a heading, not an address.
+    let own = ctx.own_officers();
+    if matches!(lookup(name, &own), Lookup::Found(_)) {
+        return None;
+    }
+    if matches!(lookup(name, &ctx.own_units()), Lookup::Found(_)) {
+        return None;
+    }
+    Some(l.to_string())
+}
+
 /// Where the letter's body starts in `line` ("Sir: You will ..."): after
 /// the salutation and its ':' or ','.
 pub(super) fn salutation_body(line: &str) -> Option<usize> {
@@ -158,7 +220,10 @@ pub(super) fn salutation_body(line: &str) -> Option<usize> {
 /// second person is the unit: "you will", "you are to", "your
 /// regiment/battery/section/command" are left out.
 pub(super) fn as_order(unit_name: &str, body: &str) -> String {
-    let mut words: Vec<&str> = body.split_whitespace().collect();
+    let mut words: Vec<&str> = body
+        .split_whitespace()
+        .skip_while(|w| w.chars().all(|c| c == '-' || c == '\u{2014}'))
+        .collect();
     // "You will", "You are to", "You are hereby directed to".
     let lower: Vec<String> = words.iter().map(|w| w.to_lowercase()).collect();
     let skip = match lower.as_slice() {
@@ -185,7 +250,23 @@ pub(super) fn as_order(unit_name: &str, body: &str) -> String {
         if let Some(k) = lowered.find(phrase) {
             let rest = joined.get(k + phrase.len()..).unwrap_or("");
             let head = joined.get(..k).unwrap_or("");
-            return format!("{unit_name}: {head}hold{rest}");
+            // "hold your present ground north of the farm at all hazards":
+            // the ground is where it stands; what describes it is left
+            // with the colour after it ("at all hazards").
+            let lower_rest = rest.to_lowercase();
+            let cut = [" and ", ";", ".", ","]
+                .iter()
+                .filter_map(|m| lower_rest.find(m))
+                .min()
+                .unwrap_or(rest.len());
+            let clause = rest.get(..cut).unwrap_or("");
+            let tail = rest.get(cut..).unwrap_or("");
+            let colour = COLOUR_TAILS
+                .iter()
+                .find(|c| clause.to_lowercase().trim_end().ends_with(*c))
+                .map(|c| format!(" {c}"))
+                .unwrap_or_default();
+            return format!("{unit_name}: {head}hold{colour}{tail}");
         }
     }
     let mut out: Vec<&str> = Vec::new();
@@ -253,7 +334,8 @@ pub(super) fn informs(sentence: &str) -> bool {
     ];
     const TELLING: &[&str] = &[
         "the", "a", "an", "i", "we", "our", "my", "it", "there", "this", "that", "he", "they",
-        "general", "colonel", "captain", "major", "having", "do", "don't", "dont",
+        "general", "colonel", "captain", "major", "having", "do", "don't", "dont", "god", "may",
+        "trusting", "hoping",
     ];
     !CONDITIONS.contains(&first) && TELLING.contains(&first)
 }

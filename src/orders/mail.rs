@@ -119,6 +119,11 @@ struct Reader<'m, 'c, 'a> {
     /// Wisconsin,"): the letter after its salutation is that unit's order
     /// (`super::addressed`).
     addressed_to: Option<UnitId>,
+    /// A letter's address line named a general who is none of the
+    /// writer's own officers ("General King,"): the letter after its
+    /// salutation is a report to him, read for the writer's own orders
+    /// (`super::addressed::superior`).
+    report_to: Option<String>,
     out: ParsedMail,
 }
 
@@ -132,6 +137,7 @@ pub fn parse_mail(text: &str, ctx: &ParseContext) -> ParsedMail {
         cur: None,
         signed_off: false,
         addressed_to: None,
+        report_to: None,
         out: ParsedMail::default(),
     };
     let all = lines(text);
@@ -556,11 +562,18 @@ impl Reader<'_, '_, '_> {
             self.flush();
             return;
         }
-        // A dispatch's address line, alone or over its "Sir: ..." line.
+        // A dispatch's address line, alone or over its "Sir: ..." line:
+        // to a unit's commander, or to a general who is not the writer's.
         if let Some(&(s0, e0)) = para.segments.first() {
             let line0 = self.text.get(s0..e0).unwrap_or("");
-            if let Some(u) = super::addressed::addressee(line0, self.ctx) {
-                self.addressed_to = Some(u);
+            let to_unit = super::addressed::addressee(line0, self.ctx);
+            let to_general = match to_unit {
+                Some(_) => None,
+                None => super::addressed::superior(line0, self.ctx),
+            };
+            if to_unit.is_some() || to_general.is_some() {
+                self.addressed_to = to_unit;
+                self.report_to = to_general;
                 let (line, _) = line_col(self.text, s0);
                 self.out.courtesies.push((line, line0.trim().to_string()));
                 if para.segments.len() == 1 {
@@ -572,7 +585,12 @@ impl Reader<'_, '_, '_> {
                 };
             }
         }
-        if let Some(u) = self.addressed_to
+        let letter_to = match (self.addressed_to, &self.report_to) {
+            (Some(u), _) => Some(Ok(u)),
+            (None, Some(g)) => Some(Err(g.clone())),
+            (None, None) => None,
+        };
+        if let Some(to) = letter_to
             && let Some(&(s0, e0)) = para.segments.first()
             && let Some(off) =
                 super::addressed::salutation_body(self.text.get(s0..e0).unwrap_or(""))
@@ -600,7 +618,10 @@ impl Reader<'_, '_, '_> {
                 segments: para.segments.split_off(end),
                 bulleted: para.bulleted.split_off(end),
             };
-            self.addressed(u, &para, s0 + off);
+            match to {
+                Ok(u) => self.addressed(u, &para, s0 + off),
+                Err(general) => self.report(&general, &para, s0 + off),
+            }
             if !tail.segments.is_empty() {
                 self.signed_off = true;
                 self.cur = Some(tail);
@@ -633,6 +654,16 @@ impl Reader<'_, '_, '_> {
                 self.out.courtesies.push((line, first));
             }
             Ok((items, errs)) => {
+                // No sentence read ("The 19. Indiana must attack ...", cut
+                // at the ordinal's full stop): the paragraph as a whole,
+                // loosely or as prose, before each piece on its own.
+                if items.is_empty()
+                    && !errs.is_empty()
+                    && let Some(read) = self.loose(ps, pe, para.segments.len() == 1)
+                {
+                    self.out.items.extend(read);
+                    return;
+                }
                 let first = self.out.items.len();
                 self.out.items.extend(items);
                 for (ParaErr { err, units }, s, e) in errs {
@@ -692,23 +723,7 @@ impl Reader<'_, '_, '_> {
             return;
         };
         let written = self.text.get(ps..pe).unwrap_or("").trim().to_string();
-        let letter = self.text.get(body..pe).unwrap_or("");
-        let letter: String = letter.split_whitespace().collect::<Vec<_>>().join(" ");
-        // Sentences: ". " or "; " ends one.
-        let mut sentences: Vec<String> = Vec::new();
-        let mut cur = String::new();
-        for w in letter.split(' ') {
-            if !cur.is_empty() {
-                cur.push(' ');
-            }
-            cur.push_str(w);
-            if w.ends_with('.') || w.ends_with(';') {
-                sentences.push(std::mem::take(&mut cur));
-            }
-        }
-        if !cur.trim().is_empty() {
-            sentences.push(cur);
-        }
+        let sentences = letter_sentences(self.text.get(body..pe).unwrap_or(""));
         let (ctx, issuer) = (self.ctx, self.issuer);
         let (line, column) = line_col(self.text, ps);
         let mut read_as = Vec::new();
@@ -718,11 +733,17 @@ impl Reader<'_, '_, '_> {
                 continue;
             }
             let synthetic = super::addressed::as_order(&name, &sentence);
-            let items = reparse(&synthetic, ctx, issuer).or_else(|| {
-                super::loose::read(&synthetic, 0, synthetic.len(), ctx, &|t: &str| {
-                    reparse(t, ctx, issuer)
-                })
-            });
+            let strict = |t: &str| reparse(t, ctx, issuer);
+            let mut via_prose = None;
+            let items = match reparse(&synthetic, ctx, issuer)
+                .or_else(|| super::loose::read(&synthetic, 0, synthetic.len(), ctx, &strict))
+            {
+                Some(items) => Some(items),
+                None => super::prose::read_sentence(&synthetic, ctx, &strict).map(|(i, p)| {
+                    via_prose = Some(p);
+                    i
+                }),
+            };
             let for_unit = items.filter(|items| {
                 items
                     .iter()
@@ -748,14 +769,19 @@ impl Reader<'_, '_, '_> {
                         synthetic.trim(),
                     );
                     let mut notes = Vec::new();
+                    let mut these = Vec::new();
                     for mut item in items {
                         if let Item::Unit { text, span, .. } = &mut item {
                             *text = written.clone();
                             *span = Span { start: ps, end: pe };
                         }
-                        read_as.push(super::normalise(&item, ctx));
+                        these.push(super::normalise(&item, ctx));
                         self.out.items.push(item);
                     }
+                    if let Some(p) = &via_prose {
+                        notes.extend(super::prose::receipt(&sentence, p, &these));
+                    }
+                    read_as.extend(these);
                     for m in made {
                         notes.push(m);
                     }
@@ -771,11 +797,18 @@ impl Reader<'_, '_, '_> {
                     );
                 }
                 None => {
-                    // The strict reader's own words for what is wrong.
-                    let message = super::parse_mail(&synthetic, ctx)
+                    // The strict reader's own words for what is wrong: on
+                    // the sentence as rewritten into the language, when
+                    // it was (said, so the reading is plain).
+                    let rewritten = super::prose::rewrite(&synthetic).pop();
+                    let (tried, shown) = match &rewritten {
+                        Some(p) => (p.text.clone(), format!("read as '{}': ", p.text)),
+                        None => (synthetic.clone(), String::new()),
+                    };
+                    let message = super::parse_mail(&tried, ctx)
                         .errors
                         .first()
-                        .map(|e| e.message.clone())
+                        .map(|e| format!("{shown}{}", e.message))
                         .unwrap_or_else(|| "this sentence is not understood".to_string());
                     self.out.errors.push(OrderError {
                         line,
@@ -802,6 +835,131 @@ impl Reader<'_, '_, '_> {
         }
     }
 
+    /// A letter to a general who is not the writer's own ("General King,
+    /// / Sir: I have the honour to report ... I am moving the 56th
+    /// Pennsylvania into Brawner's woods"): a report, not sent to him (only
+    /// a DISPATCH line is carried, SFRM). Each sentence that reads as an
+    /// order to the writer's own units is taken, as prose; a sentence that
+    /// names one of his units but cannot be read is refused; the rest is
+    /// information, and the receipt says so.
+    fn report(&mut self, to: &str, para: &Para, body: usize) {
+        let (Some(&(ps, _)), Some(&(_, pe))) = (para.segments.first(), para.segments.last()) else {
+            return;
+        };
+        let written = self.text.get(ps..pe).unwrap_or("").trim().to_string();
+        let (ctx, issuer) = (self.ctx, self.issuer);
+        let strict = |t: &str| reparse(t, ctx, issuer);
+        let (line, column) = line_col(self.text, ps);
+        let mut read_as = Vec::new();
+        let mut told = Vec::new();
+        let mut notes = Vec::new();
+        for sentence in letter_sentences(self.text.get(body..pe).unwrap_or("")) {
+            let sentence = sentence
+                .trim_start_matches(['-', '\u{2014}', ' '])
+                .trim_end_matches(';')
+                .trim()
+                .to_string();
+            if sentence.is_empty() {
+                continue;
+            }
+            let mut via_prose = None;
+            let items = match strict(&sentence)
+                .or_else(|| super::loose::read(&sentence, 0, sentence.len(), ctx, &strict))
+            {
+                Some(items) => Some(items),
+                None => super::prose::read_sentence(&sentence, ctx, &strict).map(|(i, p)| {
+                    via_prose = Some(p);
+                    i
+                }),
+            };
+            match items {
+                Some(items) => {
+                    let made = ctx.notes_for(
+                        Span {
+                            start: 0,
+                            end: sentence.len(),
+                        },
+                        sentence.trim(),
+                    );
+                    let mut these = Vec::new();
+                    for mut item in items {
+                        match &mut item {
+                            Item::Unit { text, span, .. } | Item::Officer { text, span, .. } => {
+                                *text = written.clone();
+                                *span = Span { start: ps, end: pe };
+                            }
+                        }
+                        these.push(super::normalise(&item, ctx));
+                        self.out.items.push(item);
+                    }
+                    if let Some(p) = &via_prose {
+                        notes.extend(super::prose::receipt(&sentence, p, &these));
+                    }
+                    notes.extend(made);
+                    read_as.extend(these);
+                }
+                None => match names_own_unit(ctx, &sentence) {
+                    Some(unit) => {
+                        let message = super::parse_mail(&sentence, ctx)
+                            .errors
+                            .first()
+                            .map(|e| e.message.clone())
+                            .unwrap_or_else(|| "this sentence is not understood".to_string());
+                        self.out.errors.push(OrderError {
+                            line,
+                            column,
+                            paragraph: written.clone(),
+                            message: format!(
+                                "in your letter to {to}, '{sentence}' names your {unit} but is not taken as its order ({message}); write the order on its own, as in '{unit}: hold'"
+                            ),
+                            suggestions: Vec::new(),
+                            units: names_own_units(ctx, &sentence),
+                        });
+                    }
+                    None => told.push(sentence),
+                },
+            }
+        }
+        let surname = to.split_whitespace().last().unwrap_or(to);
+        let summary = format!(
+            "the letter to {to} is read as a report, not sent to him (only a 'DISPATCH TO {surname}: \"...\"' line is carried to another general){}{}",
+            if read_as.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; the orders in it for your own units are taken: {}",
+                    read_as.join("; ")
+                )
+            },
+            if told.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; read as information, not orders: {}",
+                    told.iter()
+                        .map(|t| format!("'{t}'"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            }
+        );
+        if read_as.is_empty() {
+            self.out.courtesies.push((line, summary));
+        } else {
+            notes.insert(0, summary);
+            ctx.add_notes(
+                notes
+                    .into_iter()
+                    .map(|text| super::context::ParseNote {
+                        at: ps,
+                        tail: written.clone(),
+                        text,
+                    })
+                    .collect(),
+            );
+        }
+    }
+
     /// A second, looser reading of `text[s..e]`, refused by the grammar
     /// (`super::loose`, issue #15). On one line, a number and a full stop
     /// the bullet reader took for a list's ("21. Georgia: hold") are given
@@ -819,6 +977,9 @@ impl Reader<'_, '_, '_> {
         if let Some(read) = super::loose::read(self.text, s, e, ctx, &reparse) {
             return Some(read);
         }
+        if let Some(read) = super::prose::read(self.text, s, e, ctx, &reparse) {
+            return Some(read);
+        }
         if one_line
             && !digits.is_empty()
             && digits.len() <= 2
@@ -829,6 +990,60 @@ impl Reader<'_, '_, '_> {
         }
         None
     }
+}
+
+/// The sentences of a letter's body: ". " or "; " ends one.
+fn letter_sentences(letter: &str) -> Vec<String> {
+    let letter: String = letter.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut sentences: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    for w in letter.split(' ') {
+        if !cur.is_empty() {
+            cur.push(' ');
+        }
+        cur.push_str(w);
+        if w.ends_with('.') || w.ends_with(';') {
+            sentences.push(std::mem::take(&mut cur));
+        }
+    }
+    if !cur.trim().is_empty() {
+        sentences.push(cur);
+    }
+    sentences
+}
+
+/// The writer's own units a sentence names (by a name of two to four
+/// words, as "the 56th Pennsylvania" or "Battery B").
+fn names_own_units(ctx: &ParseContext, sentence: &str) -> Vec<UnitId> {
+    let words = norm_words(sentence);
+    let units = ctx.own_units();
+    let mut out: Vec<UnitId> = Vec::new();
+    for k in 0..words.len() {
+        let opens = words[k].starts_with(|c: char| c.is_ascii_digit() || c == '#')
+            || words[k] == "battery"
+            || words.get(k + 1).is_some_and(|w| w == "battery");
+        if !opens {
+            continue;
+        }
+        for n in (2..=4).rev() {
+            let Some(w) = words.get(k..k + n) else {
+                continue;
+            };
+            if let Lookup::Found(u) = lookup_exact(w, &units) {
+                if !out.contains(&u) {
+                    out.push(u);
+                }
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// The first of the writer's own units a sentence names, by name.
+fn names_own_unit(ctx: &ParseContext, sentence: &str) -> Option<String> {
+    let u = *names_own_units(ctx, sentence).first()?;
+    ctx.state.unit(u).map(|u| u.name.clone())
 }
 
 /// A rewritten paragraph read strictly: its items, only when it reads

@@ -9,7 +9,8 @@
 //! (what the player may name), [`mail`] (splitting a mail into items and
 //! directives), [`parser`] (recursive descent over one order), [`render`]
 //! (receipts and expected timing), [`loose`] (a second, looser reading of a
-//! paragraph the grammar refused, marked in the receipt). Player documentation: `docs/orders.md`.
+//! paragraph the grammar refused, marked in the receipt), [`prose`] (letters,
+//! reports and third-person sentences rewritten into the language). Player documentation: `docs/orders.md`.
 //!
 //! Errors never leak: every name set the parser matches or suggests from is
 //! built from the player's own side or the enemy units it can see, so an
@@ -24,6 +25,7 @@ mod mail;
 pub mod names;
 mod parser;
 mod preamble;
+mod prose;
 mod render;
 
 pub use context::{ParseContext, scenario_aliases};

@@ -6639,10 +6639,18 @@ impl<'c, 'a> OrderParser<'c, 'a> {
                 continue;
             }
             let words = token_words(self.toks.get(start..end).unwrap_or_default());
-            let hits: Vec<&Candidate<PlaceRef>> = places
+            let mut hits: Vec<&Candidate<PlaceRef>> = places
                 .iter()
                 .filter(|c| super::names::match_quality(&words, &c.words).is_some())
                 .collect();
+            // "the wood": the woods, not a unit whose name only starts so
+            // (Wooding's Battery) when places fit too.
+            if hits.iter().any(|c| !matches!(c.target, PlaceRef::Unit(_))) {
+                hits.retain(|c| {
+                    !matches!(c.target, PlaceRef::Unit(_))
+                        || super::names::match_quality(&words, &c.words) == Some(true)
+                });
+            }
             if hits.is_empty() {
                 continue;
             }
