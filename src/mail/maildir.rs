@@ -450,7 +450,7 @@ mod tests {
         // still queued) finds it delivered and clears the twin; found by
         // tests/kill_exactly_once.rs in CI.
         let dir = tempfile::tempdir().unwrap();
-        let md = Maildir::create(dir.path().join("out")).unwrap();
+        Maildir::create(dir.path().join("out")).unwrap();
         let a = outbox_name(7, "<a@x>");
         fs::write(dir.path().join("out/tmp").join(&a), b"A").unwrap();
         fs::hard_link(
