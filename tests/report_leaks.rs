@@ -6,6 +6,7 @@
 use adjutant::dice::{Roll, RollKind, RollPurpose};
 use adjutant::game::battle_state_from_scenario;
 use adjutant::report::place::coords;
+use adjutant::report::png::PixelDifference;
 use adjutant::report::{
     Dispatch, LastKnown, ReportInputs, Reporter, SideSighting, UmpireInputs, UnitOrders, side_view,
     svg_to_png, umpire_view,
@@ -286,9 +287,13 @@ fn run(s: &Scenario, moves: &dyn Fn(&mut BattleState, u32)) -> Checked {
             // HTML well formed enough, with the map inline.
             assert_balanced(&report.html);
             assert!(report.html.contains("<svg"));
-            // The PNG is the filtered SVG, at its size.
+            // The PNG is the filtered SVG, at its size: resvg's rendering
+            // of it, its words within the label tolerance (glyphs stamped
+            // from masks, a fraction of a pixel off; BENCHMARKS.md, "Fifth
+            // pass"), so it shows nothing the SVG does not.
             assert_eq!(png_size(&report.png), svg_size(&report.svg));
-            assert_eq!(report.png, svg_to_png(&report.svg).unwrap());
+            let d = PixelDifference::of(&report.png, &svg_to_png(&report.svg).unwrap()).unwrap();
+            assert!(d.within_label_tolerance(), "{d:?}");
             assert!(report.html.contains(report.svg.trim_end()));
         }
 

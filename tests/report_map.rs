@@ -216,45 +216,80 @@ fn pixels(png: &[u8]) -> (u32, u32, Vec<u8>) {
 
 /// The PNG a report attaches draws its labels, title and legend words
 /// itself ([`adjutant::report::png::layers_to_png_inked`]: shaped once
-/// per font, placed by transforms) instead of letting usvg lay out every
-/// `<text>` of every map. It must draw what the SVG in the HTML says:
-/// on every map of a corps turn and of Brawner's Farm, the same pixels as
-/// resvg rendering the whole SVG — no channel of any pixel differs.
+/// per font, each glyph stamped from a coverage mask kept per size and
+/// quarter-pixel phase) instead of letting usvg lay out and fill every
+/// `<text>` of every map. It must draw what the SVG in the HTML says: on
+/// every map of a corps turn and of Brawner's Farm, resvg's rendering of
+/// the whole SVG within the label tolerance (a glyph at most 1/8 pixel
+/// from where the filled path puts it: few pixels differ, and almost none
+/// by more than a quarter of a channel; BENCHMARKS.md, "Fifth pass").
+/// Everything but the words is drawn exactly as before: the pixels that
+/// differ all lie in the boxes of the text.
 #[test]
-fn the_png_draws_its_labels_as_resvg_draws_the_svg() {
+fn the_png_draws_its_labels_within_the_tolerance() {
     use adjutant::report::map::map_parts;
-    use adjutant::report::png::layers_to_png_inked;
+    use adjutant::report::png::{Ink, PixelDifference, layers_to_png_inked};
     let mut all = maps(
         &generate_corps_battle(7),
         "corps",
         (GENERATED_WIDTH, GENERATED_HEIGHT),
     );
     all.extend(maps(&brawner(), "brawner", (72.0, 48.0)));
+    let mut failed = Vec::new();
     for (name, layer) in all {
         let parts = map_parts(&layer);
         let inked =
             layers_to_png_inked(&parts.base_svg(), &parts.png_overlay_svg(), &parts.inks).unwrap();
         let whole = adjutant::report::svg_to_png(&parts.svg()).unwrap();
         if let Ok(dir) = std::env::var("ADJUTANT_MAP_DIR") {
-            let at = std::path::Path::new(&dir).join(format!("{name}-inked.png"));
-            std::fs::write(at, &inked).unwrap();
+            let dir = std::path::Path::new(&dir);
+            std::fs::write(dir.join(format!("{name}-inked.png")), &inked).unwrap();
+            std::fs::write(dir.join(format!("{name}-filled.png")), &whole).unwrap();
         }
-        let (w, h, a) = pixels(&inked);
-        let (w2, h2, b) = pixels(&whole);
-        assert_eq!((w, h), (w2, h2), "{name}");
-        let differing = a.chunks(3).zip(b.chunks(3)).filter(|(p, q)| p != q).count();
-        let worst = a
-            .iter()
-            .zip(&b)
-            .map(|(p, q)| p.abs_diff(*q))
-            .max()
-            .unwrap_or(0);
         assert!(parts.inks.len() > 5, "{name}: the labels are drawn as inks");
-        assert_eq!(
-            (differing, worst),
-            (0, 0),
-            "{name}: {differing} of {} pixels differ, by up to {worst}",
-            w * h
+        let d = PixelDifference::of(&inked, &whole).unwrap();
+        eprintln!(
+            "{name}: {} of {} pixels differ ({:.3}%), {} by more than 64 ({:.4}%), at most {}",
+            d.differing,
+            d.pixels,
+            100.0 * d.differing as f64 / d.pixels as f64,
+            d.over_quarter,
+            100.0 * d.over_quarter as f64 / d.pixels as f64,
+            d.max_channel
         );
+        if !d.within_label_tolerance() {
+            failed.push(format!("{name}: {d:?}"));
+            continue;
+        }
+        // Every differing pixel is inside (a pixel round) the box of some
+        // line of text: nothing but the words moved.
+        let (w, _, a) = pixels(&inked);
+        let (_, _, b) = pixels(&whole);
+        let boxes: Vec<(f32, f32, f32, f32)> = parts
+            .inks
+            .iter()
+            .filter_map(|i| match i {
+                Ink::Text {
+                    text, x, y, size, ..
+                } => {
+                    // Generous: any anchor, a glyph no wider than the size.
+                    let len = text.chars().count() as f32 * size;
+                    Some((x - len - 2.0, y - size * 1.5, x + len + 2.0, y + size * 0.6))
+                }
+                _ => None,
+            })
+            .collect();
+        for (i, (p, q)) in a.chunks(3).zip(b.chunks(3)).enumerate() {
+            if p != q {
+                let (px, py) = ((i % w as usize) as f32 + 0.5, (i / w as usize) as f32 + 0.5);
+                assert!(
+                    boxes
+                        .iter()
+                        .any(|&(x0, y0, x1, y1)| px >= x0 && px <= x1 && py >= y0 && py <= y1),
+                    "{name}: pixel ({px}, {py}) differs outside every line of text"
+                );
+            }
+        }
     }
+    assert!(failed.is_empty(), "{failed:#?}");
 }

@@ -265,27 +265,14 @@ fn reminders_due(conn: &rusqlite::Connection, now: i64) -> Result<Vec<Timed>, St
     Ok(rows)
 }
 
-/// The earliest moment after `now` when a turn falls due (deadline + grace)
-/// or a reminder is to go: the daemon sleeps no longer than this. Two
-/// lookups in the indexes of migration 0008 (a paused game's deadline may
-/// wake the daemon once for nothing).
+/// The earliest moment after `now` when a turn that can run falls due
+/// (deadline + grace), a reminder is to go or a pause ends: the daemon
+/// sleeps no longer than this. Paused games, turns held for the umpire and
+/// turns waiting on dice do not wake it (`Store::next_wake_at`, two walks
+/// of the indexes of migration 0008 that stop at the first turn that can
+/// run).
 pub fn next_due_at(store: &Store, now: i64) -> Result<Option<i64>, StoreError> {
-    let conn = store.conn();
-    let due: Option<i64> = conn
-        .prepare_cached(
-            "SELECT min(deadline_at + grace_secs) FROM turns
-             WHERE status = 'open' AND superseded_at IS NULL AND deadline_at IS NOT NULL
-               AND deadline_at + grace_secs > ?1",
-        )?
-        .query_row([now], |r| r.get(0))?;
-    let remind: Option<i64> = conn
-        .prepare_cached(
-            "SELECT min(remind_at) FROM turns
-             WHERE remind_at IS NOT NULL AND status = 'open' AND superseded_at IS NULL
-               AND remind_at > ?1",
-        )?
-        .query_row([now], |r| r.get(0))?;
-    let mut next = [due, remind].into_iter().flatten().min();
+    let mut next = store.next_wake_at(now)?;
     // The end of a pause is due work too (umpire::pause::resume_due).
     if let Some(c) = super::pause::next_resume_at(store.conn(), now)? {
         next = Some(next.map_or(c, |n| n.min(c)));

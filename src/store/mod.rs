@@ -17,6 +17,7 @@ mod outbound;
 mod reports;
 mod seed;
 mod validate;
+mod wake;
 
 pub use audit::NewAudit;
 pub use error::StoreError;
