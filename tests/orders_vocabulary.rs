@@ -1162,3 +1162,48 @@ fn a_pleasantry_before_an_order_is_no_error() {
     let m = parse(&u, "Thanks, now fall back. 7th Wisconsin: hold.");
     assert!(!m.errors.is_empty());
 }
+
+/// A remark of the writer's that names none of his units or officers and
+/// gives no order ("Sorry for the late orders!", "Ewell wants the pike.")
+/// is no failed order: kept as a remark (the receipt quotes it), no error,
+/// so READY still counts. A sentence with an order's words stays an error.
+#[test]
+fn remarks_are_kept_apart_from_orders_and_are_no_error() {
+    let g = game("brawners-farm.toml");
+    let u = gibbon(&g);
+    let m = parse(
+        &u,
+        "Sorry for the late orders!\n\nEwell wants the pike.\n\n7th Wisconsin: hold.",
+    );
+    assert!(m.errors.is_empty(), "{:?}", m.errors);
+    assert_eq!(m.remarks.len(), 2, "{:?}", m.remarks);
+    assert_eq!(m.items.len(), 1);
+    for order_like in [
+        "Advance to the farm.",
+        "You will move your command forward.",
+        "Send the cavalry to scout the Douglass house.",
+    ] {
+        let m = parse(&u, order_like);
+        assert!(!m.errors.is_empty(), "{order_like}");
+        assert!(m.remarks.is_empty(), "{order_like}");
+    }
+}
+
+/// "The 7th Wisconsin will deploy into line. The 19th Indiana will advance
+/// ...": read whole, the first unit took every sentence's order (blind
+/// round 13); each sentence is its own unit's order.
+#[test]
+fn sentences_for_several_units_are_not_read_as_the_first_units() {
+    let g = game("brawners-farm.toml");
+    let u = gibbon(&g);
+    let m = parse(
+        &u,
+        "The 7th Wisconsin will deploy into line. The 19th Indiana will advance in line to the farm buildings. The 2nd Wisconsin will hold its ground.",
+    );
+    assert!(m.errors.is_empty(), "{:?}", m.errors);
+    let read: Vec<String> = m.items.iter().map(|i| normalise(i, &u)).collect();
+    assert_eq!(read.len(), 3, "{read:?}");
+    assert!(read[0].starts_with("7th Wisconsin: form line"), "{read:?}");
+    assert!(read[1].starts_with("19th Indiana: advance"), "{read:?}");
+    assert!(read[2].starts_with("2nd Wisconsin: hold"), "{read:?}");
+}

@@ -322,7 +322,11 @@ impl SubmissionHandler for OrdersHandler {
         for e in &mut parsed.errors {
             e.line = ctx.mail_line(e.line);
         }
-        for c in &mut parsed.courtesies {
+        for c in parsed
+            .courtesies
+            .iter_mut()
+            .chain(parsed.remarks.iter_mut())
+        {
             c.0 = ctx.mail_line(c.0);
         }
         let form = read_form(tx, ctx, &pctx, &mut parsed)?;
@@ -879,6 +883,18 @@ fn receipt_text(
         let _ = writeln!(
             t,
             "Read as greeting or signature, not as orders: {}.\n",
+            said.join(", ")
+        );
+    }
+    if !parsed.remarks.is_empty() {
+        let said: Vec<String> = parsed
+            .remarks
+            .iter()
+            .map(|(l, s)| format!("line {l} \"{s}\""))
+            .collect();
+        let _ = writeln!(
+            t,
+            "Read as your remarks, not as orders (they give none of your units or officers an order): {}.\nIf one of them was meant as an order, write it as '<unit name>: <order>'.\n",
             said.join(", ")
         );
     }

@@ -659,6 +659,7 @@ impl Reader<'_, '_, '_> {
                 // loosely or as prose, before each piece on its own.
                 if items.is_empty()
                     && !errs.is_empty()
+                    && only_ordinal_stops(self.text.get(ps..pe).unwrap_or(""))
                     && let Some(read) = self.loose(ps, pe, para.segments.len() == 1)
                 {
                     self.out.items.extend(read);
@@ -669,6 +670,9 @@ impl Reader<'_, '_, '_> {
                 for (ParaErr { err, units }, s, e) in errs {
                     if let Some(read) = self.loose(s, e, false) {
                         self.out.items.extend(read);
+                        continue;
+                    }
+                    if units.is_empty() && self.remark(s, e) {
                         continue;
                     }
                     let mut e = to_error(self.text, s, e, err);
@@ -699,6 +703,9 @@ impl Reader<'_, '_, '_> {
                 }
                 if let Some(read) = self.loose(ps, pe, para.segments.len() == 1) {
                     self.out.items.extend(read);
+                    return;
+                }
+                if units.is_empty() && self.remark(ps, pe) {
                     return;
                 }
                 let mut e = to_error(self.text, ps, pe, err);
@@ -958,6 +965,65 @@ impl Reader<'_, '_, '_> {
                     .collect(),
             );
         }
+    }
+
+    /// Whether the unread sentence `text[s..e]` is the writer's remark
+    /// rather than a failed order ("Sorry for the late orders!", "Ewell
+    /// wants the pike.", "King has to be told what we've run into."): it
+    /// names none of his units or officers, holds no order's verb, and no
+    /// word that gives an order without one ("you will", "send", "have",
+    /// "please"). A remark is kept in [`ParsedMail::remarks`]
+    /// and the receipt quotes it as not read as an order; it is no error,
+    /// so READY still counts. Anything else stays an error, so a unit's
+    /// order with a slip in it is still answered.
+    fn remark(&mut self, s: usize, e: usize) -> bool {
+        let Some(written) = self.text.get(s..e) else {
+            return false;
+        };
+        let written = written.trim();
+        // "Here are my orders: the turnpike": a colon is an order's shape.
+        if written.is_empty() || written.len() > 600 || written.contains(':') {
+            return false;
+        }
+        let words: Vec<String> = written
+            .split(|c: char| {
+                c.is_whitespace()
+                    || matches!(c, ',' | ';' | ':' | '.' | '!' | '?' | '(' | ')' | '"')
+            })
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect();
+        // Words of an order given without a verb Adjutant knows: "you
+        // will ...", "send the cavalry", "have the 2nd ...".
+        const ORDERING: &[&str] = &[
+            "you", "your", "yr", "ur", "send", "have", "let", "get", "make", "direct", "directs",
+            "please", "pls", "must", "shall", "should", "will",
+        ];
+        if words
+            .iter()
+            .any(|w| is_verb_word(w) || ORDERING.contains(&w.as_str()))
+        {
+            return false;
+        }
+        let names_his = |ws: &[String]| -> bool {
+            let normed = norm_words(&ws.join(" "));
+            self.ctx
+                .own_units()
+                .iter()
+                .any(|c| names_in(&normed, &c.words))
+                || self
+                    .ctx
+                    .own_officers()
+                    .iter()
+                    .any(|c| names_in(&normed, &c.words))
+        };
+        if names_his(&words) {
+            return false;
+        }
+        let (line, _) = line_col(self.text, s);
+        let said: String = written.split_whitespace().collect::<Vec<_>>().join(" ");
+        self.out.remarks.push((line, said));
+        true
     }
 
     /// A second, looser reading of `text[s..e]`, refused by the grammar
@@ -2256,7 +2322,38 @@ fn paragraph(
 ) -> Result<(Vec<Item>, Vec<SentenceErr>), ParaErr> {
     let toks = para_tokens(text, para, false);
     let first = match read_paragraph(text, ctx, &toks, ps, pe, issuer) {
-        Ok(items) => return Ok((items, Vec::new())),
+        // "The 7th Wisconsin will deploy into line. The 19th Indiana will
+        // advance ...": read whole, the first unit took every sentence's
+        // order (blind round 13). When the sentences, read apart and all
+        // without error, order more units than the whole did, they are
+        // the reading.
+        Ok(items) => {
+            let heads = |items: &[Item]| {
+                let mut h: Vec<(Option<UnitId>, Option<OfficerId>)> = items
+                    .iter()
+                    .map(|i| match i {
+                        Item::Unit { unit, .. } => (Some(*unit), None),
+                        Item::Officer { order, .. } => (None, Some(order.officer)),
+                    })
+                    .collect();
+                h.sort_unstable_by_key(|(u, o)| (u.map(|u| u.0), o.map(|o| o.0)));
+                h.dedup();
+                h.len()
+            };
+            let stops = toks
+                .iter()
+                .rev()
+                .skip(1)
+                .any(|t| t.is_punct('.') || t.is_punct(';'));
+            if stops
+                && let Some((split, errs)) = sentences(text, ctx, &toks, ps, pe, issuer)
+                && errs.is_empty()
+                && heads(&split) > heads(&items)
+            {
+                return Ok((split, errs));
+            }
+            return Ok((items, Vec::new()));
+        }
         Err(e) => e,
     };
     // "2ND WIS - HOLD. 7TH WIS - HOLD.": several orders in one paragraph,
@@ -2326,6 +2423,11 @@ fn sentences(
             && toks
                 .get(sentence_start..=k)
                 .is_none_or(|s| condition_first(s).is_none())
+            // The clause before the comma is an order itself (it has a
+            // verb): "Battery B, 4th US Artillery: fire ..." is one name.
+            && toks
+                .get(sentence_start..k)
+                .is_some_and(|s| s.iter().any(|t| t.word().is_some_and(is_verb_word)))
             && let Some(rest) = toks.get(k + 1..)
             && headless(ctx, rest, &cands).is_some()
         {
@@ -2409,6 +2511,80 @@ fn sentences(
         }
     }
     Some((items, errs))
+}
+
+/// Whether every full stop inside `text` follows a number ("The 19.
+/// Indiana must attack ..."): only then is a paragraph whose sentences
+/// each failed tried whole. "The 7th Wisconsin will deploy .... The 19th
+/// Indiana will advance ...." is three orders, and read whole it gave the
+/// 7th Wisconsin all three (blind round 13).
+fn only_ordinal_stops(text: &str) -> bool {
+    let t = text.trim_end().trim_end_matches(['.', '!']);
+    t.match_indices('.').all(|(i, _)| {
+        let before = t.get(..i).unwrap_or("");
+        let word = before
+            .rsplit(|c: char| !c.is_alphanumeric())
+            .next()
+            .unwrap_or("");
+        !word.is_empty() && word.len() <= 3 && word.chars().all(|c| c.is_ascii_digit())
+            || matches!(
+                word.to_lowercase().as_str(),
+                "col"
+                    | "gen"
+                    | "capt"
+                    | "maj"
+                    | "lt"
+                    | "brig"
+                    | "va"
+                    | "ga"
+                    | "wis"
+                    | "ind"
+                    | "pa"
+                    | "ny"
+                    | "ala"
+                    | "nc"
+                    | "no"
+                    | "st"
+                    | "mr"
+                    | "regt"
+                    | "bty"
+                    | "vols"
+            )
+    })
+}
+
+/// Whether normalised words `written` name a unit or officer whose
+/// normalised name is `words`: a number it has ("the 21st", "33 Va"), or a
+/// distinctive word of it of four letters or more ("Wooding", "Trimble").
+fn names_in(written: &[String], words: &[String]) -> bool {
+    const GENERIC: &[&str] = &[
+        "battery",
+        "artillery",
+        "brigade",
+        "division",
+        "section",
+        "battalion",
+        "light",
+        "horse",
+        "legion",
+        "general",
+        "colonel",
+        "captain",
+        "major",
+        "regiment",
+        "infantry",
+        "volunteers",
+    ];
+    words.iter().any(|w| {
+        if w.starts_with('#') {
+            return written.contains(w);
+        }
+        w.len() >= 4
+            && !GENERIC.contains(&w.as_str())
+            && written.iter().any(|q| {
+                q == w || (q.len() >= 4 && !q.starts_with('#') && w.starts_with(q.as_str()))
+            })
+    })
 }
 
 /// A sentence that is only a pleasantry: "Thanks", "Thank you", "Fair

@@ -144,4 +144,9 @@ pub struct ParsedMail {
     /// Greetings and sign-offs ("Sir,", "Thanks,", "J. Gibbon") read as
     /// such and not as orders: the line and the line's text.
     pub courtesies: Vec<(usize, String)>,
+    /// The writer's remarks: sentences that name none of his units or
+    /// officers as the one ordered and give no order ("Sorry for the late
+    /// orders!", "The woods could hide anything"), quoted in the receipt
+    /// as not read as orders; the line and the sentence.
+    pub remarks: Vec<(usize, String)>,
 }
