@@ -1161,6 +1161,15 @@ fn a_pleasantry_before_an_order_is_no_error() {
     // Anything more than a pleasantry is still answered.
     let m = parse(&u, "Thanks, now fall back. 7th Wisconsin: hold.");
     assert!(!m.errors.is_empty());
+    // The order after it that fails is answered with its own fault, not
+    // as a unit called "Thanks. 7th Wisconsin" (found playing the demo).
+    let m = parse(
+        &u,
+        "Thanks. 7th Wisconsin: move up on the right of the 9th Wisconsin and fire at A.",
+    );
+    let said = format!("{:?}", m.errors);
+    assert!(said.contains("the 9th Wisconsin"), "{said}");
+    assert!(!said.contains("called 'Thanks"), "{said}");
 }
 
 /// A remark of the writer's that names none of his units or officers and

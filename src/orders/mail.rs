@@ -2375,6 +2375,15 @@ fn paragraph(
     // Several sentences, none read: each answered on its own.
     match split {
         Some((items, errs)) if !items.is_empty() || errs.len() > 1 => Ok((items, errs)),
+        // "Thanks. 7th Wisconsin: move up on the right of the 9th ...": the
+        // one sentence that is an order of his failed; its own error (the
+        // unknown 9th) says more than the whole paragraph's ("no unit
+        // called 'Thanks. 7th Wisconsin'").
+        Some((items, errs))
+            if first.units.is_empty() && errs.iter().all(|(e, _, _)| !e.units.is_empty()) =>
+        {
+            Ok((items, errs))
+        }
         _ => Err(first),
     }
 }
