@@ -216,6 +216,20 @@ const REWORDS: &[(&str, &str)] = &[
     ("make fire at", "fire at"),
     ("make limber", "limber"),
     ("make unlimber", "unlimber"),
+    // A newcomer's words for the guns (blind round 12): APSoF's limber
+    // and unlimber (III.I).
+    ("set up the cannons", "unlimber"),
+    ("set up the guns", "unlimber"),
+    ("set up its guns", "unlimber"),
+    ("set up their guns", "unlimber"),
+    ("pack up the cannons", "limber"),
+    ("pack up the guns", "limber"),
+    ("pack up its guns", "limber"),
+    ("pack up their guns", "limber"),
+    ("hitch up the guns", "limber"),
+    ("hitch up", "limber"),
+    ("walk", "move"),
+    ("stroll", "move"),
     ("dq", "double quick"),
     ("d.q", "double quick"),
     ("u", "you"),
@@ -933,6 +947,22 @@ mod tests {
 
     fn rw(s: &str) -> Option<String> {
         rewrite(s, None).map(|r| r.text)
+    }
+
+    #[test]
+    fn a_newcomers_words_for_the_guns_and_for_walking() {
+        assert_eq!(
+            rw("Carpenter's Battery: set up the guns and fire at B").as_deref(),
+            Some("Carpenter's Battery: unlimber and fire at B")
+        );
+        assert_eq!(
+            rw("Battery B: pack up the guns and move 200 yards east").as_deref(),
+            Some("Battery B: limber and move 200 yards east")
+        );
+        assert_eq!(
+            rw("60th Georgia: walk 100 yards south").as_deref(),
+            Some("60th Georgia: move 100 yards south")
+        );
     }
 
     #[test]
