@@ -217,7 +217,7 @@ const REWORDS: &[(&str, &str)] = &[
     ("make limber", "limber"),
     ("make unlimber", "unlimber"),
     // A newcomer's words for the guns (blind round 12): APSoF's limber
-    // and unlimber (III.I).
+    // and unlimber (III.D).
     ("set up the cannons", "unlimber"),
     ("set up the guns", "unlimber"),
     ("set up its guns", "unlimber"),
